@@ -1,0 +1,386 @@
+//! The mutation context: the only holder of `&mut State`. It applies [`Instr`]uctions, logs
+//! them, draws randomness (recording each outcome), and runs reactions of lasting effects to
+//! the [`DomainEvent`]s instructions emit, until quiet, in the order effects entered play.
+
+use crate::card::{CardId, CardSet};
+use crate::effect::Effect;
+use crate::flow::Task;
+use crate::instr::{DomainEvent, Instr};
+use crate::map::{CountryId, Map};
+use crate::pipeline::{self, Spend, Traced};
+use crate::registry::{Position, Ruleset};
+use crate::report::{Audience, LogLine, RandomOutcome, Report};
+use crate::rng::Exhausted;
+use crate::side::Side;
+use crate::state::{EndReason, InPlay, Outcome, Pile, State};
+use std::collections::VecDeque;
+
+pub struct Ctx<'a> {
+    pub rules: &'a Ruleset,
+    pub st: &'a mut State,
+    pub report: &'a mut Report,
+    /// Set when scripted randomness ran out: the move is then rejected and nothing kept.
+    pub exhausted: Option<Exhausted>,
+    events: VecDeque<DomainEvent>,
+    reacting: bool,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(rules: &'a Ruleset, st: &'a mut State, report: &'a mut Report) -> Ctx<'a> {
+        Ctx { rules, st, report, exhausted: None, events: VecDeque::new(), reacting: false }
+    }
+
+    pub fn pos(&self) -> Position<'_> {
+        Position { rules: self.rules, st: self.st }
+    }
+    pub fn map(&self) -> &'static Map {
+        Map::standard()
+    }
+    pub fn card_name(&self, c: CardId) -> &str {
+        self.rules.cards.name(c)
+    }
+    pub fn over(&self) -> bool {
+        self.st.outcome.is_some() || self.exhausted.is_some()
+    }
+
+    pub fn log(&mut self, text: impl Into<String>) {
+        self.report.log.push(LogLine { to: Audience::Public, text: text.into() });
+    }
+    pub fn log_private(&mut self, side: Side, text: impl Into<String>) {
+        self.report.log.push(LogLine { to: Audience::Private(side), text: text.into() });
+    }
+    pub fn push(&mut self, t: Task) {
+        self.st.stack.push(t);
+    }
+
+    /// One die for `side`, recorded in the report.
+    pub fn die(&mut self, side: Side) -> u8 {
+        match self.st.rng.die() {
+            Ok(v) => {
+                self.report.random.push(RandomOutcome::Die { side, value: v });
+                v
+            }
+            Err(e) => {
+                self.exhausted.get_or_insert(e);
+                1
+            }
+        }
+    }
+
+    /// A card chosen at random from `side`'s hand (never the China Card, §9.5).
+    pub fn random_card(&mut self, side: Side) -> Option<CardId> {
+        let hand = self.st.hand(side);
+        if hand.is_empty() {
+            return None;
+        }
+        match self.st.rng.pick(hand.len()) {
+            Ok(i) => {
+                let c = hand.nth(i)?;
+                self.report.random.push(RandomOutcome::RandomCard { side, card: c });
+                Some(c)
+            }
+            Err(e) => {
+                self.exhausted.get_or_insert(e);
+                None
+            }
+        }
+    }
+
+    /// Shuffle `cards` (sorted first, so the result depends only on the seed) onto the bottom
+    /// of the draw pile... the pile is rebuilt as `cards` shuffled under the remaining deck.
+    pub fn shuffle_into_deck(&mut self, cards: CardSet) {
+        let mut v: Vec<CardId> = cards.iter().collect();
+        self.st.rng.shuffle(&mut v);
+        // The remaining deck stays on top: new cards go underneath (§4.3.1 deals all first).
+        v.extend(self.st.deck.iter().copied());
+        self.st.deck = v;
+        self.report.random.push(RandomOutcome::Shuffle { order: self.st.deck.clone() });
+    }
+
+    /// Ops value of a card played by `side`, spent as `spend` (§7.4, §9.6).
+    pub fn ops_value(&self, card: CardId, side: Side, spend: Spend) -> Traced {
+        ops_value(self.pos(), card, side, spend)
+    }
+
+    /// Apply one instruction, then let lasting effects react until quiet.
+    pub fn exec(&mut self, i: Instr) {
+        if self.st.outcome.is_some() {
+            return;
+        }
+        self.apply(i);
+        self.drain();
+    }
+
+    /// Announce a domain event (instructions announce their own).
+    pub fn emit(&mut self, ev: DomainEvent) {
+        self.events.push_back(ev);
+        self.drain();
+    }
+
+    fn drain(&mut self) {
+        if self.reacting {
+            return;
+        }
+        self.reacting = true;
+        while let Some(ev) = self.events.pop_front() {
+            let effects: Vec<Effect> = self.st.effects.clone();
+            for e in effects {
+                if self.st.outcome.is_some() {
+                    break;
+                }
+                // An earlier reaction may have removed this effect.
+                if !self.st.effects.iter().any(|x| x.card == e.card) {
+                    continue;
+                }
+                if let Some(h) = self.rules.event(e.card) {
+                    h.react(self, &e, &ev);
+                }
+            }
+        }
+        self.reacting = false;
+    }
+
+    fn apply(&mut self, i: Instr) {
+        let map = Map::standard();
+        match i {
+            Instr::AddInfluence { side, country, n } => {
+                if n == 0 {
+                    return;
+                }
+                let before = self.influence_text(country);
+                self.st.influence[country.idx()][side.idx()] += n;
+                self.log_influence(country, before, format!("{side} +{n}"));
+            }
+            Instr::RemoveInfluence { side, country, n } => {
+                let have = self.st.inf(side, country);
+                let n = n.min(have);
+                if n == 0 {
+                    return;
+                }
+                let before = self.influence_text(country);
+                self.st.influence[country.idx()][side.idx()] -= n;
+                self.log_influence(country, before, format!("{side} -{n}"));
+            }
+            Instr::ChangeDefcon(d) => {
+                let to = (self.st.defcon as i8 + d).clamp(1, 5) as u8;
+                self.set_defcon(to);
+            }
+            Instr::SetDefcon(to) => self.set_defcon(to.clamp(1, 5)),
+            Instr::Vp { side, n } => self.change_vp(side.vp_sign() * n as i32),
+            Instr::VpNet(d) => self.change_vp(d),
+            Instr::MilOps { side, n } => {
+                let s = &mut self.st.mil_ops[side.idx()];
+                let before = *s;
+                *s = (*s + n).min(5); // the track runs 0–5 (§8.2)
+                let after = *s;
+                self.log(format!("{side} military ops {before} -> {after}"));
+            }
+            Instr::ResetMilOps => self.st.mil_ops = [0, 0],
+            Instr::SpaceAttempt { side } => self.st.space_attempts[side.idx()] += 1,
+            Instr::SpaceAdvance { side } => {
+                let b = self.st.space[side.idx()] + 1;
+                if b > 8 {
+                    return;
+                }
+                self.st.space[side.idx()] = b;
+                let first = self.st.space_first[(b - 1) as usize].is_none();
+                if first {
+                    self.st.space_first[(b - 1) as usize] = Some(side);
+                }
+                let (name, vp1, vp2) = crate::space_race::BOXES[(b - 1) as usize].name_vp();
+                let vp = if first { vp1 } else { vp2 };
+                self.log(format!("{side} space race -> box {b} ({name}){}", if first { ", first to arrive" } else { "" }));
+                if vp > 0 {
+                    self.change_vp(side.vp_sign() * vp as i32);
+                }
+            }
+            Instr::MoveCard { card, to } => self.move_card(card, to),
+            Instr::PassChina { to, face_up } => {
+                self.st.china = crate::state::China { holder: to, face_up };
+                self.log(format!("The China Card passes to {to}, face {}", if face_up { "up" } else { "down" }));
+            }
+            Instr::AddEffect(e) => {
+                if !self.st.has_effect(e.card) {
+                    self.st.effects.push(e);
+                    self.log(format!("{} is now in effect", self.card_name(e.card)));
+                }
+            }
+            Instr::RemoveEffect(c) => {
+                let n = self.st.effects.len();
+                self.st.effects.retain(|e| e.card != c);
+                if self.st.effects.len() != n {
+                    self.log(format!("{} is no longer in effect", self.card_name(c)));
+                }
+            }
+            Instr::SetEffectParam { card, param } => {
+                if let Some(e) = self.st.effects.iter_mut().find(|e| e.card == card) {
+                    e.param = param;
+                }
+            }
+            Instr::EndGame(o) => {
+                self.log(format!("Game over: {o}"));
+                self.st.outcome = Some(o);
+            }
+        }
+        let _ = map;
+    }
+
+    fn influence_text(&self, c: CountryId) -> (u8, u8, Option<Side>) {
+        (self.st.inf(Side::Us, c), self.st.inf(Side::Ussr, c), self.st.controller(c))
+    }
+
+    fn log_influence(&mut self, c: CountryId, before: (u8, u8, Option<Side>), what: String) {
+        let after = self.influence_text(c);
+        let ctl = |o: Option<Side>| o.map(|s| format!("{s} control")).unwrap_or_else(|| "uncontrolled".into());
+        let mut line = format!(
+            "{}: {what} (US/USSR {}/{} -> {}/{})",
+            Map::standard().name(c),
+            before.0,
+            before.1,
+            after.0,
+            after.1
+        );
+        if before.2 != after.2 {
+            line.push_str(&format!("; {} -> {}", ctl(before.2), ctl(after.2)));
+        }
+        self.log(line);
+    }
+
+    fn set_defcon(&mut self, to: u8) {
+        let from = self.st.defcon;
+        if from == to {
+            return;
+        }
+        self.st.defcon = to;
+        self.log(format!("DEFCON {from} -> {to}"));
+        if to == 1 {
+            // §8.1.3: the phasing player loses, whoever caused it.
+            let loser = self.st.phasing;
+            self.apply(Instr::EndGame(Outcome { winner: Some(loser.opponent()), reason: EndReason::Defcon1 }));
+            return;
+        }
+        self.events.push_back(DomainEvent::DefconChanged { from, to });
+    }
+
+    fn change_vp(&mut self, d: i32) {
+        if d == 0 {
+            return;
+        }
+        let before = self.st.vp as i32;
+        let after = (before + d).clamp(-127, 127);
+        self.st.vp = after as i8;
+        let who = if d > 0 { Side::Us } else { Side::Ussr };
+        self.log(format!("{who} +{} VP (VP {} -> {})", d.abs(), vp_text(before), vp_text(after)));
+    }
+
+    fn move_card(&mut self, card: CardId, to: Pile) {
+        let st = &mut *self.st;
+        match st.locate(card) {
+            Pile::Deck => st.deck.retain(|c| *c != card),
+            Pile::Hand(s) => {
+                st.hands[s.idx()].remove(card);
+            }
+            Pile::Discard => {
+                st.discard.remove(card);
+            }
+            Pile::Removed => {
+                st.removed.remove(card);
+            }
+            Pile::Reserve => {
+                st.reserve.remove(card);
+            }
+            Pile::Headline(s) => st.headline[s.idx()] = None,
+            Pile::InPlay => st.in_play.retain(|p| p.card != card),
+            Pile::ChinaHolder | Pile::OutOfGame => {}
+        }
+        match to {
+            Pile::Deck => st.deck.push(card),
+            Pile::Hand(s) => st.hands[s.idx()].insert(card),
+            Pile::Discard => st.discard.insert(card),
+            Pile::Removed => st.removed.insert(card),
+            Pile::Reserve => st.reserve.insert(card),
+            Pile::Headline(s) => st.headline[s.idx()] = Some(card),
+            Pile::InPlay => st.in_play.push(InPlay { card, side: st.phasing, event_fired: false }),
+            Pile::ChinaHolder | Pile::OutOfGame => {}
+        }
+    }
+
+    /// Put a card in play for `side` (it becomes a current card until disposed of).
+    pub fn put_in_play(&mut self, card: CardId, side: Side) {
+        if card == CardId::CHINA {
+            self.st.in_play.push(InPlay { card, side, event_fired: false });
+            return;
+        }
+        self.move_card(card, Pile::InPlay);
+        if let Some(p) = self.st.in_play.iter_mut().find(|p| p.card == card) {
+            p.side = side;
+        }
+    }
+
+    /// Carry out `card`'s event for `side` (§5.2): checks the prerequisites, marks the card so a
+    /// starred card is removed at disposal, and logs an unimplemented event as such.
+    pub fn resolve_event(&mut self, card: CardId, side: Side) {
+        let name = self.card_name(card).to_string();
+        let Some(h) = self.rules.event(card) else {
+            self.log(format!("Event of {name} is not implemented in this version: no effect (see CARDS.md)"));
+            return;
+        };
+        if let Err(why) = h.can_occur(self.pos(), side) {
+            self.log(format!("Event of {name} does not occur: {why}"));
+            return;
+        }
+        if let Some(p) = self.st.in_play.iter_mut().find(|p| p.card == card) {
+            p.event_fired = true;
+        }
+        self.log(format!("Event: {name} ({side})"));
+        self.emit(DomainEvent::CardPlayed { side, card });
+        h.resolve(self, side);
+    }
+
+    /// Dispose of a card in play (§5 card disposal): removed if starred and its event took
+    /// place, the China Card passes face down (§9.3), otherwise discarded. A card an event
+    /// already moved elsewhere is left alone, so disposal never acts twice.
+    pub fn dispose(&mut self, card: CardId) {
+        let Some(i) = self.st.in_play.iter().position(|p| p.card == card) else { return };
+        let p = self.st.in_play.remove(i);
+        if card == CardId::CHINA {
+            self.exec(Instr::PassChina { to: p.side.opponent(), face_up: false });
+            return;
+        }
+        let info = self.rules.cards.info(card);
+        let to = if info.starred && p.event_fired { Pile::Removed } else { Pile::Discard };
+        self.st.discard.remove(card);
+        match to {
+            Pile::Removed => self.st.removed.insert(card),
+            _ => self.st.discard.insert(card),
+        }
+        self.log(format!("{} is {}", info.name, if to == Pile::Removed { "removed from the game" } else { "discarded" }));
+    }
+}
+
+/// Ops value of `card` played by `side`: the China Card's own +1 (§9.6), then the modifiers
+/// of effects in play (§7.4).
+pub fn ops_value(p: Position, card: CardId, side: Side, spend: Spend) -> Traced {
+    let mut mods = Vec::new();
+    if card == CardId::CHINA {
+        mods.push(pipeline::OpsModifier {
+            source: pipeline::Source::Card(CardId::CHINA),
+            stage: pipeline::OpsStage::ChinaCard,
+            beneficiary: side,
+            condition: pipeline::OpsCondition::AllInAsia,
+            add: 1,
+            cap: None,
+            floor: None,
+        });
+    }
+    mods.extend(p.ops_modifiers());
+    pipeline::ops_value(p.cards().info(card).ops, side, &mods, spend, p.cards())
+}
+
+pub fn vp_text(v: i32) -> String {
+    match v.cmp(&0) {
+        std::cmp::Ordering::Greater => format!("US {v}"),
+        std::cmp::Ordering::Less => format!("USSR {}", -v),
+        std::cmp::Ordering::Equal => "0".into(),
+    }
+}

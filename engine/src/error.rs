@@ -1,0 +1,52 @@
+//! Typed errors. An illegal move names the reason and the rule that decided it, e.g.
+//! `cannot coup Poland: DEFCON 4 closes Europe to coups (§8.1.5)`.
+
+use crate::rng::Exhausted;
+use crate::state::Outcome;
+
+/// Why a move is not legal, and which rule says so.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason} ({rule})")]
+pub struct Illegal {
+    pub reason: String,
+    pub rule: &'static str,
+}
+
+impl Illegal {
+    pub fn new(reason: impl Into<String>, rule: &'static str) -> Illegal {
+        Illegal { reason: reason.into(), rule }
+    }
+}
+
+/// Shorthand for building an `Err(Illegal)`.
+pub fn illegal<T>(reason: impl Into<String>, rule: &'static str) -> Result<T, Illegal> {
+    Err(Illegal::new(reason, rule))
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlayError {
+    #[error("the game is over ({0})")]
+    GameOver(Outcome),
+    /// `action` is the move in words ("coup Poland").
+    #[error("cannot {action}: {why}")]
+    Illegal { action: String, why: Illegal },
+    #[error("cannot {action}: {why}")]
+    Randomness { action: String, why: Exhausted },
+}
+
+/// A move's text could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    #[error("empty move")]
+    Empty,
+    #[error("unknown move {0:?}; moves start with: play, headline, influence, remove, coup, realign, target, discard, take, choose, cancel, pass")]
+    UnknownVerb(String),
+    #[error("no card matches {0:?}")]
+    UnknownCard(String),
+    #[error("{0:?} is ambiguous: it matches {1}")]
+    Ambiguous(String, String),
+    #[error("no country matches {0:?}")]
+    UnknownCountry(String),
+    #[error("{0}")]
+    Malformed(String),
+}

@@ -1,0 +1,206 @@
+//! [`Game`]: a position plus the ruleset, offering `decision()`, `legal_moves()` and
+//! `play(m) -> Result<Report, PlayError>`. A rejected move changes nothing.
+
+use crate::card::{CardId, CardSet, Era};
+use crate::ctx::Ctx;
+use crate::error::{ParseError, PlayError};
+use crate::flow::{self, Decision, Task};
+use crate::map::Map;
+use crate::moves::Move;
+use crate::registry::{Position, Ruleset};
+use crate::report::Report;
+use crate::rng::Randomness;
+use crate::side::Side;
+use crate::state::{China, Options, Outcome, State};
+use crate::view::View;
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct Game {
+    rules: Arc<Ruleset>,
+    state: State,
+}
+
+impl Game {
+    /// A new game: fixed setup Influence (§3.2, §3.3), the Early War deck shuffled and dealt,
+    /// then the first decision (the USSR's 6 Influence in Eastern Europe).
+    pub fn new(rules: Arc<Ruleset>, options: Options, rng: Randomness) -> (Game, Report) {
+        let state = State::initial(&rules, options, rng);
+        let mut g = Game { rules, state };
+        let mut report = Report::default();
+        {
+            let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
+            let early: CardSet = ctx.rules.cards.era_deck(Era::Early, options.optional_cards).into_iter().collect();
+            ctx.shuffle_into_deck(early);
+            flow::run(&mut ctx);
+        }
+        (g, report)
+    }
+
+    /// A game from any state (fixtures, saved games). Runs automatic tasks up to a decision.
+    pub fn from_state(rules: Arc<Ruleset>, state: State) -> (Game, Report) {
+        let mut g = Game { rules, state };
+        let mut report = Report::default();
+        let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
+        flow::run(&mut ctx);
+        (g, report)
+    }
+
+    pub fn rules(&self) -> &Arc<Ruleset> {
+        &self.rules
+    }
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+    pub fn pos(&self) -> Position<'_> {
+        Position { rules: &self.rules, st: &self.state }
+    }
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.state.outcome
+    }
+    pub fn hash64(&self) -> u64 {
+        self.state.hash64()
+    }
+
+    /// The pending decision: who decides, the prompt, and the complete list of legal moves.
+    pub fn decision(&self) -> Option<Decision> {
+        let t = self.state.stack.last()?;
+        if self.state.outcome.is_some() || !t.is_decision() {
+            return None;
+        }
+        let p = self.pos();
+        Some(Decision { side: flow::decider(p, t), prompt: flow::prompt(p, t), moves: flow::legal_moves(p) })
+    }
+
+    pub fn to_move(&self) -> Option<Side> {
+        let t = self.state.stack.last()?;
+        (self.state.outcome.is_none() && t.is_decision()).then(|| flow::decider(self.pos(), t))
+    }
+
+    pub fn legal_moves(&self) -> Vec<Move> {
+        flow::legal_moves(self.pos())
+    }
+
+    /// Validate a move without playing it.
+    pub fn check(&self, m: &Move) -> Result<(), PlayError> {
+        if let Some(o) = self.state.outcome {
+            return Err(PlayError::GameOver(o));
+        }
+        let p = self.pos();
+        let t = match self.state.stack.last() {
+            Some(t) if t.is_decision() => t,
+            _ => return Err(PlayError::Illegal { action: m.text(p), why: crate::error::Illegal::new("no decision is pending", "§4.5") }),
+        };
+        flow::check(p, t, m).map_err(|why| PlayError::Illegal { action: m.text(p), why })
+    }
+
+    /// Play a move: validate, apply on a copy, run to the next decision, then keep the result.
+    pub fn play(&mut self, m: &Move) -> Result<Report, PlayError> {
+        self.check(m)?;
+        let action = m.text(self.pos());
+        let mut next = self.state.clone();
+        let mut report = Report::default();
+        {
+            let mut ctx = Ctx::new(&self.rules, &mut next, &mut report);
+            flow::apply(&mut ctx, m);
+            flow::run(&mut ctx);
+            if let Some(why) = ctx.exhausted.take() {
+                return Err(PlayError::Randomness { action, why });
+            }
+        }
+        self.state = next;
+        Ok(report)
+    }
+
+    /// Parse a move in this position (see [`crate::moves`] for the notation).
+    pub fn parse(&self, text: &str) -> Result<Move, ParseError> {
+        Move::parse(text, self.pos())
+    }
+    pub fn move_text(&self, m: &Move) -> String {
+        m.text(self.pos())
+    }
+
+    /// What `viewer` may see (`None` = an observer).
+    pub fn view(&self, viewer: Option<Side>) -> View {
+        View::new(self.pos(), viewer)
+    }
+}
+
+impl State {
+    /// The position before any decision: fixed setup Influence, the China Card face up with the
+    /// USSR, later-era cards in reserve, and the setup task on the stack.
+    pub fn initial(rules: &Ruleset, options: Options, rng: Randomness) -> State {
+        let map = Map::standard();
+        let mut influence = vec![[0u8; 2]; map.countries.len()];
+        for s in Side::BOTH {
+            for (c, n) in &map.setup_fixed[s.idx()] {
+                influence[c.idx()][s.idx()] += n;
+            }
+        }
+        let reserve: CardSet = [Era::Mid, Era::Late].into_iter().flat_map(|e| rules.cards.era_deck(e, options.optional_cards)).collect();
+        State {
+            options,
+            turn: 1,
+            round: 0,
+            phasing: Side::Ussr,
+            defcon: 5,
+            vp: 0,
+            influence,
+            mil_ops: [0; 2],
+            space: [0; 2],
+            space_attempts: [0; 2],
+            space_first: [None; 8],
+            china: China { holder: Side::Ussr, face_up: true },
+            hands: Default::default(),
+            deck: Vec::new(),
+            discard: CardSet::default(),
+            removed: CardSet::default(),
+            reserve,
+            headline: [None; 2],
+            in_play: Vec::new(),
+            effects: Vec::new(),
+            round_start_presence: [0; 2],
+            stack: vec![Task::Setup],
+            rng,
+            outcome: None,
+        }
+    }
+
+    /// Every card of the game, once: used by the invariant checks.
+    pub fn card_census(&self, rules: &Ruleset) -> Result<(), String> {
+        let mut seen = CardSet::default();
+        let mut add = |c: CardId, w: &str| -> Result<(), String> {
+            if seen.contains(c) {
+                return Err(format!("{} is in two places (again in {w})", rules.cards.name(c)));
+            }
+            seen.insert(c);
+            Ok(())
+        };
+        for c in &self.deck {
+            add(*c, "deck")?;
+        }
+        for (set, w) in [(self.hands[0], "US hand"), (self.hands[1], "USSR hand"), (self.discard, "discard"), (self.removed, "removed"), (self.reserve, "reserve")] {
+            for c in set.iter() {
+                add(c, w)?;
+            }
+        }
+        for c in self.headline.iter().flatten() {
+            add(*c, "headline")?;
+        }
+        for p in &self.in_play {
+            if p.card != CardId::CHINA {
+                add(p.card, "in play")?;
+            }
+        }
+        if seen.contains(CardId::CHINA) {
+            return Err("The China Card is in a pile".into());
+        }
+        for info in rules.cards.all() {
+            let expected = info.id != CardId::CHINA && (self.options.optional_cards || !info.optional);
+            if expected != seen.contains(info.id) {
+                return Err(format!("{} is {}", info.name, if expected { "missing" } else { "present but should not be" }));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,61 @@
+//! # Arbiter engine
+//!
+//! The arbitration kernel and the base rules of Twilight Struggle (Deluxe).
+//!
+//! * State ([`state::State`]) changes only through instructions ([`instr::Instr`]) applied by
+//!   the mutation context ([`ctx::Ctx`]).
+//! * Player input is accepted only by arbitrators: the rule modules (`setup`, `headline`,
+//!   `action_round`, `ops`, `turn`, and card events through [`registry::CardEvent`]) validate a
+//!   move against the state and emit instructions.
+//! * The game flow is a work stack ([`flow::Task`]) that unfolds lazily.
+//! * Ops values and die rolls go through ordered modifier pipelines ([`pipeline`]); permission
+//!   vetoes are data ([`permission::Veto`]); lasting effects are data ([`effect::Effect`]).
+//! * Randomness is one seeded or scripted source ([`rng::Randomness`]); every outcome is
+//!   reported ([`report::Report`]).
+//!
+//! ## Move notation
+//!
+//! See [`moves`] for the full table. Examples: `play "Duck and Cover" ops`,
+//! `play Fidel ops then event`, `headline "Red Scare/Purge"`, `influence Poland`, `coup Iran`,
+//! `realign "North Korea"`, `choose boycott`, `pass`. Names match case-insensitively, an
+//! unambiguous prefix is accepted, quotes are optional.
+
+pub mod action_round;
+pub mod card;
+pub mod coup;
+pub mod ctx;
+pub mod defcon;
+pub mod effect;
+pub mod error;
+pub mod flow;
+pub mod game;
+pub mod headline;
+pub mod instr;
+pub mod map;
+pub mod moves;
+pub mod ops;
+pub mod permission;
+pub mod pipeline;
+pub mod realign;
+pub mod registry;
+pub mod report;
+pub mod rng;
+pub mod scoring;
+pub mod setup;
+pub mod side;
+pub mod space_race;
+pub mod state;
+pub mod turn;
+pub mod view;
+
+pub use card::{CardDb, CardId, CardInfo, CardSet};
+pub use error::{Illegal, ParseError, PlayError};
+pub use flow::{Decision, EventTask, OpsTask, Task};
+pub use game::Game;
+pub use map::{CountryId, Map, Region};
+pub use moves::{Move, PlayMode};
+pub use registry::{CardEvent, Position, Ruleset};
+pub use report::Report;
+pub use rng::Randomness;
+pub use side::Side;
+pub use state::{Options, Outcome, State};

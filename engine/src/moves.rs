@@ -1,0 +1,213 @@
+//! Moves and their canonical notation.
+//!
+//! | move | meaning |
+//! |---|---|
+//! | `play "Duck and Cover" event` | play a card for its event (own, neutral or scoring card) |
+//! | `play "Duck and Cover" ops` | play a card for Operations |
+//! | `play "Fidel" ops then event` / `play "Fidel" event then ops` | opponent's card for Ops, choosing when its event happens (§5.2) |
+//! | `play "Fidel" space` | play a card to the space race (§6.4) |
+//! | `headline "Fidel"` | choose a headline (§4.5C) |
+//! | `influence Poland` | place one Influence (setup, Operations or an event) |
+//! | `remove Poland` | remove one Influence (events) |
+//! | `coup Iran`, `realign Iran` | a coup or one realignment roll |
+//! | `target Israel` | choose an event's target country |
+//! | `discard "Fidel"`, `take "Fidel"` | discard a card from hand; take a card (events) |
+//! | `choose boycott` | one of an event's named options |
+//! | `cancel "Cuban Missile Crisis" Turkey` | cancel an effect as its card allows |
+//! | `pass` | decline (only where the rules allow it) |
+//!
+//! Card and country names match case-insensitively; an unambiguous prefix is accepted, and
+//! quotes are optional. The canonical text quotes names that contain a space.
+
+use crate::card::CardId;
+use crate::error::ParseError;
+use crate::flow::Task;
+use crate::map::{CountryId, Map};
+use crate::registry::Position;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PlayMode {
+    Event,
+    Ops,
+    OpsThenEvent,
+    EventThenOps,
+    Space,
+}
+
+impl PlayMode {
+    const WORDS: [(PlayMode, &'static str); 5] = [
+        (PlayMode::OpsThenEvent, "ops then event"),
+        (PlayMode::EventThenOps, "event then ops"),
+        (PlayMode::Event, "event"),
+        (PlayMode::Ops, "ops"),
+        (PlayMode::Space, "space"),
+    ];
+    pub fn text(self) -> &'static str {
+        Self::WORDS.iter().find(|(m, _)| *m == self).map(|x| x.1).unwrap_or("ops")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Move {
+    Play { card: CardId, mode: PlayMode },
+    Headline(CardId),
+    Influence(CountryId),
+    Remove(CountryId),
+    Coup(CountryId),
+    Realign(CountryId),
+    Target(CountryId),
+    Discard(CardId),
+    Take(CardId),
+    Choose(u8),
+    Cancel { card: CardId, country: Option<CountryId> },
+    Pass,
+}
+
+fn quote(s: &str) -> String {
+    if s.contains(' ') {
+        format!("\"{s}\"")
+    } else {
+        s.to_string()
+    }
+}
+
+impl Move {
+    /// The canonical text of this move in position `p` (labels of `choose` come from the
+    /// decision it answers).
+    pub fn text(&self, p: Position) -> String {
+        let map = Map::standard();
+        let card = |c: &CardId| quote(p.cards().name(*c));
+        let country = |c: &CountryId| quote(map.name(*c));
+        match self {
+            Move::Play { card: c, mode } => format!("play {} {}", card(c), mode.text()),
+            Move::Headline(c) => format!("headline {}", card(c)),
+            Move::Influence(c) => format!("influence {}", country(c)),
+            Move::Remove(c) => format!("remove {}", country(c)),
+            Move::Coup(c) => format!("coup {}", country(c)),
+            Move::Realign(c) => format!("realign {}", country(c)),
+            Move::Target(c) => format!("target {}", country(c)),
+            Move::Discard(c) => format!("discard {}", card(c)),
+            Move::Take(c) => format!("take {}", card(c)),
+            Move::Choose(i) => {
+                let label = labels(p).get(*i as usize).copied().unwrap_or("?");
+                format!("choose {label}")
+            }
+            Move::Cancel { card: c, country: None } => format!("cancel {}", card(c)),
+            Move::Cancel { card: c, country: Some(k) } => format!("cancel {} {}", card(c), country(k)),
+            Move::Pass => "pass".to_string(),
+        }
+    }
+
+    /// Read a move in position `p`.
+    pub fn parse(text: &str, p: Position) -> Result<Move, ParseError> {
+        let t = text.trim();
+        let (verb, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+        let rest = rest.trim();
+        let verb = verb.to_ascii_lowercase();
+        let country = |s: &str| find_country(s);
+        let card = |s: &str| find_card(s, p);
+        Ok(match verb.as_str() {
+            "" => return Err(ParseError::Empty),
+            "pass" if rest.is_empty() => Move::Pass,
+            "play" => {
+                let lower = rest.to_ascii_lowercase();
+                let (mode, name) = PlayMode::WORDS
+                    .iter()
+                    .find_map(|(m, w)| {
+                        lower.strip_suffix(w).filter(|n| n.ends_with([' ', '"'])).map(|_| (*m, &rest[..rest.len() - w.len()]))
+                    })
+                    .ok_or_else(|| ParseError::Malformed(format!("play needs a card and a way to play it: event, ops, ops then event, event then ops or space (got {rest:?})")))?;
+                Move::Play { card: card(name)?, mode }
+            }
+            "headline" => Move::Headline(card(rest)?),
+            "influence" => Move::Influence(country(rest)?),
+            "remove" => Move::Remove(country(rest)?),
+            "coup" => Move::Coup(country(rest)?),
+            "realign" => Move::Realign(country(rest)?),
+            "target" => Move::Target(country(rest)?),
+            "discard" => Move::Discard(card(rest)?),
+            "take" => Move::Take(card(rest)?),
+            "choose" => {
+                let ls = labels(p);
+                let want = unquote(rest).to_ascii_lowercase();
+                let hits: Vec<usize> = (0..ls.len()).filter(|i| ls[*i].to_ascii_lowercase().starts_with(&want) && !want.is_empty()).collect();
+                let exact = (0..ls.len()).find(|i| ls[*i].eq_ignore_ascii_case(&want));
+                match (exact, hits.as_slice()) {
+                    (Some(i), _) | (None, &[i]) => Move::Choose(i as u8),
+                    (None, []) => return Err(ParseError::Malformed(format!("no option {rest:?} here; options: {}", ls.join(", ")))),
+                    _ => return Err(ParseError::Ambiguous(rest.to_string(), ls.join(", "))),
+                }
+            }
+            "cancel" => {
+                // The card name may be followed by a country.
+                let words: Vec<&str> = rest.split(' ').collect();
+                let mut found = None;
+                for k in (1..=words.len()).rev() {
+                    let (a, b) = (words[..k].join(" "), words[k..].join(" "));
+                    if let Ok(c) = card(&a) {
+                        let k = if b.trim().is_empty() { None } else { Some(country(&b)?) };
+                        found = Some(Move::Cancel { card: c, country: k });
+                        break;
+                    }
+                }
+                found.ok_or_else(|| ParseError::UnknownCard(rest.to_string()))?
+            }
+            _ => return Err(ParseError::UnknownVerb(verb)),
+        })
+    }
+}
+
+fn labels(p: Position) -> &'static [&'static str] {
+    match p.st.stack.last() {
+        Some(Task::Event(t)) => p.rules.event(t.card).map(|h| h.labels(t)).unwrap_or(&[]),
+        _ => &[],
+    }
+}
+
+fn unquote(s: &str) -> &str {
+    s.trim().trim_matches('"').trim()
+}
+
+fn norm(s: &str) -> String {
+    s.chars().filter(|c| !matches!(c, '"' | '\'')).collect::<String>().to_lowercase()
+}
+
+/// Exact name first, then a unique prefix.
+fn resolve<T: Copy>(query: &str, names: impl Iterator<Item = (T, String)>) -> Result<T, Vec<String>> {
+    let q = norm(unquote(query));
+    let all: Vec<(T, String)> = names.collect();
+    if q.is_empty() {
+        return Err(Vec::new());
+    }
+    if let Some((id, _)) = all.iter().find(|(_, n)| norm(n) == q) {
+        return Ok(*id);
+    }
+    let hits: Vec<&(T, String)> = all.iter().filter(|(_, n)| norm(n).starts_with(&q)).collect();
+    match hits.as_slice() {
+        [(id, _)] => Ok(*id),
+        _ => Err(hits.iter().map(|(_, n)| n.clone()).collect()),
+    }
+}
+
+pub fn find_country(s: &str) -> Result<CountryId, ParseError> {
+    let map = Map::standard();
+    let names = map.countries.iter().flat_map(|c| std::iter::once((c.id, c.name.clone())).chain(c.aliases.iter().map(move |a| (c.id, a.clone()))));
+    resolve(s, names).map_err(|hits| {
+        if hits.len() > 1 {
+            ParseError::Ambiguous(s.trim().to_string(), hits.join(", "))
+        } else {
+            ParseError::UnknownCountry(s.trim().to_string())
+        }
+    })
+}
+
+pub fn find_card(s: &str, p: Position) -> Result<CardId, ParseError> {
+    resolve(s, p.cards().all().map(|c| (c.id, c.name.clone()))).map_err(|hits| {
+        if hits.len() > 1 {
+            ParseError::Ambiguous(s.trim().to_string(), hits.join(", "))
+        } else {
+            ParseError::UnknownCard(s.trim().to_string())
+        }
+    })
+}

@@ -1,0 +1,56 @@
+//! Permission checks: data-driven vetoes with a reason (NATO, US/Japan Mutual Defense Pact, The
+//! Reformer, Chernobyl…). Lasting effects contribute [`Veto`]s; the arbitrators consult them
+//! before accepting a coup, realignment or influence placement.
+
+use crate::card::CardId;
+use crate::map::{CountryId, Map, Region};
+use crate::side::Side;
+use crate::state::State;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    Coup,
+    Realign,
+    /// Placing Influence with Operations.
+    Influence,
+}
+
+/// Which countries a veto covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Country(CountryId),
+    Region(Region),
+    /// Countries of `region` controlled by `side`, except a country freed by another effect in
+    /// play (NATO: France after De Gaulle Leads France, West Germany after Willy Brandt).
+    ControlledBy { side: Side, region: Region, except: Vec<(CardId, CountryId)> },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Veto {
+    pub source: CardId,
+    /// The side that may not act.
+    pub actor: Side,
+    pub actions: Vec<Action>,
+    pub scope: Scope,
+    /// Why, in words for the error message.
+    pub reason: &'static str,
+    pub rule: &'static str,
+}
+
+impl Veto {
+    pub fn forbids(&self, st: &State, actor: Side, action: Action, c: CountryId) -> bool {
+        if actor != self.actor || !self.actions.contains(&action) {
+            return false;
+        }
+        let map = Map::standard();
+        match &self.scope {
+            Scope::Country(x) => *x == c,
+            Scope::Region(r) => map.country(c).region == *r,
+            Scope::ControlledBy { side, region, except } => {
+                map.country(c).region == *region
+                    && st.controls(*side, c)
+                    && !except.iter().any(|(card, x)| *x == c && st.has_effect(*card))
+            }
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Ordered modifier pipelines (§7.4) for Ops values and die rolls.
+//!
+//! A modifier is data: its source, who benefits, when it applies, and its operation (add, with an
+//! optional cap or floor that bounds that step only). Modifiers apply in stage order, then in the
+//! order their effects entered play; the result keeps a trace of every step for the log.
+//!
+//! Stage order reproduces §7.4's example: the China Card's Asia bonus, then bonuses (Vietnam
+//! Revolts, Containment, Brezhnev Doctrine), then penalties (Red Scare/Purge, floor 1). So a 1-Op
+//! card under Red Scare/Purge and Vietnam Revolts spent in Southeast Asia is 1 + 1 − 1 = 1, not 2.
+
+use crate::card::{CardDb, CardId};
+use crate::map::Region;
+use crate::side::Side;
+use std::fmt;
+
+/// Where a modifier comes from: a card, or a base rule (named in the trace).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    Card(CardId),
+    Rule(String),
+}
+
+impl Source {
+    fn label(&self, cards: &CardDb) -> String {
+        match self {
+            Source::Card(c) => cards.name(*c).to_string(),
+            Source::Rule(s) => s.clone(),
+        }
+    }
+}
+
+/// The explicit order in which Ops modifiers apply (§7.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OpsStage {
+    /// The China Card's own +1 (§9.6).
+    ChinaCard,
+    /// Bonuses such as Vietnam Revolts, Containment, Brezhnev Doctrine.
+    Bonus,
+    /// Penalties such as Red Scare/Purge, which have a floor.
+    Penalty,
+}
+
+/// When an Ops modifier applies, judged by how the Ops were actually spent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpsCondition {
+    Always,
+    /// Every Op spent in Asia, Southeast Asia included (§9.6).
+    AllInAsia,
+    /// Every Op spent in Southeast Asia (Vietnam Revolts).
+    AllInSoutheastAsia,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpsModifier {
+    pub source: Source,
+    pub stage: OpsStage,
+    /// Only the player a modifier was granted to benefits (§7.4.1).
+    pub beneficiary: Side,
+    pub condition: OpsCondition,
+    pub add: i8,
+    /// This step may not raise the value above the cap (Containment: "4 maximum").
+    pub cap: Option<u8>,
+    /// This step may not lower the value below the floor (Red Scare/Purge: "1 minimum").
+    pub floor: Option<u8>,
+}
+
+/// How the Ops of one card play were (or would be) spent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+pub struct Spend {
+    pub all_in_asia: bool,
+    pub all_in_southeast_asia: bool,
+}
+
+impl Spend {
+    /// Nothing spent yet: every condition is still possible.
+    pub const OPEN: Spend = Spend { all_in_asia: true, all_in_southeast_asia: true };
+    /// Not spent in any region (space race, discards).
+    pub const NOWHERE: Spend = Spend { all_in_asia: false, all_in_southeast_asia: false };
+
+    fn holds(self, c: OpsCondition) -> bool {
+        match c {
+            OpsCondition::Always => true,
+            OpsCondition::AllInAsia => self.all_in_asia,
+            OpsCondition::AllInSoutheastAsia => self.all_in_southeast_asia,
+        }
+    }
+}
+
+/// One step of a trace: "+1 Vietnam Revolts, all in Southeast Asia = 6".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub label: String,
+    pub delta: i32,
+    pub value: i32,
+}
+
+/// The result of a pipeline with its trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Traced {
+    pub base: i32,
+    pub base_label: &'static str,
+    pub steps: Vec<Step>,
+    pub value: i32,
+}
+
+impl fmt::Display for Traced {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.base, self.base_label)?;
+        for (i, s) in self.steps.iter().enumerate() {
+            let sep = if i == 0 { " " } else { "; " };
+            write!(f, "{sep}{:+} {} = {}", s.delta, s.label, s.value)?;
+        }
+        if self.steps.is_empty() {
+            write!(f, " = {}", self.value)?;
+        }
+        Ok(())
+    }
+}
+
+/// Apply Ops modifiers for `player` to a card's printed value.
+pub fn ops_value(base: u8, player: Side, mods: &[OpsModifier], spend: Spend, cards: &CardDb) -> Traced {
+    let mut ordered: Vec<&OpsModifier> = mods
+        .iter()
+        .filter(|m| m.beneficiary == player && spend.holds(m.condition))
+        .collect();
+    ordered.sort_by_key(|m| m.stage); // stable: same stage keeps the order effects entered play
+    let mut v = base as i32;
+    let mut steps = Vec::new();
+    for m in ordered {
+        let mut next = v + m.add as i32;
+        if let Some(cap) = m.cap {
+            next = next.min((cap as i32).max(v));
+        }
+        if let Some(floor) = m.floor {
+            next = next.max((floor as i32).min(v));
+        }
+        let mut label = m.source.label(cards);
+        match m.condition {
+            OpsCondition::Always => {}
+            OpsCondition::AllInAsia => label.push_str(", all in Asia"),
+            OpsCondition::AllInSoutheastAsia => label.push_str(", all in Southeast Asia"),
+        }
+        if let Some(c) = m.cap {
+            label.push_str(&format!(" (max {c})"));
+        }
+        if let Some(f) = m.floor {
+            label.push_str(&format!(" (min {f})"));
+        }
+        steps.push(Step { label, delta: next - v, value: next });
+        v = next;
+    }
+    Traced { base: base as i32, base_label: "card", steps, value: v.max(0) }
+}
+
+/// What a die roll is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RollKind {
+    Coup,
+    Realign,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DieModifier {
+    pub source: Source,
+    /// Whose roll it modifies.
+    pub roller: Side,
+    pub kind: RollKind,
+    /// Only for targets in these regions; `None` means anywhere.
+    pub regions: Option<Vec<Region>>,
+    pub add: i8,
+}
+
+/// Apply die modifiers to a roll of `roller` against a target in `region`.
+pub fn die_total(roll: u8, roller: Side, kind: RollKind, region: Region, mods: &[DieModifier], cards: &CardDb) -> Traced {
+    let mut v = roll as i32;
+    let mut steps = Vec::new();
+    for m in mods.iter().filter(|m| {
+        m.roller == roller && m.kind == kind && m.regions.as_ref().is_none_or(|rs| rs.contains(&region))
+    }) {
+        v += m.add as i32;
+        steps.push(Step { label: m.source.label(cards), delta: m.add as i32, value: v });
+    }
+    Traced { base: roll as i32, base_label: "die", steps, value: v }
+}

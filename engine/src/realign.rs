@@ -1,0 +1,50 @@
+//! Realignment (§6.2): both players roll; each adds +1 per adjacent country it controls, +1 for
+//! more Influence in the target, +1 if its own superpower is adjacent (counted once: §2.1.5 is
+//! the same bonus, not another). The difference comes off the loser's Influence; ties do nothing.
+
+use crate::ctx::Ctx;
+use crate::instr::Instr;
+use crate::map::{iter_mask, CountryId, Map};
+use crate::pipeline::{self, RollKind, Traced};
+use crate::registry::Position;
+use crate::side::Side;
+
+/// The realignment modifiers of `side` for target `c`, as base-rule steps of a trace.
+pub fn modifiers(p: Position, side: Side, c: CountryId) -> Vec<pipeline::DieModifier> {
+    let map = Map::standard();
+    let country = map.country(c);
+    let mut v = Vec::new();
+    let rule = |label: String, add: i8| pipeline::DieModifier { source: pipeline::Source::Rule(label), roller: side, kind: RollKind::Realign, regions: None, add };
+    let controlled: Vec<&str> = iter_mask(map.adjacency_mask(c)).filter(|a| p.st.controls(side, *a)).map(|a| map.name(a)).collect();
+    if !controlled.is_empty() {
+        v.push(rule(format!("adjacent controlled ({})", controlled.join(", ")), controlled.len() as i8));
+    }
+    if p.st.inf(side, c) > p.st.inf(side.opponent(), c) {
+        v.push(rule("more Influence".into(), 1));
+    }
+    if country.superpower == Some(side) {
+        v.push(rule(format!("adjacent to the {side}"), 1));
+    }
+    v.extend(p.die_modifiers());
+    v
+}
+
+pub fn roll(ctx: &mut Ctx, side: Side, c: CountryId) -> Traced {
+    let mods = modifiers(ctx.pos(), side, c);
+    let r = ctx.die(side);
+    pipeline::die_total(r, side, RollKind::Realign, Map::standard().country(c).region, &mods, &ctx.rules.cards)
+}
+
+pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId) {
+    let name = Map::standard().name(c);
+    let mine = roll(ctx, side, c);
+    let theirs = roll(ctx, side.opponent(), c);
+    ctx.log(format!("{side} realigns {name}: {side} {mine}; {} {theirs} (§6.2)", side.opponent()));
+    let diff = mine.value - theirs.value;
+    if diff == 0 {
+        ctx.log("Tie: nothing happens");
+        return;
+    }
+    let loser = if diff > 0 { side.opponent() } else { side };
+    ctx.exec(Instr::RemoveInfluence { side: loser, country: c, n: diff.unsigned_abs() as u8 });
+}

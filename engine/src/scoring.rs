@@ -1,0 +1,152 @@
+//! Scoring (§10.1): presence, domination and control of a region, +1 VP per controlled
+//! battleground and per controlled country adjacent to the enemy superpower; only the
+//! difference moves the marker. Final scoring after turn 10 (§10.3.2).
+
+use crate::card::CardId;
+use crate::ctx::Ctx;
+use crate::instr::Instr;
+use crate::map::{iter_mask, Map, Region, SubRegion};
+use crate::side::Side;
+use crate::state::{EndReason, Outcome, State};
+
+/// VP for presence, domination and control; `None` for Europe control, which wins the game.
+pub fn levels(r: Region) -> (u8, u8, Option<u8>) {
+    match r {
+        Region::Europe => (3, 7, None),
+        Region::Asia => (3, 7, Some(9)),
+        Region::MiddleEast => (3, 5, Some(7)),
+        Region::CentralAmerica => (1, 3, Some(5)),
+        Region::SouthAmerica => (2, 5, Some(6)),
+        Region::Africa => (1, 4, Some(6)),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    None,
+    Presence,
+    Domination,
+    Control,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionScore {
+    pub region: Region,
+    pub level: [Level; 2],
+    /// VP earned by each side [US, USSR].
+    pub vp: [i32; 2],
+    pub detail: [String; 2],
+}
+
+impl RegionScore {
+    /// Positive favours the US.
+    pub fn net(&self) -> i32 {
+        self.vp[0] - self.vp[1]
+    }
+}
+
+/// Score a region in the current position.
+pub fn score(st: &State, r: Region) -> RegionScore {
+    let map = Map::standard();
+    let bgs = map.battleground_mask() & map.region_mask(r);
+    let (presence, domination, control) = levels(r);
+    let mut countries = [0u32; 2];
+    let mut battlegrounds = [0u32; 2];
+    let mut controlled = [0u128; 2];
+    for s in Side::BOTH {
+        for c in iter_mask(map.region_mask(r)) {
+            if st.controls(s, c) {
+                controlled[s.idx()] |= c.bit();
+            }
+        }
+        countries[s.idx()] = controlled[s.idx()].count_ones();
+        battlegrounds[s.idx()] = (controlled[s.idx()] & bgs).count_ones();
+    }
+    let mut out = RegionScore { region: r, level: [Level::None; 2], vp: [0; 2], detail: [String::new(), String::new()] };
+    for s in Side::BOTH {
+        let (i, o) = (s.idx(), s.opponent().idx());
+        let level = if countries[i] > countries[o] && battlegrounds[i] == bgs.count_ones() {
+            Level::Control
+        } else if countries[i] > countries[o] && battlegrounds[i] > battlegrounds[o] && battlegrounds[i] >= 1 && countries[i] > battlegrounds[i] {
+            Level::Domination
+        } else if countries[i] >= 1 {
+            Level::Presence
+        } else {
+            Level::None
+        };
+        let base = match level {
+            Level::None => 0,
+            Level::Presence => presence as i32,
+            Level::Domination => domination as i32,
+            Level::Control => control.unwrap_or(0) as i32,
+        };
+        let adjacent: Vec<&str> = iter_mask(controlled[i]).filter(|c| map.country(*c).superpower == Some(s.opponent())).map(|c| map.name(c)).collect();
+        let bg_names: Vec<&str> = iter_mask(controlled[i] & bgs).map(|c| map.name(c)).collect();
+        out.level[i] = level;
+        out.vp[i] = base + bg_names.len() as i32 + adjacent.len() as i32;
+        let mut d = format!("{level:?} {base}");
+        if !bg_names.is_empty() {
+            d.push_str(&format!(" + {} battleground ({})", bg_names.len(), bg_names.join(", ")));
+        }
+        if !adjacent.is_empty() {
+            d.push_str(&format!(" + {} adjacent to the {} ({})", adjacent.len(), s.opponent(), adjacent.join(", ")));
+        }
+        out.detail[i] = format!("{d} = {}", out.vp[i]);
+    }
+    out
+}
+
+/// Play a region's scoring (the scoring cards' events, and final scoring).
+pub fn score_region(ctx: &mut Ctx, r: Region) {
+    let s = score(ctx.st, r);
+    ctx.log(format!("{r} scoring (§10.1): US {}; USSR {}", s.detail[0], s.detail[1]));
+    if r == Region::Europe {
+        if let Some(side) = Side::BOTH.into_iter().find(|x| s.level[x.idx()] == Level::Control) {
+            ctx.exec(Instr::EndGame(Outcome { winner: Some(side), reason: EndReason::EuropeControl }));
+            return;
+        }
+    }
+    ctx.exec(Instr::VpNet(s.net()));
+}
+
+/// Southeast Asia Scoring: 1 VP per controlled country, 2 for Thailand, no tiers.
+pub fn southeast_asia(st: &State) -> [i32; 2] {
+    let map = Map::standard();
+    let thailand = map.id("Thailand");
+    let mut vp = [0; 2];
+    for s in Side::BOTH {
+        vp[s.idx()] = iter_mask(map.sub_mask(SubRegion::SoutheastAsia))
+            .filter(|c| st.controls(s, *c))
+            .map(|c| if c == thailand { 2 } else { 1 })
+            .sum();
+    }
+    vp
+}
+
+pub fn score_southeast_asia(ctx: &mut Ctx) {
+    let vp = southeast_asia(ctx.st);
+    ctx.log(format!("Southeast Asia scoring: US {}, USSR {}", vp[0], vp[1]));
+    ctx.exec(Instr::VpNet(vp[0] - vp[1]));
+}
+
+/// §10.3.2: every region scored as if its card were played (Southeast Asia only inside Asia),
+/// +1 VP to the China Card holder, then the VP total decides; no 20-VP threshold applies.
+pub fn final_scoring(ctx: &mut Ctx) {
+    ctx.log("=== Final scoring (§10.3.2) ===");
+    for r in Region::ALL {
+        score_region(ctx, r);
+        if ctx.over() {
+            return;
+        }
+    }
+    let holder = ctx.st.china.holder;
+    ctx.log(format!("{holder} holds The China Card: +1 VP (card text)"));
+    ctx.exec(Instr::Vp { side: holder, n: 1 });
+    let _ = CardId::CHINA;
+    let winner = match ctx.st.vp {
+        v if v > 0 => Some(Side::Us),
+        v if v < 0 => Some(Side::Ussr),
+        _ => None,
+    };
+    ctx.exec(Instr::EndGame(Outcome { winner, reason: EndReason::FinalScoring }));
+}

@@ -1,0 +1,70 @@
+//! Setup (§3): deal 8 cards each, then the USSR places 6 Influence in Eastern Europe, the US 7
+//! in Western Europe, and the optional US bonus where the US already has Influence.
+
+use crate::ctx::Ctx;
+use crate::error::{illegal, Illegal};
+use crate::flow::Task;
+use crate::instr::Instr;
+use crate::map::{Map, SubRegion};
+use crate::moves::Move;
+use crate::registry::Position;
+use crate::side::Side;
+
+pub fn begin(ctx: &mut Ctx) {
+    crate::turn::deal(ctx);
+    ctx.push(Task::StartTurn);
+    if ctx.st.options.us_bonus > 0 {
+        ctx.push(Task::UsBonus { left: ctx.st.options.us_bonus });
+    }
+    let map = Map::standard();
+    ctx.push(Task::SetupPlace { side: Side::Us, left: map.setup_free[Side::Us.idx()] });
+    ctx.push(Task::SetupPlace { side: Side::Ussr, left: map.setup_free[Side::Ussr.idx()] });
+}
+
+pub fn prompt(_p: Position, t: &Task) -> String {
+    match t {
+        Task::SetupPlace { side: Side::Ussr, left } => format!("USSR setup: place {left} more Influence in Eastern Europe (§3.2)"),
+        Task::SetupPlace { side: Side::Us, left } => format!("US setup: place {left} more Influence in Western Europe (§3.3)"),
+        Task::UsBonus { left } => format!("US bonus: place {left} more Influence where the US already has Influence (game option)"),
+        _ => String::new(),
+    }
+}
+
+pub fn candidates(_p: Position) -> Vec<Move> {
+    Map::standard().ids().map(Move::Influence).collect()
+}
+
+pub fn check(p: Position, t: &Task, m: &Move) -> Result<(), Illegal> {
+    let Move::Influence(c) = m else {
+        return illegal("setup places Influence: use `influence COUNTRY`", "§3");
+    };
+    let country = Map::standard().country(*c);
+    match t {
+        Task::SetupPlace { side: Side::Ussr, .. } if !country.in_sub(SubRegion::EasternEurope) => {
+            illegal(format!("{} is not in Eastern Europe", country.name), "§3.2")
+        }
+        Task::SetupPlace { side: Side::Us, .. } if !country.in_sub(SubRegion::WesternEurope) => {
+            illegal(format!("{} is not in Western Europe", country.name), "§3.3")
+        }
+        Task::UsBonus { .. } if p.st.inf(Side::Us, *c) == 0 => {
+            illegal(format!("the US bonus goes only where the US already has Influence, not {}", country.name), "US bonus option")
+        }
+        _ => Ok(()),
+    }
+}
+
+pub fn apply(ctx: &mut Ctx, t: Task, m: &Move) {
+    let Move::Influence(c) = m else { return };
+    let (side, left) = match t {
+        Task::SetupPlace { side, left } => (side, left),
+        Task::UsBonus { left } => (Side::Us, left),
+        _ => return,
+    };
+    ctx.exec(Instr::AddInfluence { side, country: *c, n: 1 });
+    if left > 1 {
+        ctx.push(match t {
+            Task::UsBonus { .. } => Task::UsBonus { left: left - 1 },
+            _ => Task::SetupPlace { side, left: left - 1 },
+        });
+    }
+}
