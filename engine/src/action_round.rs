@@ -16,8 +16,14 @@ use crate::turn::action_rounds;
 pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
     let last = action_rounds(ctx.pos(), Side::Us).max(action_rounds(ctx.pos(), Side::Ussr));
     match side {
-        Side::Ussr => ctx.push(Task::ActionRound { round, side: Side::Us }),
-        Side::Us if round < last => ctx.push(Task::ActionRound { round: round + 1, side: Side::Ussr }),
+        Side::Ussr => ctx.push(Task::ActionRound {
+            round,
+            side: Side::Us,
+        }),
+        Side::Us if round < last => ctx.push(Task::ActionRound {
+            round: round + 1,
+            side: Side::Ussr,
+        }),
         Side::Us => {}
     }
     if round > action_rounds(ctx.pos(), side) {
@@ -27,9 +33,17 @@ pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
     ctx.st.phasing = side;
     // §6.1.1: access is judged from Influence held at the start of the round.
     ctx.st.round_start_presence = [ctx.st.presence(Side::Us), ctx.st.presence(Side::Ussr)];
-    ctx.log(format!("--- Turn {}, action round {round}: {side} ---", ctx.st.turn));
+    ctx.log(format!(
+        "--- Turn {}, action round {round}: {side} ---",
+        ctx.st.turn
+    ));
     ctx.push(Task::EndRound { side });
-    let trap = ctx.st.effects.iter().copied().find(|e| ctx.rules.event(e.card).and_then(|h| h.traps(e)) == Some(side));
+    let trap = ctx
+        .st
+        .effects
+        .iter()
+        .copied()
+        .find(|e| ctx.rules.event(e.card).and_then(|h| h.traps(e)) == Some(side));
     match trap {
         Some(e) => {
             if let Some(h) = ctx.rules.event(e.card) {
@@ -58,8 +72,17 @@ fn playable(p: Position, side: Side) -> Vec<CardId> {
 }
 
 pub fn candidates(p: Position, side: Side) -> Vec<Move> {
-    const MODES: [PlayMode; 5] = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
-    let mut v: Vec<Move> = playable(p, side).into_iter().flat_map(|card| MODES.map(|mode| Move::Play { card, mode })).collect();
+    const MODES: [PlayMode; 5] = [
+        PlayMode::Event,
+        PlayMode::Ops,
+        PlayMode::OpsThenEvent,
+        PlayMode::EventThenOps,
+        PlayMode::Space,
+    ];
+    let mut v: Vec<Move> = playable(p, side)
+        .into_iter()
+        .flat_map(|card| MODES.map(|mode| Move::Play { card, mode }))
+        .collect();
     v.push(Move::Pass);
     for e in &p.st.effects {
         if let Some(h) = p.rules.event(e.card) {
@@ -69,9 +92,25 @@ pub fn candidates(p: Position, side: Side) -> Vec<Move> {
     v
 }
 
+/// §4.5D, §10.1.5: scoring cards may never be held, so with as many scoring cards as action
+/// rounds left (this one included), only a scoring card may be played. This also keeps The
+/// China Card from forcing a hold (§9.5). Returns (scoring cards held, rounds left) when it
+/// applies.
+pub fn must_play_scoring(p: Position, side: Side) -> Option<(usize, usize)> {
+    let held =
+        p.st.hand(side)
+            .iter()
+            .filter(|c| p.cards().info(*c).scoring)
+            .count();
+    let left = (action_rounds(p, side) as usize + 1).saturating_sub(p.st.round as usize);
+    (held > 0 && held >= left).then_some((held, left))
+}
+
 /// Whether the event on `card` would take place if `side` triggered it now.
 pub fn event_would_occur(p: Position, card: CardId, side: Side) -> bool {
-    p.rules.event(card).is_some_and(|h| h.can_occur(p, side).is_ok())
+    p.rules
+        .event(card)
+        .is_some_and(|h| h.can_occur(p, side).is_ok())
 }
 
 pub fn check(p: Position, side: Side, m: &Move) -> Result<(), Illegal> {
@@ -97,7 +136,10 @@ pub fn check(p: Position, side: Side, m: &Move) -> Result<(), Illegal> {
                 illegal("there is no such effect to cancel now", "card text")
             }
         }
-        _ => illegal("an action round needs a card play: `play CARD event|ops|space`", "§5"),
+        _ => illegal(
+            "an action round needs a card play: `play CARD event|ops|space`",
+            "§5",
+        ),
     }
 }
 
@@ -109,17 +151,18 @@ fn check_play(p: Position, side: Side, card: CardId, mode: PlayMode) -> Result<(
             return illegal(format!("{side} does not hold The China Card"), "§9.1");
         }
         if !p.st.china.face_up {
-            return illegal("The China Card is face down until the end of the turn", "§9.3");
+            return illegal(
+                "The China Card is face down until the end of the turn",
+                "§9.3",
+            );
         }
     } else if !p.st.hand(side).contains(card) {
         return illegal(format!("{name} is not in {side}'s hand"), "§5");
     }
-    // §4.5D: scoring cards may never be held, so with as many scoring cards as rounds left, only
-    // scoring cards may be played (this also keeps The China Card from forcing a hold, §9.5).
-    let scoring_held = p.st.hand(side).iter().filter(|c| p.cards().info(*c).scoring).count();
-    let rounds_left = (action_rounds(p, side) as usize + 1).saturating_sub(p.st.round as usize);
-    if !info.scoring && scoring_held >= rounds_left {
-        return illegal(format!("{side} holds {scoring_held} scoring card(s) with {rounds_left} action round(s) left: a scoring card may never be held"), "§4.5D");
+    if !info.scoring {
+        if let Some((held, left)) = must_play_scoring(p, side) {
+            return illegal(format!("{side} holds {held} scoring card(s) with {left} action round(s) left: a scoring card may never be held"), "§4.5D");
+        }
     }
     let event_side = info.side.side().unwrap_or(side);
     let opponents = event_side != side;
@@ -169,10 +212,16 @@ fn play(ctx: &mut Ctx, side: Side, card: CardId, mode: PlayMode) {
         PlayMode::EventThenOps => "for its event first, then Operations",
         PlayMode::Space => "to the space race",
     };
-    ctx.log(format!("{side} plays {} ({} Ops, {:?}) {how}", info.name, info.ops, info.side));
+    ctx.log(format!(
+        "{side} plays {} ({} Ops, {:?}) {how}",
+        info.name, info.ops, info.side
+    ));
     ctx.put_in_play(card, side);
     let ops = Task::Ops(OpsTask::for_card(side, card));
-    let event = Task::ResolveEvent { card, side: event_side };
+    let event = Task::ResolveEvent {
+        card,
+        side: event_side,
+    };
     match mode {
         PlayMode::Event => ctx.push(event),
         PlayMode::Ops if event_side != side => {

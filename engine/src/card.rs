@@ -165,7 +165,11 @@ impl CardDb {
             ("US cards", count(&|c| c.side == CardSide::Us), 42),
             ("USSR cards", count(&|c| c.side == CardSide::Ussr), 40),
             ("Neutral cards", count(&|c| c.side == CardSide::Neutral), 28),
-            ("scoring cards with ops", count(&|c| c.scoring && c.ops != 0), 0),
+            (
+                "scoring cards with ops",
+                count(&|c| c.scoring && c.ops != 0),
+                0,
+            ),
         ];
         for (what, got, want) in checks {
             if got != want {
@@ -204,11 +208,14 @@ impl CardDb {
     }
     /// Exact (case-insensitive) lookup by name.
     pub fn by_name(&self, name: &str) -> Option<CardId> {
-        self.all().find(|c| c.name.eq_ignore_ascii_case(name.trim())).map(|c| c.id)
+        self.all()
+            .find(|c| c.name.eq_ignore_ascii_case(name.trim()))
+            .map(|c| c.id)
     }
     /// The id of a card the program itself names.
     pub fn id(&self, name: &str) -> CardId {
-        self.by_name(name).unwrap_or_else(|| panic!("no card named {name:?}"))
+        self.by_name(name)
+            .unwrap_or_else(|| panic!("no card named {name:?}"))
     }
 }
 

@@ -30,7 +30,12 @@ impl Game {
         let mut report = Report::default();
         {
             let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
-            let early: CardSet = ctx.rules.cards.era_deck(Era::Early, options.optional_cards).into_iter().collect();
+            let early: CardSet = ctx
+                .rules
+                .cards
+                .era_deck(Era::Early, options.optional_cards)
+                .into_iter()
+                .collect();
             ctx.shuffle_into_deck(early);
             flow::run(&mut ctx);
         }
@@ -53,7 +58,10 @@ impl Game {
         &self.state
     }
     pub fn pos(&self) -> Position<'_> {
-        Position { rules: &self.rules, st: &self.state }
+        Position {
+            rules: &self.rules,
+            st: &self.state,
+        }
     }
     pub fn outcome(&self) -> Option<Outcome> {
         self.state.outcome
@@ -69,7 +77,11 @@ impl Game {
             return None;
         }
         let p = self.pos();
-        Some(Decision { side: flow::decider(p, t), prompt: flow::prompt(p, t), moves: flow::legal_moves(p) })
+        Some(Decision {
+            side: flow::decider(p, t),
+            prompt: flow::prompt(p, t),
+            moves: flow::legal_moves(p),
+        })
     }
 
     pub fn to_move(&self) -> Option<Side> {
@@ -89,9 +101,17 @@ impl Game {
         let p = self.pos();
         let t = match self.state.stack.last() {
             Some(t) if t.is_decision() => t,
-            _ => return Err(PlayError::Illegal { action: m.text(p), why: crate::error::Illegal::new("no decision is pending", "§4.5") }),
+            _ => {
+                return Err(PlayError::Illegal {
+                    action: m.text(p),
+                    why: crate::error::Illegal::new("no decision is pending", "§4.5"),
+                })
+            }
         };
-        flow::check(p, t, m).map_err(|why| PlayError::Illegal { action: m.text(p), why })
+        flow::check(p, t, m).map_err(|why| PlayError::Illegal {
+            action: m.text(p),
+            why,
+        })
     }
 
     /// Play a move: validate, apply on a copy, run to the next decision, then keep the result.
@@ -137,7 +157,10 @@ impl State {
                 influence[c.idx()][s.idx()] += n;
             }
         }
-        let reserve: CardSet = [Era::Mid, Era::Late].into_iter().flat_map(|e| rules.cards.era_deck(e, options.optional_cards)).collect();
+        let reserve: CardSet = [Era::Mid, Era::Late]
+            .into_iter()
+            .flat_map(|e| rules.cards.era_deck(e, options.optional_cards))
+            .collect();
         State {
             options,
             turn: 1,
@@ -150,7 +173,10 @@ impl State {
             space: [0; 2],
             space_attempts: [0; 2],
             space_first: [None; 8],
-            china: China { holder: Side::Ussr, face_up: true },
+            china: China {
+                holder: Side::Ussr,
+                face_up: true,
+            },
             hands: Default::default(),
             deck: Vec::new(),
             discard: CardSet::default(),
@@ -171,7 +197,10 @@ impl State {
         let mut seen = CardSet::default();
         let mut add = |c: CardId, w: &str| -> Result<(), String> {
             if seen.contains(c) {
-                return Err(format!("{} is in two places (again in {w})", rules.cards.name(c)));
+                return Err(format!(
+                    "{} is in two places (again in {w})",
+                    rules.cards.name(c)
+                ));
             }
             seen.insert(c);
             Ok(())
@@ -179,7 +208,13 @@ impl State {
         for c in &self.deck {
             add(*c, "deck")?;
         }
-        for (set, w) in [(self.hands[0], "US hand"), (self.hands[1], "USSR hand"), (self.discard, "discard"), (self.removed, "removed"), (self.reserve, "reserve")] {
+        for (set, w) in [
+            (self.hands[0], "US hand"),
+            (self.hands[1], "USSR hand"),
+            (self.discard, "discard"),
+            (self.removed, "removed"),
+            (self.reserve, "reserve"),
+        ] {
             for c in set.iter() {
                 add(c, w)?;
             }
@@ -196,9 +231,18 @@ impl State {
             return Err("The China Card is in a pile".into());
         }
         for info in rules.cards.all() {
-            let expected = info.id != CardId::CHINA && (self.options.optional_cards || !info.optional);
+            let expected =
+                info.id != CardId::CHINA && (self.options.optional_cards || !info.optional);
             if expected != seen.contains(info.id) {
-                return Err(format!("{} is {}", info.name, if expected { "missing" } else { "present but should not be" }));
+                return Err(format!(
+                    "{} is {}",
+                    info.name,
+                    if expected {
+                        "missing"
+                    } else {
+                        "present but should not be"
+                    }
+                ));
             }
         }
         Ok(())

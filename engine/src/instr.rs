@@ -9,36 +9,75 @@ use crate::state::{Outcome, Pile};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Instr {
-    AddInfluence { side: Side, country: CountryId, n: u8 },
+    AddInfluence {
+        side: Side,
+        country: CountryId,
+        n: u8,
+    },
     /// Removes up to `n` (never below 0).
-    RemoveInfluence { side: Side, country: CountryId, n: u8 },
+    RemoveInfluence {
+        side: Side,
+        country: CountryId,
+        n: u8,
+    },
     /// Move DEFCON by `delta`, kept within 1..=5 (§8.1.1).
     ChangeDefcon(i8),
     SetDefcon(u8),
     /// VP to one side (§10.2).
-    Vp { side: Side, n: u8 },
+    Vp {
+        side: Side,
+        n: u8,
+    },
     /// Net VP change (positive favours the US), for netted scores (§10.2.3).
     VpNet(i32),
-    MilOps { side: Side, n: u8 },
+    MilOps {
+        side: Side,
+        n: u8,
+    },
     ResetMilOps,
     /// Advance one space race box, with its VP (§6.4.3).
-    SpaceAdvance { side: Side },
-    SpaceAttempt { side: Side },
+    SpaceAdvance {
+        side: Side,
+    },
+    SpaceAttempt {
+        side: Side,
+    },
     /// Move a card from wherever it is to `to` (never the China Card).
-    MoveCard { card: CardId, to: Pile },
-    PassChina { to: Side, face_up: bool },
+    MoveCard {
+        card: CardId,
+        to: Pile,
+    },
+    PassChina {
+        to: Side,
+        face_up: bool,
+    },
     AddEffect(Effect),
     RemoveEffect(CardId),
-    SetEffectParam { card: CardId, param: i16 },
+    SetEffectParam {
+        card: CardId,
+        param: i16,
+    },
     EndGame(Outcome),
 }
 
 /// Things that happened, for lasting effects to react to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DomainEvent {
-    DefconChanged { from: u8, to: u8 },
+    DefconChanged {
+        from: u8,
+        to: u8,
+    },
     /// Declared, before the die is rolled (Cuban Missile Crisis reacts here).
-    CoupAttempted { side: Side, country: CountryId, free: bool },
-    CardPlayed { side: Side, card: CardId },
-    RoundEnded { side: Side },
+    CoupAttempted {
+        side: Side,
+        country: CountryId,
+        free: bool,
+    },
+    CardPlayed {
+        side: Side,
+        card: CardId,
+    },
+    RoundEnded {
+        side: Side,
+    },
 }

@@ -82,9 +82,13 @@ impl SubRegion {
         }
     }
     fn from_name(s: &str) -> Option<SubRegion> {
-        [SubRegion::EasternEurope, SubRegion::WesternEurope, SubRegion::SoutheastAsia]
-            .into_iter()
-            .find(|r| r.name() == s)
+        [
+            SubRegion::EasternEurope,
+            SubRegion::WesternEurope,
+            SubRegion::SoutheastAsia,
+        ]
+        .into_iter()
+        .find(|r| r.name() == s)
     }
 }
 
@@ -186,7 +190,10 @@ impl Map {
             let subregions = c
                 .sub
                 .iter()
-                .map(|s| SubRegion::from_name(s).ok_or_else(|| MapError(format!("unknown sub-region {s:?}"))))
+                .map(|s| {
+                    SubRegion::from_name(s)
+                        .ok_or_else(|| MapError(format!("unknown sub-region {s:?}")))
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             let mut adjacent = Vec::new();
             let mut superpower = None;
@@ -213,7 +220,11 @@ impl Map {
         for c in &countries {
             for a in &c.adjacent {
                 if !countries[a.idx()].adjacent.contains(&c.id) {
-                    return Err(MapError(format!("{} lists {} but not the reverse", c.name, countries[a.idx()].name)));
+                    return Err(MapError(format!(
+                        "{} lists {} but not the reverse",
+                        c.name,
+                        countries[a.idx()].name
+                    )));
                 }
             }
         }
@@ -257,25 +268,47 @@ impl Map {
             }
         };
         check("countries", self.countries.len(), 84)?;
-        check("battlegrounds", self.battleground_mask.count_ones() as usize, 29)?;
+        check(
+            "battlegrounds",
+            self.battleground_mask.count_ones() as usize,
+            29,
+        )?;
         let want = [21, 15, 10, 10, 10, 18];
         let bgs = [5, 6, 6, 3, 4, 5];
         for (i, r) in Region::ALL.iter().enumerate() {
-            check(r.name(), self.region_masks[i].count_ones() as usize, want[i])?;
+            check(
+                r.name(),
+                self.region_masks[i].count_ones() as usize,
+                want[i],
+            )?;
             check(
                 &format!("{} battlegrounds", r.name()),
                 (self.region_masks[i] & self.battleground_mask).count_ones() as usize,
                 bgs[i],
             )?;
         }
-        let edges: usize = self.countries.iter().map(|c| c.adjacent.len()).sum::<usize>() / 2;
+        let edges: usize = self
+            .countries
+            .iter()
+            .map(|c| c.adjacent.len())
+            .sum::<usize>()
+            / 2;
         check("adjacency edges", edges, 112)?;
         check(
             "superpower edges",
-            self.countries.iter().filter(|c| c.superpower.is_some()).count(),
+            self.countries
+                .iter()
+                .filter(|c| c.superpower.is_some())
+                .count(),
             9,
         )?;
-        let total = |s: Side| self.setup_fixed[s.idx()].iter().map(|x| x.1 as usize).sum::<usize>() + self.setup_free[s.idx()] as usize;
+        let total = |s: Side| {
+            self.setup_fixed[s.idx()]
+                .iter()
+                .map(|x| x.1 as usize)
+                .sum::<usize>()
+                + self.setup_free[s.idx()] as usize
+        };
         check("US setup influence", total(Side::Us), 25)?;
         check("USSR setup influence", total(Side::Ussr), 15)?;
         Ok(())
@@ -295,12 +328,16 @@ impl Map {
         let n = name.trim();
         self.countries
             .iter()
-            .find(|c| c.name.eq_ignore_ascii_case(n) || c.aliases.iter().any(|a| a.eq_ignore_ascii_case(n)))
+            .find(|c| {
+                c.name.eq_ignore_ascii_case(n)
+                    || c.aliases.iter().any(|a| a.eq_ignore_ascii_case(n))
+            })
             .map(|c| c.id)
     }
     /// The id of a country the program itself names: a typo here is a programming error.
     pub fn id(&self, name: &str) -> CountryId {
-        self.by_name(name).unwrap_or_else(|| panic!("no country named {name:?} on the map"))
+        self.by_name(name)
+            .unwrap_or_else(|| panic!("no country named {name:?} on the map"))
     }
     pub fn region_mask(&self, r: Region) -> u128 {
         self.region_masks[r as usize]
@@ -338,7 +375,9 @@ mod tests {
         let m = Map::standard();
         assert_eq!(m.countries.len(), 84);
         let austria = m.country(m.id("Austria"));
-        assert!(austria.in_sub(SubRegion::EasternEurope) && austria.in_sub(SubRegion::WesternEurope));
+        assert!(
+            austria.in_sub(SubRegion::EasternEurope) && austria.in_sub(SubRegion::WesternEurope)
+        );
         assert_eq!(m.country(m.id("Cuba")).superpower, Some(Side::Us));
         assert_eq!(m.country(m.id("North Korea")).superpower, Some(Side::Ussr));
         assert!(m.country(m.id("Thailand")).in_southeast_asia());
@@ -347,7 +386,11 @@ mod tests {
 
     #[test]
     fn asymmetric_adjacency_is_rejected() {
-        let bad = include_str!("../data/map.json").replacen(r#""adj": ["UK", "USA"]"#, r#""adj": ["USA"]"#, 1);
+        let bad = include_str!("../data/map.json").replacen(
+            r#""adj": ["UK", "USA"]"#,
+            r#""adj": ["USA"]"#,
+            1,
+        );
         let err = Map::parse(&bad).unwrap_err().to_string();
         assert!(err.contains("not the reverse"), "{err}");
     }

@@ -22,7 +22,11 @@ pub enum Scope {
     Region(Region),
     /// Countries of `region` controlled by `side`, except a country freed by another effect in
     /// play (NATO: France after De Gaulle Leads France, West Germany after Willy Brandt).
-    ControlledBy { side: Side, region: Region, except: Vec<(CardId, CountryId)> },
+    ControlledBy {
+        side: Side,
+        region: Region,
+        except: Vec<(CardId, CountryId)>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,10 +50,16 @@ impl Veto {
         match &self.scope {
             Scope::Country(x) => *x == c,
             Scope::Region(r) => map.country(c).region == *r,
-            Scope::ControlledBy { side, region, except } => {
+            Scope::ControlledBy {
+                side,
+                region,
+                except,
+            } => {
                 map.country(c).region == *region
                     && st.controls(*side, c)
-                    && !except.iter().any(|(card, x)| *x == c && st.has_effect(*card))
+                    && !except
+                        .iter()
+                        .any(|(card, x)| *x == c && st.has_effect(*card))
             }
         }
     }

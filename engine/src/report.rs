@@ -20,12 +20,23 @@ pub struct LogLine {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RandomOutcome {
-    Die { side: Side, value: u8 },
+    Die {
+        side: Side,
+        value: u8,
+    },
     /// A pile was shuffled into the draw deck; `order` is the new deck, top last.
-    Shuffle { order: Vec<CardId> },
-    Draw { side: Side, card: CardId },
+    Shuffle {
+        order: Vec<CardId>,
+    },
+    Draw {
+        side: Side,
+        card: CardId,
+    },
     /// A random card taken from a hand.
-    RandomCard { side: Side, card: CardId },
+    RandomCard {
+        side: Side,
+        card: CardId,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -13,7 +13,10 @@ pub enum Randomness {
     Seeded(ChaCha8Rng),
     /// Dice and picks come from these queues in order. Shuffles leave piles in their current
     /// order, so a scripted game controls the deck by its listed order.
-    Scripted { dice: VecDeque<u8>, picks: VecDeque<u8> },
+    Scripted {
+        dice: VecDeque<u8>,
+        picks: VecDeque<u8>,
+    },
 }
 
 /// Scripted randomness ran out: the position needed a random outcome that was not scripted.
@@ -26,7 +29,10 @@ impl Randomness {
         Randomness::Seeded(ChaCha8Rng::seed_from_u64(seed))
     }
     pub fn scripted(dice: impl IntoIterator<Item = u8>) -> Randomness {
-        Randomness::Scripted { dice: dice.into_iter().collect(), picks: VecDeque::new() }
+        Randomness::Scripted {
+            dice: dice.into_iter().collect(),
+            picks: VecDeque::new(),
+        }
     }
     pub fn is_scripted(&self) -> bool {
         matches!(self, Randomness::Scripted { .. })
@@ -74,7 +80,10 @@ impl PartialEq for Randomness {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Randomness::Seeded(a), Randomness::Seeded(b)) => a == b,
-            (Randomness::Scripted { dice: a, picks: p }, Randomness::Scripted { dice: b, picks: q }) => a == b && p == q,
+            (
+                Randomness::Scripted { dice: a, picks: p },
+                Randomness::Scripted { dice: b, picks: q },
+            ) => a == b && p == q,
             _ => false,
         }
     }

@@ -22,7 +22,10 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { optional_cards: false, us_bonus: 2 }
+        Options {
+            optional_cards: false,
+            us_bonus: 2,
+        }
     }
 }
 
@@ -57,8 +60,12 @@ impl EndReason {
             EndReason::Defcon1 => "DEFCON 1: the phasing player loses (§8.1.3)",
             EndReason::EuropeControl => "control of Europe when Europe was scored (§10.3.1)",
             EndReason::FinalScoring => "final scoring after turn 10 (§10.3.2)",
-            EndReason::HeldScoringCard => "a scoring card was held at the end of the turn (§11.1.2)",
-            EndReason::CubanMissileCrisis => "a coup under the opponent's Cuban Missile Crisis (card text)",
+            EndReason::HeldScoringCard => {
+                "a scoring card was held at the end of the turn (§11.1.2)"
+            }
+            EndReason::CubanMissileCrisis => {
+                "a coup under the opponent's Cuban Missile Crisis (card text)"
+            }
             EndReason::Wargames => "Wargames (card text)",
         }
     }

@@ -1,0 +1,77 @@
+//! Cuban Missile Crisis (#40): DEFCON to 2; for the rest of the turn the opponent loses if it
+//! coups. The opponent may cancel it by removing 2 Influence: the USSR from Cuba, the US from
+//! West Germany or Turkey (card text; "Germany" means West Germany, FAQ).
+
+use super::ids::CUBAN_MISSILE_CRISIS;
+use arbiter_engine::ctx::Ctx;
+use arbiter_engine::effect::{Effect, Expiry};
+use arbiter_engine::instr::{DomainEvent, Instr};
+use arbiter_engine::state::{EndReason, Outcome};
+use arbiter_engine::{CardEvent, CountryId, Map, Move, Position, Side};
+
+pub struct CubanMissileCrisis;
+
+fn cancel_countries(victim: Side) -> Vec<CountryId> {
+    let map = Map::standard();
+    match victim {
+        Side::Ussr => vec![map.id("Cuba")],
+        Side::Us => vec![map.id("West Germany"), map.id("Turkey")],
+    }
+}
+
+impl CardEvent for CubanMissileCrisis {
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        ctx.exec(Instr::SetDefcon(2));
+        ctx.exec(Instr::AddEffect(Effect {
+            card: CUBAN_MISSILE_CRISIS,
+            owner: side,
+            expiry: Expiry::EndOfTurn,
+            param: 0,
+        }));
+    }
+    /// The loss trigger: a coup declared by the opponent ends the game before its roll.
+    fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
+        if let DomainEvent::CoupAttempted { side, .. } = ev {
+            if *side == e.owner.opponent() {
+                ctx.log(format!(
+                    "{side} attempted a coup under the {}'s Cuban Missile Crisis",
+                    e.owner
+                ));
+                ctx.exec(Instr::EndGame(Outcome {
+                    winner: Some(e.owner),
+                    reason: EndReason::CubanMissileCrisis,
+                }));
+            }
+        }
+    }
+    fn round_moves(&self, p: Position, e: &Effect, side: Side, out: &mut Vec<Move>) {
+        if side != e.owner.opponent() {
+            return;
+        }
+        for c in cancel_countries(side) {
+            if p.st.inf(side, c) >= 2 {
+                out.push(Move::Cancel {
+                    card: CUBAN_MISSILE_CRISIS,
+                    country: Some(c),
+                });
+            }
+        }
+    }
+    fn apply_round_move(&self, ctx: &mut Ctx, _e: &Effect, side: Side, m: &Move) {
+        if let Move::Cancel {
+            country: Some(c), ..
+        } = m
+        {
+            ctx.log(format!(
+                "{side} removes 2 Influence from {} to cancel the Cuban Missile Crisis",
+                Map::standard().name(*c)
+            ));
+            ctx.exec(Instr::RemoveInfluence {
+                side,
+                country: *c,
+                n: 2,
+            });
+            ctx.exec(Instr::RemoveEffect(CUBAN_MISSILE_CRISIS));
+        }
+    }
+}

@@ -1,0 +1,37 @@
+//! Five Year Plan (#5): the USSR discards a random card; if its event is the US's, the event
+//! takes place (for the US), otherwise the card is just discarded (§5.4: discards never trigger
+//! events, scoring cards included). The China Card is never taken (§9.5).
+
+use arbiter_engine::card::CardSide;
+use arbiter_engine::ctx::Ctx;
+use arbiter_engine::instr::Instr;
+use arbiter_engine::state::Pile;
+use arbiter_engine::{CardEvent, Side};
+
+pub struct FiveYearPlan;
+
+impl CardEvent for FiveYearPlan {
+    fn resolve(&self, ctx: &mut Ctx, _side: Side) {
+        let Some(card) = ctx.random_card(Side::Ussr) else {
+            ctx.log("Five Year Plan: the USSR has no card to discard");
+            return;
+        };
+        let info = ctx.rules.cards.info(card);
+        let name = info.name.clone();
+        if info.side == CardSide::Us {
+            ctx.log(format!(
+                "Five Year Plan: the USSR discards {name} at random; its US event takes place"
+            ));
+            ctx.put_in_play(card, Side::Us);
+            ctx.resolve_event(card, Side::Us);
+        } else {
+            ctx.log(format!(
+                "Five Year Plan: the USSR discards {name} at random"
+            ));
+            ctx.exec(Instr::MoveCard {
+                card,
+                to: Pile::Discard,
+            });
+        }
+    }
+}

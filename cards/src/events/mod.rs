@@ -1,0 +1,95 @@
+//! The implemented events, registered by card number.
+
+mod cuban_missile_crisis;
+mod defcon_cards;
+mod five_year_plan;
+mod headline_cards;
+mod junta;
+mod modifiers;
+mod nato;
+mod norad;
+mod olympic_games;
+mod placement;
+mod traps;
+mod wars;
+
+use crate::shapes::{RegionScoring, SoutheastAsiaScoring};
+use arbiter_engine::{CardId, Region, Ruleset};
+
+/// Card numbers the events refer to.
+pub mod ids {
+    use arbiter_engine::CardId;
+    pub const ASIA_SCORING: CardId = CardId(1);
+    pub const EUROPE_SCORING: CardId = CardId(2);
+    pub const MIDDLE_EAST_SCORING: CardId = CardId(3);
+    pub const DUCK_AND_COVER: CardId = CardId(4);
+    pub const FIVE_YEAR_PLAN: CardId = CardId(5);
+    pub const VIETNAM_REVOLTS: CardId = CardId(9);
+    pub const KOREAN_WAR: CardId = CardId(11);
+    pub const WARSAW_PACT: CardId = CardId(16);
+    pub const DE_GAULLE: CardId = CardId(17);
+    pub const OLYMPIC_GAMES: CardId = CardId(20);
+    pub const NATO: CardId = CardId(21);
+    pub const MARSHALL_PLAN: CardId = CardId(23);
+    pub const CONTAINMENT: CardId = CardId(25);
+    pub const DECOLONIZATION: CardId = CardId(30);
+    pub const RED_SCARE: CardId = CardId(31);
+    pub const CENTRAL_AMERICA_SCORING: CardId = CardId(37);
+    pub const SOUTHEAST_ASIA_SCORING: CardId = CardId(38);
+    pub const CUBAN_MISSILE_CRISIS: CardId = CardId(40);
+    pub const NUCLEAR_SUBS: CardId = CardId(41);
+    pub const QUAGMIRE: CardId = CardId(42);
+    pub const SALT: CardId = CardId(43);
+    pub const BEAR_TRAP: CardId = CardId(44);
+    pub const JUNTA: CardId = CardId(47);
+    pub const BREZHNEV_DOCTRINE: CardId = CardId(51);
+    pub const WILLY_BRANDT: CardId = CardId(55);
+    pub const LATIN_AMERICAN_DEATH_SQUADS: CardId = CardId(69);
+    pub const AFRICA_SCORING: CardId = CardId(79);
+    pub const SOUTH_AMERICA_SCORING: CardId = CardId(81);
+    pub const IRAN_CONTRA: CardId = CardId(93);
+    pub const WARGAMES: CardId = CardId(100);
+    pub const DEFECTORS: CardId = CardId(103);
+    pub const NORAD: CardId = CardId(106);
+}
+
+use ids::*;
+
+pub fn register(r: &mut Ruleset) {
+    for (card, region) in [
+        (ASIA_SCORING, Region::Asia),
+        (EUROPE_SCORING, Region::Europe),
+        (MIDDLE_EAST_SCORING, Region::MiddleEast),
+        (CENTRAL_AMERICA_SCORING, Region::CentralAmerica),
+        (SOUTH_AMERICA_SCORING, Region::SouthAmerica),
+        (AFRICA_SCORING, Region::Africa),
+    ] {
+        r.register(card, Box::new(RegionScoring(region)));
+    }
+    r.register(SOUTHEAST_ASIA_SCORING, Box::new(SoutheastAsiaScoring));
+    modifiers::register(r);
+    nato::register(r);
+    placement::register(r);
+    traps::register(r);
+    wars::register(r);
+    r.register(
+        CUBAN_MISSILE_CRISIS,
+        Box::new(cuban_missile_crisis::CubanMissileCrisis),
+    );
+    r.register(JUNTA, Box::new(junta::Junta));
+    r.register(OLYMPIC_GAMES, Box::new(olympic_games::OlympicGames));
+    r.register(FIVE_YEAR_PLAN, Box::new(five_year_plan::FiveYearPlan));
+    r.register(NORAD, Box::new(norad::Norad));
+    headline_cards::register(r);
+    defcon_cards::register(r);
+}
+
+/// Every card whose event is implemented, for CARDS.md and tests.
+pub fn implemented() -> Vec<CardId> {
+    let r = crate::ruleset();
+    r.cards
+        .all()
+        .map(|c| c.id)
+        .filter(|c| r.implemented(*c))
+        .collect()
+}

@@ -1,0 +1,364 @@
+//! Shapes shared by several cards. A card with one of these shapes is a value of it, not a
+//! copy of its code.
+
+use arbiter_engine::ctx::Ctx;
+use arbiter_engine::effect::{Effect, Expiry};
+use arbiter_engine::flow::EventTask;
+use arbiter_engine::instr::Instr;
+use arbiter_engine::map::{CountryId, Map, Region};
+use arbiter_engine::pipeline::{
+    DieModifier, OpsCondition, OpsModifier, OpsStage, RollKind, Source, Spend,
+};
+use arbiter_engine::state::Pile;
+use arbiter_engine::{CardEvent, CardId, Move, Position, Side};
+
+// ---------------------------------------------------------------- scoring cards
+
+/// A region's scoring card (§10.1): Asia, Europe, Middle East, Central and South America,
+/// Africa.
+pub struct RegionScoring(pub Region);
+
+impl CardEvent for RegionScoring {
+    fn resolve(&self, ctx: &mut Ctx, _side: Side) {
+        arbiter_engine::scoring::score_region(ctx, self.0);
+    }
+}
+
+/// Southeast Asia Scoring (#38): per-country VP, no tiers.
+pub struct SoutheastAsiaScoring;
+
+impl CardEvent for SoutheastAsiaScoring {
+    fn resolve(&self, ctx: &mut Ctx, _side: Side) {
+        arbiter_engine::scoring::score_southeast_asia(ctx);
+    }
+}
+
+// ---------------------------------------------------------------- turn-long modifiers
+
+/// Relative to the effect's owner.
+#[derive(Clone, Copy)]
+pub enum Who {
+    Owner,
+    Opponent,
+    Both,
+}
+
+impl Who {
+    fn sides(self, owner: Side) -> &'static [Side] {
+        match (self, owner) {
+            (Who::Both, _) => &Side::BOTH,
+            (Who::Owner, Side::Us) | (Who::Opponent, Side::Ussr) => &[Side::Us],
+            _ => &[Side::Ussr],
+        }
+    }
+}
+
+pub struct OpsSpec {
+    pub who: Who,
+    pub stage: OpsStage,
+    pub condition: OpsCondition,
+    pub add: i8,
+    pub cap: Option<u8>,
+    pub floor: Option<u8>,
+}
+
+pub struct DieSpec {
+    pub who: Who,
+    pub kind: RollKind,
+    pub regions: Option<&'static [Region]>,
+    pub add: i8,
+}
+
+/// An event whose lasting part only modifies Ops values or die rolls for the rest of the turn
+/// (Red Scare/Purge, Containment, Brezhnev Doctrine, Vietnam Revolts, Latin American Death
+/// Squads, Iran-Contra Scandal, SALT Negotiations). `first` is what the event does at once.
+pub struct Modifiers {
+    pub card: CardId,
+    pub ops: &'static [OpsSpec],
+    pub dice: &'static [DieSpec],
+    pub first: fn(&mut Ctx, Side),
+}
+
+pub fn nothing(_: &mut Ctx, _: Side) {}
+
+impl Modifiers {
+    pub fn start(&self, ctx: &mut Ctx, side: Side) {
+        (self.first)(ctx, side);
+        ctx.exec(Instr::AddEffect(Effect {
+            card: self.card,
+            owner: side,
+            expiry: Expiry::EndOfTurn,
+            param: 0,
+        }));
+    }
+}
+
+impl CardEvent for Modifiers {
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        self.start(ctx, side);
+    }
+    fn ops_modifiers(&self, e: &Effect, out: &mut Vec<OpsModifier>) {
+        for s in self.ops {
+            for &b in s.who.sides(e.owner) {
+                out.push(OpsModifier {
+                    source: Source::Card(e.card),
+                    stage: s.stage,
+                    beneficiary: b,
+                    condition: s.condition,
+                    add: s.add,
+                    cap: s.cap,
+                    floor: s.floor,
+                });
+            }
+        }
+    }
+    fn die_modifiers(&self, e: &Effect, out: &mut Vec<DieModifier>) {
+        for s in self.dice {
+            for &r in s.who.sides(e.owner) {
+                out.push(DieModifier {
+                    source: Source::Card(e.card),
+                    roller: r,
+                    kind: s.kind,
+                    regions: s.regions.map(|x| x.to_vec()),
+                    add: s.add,
+                });
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- placing / removing markers
+
+/// "Add (or remove) N Influence in countries that…, at most K per country" (Decolonization,
+/// Marshall Plan, Warsaw Pact Formed, NORAD). The event task counts markers left in `count`
+/// and marks chosen countries in `picked`/`twice`.
+pub struct Markers {
+    /// Whose Influence changes.
+    pub influence_of: Who,
+    pub add: bool,
+    pub total: u8,
+    pub max_per_country: u8,
+    pub eligible: fn(Position, Side, CountryId) -> bool,
+}
+
+impl Markers {
+    pub fn task(&self, card: CardId, side: Side, stage: u8) -> EventTask {
+        EventTask::new(card, side).stage(stage).count(self.total)
+    }
+
+    fn used(t: &EventTask, c: CountryId) -> u8 {
+        u8::from(t.picked & c.bit() != 0) + u8::from(t.twice & c.bit() != 0)
+    }
+
+    pub fn options(&self, p: Position, t: &EventTask) -> Vec<Move> {
+        let whose = self.influence_of.sides(t.side)[0];
+        Map::standard()
+            .ids()
+            .filter(|c| Self::used(t, *c) < self.max_per_country && (self.eligible)(p, t.side, *c))
+            .filter(|c| self.add || p.st.inf(whose, *c) > 0)
+            .map(|c| {
+                if self.add {
+                    Move::Influence(c)
+                } else {
+                    Move::Remove(c)
+                }
+            })
+            .collect()
+    }
+
+    /// Apply one marker; returns the next task if markers remain.
+    pub fn apply(&self, ctx: &mut Ctx, mut t: EventTask, m: &Move) -> Option<EventTask> {
+        let c = match m {
+            Move::Influence(c) | Move::Remove(c) => *c,
+            _ => return None,
+        };
+        let side = self.influence_of.sides(t.side)[0];
+        ctx.exec(if self.add {
+            Instr::AddInfluence {
+                side,
+                country: c,
+                n: 1,
+            }
+        } else {
+            Instr::RemoveInfluence {
+                side,
+                country: c,
+                n: 1,
+            }
+        });
+        if t.picked & c.bit() != 0 {
+            t.twice |= c.bit();
+        }
+        t.picked |= c.bit();
+        t.count -= 1;
+        (t.count > 0).then_some(t)
+    }
+}
+
+pub fn in_region(c: CountryId, r: Region) -> bool {
+    Map::standard().country(c).region == r
+}
+
+// ---------------------------------------------------------------- wars
+
+/// A war event (§7.6): roll, minus 1 per enemy-controlled neighbour of the target (and for
+/// some wars if the target itself is enemy-controlled); on `min_roll`+ the attacker gains VP
+/// and replaces the enemy's Influence with its own; military ops are gained win or lose.
+pub struct War {
+    pub target: &'static str,
+    pub min_roll: u8,
+    pub vp: u8,
+    pub mil_ops: u8,
+}
+
+impl War {
+    /// Resolve against `target` for `side`.
+    pub fn fight(&self, ctx: &mut Ctx, side: Side, target: CountryId) {
+        let map = Map::standard();
+        let enemy = side.opponent();
+        let neighbours: Vec<&str> = map
+            .country(target)
+            .adjacent
+            .iter()
+            .filter(|a| ctx.st.controls(enemy, **a))
+            .map(|a| map.name(*a))
+            .collect();
+        let roll = ctx.die(side);
+        let total = roll as i32 - neighbours.len() as i32;
+        let name = map.name(target);
+        let mods = if neighbours.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " - {} {enemy}-controlled neighbour(s) ({})",
+                neighbours.len(),
+                neighbours.join(", ")
+            )
+        };
+        let won = total >= self.min_roll as i32;
+        ctx.log(format!(
+            "War in {name}: {side} rolls {roll}{mods} = {total}; needs {}+: {}",
+            self.min_roll,
+            if won { "victory" } else { "defeat" }
+        ));
+        ctx.exec(Instr::MilOps {
+            side,
+            n: self.mil_ops,
+        });
+        if won {
+            let n = ctx.st.inf(enemy, target);
+            ctx.exec(Instr::RemoveInfluence {
+                side: enemy,
+                country: target,
+                n,
+            });
+            ctx.exec(Instr::AddInfluence {
+                side,
+                country: target,
+                n,
+            });
+            ctx.exec(Instr::Vp { side, n: self.vp });
+        }
+    }
+}
+
+// ---------------------------------------------------------------- traps
+
+/// Bear Trap / Quagmire: each action round of the trapped side becomes: discard a card worth
+/// 2+ Ops (modified, §7.4.2) and roll 1–4 to escape; with no such card, the round passes.
+/// Scoring cards may always be played instead, because no card can force a player to hold a
+/// scoring card (§10.1.5, which card text does not override, §5.5).
+pub struct Trap {
+    pub card: CardId,
+    pub victim: Side,
+}
+
+impl Trap {
+    pub fn spring(&self, ctx: &mut Ctx) {
+        ctx.exec(Instr::AddEffect(Effect {
+            card: self.card,
+            owner: self.victim.opponent(),
+            expiry: Expiry::Permanent,
+            param: 0,
+        }));
+    }
+
+    fn discards(p: Position, side: Side) -> Vec<CardId> {
+        p.st.hand(side)
+            .iter()
+            .filter(|c| {
+                let info = p.cards().info(*c);
+                !info.scoring
+                    && arbiter_engine::ctx::ops_value(p, *c, side, Spend::NOWHERE).value >= 2
+            })
+            .collect()
+    }
+
+    pub fn options(&self, p: Position, t: &EventTask) -> Vec<Move> {
+        let mut v: Vec<Move> =
+            if arbiter_engine::action_round::must_play_scoring(p, t.side).is_some() {
+                Vec::new()
+            } else {
+                Self::discards(p, t.side)
+                    .into_iter()
+                    .map(Move::Discard)
+                    .collect()
+            };
+        v.extend(
+            p.st.hand(t.side)
+                .iter()
+                .filter(|c| p.cards().info(*c).scoring)
+                .map(|card| Move::Play {
+                    card,
+                    mode: arbiter_engine::PlayMode::Event,
+                }),
+        );
+        if v.is_empty() {
+            v.push(Move::Pass);
+        }
+        v
+    }
+
+    pub fn prompt(&self, p: Position, t: &EventTask) -> String {
+        format!(
+            "{}: {} is trapped: discard a card worth 2+ Ops and roll 1-4 to escape (card text)",
+            t.side,
+            p.cards().name(self.card)
+        )
+    }
+
+    pub fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
+        let side = t.side;
+        let trap = ctx.card_name(self.card).to_string();
+        match *m {
+            Move::Discard(c) => {
+                let name = ctx.card_name(c).to_string();
+                ctx.exec(Instr::MoveCard {
+                    card: c,
+                    to: Pile::Discard,
+                });
+                let roll = ctx.die(side);
+                if roll <= 4 {
+                    ctx.log(format!(
+                        "{side} discards {name} and rolls {roll}: escapes {trap}"
+                    ));
+                    ctx.exec(Instr::RemoveEffect(self.card));
+                } else {
+                    ctx.log(format!(
+                        "{side} discards {name} and rolls {roll}: still in {trap}"
+                    ));
+                }
+            }
+            Move::Play { card, .. } => {
+                ctx.log(format!(
+                    "{side} plays a scoring card instead of trying to escape {trap} (§10.1.5)"
+                ));
+                ctx.put_in_play(card, side);
+                ctx.resolve_event(card, side);
+            }
+            _ => ctx.log(format!(
+                "{side} has no card to discard: the round passes ({trap})"
+            )),
+        }
+    }
+}
