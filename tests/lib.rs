@@ -107,7 +107,7 @@ pub fn check_agreement(g: &Game, moves: &[Move], rng: &mut ChaCha8Rng) -> Result
 
 /// Every move of every shape, over all cards and countries.
 pub fn move_universe(g: &Game) -> Vec<Move> {
-    use arbiter_engine::{CardId, CountryId, PlayMode};
+    use arbiter_engine::{CardId, PlayMode};
     let mut v = vec![Move::Pass];
     let modes = [
         PlayMode::Event,
@@ -136,6 +136,97 @@ pub fn move_universe(g: &Game) -> Vec<Move> {
     for i in 0..4 {
         v.push(Move::Choose(i));
     }
-    let _ = CountryId(0);
     v
+}
+
+// ------------------------------------------------------------------ position builders
+
+use arbiter_engine::effect::{Effect, Expiry};
+use arbiter_engine::flow::Task;
+use arbiter_engine::{CardId, CountryId, Report, State};
+
+pub fn country(name: &str) -> CountryId {
+    Map::standard().id(name)
+}
+
+pub fn card(name: &str) -> CardId {
+    arbiter_cards::ruleset().cards.id(name)
+}
+
+pub fn set_inf(st: &mut State, name: &str, us: u8, ussr: u8) {
+    st.influence[country(name).idx()] = [us, ussr];
+}
+
+pub fn give(st: &mut State, side: Side, names: &[&str]) {
+    for n in names {
+        st.hands[side.idx()].insert(card(n));
+    }
+}
+
+pub fn effect(st: &mut State, name: &str, owner: Side) {
+    st.effects.push(Effect {
+        card: card(name),
+        owner,
+        expiry: Expiry::EndOfTurn,
+        param: 0,
+    });
+}
+
+/// An empty board (no Influence, empty hands and deck) with scripted dice, then `f`.
+pub fn board(dice: &[u8], f: impl FnOnce(&mut State)) -> State {
+    let rules = arbiter_cards::ruleset();
+    let mut st = State::initial(
+        &rules,
+        Options {
+            optional_cards: true,
+            us_bonus: 0,
+        },
+        Randomness::scripted(dice.iter().copied()),
+    );
+    st.influence.iter_mut().for_each(|i| *i = [0, 0]);
+    st.stack.clear();
+    st.reserve = Default::default();
+    f(&mut st);
+    st
+}
+
+/// `side` to play a card in action round 1 of turn 1 (unless `f` says otherwise).
+pub fn at_round(side: Side, dice: &[u8], f: impl FnOnce(&mut State)) -> Game {
+    let mut st = board(dice, |st| {
+        st.round = 1;
+        st.phasing = side;
+        f(st);
+    });
+    st.round_start_presence = [st.presence(Side::Us), st.presence(Side::Ussr)];
+    st.stack = vec![Task::EndRound { side }, Task::ChooseCard { side }];
+    Game::from_state(arbiter_cards::ruleset(), st).0
+}
+
+/// Play moves in notation; panics with the engine's message on a rejection.
+pub fn play(g: &mut Game, moves: &[&str]) -> Vec<String> {
+    let mut log = Vec::new();
+    for text in moves {
+        let m = g.parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let r: Report = g.play(&m).unwrap_or_else(|e| panic!("{text}: {e}"));
+        log.extend(r.lines_for(None).map(String::from));
+    }
+    log
+}
+
+/// The rejection message of a move (panics if it is accepted); the game must be unchanged.
+pub fn reject(g: &mut Game, text: &str) -> String {
+    let before = g.hash64();
+    let err = match g.parse(text) {
+        Err(e) => e.to_string(),
+        Ok(m) => match g.play(&m) {
+            Ok(_) => panic!("{text} was accepted"),
+            Err(e) => e.to_string(),
+        },
+    };
+    assert_eq!(g.hash64(), before, "a rejected move changed the game");
+    err
+}
+
+pub fn inf(g: &Game, name: &str) -> [u8; 2] {
+    g.state().influence[country(name).idx()]
 }
