@@ -949,3 +949,58 @@ fn setup_places_the_free_influence_in_the_right_halves_of_europe() {
     );
     let _ = Region::Europe;
 }
+
+#[rstest]
+// USSR domination 5 + 2 battlegrounds = 7; US presence 3 + 1 battleground = 4: net 3 to the USSR.
+#[case("Middle East Scoring", &[("Iran", 0, 2), ("Iraq", 0, 3), ("Lebanon", 0, 1), ("Israel", 4, 0)], -3)]
+// USSR domination 4 + 2 = 6; US presence 1 + 1 = 2.
+#[case("Africa Scoring", &[("Angola", 0, 1), ("Zaire", 0, 1), ("Kenya", 0, 2), ("Nigeria", 1, 0)], -4)]
+// US control 6 + 4 battlegrounds = 10.
+#[case("South America Scoring", &[("Argentina", 2, 0), ("Brazil", 2, 0), ("Chile", 3, 0), ("Venezuela", 2, 0), ("Bolivia", 2, 0)], 10)]
+// Presence 3 + 1 battleground each; a country next to one's own superpower earns nothing.
+#[case("Asia Scoring", &[("Japan", 4, 0), ("North Korea", 0, 3)], 0)]
+// Japan for the USSR and North Korea for the US are next to the enemy superpower: +1 each.
+#[case("Asia Scoring", &[("Japan", 0, 4), ("North Korea", 3, 0)], 0)]
+// US domination 7 + 2 battlegrounds (North Korea, Thailand) + 1 North Korea next to the USSR.
+#[case("Asia Scoring", &[("North Korea", 3, 0), ("Thailand", 2, 0), ("Burma", 2, 0)], 10)]
+fn region_scoring_cards(#[case] name: &str, #[case] inf_: &[(&str, u8, u8)], #[case] vp: i8) {
+    let mut g = at_round(Side::Us, &[], |st| {
+        for (c, us, ussr) in inf_ {
+            set_inf(st, c, *us, *ussr);
+        }
+        give(st, Side::Us, &[name]);
+    });
+    play(&mut g, &[&format!("play \"{name}\" event")]);
+    assert_eq!(g.state().vp, vp);
+}
+
+#[test]
+fn quagmire_traps_the_us_and_ends_norad() {
+    let mut st = board(&[5], |st| {
+        st.effects.push(arbiter_engine::effect::Effect {
+            card: card("NORAD"),
+            owner: Side::Us,
+            expiry: arbiter_engine::effect::Expiry::Permanent,
+            param: 0,
+        });
+        give(st, Side::Ussr, &["Quagmire"]);
+        give(st, Side::Us, &["Fidel", "Asia Scoring"]);
+    });
+    st.stack = vec![Task::ActionRound {
+        round: 1,
+        side: Side::Ussr,
+    }];
+    let mut g = game(st);
+    play(&mut g, &["play Quagmire event"]);
+    assert!(!g.state().has_effect(card("NORAD")));
+    assert_eq!(g.decision().unwrap().side, Side::Us);
+    // A scoring card may always be played instead (§10.1.5).
+    assert!(g
+        .check(&g.parse("play \"Asia Scoring\" event").unwrap())
+        .is_ok());
+    play(&mut g, &["discard Fidel"]);
+    assert!(
+        g.state().has_effect(card("Quagmire")),
+        "a 5 does not escape"
+    );
+}

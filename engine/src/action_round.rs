@@ -217,6 +217,7 @@ fn play(ctx: &mut Ctx, side: Side, card: CardId, mode: PlayMode) {
         info.name, info.ops, info.side
     ));
     ctx.put_in_play(card, side);
+    ctx.emit(DomainEvent::CardPlayed { side, card });
     let ops = Task::Ops(OpsTask::for_card(side, card));
     let event = Task::ResolveEvent {
         card,

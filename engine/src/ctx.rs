@@ -398,7 +398,7 @@ impl<'a> Ctx<'a> {
             p.event_fired = true;
         }
         self.log(format!("Event: {name} ({side})"));
-        self.emit(DomainEvent::CardPlayed { side, card });
+        self.emit(DomainEvent::EventResolved { side, card });
         h.resolve(self, side);
     }
 

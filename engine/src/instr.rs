@@ -73,7 +73,13 @@ pub enum DomainEvent {
         country: CountryId,
         free: bool,
     },
+    /// A card was played in an action round, in any way (event, Ops, space race).
     CardPlayed {
+        side: Side,
+        card: CardId,
+    },
+    /// A card's event took place, for `side`.
+    EventResolved {
         side: Side,
         card: CardId,
     },

@@ -1,0 +1,136 @@
+//! Text rendering of a player's view: the compact board, one region, one country.
+
+use arbiter_engine::map::{iter_mask, Map};
+use arbiter_engine::view::View;
+use arbiter_engine::{Region, Side};
+
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    pub fn from_env() -> Style {
+        Style {
+            color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::IsTerminal::is_terminal(&std::io::stdout()),
+        }
+    }
+    pub fn side(&self, s: Side, text: &str) -> String {
+        if !self.color {
+            return text.to_string();
+        }
+        let code = match s {
+            Side::Us => "34",
+            Side::Ussr => "31",
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+fn vp(v: i8) -> String {
+    arbiter_engine::ctx::vp_text(v as i32)
+}
+
+/// One line per country: `Poland*  US 0  USSR 4  [USSR]` (* battleground).
+pub fn country_line(view: &View, style: &Style, name: &str) -> String {
+    let map = Map::standard();
+    let Some(id) = map.by_name(name) else {
+        return format!("no country {name}");
+    };
+    let c = map.country(id);
+    let i = view
+        .influence
+        .get(&c.name)
+        .copied()
+        .unwrap_or(arbiter_engine::view::PerSide { us: 0, ussr: 0 });
+    let s = c.stability as i32;
+    let ctl = if i.us as i32 - i.ussr as i32 >= s {
+        style.side(Side::Us, " [US]")
+    } else if i.ussr as i32 - i.us as i32 >= s {
+        style.side(Side::Ussr, " [USSR]")
+    } else {
+        String::new()
+    };
+    format!(
+        "  {:<22} stab {}  US {:>2}  USSR {:>2}{ctl}",
+        format!("{}{}", c.name, if c.battleground { "*" } else { "" }),
+        c.stability,
+        i.us,
+        i.ussr
+    )
+}
+
+pub fn region(view: &View, style: &Style, r: Region) -> String {
+    let map = Map::standard();
+    let mut out = format!("{r} (* battleground)\n");
+    for id in iter_mask(map.region_mask(r)) {
+        out.push_str(&country_line(view, style, map.name(id)));
+        out.push('\n');
+    }
+    out
+}
+
+/// The compact board: every country with Influence, and the tracks.
+pub fn board(view: &View, style: &Style) -> String {
+    let map = Map::standard();
+    let mut out = String::new();
+    for r in Region::ALL {
+        let mut lines = Vec::new();
+        for id in iter_mask(map.region_mask(r)) {
+            let i = view.influence[map.name(id)];
+            if i.us + i.ussr > 0 {
+                lines.push(country_line(view, style, map.name(id)));
+            }
+        }
+        out.push_str(&format!(
+            "{r}: {}\n",
+            if lines.is_empty() {
+                "(no Influence)"
+            } else {
+                ""
+            }
+        ));
+        for l in lines {
+            out.push_str(&l);
+            out.push('\n');
+        }
+    }
+    out.push_str(&format!(
+        "Turn {}  AR {}  phasing {}  DEFCON {}  VP {}\n",
+        view.turn,
+        view.action_round,
+        view.phasing,
+        view.defcon,
+        vp(view.vp)
+    ));
+    out.push_str(&format!(
+        "Military ops US {} USSR {}   Space race US {} USSR {}   China Card: {} ({})\n",
+        view.military_ops.us,
+        view.military_ops.ussr,
+        view.space_race.us,
+        view.space_race.ussr,
+        view.china_card.holder,
+        if view.china_card.face_up {
+            "face up"
+        } else {
+            "face down"
+        }
+    ));
+    out.push_str(&format!(
+        "Hands: US {}, USSR {}   Deck {}   Discard {}   Removed {}\n",
+        view.hand_sizes.us,
+        view.hand_sizes.ussr,
+        view.deck_size,
+        view.discard.len(),
+        view.removed.len()
+    ));
+    if !view.effects.is_empty() {
+        let e: Vec<String> = view
+            .effects
+            .iter()
+            .map(|e| format!("{} ({})", e.card, e.owner))
+            .collect();
+        out.push_str(&format!("In effect: {}\n", e.join(", ")));
+    }
+    out
+}
