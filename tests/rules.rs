@@ -1004,3 +1004,187 @@ fn quagmire_traps_the_us_and_ends_norad() {
         "a 5 does not escape"
     );
 }
+
+// ---------------------------------------------------------------- more of §6.4, §4.5, §9, §10.3
+
+/// Every box of the §6.4.3 table: its Ops requirement, its roll, its VP for the first arrival.
+/// The USSR plays; `small` has too few Ops for the box, `big` enough.
+#[rstest]
+#[case(0, "Nasser", "Fidel", 3, 2)]
+#[case(1, "Nasser", "Fidel", 4, 0)]
+#[case(2, "Nasser", "Fidel", 3, 2)]
+#[case(3, "Nasser", "Fidel", 4, 0)]
+#[case(4, "Fidel", "COMECON", 3, 3)]
+#[case(5, "Fidel", "COMECON", 4, 0)]
+#[case(6, "Fidel", "COMECON", 3, 4)]
+#[case(7, "COMECON", "Nuclear Test Ban", 2, 2)]
+fn space_race_boxes(
+    #[case] at: u8,
+    #[case] small: &str,
+    #[case] big: &str,
+    #[case] max_roll: u8,
+    #[case] vp: i8,
+) {
+    let mut g = at_round(Side::Ussr, &[max_roll], |st| {
+        st.space = [0, at];
+        give(st, Side::Ussr, &[small, big]);
+    });
+    assert!(reject(&mut g, &format!("play \"{small}\" space")).ends_with("(§6.4.1)"));
+    play(&mut g, &[&format!("play \"{big}\" space")]);
+    assert_eq!((g.state().space[1], g.state().vp), (at + 1, -vp));
+    let mut g = at_round(Side::Ussr, &[max_roll + 1], |st| {
+        st.space = [0, at];
+        give(st, Side::Ussr, &[big]);
+    });
+    play(&mut g, &[&format!("play \"{big}\" space")]);
+    assert_eq!(g.state().space[1], at, "a roll above {max_roll} fails");
+}
+
+#[test]
+fn the_second_arrival_scores_the_second_number_and_ends_the_ability() {
+    let mut g = at_round(Side::Us, &[1], |st| {
+        st.space = [0, 1];
+        st.space_first[0] = Some(Side::Ussr);
+        give(st, Side::Us, &["Duck and Cover"]);
+    });
+    play(&mut g, &["play \"Duck and Cover\" space"]);
+    assert_eq!(g.state().vp, 1, "Earth Satellite: 2 VP first, 1 second");
+    let st = board(&[], |st| {
+        st.space = [2, 2];
+        st.space_first[1] = Some(Side::Ussr);
+    });
+    assert!(
+        !st.space_ability(Side::Ussr, 2),
+        "Animal in Space ends when the US arrives"
+    );
+}
+
+#[test]
+fn man_in_earth_orbit_makes_the_other_side_choose_and_reveal_first() {
+    let mut st = board(&[], |st| {
+        st.space = [0, 4];
+        st.space_first[3] = Some(Side::Ussr);
+        give(st, Side::Us, &["Duck and Cover"]);
+        give(st, Side::Ussr, &["Fidel"]);
+    });
+    st.stack = vec![Task::HeadlineStart];
+    let mut g = game(st);
+    assert_eq!(g.decision().unwrap().side, Side::Us);
+    play(&mut g, &["headline \"Duck and Cover\""]);
+    assert_eq!(
+        g.view(Some(Side::Ussr)).headline.us.as_deref(),
+        Some("Duck and Cover")
+    );
+}
+
+#[test]
+fn the_space_station_gives_an_eighth_action_round() {
+    let mut st = board(&[], |st| {
+        st.turn = 4;
+        st.space = [8, 0];
+        st.space_first[7] = Some(Side::Us);
+        give(st, Side::Us, &["Duck and Cover", "CIA Created"]);
+        give(st, Side::Ussr, &["Fidel"]);
+    });
+    st.stack = vec![Task::ActionRound {
+        round: 7,
+        side: Side::Ussr,
+    }];
+    let mut g = game(st);
+    play(
+        &mut g,
+        &[
+            "play Fidel ops",
+            "influence Poland",
+            "influence Poland",
+            "play \"CIA Created\" ops",
+            "influence Mexico",
+        ],
+    );
+    let d = g.decision().expect("the US has an 8th round");
+    assert_eq!((d.side, g.state().round), (Side::Us, 8));
+}
+
+#[test]
+fn eagle_has_landed_lets_the_first_arriver_discard_a_held_card() {
+    let mut st = board(&[], |st| {
+        st.space = [6, 0];
+        st.space_first[5] = Some(Side::Us);
+        give(st, Side::Us, &["Duck and Cover"]);
+    });
+    st.stack = vec![Task::HeldCards, Task::SpaceDiscard { side: Side::Us }];
+    let mut g = game(st);
+    play(&mut g, &["discard \"Duck and Cover\""]);
+    assert_eq!(g.state().locate(card("Duck and Cover")), Pile::Discard);
+}
+
+#[test]
+fn the_china_card_is_never_forced() {
+    let mut g = at_round(Side::Ussr, &[], |_| {});
+    let moves: Vec<String> = g
+        .decision()
+        .unwrap()
+        .moves
+        .iter()
+        .map(|m| g.move_text(m))
+        .collect();
+    assert!(moves.contains(&"pass".to_string()), "{moves:?}");
+    play(&mut g, &["pass"]);
+    assert_eq!(g.state().china.holder, Side::Ussr);
+}
+
+#[test]
+fn defcon_improves_by_one_each_turn_up_to_five() {
+    for (from, to) in [(2, 3), (4, 5), (5, 5)] {
+        let mut st = board(&[], |st| st.defcon = from);
+        st.stack = vec![Task::ImproveDefcon];
+        assert_eq!(game(st).state().defcon, to);
+    }
+}
+
+#[test]
+fn final_scoring_at_zero_is_a_draw() {
+    let mut st = board(&[], |st| {
+        st.vp = -1;
+        st.china.holder = Side::Us;
+    });
+    st.stack = vec![Task::FinalScoring];
+    let o = game(st).outcome().unwrap();
+    assert_eq!((o.winner, o.reason), (None, EndReason::FinalScoring));
+}
+
+/// §4.5C, FAQ: the headliner is phasing for its card, so an opponent's event in one's own
+/// headline that reaches DEFCON 1 loses the game for the headliner.
+#[test]
+fn defcon_1_in_a_headline_loses_for_the_headliner() {
+    let mut st = board(&[], |st| {
+        st.defcon = 2;
+        give(st, Side::Us, &["CIA Created"]);
+        give(st, Side::Ussr, &["Duck and Cover"]);
+    });
+    st.stack = vec![Task::HeadlineStart];
+    let mut g = game(st);
+    play(
+        &mut g,
+        &["headline \"Duck and Cover\"", "headline \"CIA Created\""],
+    );
+    let o = g.outcome().unwrap();
+    assert_eq!((o.winner, o.reason), (Some(Side::Us), EndReason::Defcon1));
+}
+
+#[test]
+fn realignment_counts_adjacent_controlled_countries() {
+    let mut g = at_round(Side::Us, &[3, 3], |st| {
+        set_inf(st, "France", 1, 1);
+        set_inf(st, "UK", 5, 0);
+        set_inf(st, "Italy", 2, 0);
+        give(st, Side::Us, &["CIA Created"]);
+    });
+    let log = play(&mut g, &["play \"CIA Created\" ops", "realign France"]);
+    assert!(
+        log.iter()
+            .any(|l| l.contains("US 3 (die) +2 adjacent controlled (UK, Italy) = 5")),
+        "{log:#?}"
+    );
+    assert_eq!(inf(&g, "France"), [1, 0]);
+}
