@@ -1,13 +1,14 @@
 //! `arbiter`: hot-seat Twilight Struggle in a terminal, and scripting commands over saved games.
 
+#[macro_use]
+mod out;
 mod board;
 mod play;
-mod save;
 
-use arbiter_engine::{Game, Options, Side};
+use arbiter_engine::{Options, Side};
+use arbiter_store::{EventStore, Replay, Session, SessionError, SqliteStore};
 use clap::{Parser, Subcommand, ValueEnum};
-use save::{Loaded, SavedGame};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -23,7 +24,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Create a saved game.
+    /// Create a saved game (a SQLite file).
     New {
         file: PathBuf,
         /// Seed of the game's randomness (default: from the clock).
@@ -57,6 +58,8 @@ enum Command {
         #[arg(long = "as")]
         as_side: Option<SideArg>,
     },
+    /// Undo the last move of the side to move, where the rules of undo allow it.
+    Undo { file: PathBuf },
     /// The state as one side (or an observer) sees it.
     State {
         file: PathBuf,
@@ -70,6 +73,16 @@ enum Command {
         file: PathBuf,
         #[arg(long = "as", default_value = "observer")]
         viewer: LogViewer,
+    },
+    /// Replay a saved game with verification, and print the state at the end.
+    Replay {
+        file: PathBuf,
+        /// Stop after this move.
+        #[arg(long)]
+        to: Option<u64>,
+        /// Print each move and its public log as it is replayed.
+        #[arg(long)]
+        step: bool,
     },
 }
 
@@ -119,8 +132,23 @@ pub(crate) enum Failure {
     Failed(String),
 }
 
-impl<E: std::fmt::Display> From<E> for Failure {
-    fn from(e: E) -> Self {
+impl From<SessionError> for Failure {
+    fn from(e: SessionError) -> Self {
+        match e {
+            SessionError::Rejected(m) => Failure::Rejected(m),
+            other => Failure::Failed(other.to_string()),
+        }
+    }
+}
+
+impl From<arbiter_store::StoreError> for Failure {
+    fn from(e: arbiter_store::StoreError) -> Self {
+        Failure::Failed(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
         Failure::Failed(e.to_string())
     }
 }
@@ -147,15 +175,15 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(path: &Path) -> Result<Loaded, Failure> {
-    Ok(SavedGame::read(path)?.load(path)?)
-}
-
-fn clock_seed() -> u64 {
+pub(crate) fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0)
+}
+
+fn json(v: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(v).expect("views serialise")
 }
 
 fn run(cmd: Command) -> Result<(), Failure> {
@@ -167,21 +195,31 @@ fn run(cmd: Command) -> Result<(), Failure> {
             us_bonus,
             force,
         } => {
-            if file.exists() && !force {
-                return Err(Failure::Rejected(format!(
-                    "{} exists; use --force to overwrite it",
-                    file.display()
-                )));
+            if file.exists() {
+                if !force {
+                    return Err(Failure::Rejected(format!(
+                        "{} exists; use --force to overwrite it",
+                        file.display()
+                    )));
+                }
+                std::fs::remove_file(&file)?;
+                // SQLite's write-ahead log and shared-memory files belong to the old game too.
+                for suffix in ["-wal", "-shm"] {
+                    let mut side_file = file.clone().into_os_string();
+                    side_file.push(suffix);
+                    let _ = std::fs::remove_file(side_file);
+                }
             }
-            let save = SavedGame::new(
-                seed.unwrap_or_else(clock_seed),
+            let seed = seed.unwrap_or_else(clock_seed);
+            Session::create(
+                &file,
+                seed,
                 Options {
                     optional_cards,
                     us_bonus,
                 },
-            );
-            save.write(&file)?;
-            println!("New game in {} (seed {})", file.display(), save.seed);
+            )?;
+            say!("New game in {} (seed {seed})", file.display());
             Ok(())
         }
         Command::Play { file } => {
@@ -191,21 +229,25 @@ fn run(cmd: Command) -> Result<(), Failure> {
             };
             play::run(&path)
         }
-        Command::Moves { file, json } => {
-            let l = load(&file)?;
-            let g = &l.game;
+        Command::Moves {
+            file,
+            json: as_json,
+        } => {
+            let s = Session::open(&file)?;
+            let g = s.game();
             let d = g.decision();
-            if json {
+            if as_json {
                 let v = serde_json::json!({
+                    "seq": s.seq(),
                     "to_move": d.as_ref().map(|d| d.side),
                     "prompt": d.as_ref().map(|d| d.prompt.clone()),
                     "moves": d.as_ref().map(|d| d.moves.iter().map(|m| g.move_text(m)).collect::<Vec<_>>()).unwrap_or_default(),
                     "outcome": g.outcome(),
                 });
-                println!("{}", serde_json::to_string_pretty(&v)?);
+                say!("{}", json(&v));
             } else if let Some(d) = d {
                 for m in &d.moves {
-                    println!("{}", g.move_text(m));
+                    say!("{}", g.move_text(m));
                 }
             }
             Ok(())
@@ -215,97 +257,114 @@ fn run(cmd: Command) -> Result<(), Failure> {
             moves,
             as_side,
         } => {
-            let Loaded {
-                mut save, mut game, ..
-            } = load(&file)?;
-            let mut result = Ok(());
+            let mut s = Session::open(&file)?;
             for text in &moves {
-                match apply_move(&mut game, text, as_side.map(SideArg::side)) {
-                    Ok((canonical, _)) => save.moves.push(canonical),
-                    Err(e) => {
-                        result = Err(e);
-                        break;
-                    }
-                }
-            }
-            // Moves accepted before a rejected one are kept; the rejected one changes nothing.
-            save.write(&file)?;
-            result
-        }
-        Command::State { file, json, viewer } => {
-            let l = load(&file)?;
-            let view = l.game.view(viewer.side());
-            if json {
-                let mut v = serde_json::to_value(&view)?;
-                v["seq"] = serde_json::json!(l.save.moves.len());
-                println!("{}", serde_json::to_string_pretty(&v)?);
-            } else {
-                print!("{}", board::board(&view, &board::Style::from_env()));
-                if !view.hand.is_empty() {
-                    println!("Hand: {}", view.hand.join(", "));
-                }
-                match (view.outcome, view.to_move, view.prompt) {
-                    (Some(o), _, _) => println!("{o}"),
-                    (None, Some(_), Some(p)) => println!("{p}"),
-                    _ => {}
-                }
+                // Each accepted move is stored at once; the first refused one stops here and
+                // changes nothing.
+                s.play(text, as_side.map(SideArg::side))?;
             }
             Ok(())
         }
+        Command::Undo { file } => {
+            let mut s = Session::open(&file)?;
+            let row = s.undo()?;
+            say!(
+                "Undone: move {} ({}) by the {}",
+                row.seq,
+                row.move_text,
+                row.side
+            );
+            Ok(())
+        }
+        Command::State {
+            file,
+            json: as_json,
+            viewer,
+        } => {
+            let s = Session::open(&file)?;
+            print_state(s.game(), s.seq(), viewer.side(), as_json);
+            Ok(())
+        }
         Command::Log { file, viewer } => {
-            let l = load(&file)?;
-            for (i, r) in l.log.iter().enumerate() {
-                if i > 0 {
-                    println!("#{i} {}", l.save.moves[i - 1]);
-                }
-                for line in &r.log {
-                    let shown = match (viewer, line.to) {
-                        (LogViewer::All, _) | (_, arbiter_engine::report::Audience::Public) => true,
-                        (LogViewer::Us, arbiter_engine::report::Audience::Private(Side::Us)) => {
-                            true
+            let s = Session::open(&file)?;
+            let who = match viewer {
+                LogViewer::Us => vec![Some(Side::Us)],
+                LogViewer::Ussr => vec![Some(Side::Ussr)],
+                LogViewer::Observer => vec![None],
+                LogViewer::All => vec![Some(Side::Us), Some(Side::Ussr)],
+            };
+            let print = |rec: &arbiter_store::Record| {
+                if matches!(viewer, LogViewer::All) {
+                    for (tag, text) in [("US only", &rec.us_log), ("USSR only", &rec.ussr_log)] {
+                        for l in text.lines() {
+                            say!("    [{tag}] {l}");
                         }
-                        (
-                            LogViewer::Ussr,
-                            arbiter_engine::report::Audience::Private(Side::Ussr),
-                        ) => true,
-                        _ => false,
-                    };
-                    if shown {
-                        println!("    {}", line.text);
+                    }
+                    for l in rec.public_log.lines() {
+                        say!("    {l}");
+                    }
+                } else {
+                    for l in rec.lines_for(who[0]) {
+                        say!("    {l}");
+                    }
+                }
+            };
+            say!(
+                "Game created {} (engine {}, rules {}, seed {})",
+                s.header().created_at,
+                s.header().engine_version,
+                s.header().rules_version,
+                s.header().seed
+            );
+            print(&s.header().setup);
+            for r in s.rows() {
+                say!("#{} {} ({}): {}", r.seq, r.side, r.at, r.move_text);
+                print(&r.record);
+            }
+            Ok(())
+        }
+        Command::Replay { file, to, step } => {
+            let store = SqliteStore::open(&file)?;
+            let mut r = Replay::new(store.header()?, store.rows()?)
+                .map_err(|e| Failure::Failed(e.to_string()))?;
+            while !r.done() && to.is_none_or(|t| r.seq() < t) {
+                let row = r
+                    .step()
+                    .map_err(|e| Failure::Failed(e.to_string()))?
+                    .cloned();
+                if let (true, Some(row)) = (step, row) {
+                    say!("#{} {}: {}", row.seq, row.side, row.move_text);
+                    for l in row.record.public_log.lines() {
+                        say!("    {l}");
                     }
                 }
             }
+            say!(
+                "Replayed and verified {} of {} moves.",
+                r.seq(),
+                r.rows().len()
+            );
+            print_state(r.game(), r.seq(), None, false);
             Ok(())
         }
     }
 }
 
-/// Parse and play one move, as `as_side` if given; returns its canonical text and report.
-pub(crate) fn apply_move(
-    game: &mut Game,
-    text: &str,
-    as_side: Option<Side>,
-) -> Result<(String, arbiter_engine::Report), Failure> {
-    let Some(d) = game.decision() else {
-        return Err(Failure::Rejected(match game.outcome() {
-            Some(o) => format!("cannot {text}: the game is over ({o})"),
-            None => format!("cannot {text}: no decision is pending"),
-        }));
-    };
-    if let Some(s) = as_side {
-        if s != d.side {
-            return Err(Failure::Rejected(format!(
-                "cannot {text}: it is the {}'s decision, not the {s}'s",
-                d.side
-            )));
-        }
+fn print_state(g: &arbiter_engine::Game, seq: u64, viewer: Option<Side>, as_json: bool) {
+    let view = g.view(viewer);
+    if as_json {
+        let mut v = serde_json::to_value(&view).expect("views serialise");
+        v["seq"] = serde_json::json!(seq);
+        say!("{}", json(&v));
+        return;
     }
-    let m = game
-        .parse(text)
-        .map_err(|e| Failure::Rejected(format!("cannot read {text:?}: {e}")))?;
-    let canonical = game.move_text(&m);
-    let report = game
-        .play(&m)
-        .map_err(|e| Failure::Rejected(e.to_string()))?;
-    Ok((canonical, report))
+    say_inline!("{}", board::board(&view, &board::Style::from_env()));
+    if !view.hand.is_empty() {
+        say!("Hand: {}", view.hand.join(", "));
+    }
+    match (view.outcome, view.prompt) {
+        (Some(o), _) => say!("{o}"),
+        (None, Some(p)) => say!("{p}"),
+        _ => {}
+    }
 }

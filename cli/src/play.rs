@@ -1,15 +1,15 @@
 //! Interactive hot-seat play. Only the deciding side's hand is shown; when the deciding side
 //! changes, the screen is cleared and the other player is asked to take the keyboard first.
-//! Every move is saved as soon as it is accepted.
+//! Every move is stored as soon as it is accepted.
 
 use crate::board::{self, Style};
-use crate::save::{Loaded, SavedGame};
-use crate::{apply_move, Failure};
-use arbiter_engine::{Options, Region, Side};
-use std::io::{BufRead, Write};
+use crate::Failure;
+use arbiter_engine::{Game, Options, Region};
+use arbiter_store::{Session, SessionError};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-/// `$ARBITER_HOME/hotseat.json`, or `~/.local/share/arbiter/hotseat.json`.
+/// `$ARBITER_HOME/hotseat.arbiter`, or `~/.local/share/arbiter/hotseat.arbiter`.
 pub fn default_save_path() -> Result<PathBuf, Failure> {
     let dir = match std::env::var_os("ARBITER_HOME") {
         Some(d) => PathBuf::from(d),
@@ -21,7 +21,7 @@ pub fn default_save_path() -> Result<PathBuf, Failure> {
     };
     std::fs::create_dir_all(&dir)
         .map_err(|e| Failure::Failed(format!("cannot create {}: {e}", dir.display())))?;
-    Ok(dir.join("hotseat.json"))
+    Ok(dir.join("hotseat.arbiter"))
 }
 
 const HELP: &str = "\
@@ -31,38 +31,30 @@ Other commands:
   board            show the board
   region NAME      one region in detail      country NAME   one country
   log [N]          the last N log lines you may see (default 20)
+  undo             take back your last move (not past a die roll, a draw, a reveal
+                   or the other side's move)
   help             this text
   quit             leave (the game is saved after every move)";
 
 pub fn run(path: &Path) -> Result<(), Failure> {
-    let Loaded {
-        mut save,
-        mut game,
-        log,
-    } = if path.exists() {
-        println!("Resuming the game saved in {}", path.display());
-        SavedGame::read(path)?.load(path)?
+    let mut session = if path.exists() {
+        say!("Resuming the game saved in {}", path.display());
+        Session::open(path)?
     } else {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        let s = SavedGame::new(seed, Options::default());
-        s.write(path)?;
-        println!("New game (seed {seed}) saved in {}", path.display());
-        s.load(path)?
+        let seed = crate::clock_seed();
+        let s = Session::create(path, seed, Options::default())?;
+        say!("New game (seed {seed}) saved in {}", path.display());
+        s
     };
-    let mut history: Vec<arbiter_engine::report::LogLine> =
-        log.into_iter().flat_map(|r| r.log).collect();
     let style = Style::from_env();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    let mut seated: Option<Side> = None;
-    let mut out = std::io::stdout();
+    let mut seated = None;
     loop {
+        let game = session.game();
         if let Some(o) = game.outcome() {
-            println!("{}", board::board(&game.view(None), &style));
-            println!("Game over: {o}");
+            say!("{}", board::board(&game.view(None), &style));
+            say!("Game over: {o}");
             return Ok(());
         }
         let Some(d) = game.decision() else {
@@ -70,24 +62,21 @@ pub fn run(path: &Path) -> Result<(), Failure> {
         };
         if seated != Some(d.side) {
             // Hand-over: clear the screen before anything secret is shown.
-            print!("\x1b[2J\x1b[H");
-            println!(
+            say_inline!("\x1b[2J\x1b[H");
+            say!(
                 "{} to decide. Hand the keyboard to the {} player and press Enter.",
                 style.side(d.side, &d.side.to_string()),
                 d.side
             );
-            out.flush()?;
             match lines.next() {
                 Some(Ok(_)) => {}
                 _ => return Ok(()),
             }
             seated = Some(d.side);
-            let view = game.view(Some(d.side));
-            println!("{}", board::board(&view, &style));
-            show_decision(&game, &style);
+            say!("{}", board::board(&game.view(Some(d.side)), &style));
+            show_decision(game, &style);
         }
-        print!("{}> ", d.side);
-        out.flush()?;
+        say_inline!("{}> ", d.side);
         let Some(Ok(line)) = lines.next() else {
             return Ok(());
         };
@@ -97,81 +86,79 @@ pub fn run(path: &Path) -> Result<(), Failure> {
             .map(|(a, b)| (a, b.trim()))
             .unwrap_or((line, ""));
         match word {
-            "" => continue,
+            "" => {}
             "quit" | "exit" => {
-                println!("Saved in {}", path.display());
+                say!("Saved in {}", path.display());
                 return Ok(());
             }
-            "help" | "?" => println!("{HELP}"),
-            "moves" => show_decision(&game, &style),
-            "board" => println!("{}", board::board(&game.view(Some(d.side)), &style)),
+            "help" | "?" => say!("{HELP}"),
+            "moves" => show_decision(game, &style),
+            "board" => say!("{}", board::board(&game.view(Some(d.side)), &style)),
             "region" => match Region::from_name(rest) {
-                Some(r) => println!("{}", board::region(&game.view(Some(d.side)), &style, r)),
-                None => println!(
+                Some(r) => say!("{}", board::region(&game.view(Some(d.side)), &style, r)),
+                None => say!(
                     "Regions: Europe, Asia, Middle East, Central America, South America, Africa"
                 ),
             },
-            "country" => println!(
+            "country" => say!(
                 "{}",
                 board::country_line(&game.view(Some(d.side)), &style, rest)
             ),
             "log" => {
                 let n = rest.parse().unwrap_or(20);
-                let mine: Vec<&str> = visible(&history, d.side).collect();
+                let mut mine: Vec<&str> = session.header().setup.lines_for(Some(d.side));
+                for r in session.rows() {
+                    mine.extend(r.record.lines_for(Some(d.side)));
+                }
                 for l in &mine[mine.len().saturating_sub(n)..] {
-                    println!("  {l}");
+                    say!("  {l}");
                 }
             }
+            "undo" => match session.undo() {
+                Ok(row) => {
+                    say!("Undone: {}", row.move_text);
+                    show_decision(session.game(), &style);
+                }
+                Err(e) => say!("{e}"),
+            },
             _ => {
                 let text = match line.parse::<usize>() {
                     Ok(i) if (1..=d.moves.len()).contains(&i) => game.move_text(&d.moves[i - 1]),
                     Ok(_) => {
-                        println!("No move with that number (1-{})", d.moves.len());
+                        say!("No move with that number (1-{})", d.moves.len());
                         continue;
                     }
                     Err(_) => line.to_string(),
                 };
-                match apply_move(&mut game, &text, None) {
-                    Ok((canonical, report)) => {
-                        save.moves.push(canonical);
-                        save.write(path)?;
+                match session.play(&text, Some(d.side)) {
+                    Ok((_, report)) => {
                         for l in report.lines_for(Some(d.side)) {
-                            println!("  {l}");
+                            say!("  {l}");
                         }
-                        history.extend(report.log);
-                        if game.to_move() == Some(d.side) {
-                            show_decision(&game, &style);
+                        if session.game().to_move() == Some(d.side) {
+                            show_decision(session.game(), &style);
                         }
                     }
-                    Err(Failure::Rejected(m)) | Err(Failure::Failed(m)) => println!("{m}"),
+                    Err(SessionError::Rejected(m)) => say!("{m}"),
+                    Err(e) => return Err(e.into()),
                 }
             }
         }
     }
 }
 
-fn visible(history: &[arbiter_engine::report::LogLine], side: Side) -> impl Iterator<Item = &str> {
-    history
-        .iter()
-        .filter(move |l| match l.to {
-            arbiter_engine::report::Audience::Public => true,
-            arbiter_engine::report::Audience::Private(s) => s == side,
-        })
-        .map(|l| l.text.as_str())
-}
-
-fn show_decision(game: &arbiter_engine::Game, style: &Style) {
+fn show_decision(game: &Game, style: &Style) {
     let Some(d) = game.decision() else { return };
     let view = game.view(Some(d.side));
     if !view.hand.is_empty() {
-        println!(
+        say!(
             "{} hand: {}",
             style.side(d.side, &d.side.to_string()),
             view.hand.join(", ")
         );
     }
-    println!("{}", d.prompt);
+    say!("{}", d.prompt);
     for (i, m) in d.moves.iter().enumerate() {
-        println!("  {:>3}. {}", i + 1, game.move_text(m));
+        say!("  {:>3}. {}", i + 1, game.move_text(m));
     }
 }

@@ -65,6 +65,10 @@ impl<'a> Ctx<'a> {
             text: text.into(),
         });
     }
+    /// Mark that hidden information became known (so undo stops here).
+    pub fn reveal(&mut self) {
+        self.report.revealed = true;
+    }
     pub fn push(&mut self, t: Task) {
         self.st.stack.push(t);
     }

@@ -20,6 +20,13 @@
 //! `realign "North Korea"`, `choose boycott`, `pass`. Names match case-insensitively, an
 //! unambiguous prefix is accepted, quotes are optional.
 
+/// The version of the rules this engine implements. A saved game records it; a game that
+/// diverges on replay under another rules version is reported as such.
+pub const RULES_VERSION: &str = "ts-deluxe-2026.11.1";
+
+/// The engine's own version.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
 pub mod action_round;
 pub mod card;
 pub mod coup;

@@ -43,9 +43,17 @@ pub enum RandomOutcome {
 pub struct Report {
     pub log: Vec<LogLine>,
     pub random: Vec<RandomOutcome>,
+    /// Hidden information was revealed (a headline, a hand...), besides random outcomes.
+    pub revealed: bool,
 }
 
 impl Report {
+    /// Did this move reveal anything: a random outcome or hidden information? Undo may not go
+    /// back past such a move.
+    pub fn reveals(&self) -> bool {
+        self.revealed || !self.random.is_empty()
+    }
+
     /// The lines `viewer` may read (`None` = an observer: public lines only).
     pub fn lines_for(&self, viewer: Option<Side>) -> impl Iterator<Item = &str> {
         self.log

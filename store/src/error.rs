@@ -1,0 +1,65 @@
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: {what}")]
+    Sqlite { path: PathBuf, what: String },
+    #[error("{0} is not an Arbiter saved game")]
+    NotAGame(PathBuf),
+    #[error("{path} uses save schema version {found}, newer than this Arbiter reads ({supported}); upgrade Arbiter to open it")]
+    NewerSchema {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    #[error("{path} uses unknown save schema version {found} (this Arbiter reads {supported})")]
+    UnknownSchema {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    #[error("{0} already exists")]
+    Exists(PathBuf),
+    #[error("{path}: row {seq}: {what}")]
+    BadRow {
+        path: PathBuf,
+        seq: u64,
+        what: String,
+    },
+}
+
+/// The first point where a saved game and this engine disagree.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("replay diverges at {}: {what}: expected {expected}, got {actual}{}", if *seq == 0 { "game setup".to_string() } else { format!("move {seq} ({move_text:?})") }, versions_note(created_by, running))]
+pub struct ReplayError {
+    /// 0 for the setup record.
+    pub seq: u64,
+    pub move_text: String,
+    /// "state hash", "random outcomes", "move accepted"…
+    pub what: String,
+    pub expected: String,
+    pub actual: String,
+    /// (engine, rules) versions that wrote the game.
+    pub created_by: (String, String),
+    /// (engine, rules) versions replaying it.
+    pub running: (String, String),
+}
+
+fn versions_note(created: &(String, String), running: &(String, String)) -> String {
+    if created.1 != running.1 {
+        format!("; the game was created under rules version {} (engine {}), this engine implements rules version {} (engine {})", created.1, created.0, running.1, running.0)
+    } else {
+        format!(" (engine {}, rules {})", running.0, running.1)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The move was refused: nothing was stored.
+    #[error("{0}")]
+    Rejected(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+}

@@ -1,0 +1,171 @@
+//! A game bound to its store: every accepted move is appended (one durable transaction) before
+//! the player is told it was accepted.
+
+use crate::{EventRow, EventStore, GameHeader, Record, Replay, SessionError, SqliteStore};
+use arbiter_engine::{Game, Options, Randomness, Report, Side, ENGINE_VERSION, RULES_VERSION};
+use std::path::Path;
+
+pub struct Session<S: EventStore = SqliteStore> {
+    store: S,
+    header: GameHeader,
+    rows: Vec<EventRow>,
+    game: Game,
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+impl Session<SqliteStore> {
+    /// Create a new game file.
+    pub fn create(path: &Path, seed: u64, options: Options) -> Result<Self, SessionError> {
+        let (game, report) = Game::new(arbiter_cards::ruleset(), options, Randomness::seeded(seed));
+        let header = GameHeader {
+            created_at: now(),
+            engine_version: ENGINE_VERSION.into(),
+            rules_version: RULES_VERSION.into(),
+            seed,
+            options,
+            setup: Record::new(&report, game.hash64()),
+        };
+        let store = SqliteStore::create(path, &header)?;
+        Ok(Session {
+            store,
+            header,
+            rows: Vec::new(),
+            game,
+        })
+    }
+
+    /// Open a game file, replaying and verifying every move.
+    pub fn open(path: &Path) -> Result<Self, SessionError> {
+        Self::load(SqliteStore::open(path)?)
+    }
+}
+
+impl<S: EventStore> Session<S> {
+    /// Load from any store, replaying and verifying every row.
+    pub fn load(store: S) -> Result<Self, SessionError> {
+        let header = store.header()?;
+        let rows = store.rows()?;
+        let mut replay = Replay::new(header.clone(), rows.clone())?;
+        replay.run_to(None)?;
+        Ok(Session {
+            store,
+            header,
+            rows,
+            game: replay.into_game(),
+        })
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+    pub fn header(&self) -> &GameHeader {
+        &self.header
+    }
+    pub fn rows(&self) -> &[EventRow] {
+        &self.rows
+    }
+    /// The number of moves recorded.
+    pub fn seq(&self) -> u64 {
+        self.rows.len() as u64
+    }
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// Parse, validate, apply and store one move (as `as_side`, if given). A refused move
+    /// changes neither the game nor the store.
+    pub fn play(
+        &mut self,
+        text: &str,
+        as_side: Option<Side>,
+    ) -> Result<(&EventRow, Report), SessionError> {
+        let side = match (self.game.to_move(), self.game.outcome()) {
+            (_, Some(o)) => {
+                return Err(SessionError::Rejected(format!(
+                    "cannot {}: the game is over ({o})",
+                    text.trim()
+                )))
+            }
+            (None, None) => {
+                return Err(SessionError::Rejected(format!(
+                    "cannot {}: no decision is pending",
+                    text.trim()
+                )))
+            }
+            (Some(s), None) => s,
+        };
+        if let Some(a) = as_side {
+            if a != side {
+                return Err(SessionError::Rejected(format!(
+                    "cannot {}: it is the {side}'s decision, not the {a}'s",
+                    text.trim()
+                )));
+            }
+        }
+        let m = self
+            .game
+            .parse(text)
+            .map_err(|e| SessionError::Rejected(format!("cannot read {:?}: {e}", text.trim())))?;
+        let move_text = self.game.move_text(&m);
+        let mut next = self.game.clone();
+        let report = next
+            .play(&m)
+            .map_err(|e| SessionError::Rejected(e.to_string()))?;
+        let row = EventRow {
+            seq: self.seq() + 1,
+            at: now(),
+            side,
+            move_text,
+            move_json: serde_json::to_string(&m).expect("moves serialise"),
+            record: Record::new(&report, next.hash64()),
+        };
+        self.store.append(&row)?;
+        self.game = next;
+        self.rows.push(row);
+        Ok((self.rows.last().expect("just pushed"), report))
+    }
+
+    /// Why the last move cannot be undone, if it cannot: only the side to move may undo its
+    /// own moves, back to the last random outcome, revealed information or opponent's move.
+    pub fn undo_check(&self) -> Result<(), String> {
+        let Some(last) = self.rows.last() else {
+            return Err("nothing to undo".into());
+        };
+        if self.game.outcome().is_some() {
+            return Err("the game is over".into());
+        }
+        if self.game.to_move() != Some(last.side) {
+            return Err(format!(
+                "the last move was the {}'s; only the side to move may undo its own moves",
+                last.side
+            ));
+        }
+        if last.record.reveals {
+            return Err(format!(
+                "move {} ({}) revealed a random outcome or hidden information",
+                last.seq, last.move_text
+            ));
+        }
+        Ok(())
+    }
+
+    /// Undo the last move. The row is deleted: undone moves leave no trace in the log, and the
+    /// game is rebuilt exactly as if they had never been made.
+    pub fn undo(&mut self) -> Result<EventRow, SessionError> {
+        self.undo_check()
+            .map_err(|why| SessionError::Rejected(format!("cannot undo: {why}")))?;
+        let last = self.rows.last().expect("checked").clone();
+        let mut replay = Replay::new(
+            self.header.clone(),
+            self.rows[..self.rows.len() - 1].to_vec(),
+        )?;
+        replay.run_to(None)?;
+        self.store.truncate_after(last.seq - 1)?;
+        self.rows.pop();
+        self.game = replay.into_game();
+        Ok(last)
+    }
+}

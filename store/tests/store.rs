@@ -1,0 +1,376 @@
+//! The saved-game store: round trips, verified replay of random games, tamper detection,
+//! schema refusal, undo, and durability under `kill -9`.
+
+use arbiter_engine::{Game, Options};
+use arbiter_store::{EventStore, ReplayError, Session, SessionError, SqliteStore, StoreError};
+use pretty_assertions::assert_eq;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::path::{Path, PathBuf};
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+/// A random legal move in canonical text.
+fn random_move(g: &Game, rng: &mut ChaCha8Rng) -> String {
+    let d = g.decision().expect("a decision");
+    g.move_text(&d.moves[rng.random_range(0..d.moves.len())])
+}
+
+/// Play `n` random moves (or to the end) through the session.
+fn play_random(s: &mut Session, rng: &mut ChaCha8Rng, n: usize) {
+    for _ in 0..n {
+        if s.game().outcome().is_some() {
+            return;
+        }
+        let m = random_move(s.game(), rng);
+        s.play(&m, None).unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+}
+
+#[test]
+fn save_and_load_round_trip_at_many_points() {
+    let dir = tmp();
+    let path = dir.path().join("g.arbiter");
+    let mut s = Session::create(&path, 42, Options::default()).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(42);
+    while s.game().outcome().is_none() {
+        play_random(&mut s, &mut rng, 37);
+        let loaded = Session::open(&path).unwrap();
+        assert_eq!(loaded.game().hash64(), s.game().hash64());
+        assert_eq!(loaded.game().state(), s.game().state());
+        assert_eq!(loaded.rows(), s.rows());
+        assert_eq!(loaded.game().legal_moves(), s.game().legal_moves());
+    }
+}
+
+#[test]
+fn two_hundred_random_games_replay_to_identical_hashes() {
+    let dir = tmp();
+    for seed in 0..200u64 {
+        let path = dir.path().join(format!("{seed}.arbiter"));
+        let mut s = Session::create(
+            &path,
+            seed,
+            Options {
+                optional_cards: seed % 2 == 0,
+                us_bonus: 2,
+            },
+        )
+        .unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        play_random(&mut s, &mut rng, usize::MAX);
+        let stored: Vec<String> = s
+            .rows()
+            .iter()
+            .map(|r| r.record.state_hash.clone())
+            .collect();
+        // Opening replays every move and checks every row's random outcomes and hash.
+        let reopened = Session::open(&path).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let replayed: Vec<String> = reopened
+            .rows()
+            .iter()
+            .map(|r| r.record.state_hash.clone())
+            .collect();
+        assert_eq!(replayed, stored);
+        assert_eq!(reopened.game().outcome(), s.game().outcome());
+        assert_eq!(reopened.game().hash64(), s.game().hash64());
+    }
+}
+
+fn game_with_moves(dir: &Path, n: usize) -> PathBuf {
+    let path = dir.join("t.arbiter");
+    let mut s = Session::create(&path, 7, Options::default()).unwrap();
+    play_random(&mut s, &mut ChaCha8Rng::seed_from_u64(7), n);
+    path
+}
+
+fn tamper(path: &Path, sql: &str) {
+    let c = rusqlite::Connection::open(path).unwrap();
+    let changed = c.execute(sql, []).unwrap();
+    assert_eq!(changed, 1, "{sql}");
+}
+
+fn divergence(path: &Path) -> ReplayError {
+    match Session::open(path) {
+        Err(SessionError::Replay(e)) => e,
+        Err(e) => panic!("expected a divergence, got {e}"),
+        Ok(_) => panic!("tampering was not detected"),
+    }
+}
+
+#[test]
+fn tampering_with_a_state_hash_is_detected_at_that_row() {
+    let dir = tmp();
+    let path = game_with_moves(dir.path(), 80);
+    tamper(
+        &path,
+        "UPDATE events SET state_hash = '0000000000000000' WHERE seq = 50",
+    );
+    let e = divergence(&path);
+    assert_eq!(
+        (e.seq, e.what.as_str(), e.expected.as_str()),
+        (50, "state hash", "0000000000000000")
+    );
+    assert!(e.to_string().contains("replay diverges at move 50"), "{e}");
+}
+
+#[test]
+fn tampering_with_a_die_roll_is_detected_at_that_row() {
+    let dir = tmp();
+    let path = game_with_moves(dir.path(), 120);
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let (seq, json): (i64, String) = c
+        .query_row("SELECT seq, random_json FROM events WHERE random_json LIKE '%\"Die\"%' ORDER BY seq LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("some move rolled a die");
+    let forged = if json.contains("\"value\":6") {
+        json.replacen("\"value\":6", "\"value\":1", 1)
+    } else {
+        json.replacen("\"value\":", "\"value\":6", 1)
+    };
+    c.execute(
+        "UPDATE events SET random_json = ?1 WHERE seq = ?2",
+        rusqlite::params![forged, seq],
+    )
+    .unwrap();
+    let e = divergence(&path);
+    assert_eq!((e.seq, e.what.as_str()), (seq as u64, "random outcomes"));
+}
+
+#[test]
+fn tampering_with_a_move_is_detected_at_that_row() {
+    let dir = tmp();
+    let path = game_with_moves(dir.path(), 10);
+    // Move 1 is the USSR's first setup marker; make it a different (still legal) country.
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let json: String = c
+        .query_row("SELECT move_json FROM events WHERE seq = 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let other = if json.contains("Influence") && !json.contains(":19}") {
+        r#"{"Influence":19}"#
+    } else {
+        r#"{"Influence":20}"#
+    };
+    c.execute("UPDATE events SET move_json = ?1 WHERE seq = 1", [other])
+        .unwrap();
+    let e = divergence(&path);
+    assert_eq!((e.seq, e.what.as_str()), (1, "move text"));
+}
+
+#[test]
+fn a_file_from_a_newer_schema_is_refused() {
+    let dir = tmp();
+    let path = game_with_moves(dir.path(), 3);
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 99")
+        .unwrap();
+    match SqliteStore::open(&path) {
+        Err(e @ StoreError::NewerSchema { found: 99, .. }) => {
+            assert!(e.to_string().contains("newer than this Arbiter reads"))
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a newer schema was opened"),
+    }
+}
+
+#[test]
+fn a_file_that_is_not_a_game_is_refused() {
+    let dir = tmp();
+    let path = dir.path().join("x.arbiter");
+    std::fs::write(
+        &path,
+        "hello, not a database at all, long enough to have a header ........",
+    )
+    .unwrap();
+    assert!(matches!(
+        SqliteStore::open(&path),
+        Err(StoreError::NotAGame(_))
+    ));
+    let other = dir.path().join("other.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE t(x)")
+        .unwrap();
+    assert!(matches!(
+        SqliteStore::open(&other),
+        Err(StoreError::NotAGame(_))
+    ));
+}
+
+#[test]
+fn creating_over_an_existing_file_is_refused() {
+    let dir = tmp();
+    let path = game_with_moves(dir.path(), 1);
+    assert!(matches!(
+        Session::create(&path, 1, Options::default()),
+        Err(SessionError::Store(StoreError::Exists(_)))
+    ));
+}
+
+#[test]
+fn undo_restores_the_exact_game_and_stops_at_revealed_information() {
+    let dir = tmp();
+    let path = dir.path().join("u.arbiter");
+    let mut s = Session::create(&path, 3, Options::default()).unwrap();
+    let before = s.game().hash64();
+    s.play("influence Poland", None).unwrap();
+    s.play("influence Poland", None).unwrap();
+    s.undo().unwrap();
+    s.undo().unwrap();
+    assert_eq!(s.game().hash64(), before);
+    assert!(s.undo().is_err(), "nothing to undo");
+    assert_eq!(
+        Session::open(&path).unwrap().game().hash64(),
+        before,
+        "undo is durable"
+    );
+    // Finish setup; the US may not undo the USSR's moves.
+    for _ in 0..6 {
+        s.play("influence Poland", None).unwrap();
+    }
+    let err = s.undo().unwrap_err().to_string();
+    assert!(
+        err.contains("only the side to move may undo its own moves"),
+        "{err}"
+    );
+    // A headline reveal cannot be undone.
+    for _ in 0..9 {
+        s.play("influence UK", None).unwrap();
+    }
+    let hl = |s: &Session| {
+        let d = s.game().decision().unwrap();
+        s.game().move_text(&d.moves[0])
+    };
+    let m = hl(&s);
+    s.play(&m, None).unwrap();
+    let m = hl(&s);
+    s.play(&m, None).unwrap();
+    let err = s.undo().map(|_| ()).unwrap_err().to_string();
+    assert!(
+        err.contains("revealed") || err.contains("only the side to move"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_rejected_move_stores_nothing() {
+    let dir = tmp();
+    let path = game_with_moves(dir.path(), 2);
+    let mut s = Session::open(&path).unwrap();
+    let rows = s.rows().to_vec();
+    assert!(
+        matches!(s.play("influence France", None), Err(SessionError::Rejected(m)) if m.contains("(§3.2)"))
+    );
+    assert_eq!(SqliteStore::open(&path).unwrap().rows().unwrap(), rows);
+}
+
+#[test]
+fn replay_can_stop_at_any_move_and_step_forward() {
+    let dir = tmp();
+    let path = game_with_moves(dir.path(), 60);
+    let store = SqliteStore::open(&path).unwrap();
+    let rows = store.rows().unwrap();
+    let mut r = arbiter_store::Replay::new(store.header().unwrap(), rows.clone()).unwrap();
+    r.run_to(Some(30)).unwrap();
+    assert_eq!(r.seq(), 30);
+    assert_eq!(
+        format!("{:016x}", r.game().hash64()),
+        rows[29].record.state_hash
+    );
+    r.step().unwrap();
+    assert_eq!(
+        format!("{:016x}", r.game().hash64()),
+        rows[30].record.state_hash
+    );
+}
+
+// ------------------------------------------------------------------ kill -9
+
+const WRITER_ENV: &str = "ARBITER_KILL_TEST_WRITER";
+
+/// Not a test on its own: when run by `kill_9_never_loses_an_accepted_move_nor_corrupts`, this
+/// process writes random moves forever, printing each accepted sequence number.
+#[test]
+fn kill_test_writer() {
+    let Some(path) = std::env::var_os(WRITER_ENV) else {
+        return;
+    };
+    let path = PathBuf::from(path);
+    let mut s = if path.exists() {
+        Session::open(&path).unwrap()
+    } else {
+        Session::create(&path, 99, Options::default()).unwrap()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(s.seq());
+    use std::io::Write;
+    loop {
+        if s.game().outcome().is_some() {
+            println!("DONE");
+            return;
+        }
+        let m = random_move(s.game(), &mut rng);
+        let seq = s.play(&m, None).unwrap().0.seq;
+        println!("ACK {seq}");
+        std::io::stdout().flush().unwrap();
+    }
+}
+
+#[test]
+fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = tmp();
+    let path = dir.path().join("k.arbiter");
+    let exe = std::env::current_exe().unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for round in 0..12 {
+        let mut child = Command::new(&exe)
+            .args([
+                "kill_test_writer",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(WRITER_ENV, &path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let wanted = rng.random_range(5..60);
+        let mut acked = 0u64;
+        let mut line = String::new();
+        let mut done = false;
+        while out.read_line(&mut line).unwrap() > 0 {
+            if let Some(n) = line.trim().strip_prefix("ACK ") {
+                acked = n.parse().unwrap();
+                if acked == wanted {
+                    child.kill().unwrap(); // SIGKILL while the writer is on its next move
+                }
+            }
+            if line.contains("DONE") {
+                done = true;
+            }
+            line.clear();
+            if acked >= wanted {
+                break;
+            }
+        }
+        let _ = child.kill();
+        child.wait().unwrap();
+        // Reopening verifies every row; every acknowledged move is there.
+        let s = Session::open(&path).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert!(
+            s.seq() >= acked,
+            "round {round}: {} stored < {acked} acknowledged",
+            s.seq()
+        );
+        if done {
+            break;
+        }
+    }
+}
