@@ -374,3 +374,92 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
         }
     }
 }
+
+#[test]
+fn a_game_from_another_rules_version_is_named_when_it_diverges() {
+    let dir = tmp();
+    let path = game_with_moves(dir.path(), 20);
+    tamper(
+        &path,
+        "UPDATE game SET rules_version = 'ts-deluxe-1999.1' WHERE id = 1",
+    );
+    // Same rules in effect: it still replays cleanly.
+    Session::open(&path).unwrap();
+    tamper(
+        &path,
+        "UPDATE events SET state_hash = 'ffffffffffffffff' WHERE seq = 12",
+    );
+    let e = divergence(&path).to_string();
+    assert!(
+        e.contains("the game was created under rules version ts-deluxe-1999.1"),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!(
+            "this engine implements rules version {}",
+            arbiter_engine::RULES_VERSION
+        )),
+        "{e}"
+    );
+}
+
+/// No public log line names a card held in a hand throughout the move (a card played, then
+/// reshuffled and redrawn in the same move, was public when it was named), nor announces a
+/// draw. A card publicly taken into a hand (SALT Negotiations) is exempt.
+#[test]
+fn the_public_log_never_names_a_card_held_in_a_hand() {
+    let dir = tmp();
+    let rules = arbiter_cards::ruleset();
+    for seed in 0..30u64 {
+        let path = dir.path().join(format!("p{seed}.arbiter"));
+        let mut s = Session::create(&path, seed, Options::default()).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let check = |public: &str,
+                     before: &arbiter_engine::State,
+                     st: &arbiter_engine::State,
+                     what: &str| {
+            // The public deal line counts cards; only private lines name them.
+            assert!(
+                public
+                    .lines()
+                    .all(|l| !l.contains(" draws ") || l.starts_with("Deal: ")),
+                "seed {seed}, {what}: a draw in the public log:\n{public}"
+            );
+            // A stated reason may name cards as rules ("NATO needs Marshall Plan…"): skip it.
+            let public: String = public
+                .lines()
+                .map(|l| l.split(" does not occur: ").next().unwrap_or(l))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for side in arbiter_engine::Side::BOTH {
+                for c in st
+                    .hand(side)
+                    .iter()
+                    .filter(|c| before.hand(side).contains(*c))
+                {
+                    let name = rules.cards.name(c);
+                    assert!(!public.contains(name), "seed {seed}, {what}: the public log names {name}, held by the {side}:\n{public}");
+                }
+            }
+        };
+        check(
+            &s.header().setup.public_log,
+            s.game().state(),
+            s.game().state(),
+            "setup",
+        );
+        while s.game().outcome().is_none() {
+            let before = s.game().state().clone();
+            let m = random_move(s.game(), &mut rng);
+            let row = s.play(&m, None).unwrap().0.clone();
+            if !row.move_text.starts_with("take ") {
+                check(
+                    &row.record.public_log,
+                    &before,
+                    s.game().state(),
+                    &row.move_text,
+                );
+            }
+        }
+    }
+}
