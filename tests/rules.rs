@@ -1188,3 +1188,29 @@ fn realignment_counts_adjacent_controlled_countries() {
     );
     assert_eq!(inf(&g, "France"), [1, 0]);
 }
+
+// ---------------------------------------------------------------- odds
+
+#[test]
+fn coup_odds_use_the_same_pipeline_as_the_roll() {
+    // Mexico (stability 2), a 3-Op card: d + 3 - 4 > 0 for d ≥ 2, so 5 faces in 6.
+    // Under SALT Negotiations (-1): d ≥ 3, 4 faces in 6.
+    let g = at_round(Side::Us, &[], |st| set_inf(st, "Mexico", 0, 2));
+    let o = arbiter_engine::odds::coup(g.pos(), Side::Us, country("Mexico"), 3);
+    assert_eq!((o.success * 6.0).round(), 5.0);
+    let g = at_round(Side::Us, &[], |st| {
+        set_inf(st, "Mexico", 0, 2);
+        effect(st, "SALT Negotiations", Side::Us);
+    });
+    let o = arbiter_engine::odds::coup(g.pos(), Side::Us, country("Mexico"), 3);
+    assert_eq!((o.success * 6.0).round(), 4.0);
+    assert!(o.to_string().contains("-1 SALT Negotiations"), "{o}");
+}
+
+#[test]
+fn realign_odds_in_north_korea() {
+    // US +0 against USSR +2: the US wins when its die beats the USSR's by 3 or more: 6/36.
+    let g = at_round(Side::Us, &[], |st| set_inf(st, "North Korea", 0, 3));
+    let o = arbiter_engine::odds::realign(g.pos(), Side::Us, country("North Korea"));
+    assert_eq!(((o.win * 36.0).round(), (o.tie * 36.0).round()), (6.0, 4.0));
+}

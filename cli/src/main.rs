@@ -3,6 +3,7 @@
 #[macro_use]
 mod out;
 mod board;
+mod input;
 mod play;
 
 use arbiter_engine::{Options, Side};

@@ -40,6 +40,7 @@ pub mod headline;
 pub mod instr;
 pub mod map;
 pub mod moves;
+pub mod odds;
 pub mod ops;
 pub mod permission;
 pub mod pipeline;

@@ -34,6 +34,11 @@ fn spend_after(o: &OpsTask, c: CountryId) -> Spend {
     }
 }
 
+/// The Ops value of this play if the next Op goes to `c` (what a coup there would use).
+pub fn value_if_spent_in(p: Position, o: &OpsTask, c: CountryId) -> Traced {
+    value(p, o, spend_after(o, c))
+}
+
 pub fn prompt(p: Position, o: &OpsTask) -> String {
     let best = value(p, o, o.spend).value;
     let what = match o.kind {
