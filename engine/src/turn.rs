@@ -32,25 +32,39 @@ pub fn action_rounds(p: Position, side: Side) -> u8 {
     base + u8::from(p.st.space_ability(side, crate::space_race::SPACE_STATION))
 }
 
-pub fn start(ctx: &mut Ctx) {
-    let turn = ctx.st.turn;
-    ctx.log(format!("=== Turn {turn} ==="));
-    ctx.st.round = 0;
-    for t in [
+/// A point in the turn from which play can continue (for building positions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Headline,
+    ActionRound { round: u8, side: Side },
+    /// The end-of-turn phases: military ops check onwards (§4.5E–H).
+    EndOfTurn,
+}
+
+/// The rest of the turn from `stage` as a work stack (the last task runs first): the one list
+/// of the turn's phases after the deal (§4.5C–H).
+pub fn rest_of_turn(stage: Stage) -> Vec<Task> {
+    let mut v = vec![
         Task::EndTurn,
         Task::ChinaFlip,
         Task::HeldCards,
         Task::SpaceDiscard { side: Side::Us },
         Task::SpaceDiscard { side: Side::Ussr },
         Task::MilOpsCheck,
-        Task::ActionRound {
-            round: 1,
-            side: Side::Ussr,
-        },
-        Task::HeadlineStart,
-    ] {
-        ctx.push(t);
+    ];
+    match stage {
+        Stage::EndOfTurn => {}
+        Stage::ActionRound { round, side } => v.push(Task::ActionRound { round, side }),
+        Stage::Headline => v.extend([Task::ActionRound { round: 1, side: Side::Ussr }, Task::HeadlineStart]),
     }
+    v
+}
+
+pub fn start(ctx: &mut Ctx) {
+    let turn = ctx.st.turn;
+    ctx.log(format!("=== Turn {turn} ==="));
+    ctx.st.round = 0;
+    ctx.st.stack.extend(rest_of_turn(Stage::Headline));
     if turn > 1 {
         // Turn 1's cards were dealt at setup (§3.1).
         ctx.push(Task::Deal);
