@@ -75,6 +75,14 @@ enum Command {
         #[arg(long = "as", default_value = "observer")]
         viewer: LogViewer,
     },
+    /// Run rules-lawyer fixtures (files or folders); ends with `N passed, N failed`.
+    Fixtures {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Print each case with its log.
+        #[arg(long)]
+        verbose: bool,
+    },
     /// Replay a saved game with verification, and print the state at the end.
     Replay {
         file: PathBuf,
@@ -324,6 +332,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             Ok(())
         }
+        Command::Fixtures { paths, verbose } => run_fixtures(&paths, verbose),
         Command::Replay { file, to, step } => {
             let store = SqliteStore::open(&file)?;
             let mut r = Replay::new(store.header()?, store.rows()?)
@@ -367,5 +376,49 @@ fn print_state(g: &arbiter_engine::Game, seq: u64, viewer: Option<Side>, as_json
         (Some(o), _) => say!("{o}"),
         (None, Some(p)) => say!("{p}"),
         _ => {}
+    }
+}
+
+/// Each case: `ok ID title` or `FAILED ID title` with the reason; then `N passed, N failed`.
+fn run_fixtures(paths: &[PathBuf], verbose: bool) -> Result<(), Failure> {
+    let files = arbiter_casebook::collect(paths).map_err(|e| Failure::Rejected(e.to_string()))?;
+    let (mut passed, mut failed) = (0, 0);
+    for file in files {
+        let result = arbiter_casebook::load(&file).and_then(|f| arbiter_casebook::run(&f, &file));
+        match result {
+            Ok(r) => {
+                match &r.failure {
+                    None => {
+                        passed += 1;
+                        say!("ok      {} {}", r.id, r.title);
+                    }
+                    Some(why) => {
+                        failed += 1;
+                        say!(
+                            "FAILED  {} {} ({})\n        {}",
+                            r.id,
+                            r.title,
+                            r.file.display(),
+                            why.replace('\n', "\n        ")
+                        );
+                    }
+                }
+                if verbose {
+                    for l in &r.log {
+                        say!("        | {l}");
+                    }
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                say!("FAILED  {e}");
+            }
+        }
+    }
+    say!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(Failure::Failed(format!("{failed} fixture(s) failed")))
     }
 }

@@ -36,7 +36,10 @@ pub fn action_rounds(p: Position, side: Side) -> u8 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
     Headline,
-    ActionRound { round: u8, side: Side },
+    ActionRound {
+        round: u8,
+        side: Side,
+    },
     /// The end-of-turn phases: military ops check onwards (§4.5E–H).
     EndOfTurn,
 }
@@ -55,7 +58,13 @@ pub fn rest_of_turn(stage: Stage) -> Vec<Task> {
     match stage {
         Stage::EndOfTurn => {}
         Stage::ActionRound { round, side } => v.push(Task::ActionRound { round, side }),
-        Stage::Headline => v.extend([Task::ActionRound { round: 1, side: Side::Ussr }, Task::HeadlineStart]),
+        Stage::Headline => v.extend([
+            Task::ActionRound {
+                round: 1,
+                side: Side::Ussr,
+            },
+            Task::HeadlineStart,
+        ]),
     }
     v
 }

@@ -1,0 +1,149 @@
+//! The fixture file format (JSON). Unknown fields are errors, so a typo never passes silently.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fixture {
+    /// Stable id, grouped by rules section, e.g. "COUP-001".
+    pub id: String,
+    pub title: String,
+    /// Rule sections tested, e.g. ["§6.3"].
+    pub rules: Vec<String>,
+    /// A disputed point and the interpretation chosen.
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub setup: Setup,
+    /// Die rolls, in the order they are needed.
+    #[serde(default)]
+    pub dice: Vec<u8>,
+    /// Random picks (index into the hand in card-number order), in order.
+    #[serde(default)]
+    pub picks: Vec<u8>,
+    #[serde(default)]
+    pub steps: Vec<Step>,
+    #[serde(default)]
+    pub expect: Expect,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Start {
+    /// An empty board: no Influence, no cards anywhere unless listed.
+    #[default]
+    Empty,
+    /// The standard start (§3): fixed Influence, the Early War deck, later decks in reserve.
+    Standard,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum At {
+    Setup,
+    TurnStart,
+    Headline,
+    ActionRound,
+    EndOfTurn,
+    FinalScoring,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerSide<T> {
+    pub us: T,
+    pub ussr: T,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EffectSpec {
+    pub card: String,
+    pub owner: String,
+    /// "turn" or "permanent"; default: permanent for lasting (underlined) cards, else turn.
+    #[serde(default)]
+    pub until: Option<String>,
+    #[serde(default)]
+    pub param: i16,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChinaSpec {
+    pub holder: String,
+    pub face_up: bool,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionsSpec {
+    #[serde(default)]
+    pub optional_cards: bool,
+    #[serde(default)]
+    pub us_bonus: u8,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    #[serde(default)]
+    pub start: Start,
+    /// Where play begins; default `setup` for the standard start, `action_round` otherwise.
+    #[serde(default)]
+    pub at: Option<At>,
+    pub turn: Option<u8>,
+    pub action_round: Option<u8>,
+    pub phasing: Option<String>,
+    pub defcon: Option<u8>,
+    pub vp: Option<i8>,
+    pub military_ops: Option<PerSide<u8>>,
+    pub space_race: Option<PerSide<u8>>,
+    /// Who reached each box first, box 1 first ("us", "ussr" or null); by default the side
+    /// further along (the USSR if level).
+    pub space_first: Option<Vec<Option<String>>>,
+    pub space_attempts: Option<PerSide<u8>>,
+    /// Influence per country; listed countries are set, others keep their start value.
+    #[serde(default)]
+    pub influence: BTreeMap<String, PerSide<u8>>,
+    pub hands: Option<PerSide<Vec<String>>>,
+    /// The draw pile, top card first.
+    pub deck: Option<Vec<String>>,
+    pub discard: Option<Vec<String>>,
+    pub removed: Option<Vec<String>>,
+    #[serde(default)]
+    pub effects: Vec<EffectSpec>,
+    pub china_card: Option<ChinaSpec>,
+    pub options: Option<OptionsSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub side: String,
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Expect a rejection whose message contains this text.
+    #[serde(default)]
+    pub reject: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// A subset of the state JSON (`arbiter state --json` as an observer, plus `hands` and
+    /// `deck`).
+    #[serde(default)]
+    pub state: Option<serde_json::Value>,
+    /// Texts that must appear in the log of the steps (all audiences).
+    #[serde(default)]
+    pub log: Vec<String>,
+    /// Texts that must not appear.
+    #[serde(default)]
+    pub log_absent: Vec<String>,
+    /// Moves that must be (or must not be) among the legal moves at the end.
+    #[serde(default)]
+    pub legal: Vec<String>,
+    #[serde(default)]
+    pub illegal: Vec<String>,
+}
