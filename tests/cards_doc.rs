@@ -8,10 +8,7 @@ fn expected() -> String {
     let tests_src = include_str!("rules.rs");
     // Split the rules tests into (name, body) by `fn ` at the start of a line.
     let mut tests: Vec<(&str, &str)> = Vec::new();
-    let starts: Vec<usize> = tests_src
-        .match_indices("\nfn ")
-        .map(|(i, _)| i + 1)
-        .collect();
+    let starts: Vec<usize> = tests_src.match_indices("\nfn ").map(|(i, _)| i + 1).collect();
     for (k, &s) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(tests_src.len());
         let body = &tests_src[s..end];
@@ -37,17 +34,12 @@ by `tests/cards_doc.rs`; `BLESS=1 cargo test -p arbiter-tests --test cards_doc` 
     );
     let mut events = 0;
     for c in rules.cards.all() {
-        let flags: Vec<&str> = [
-            (c.starred, "starred"),
-            (c.scoring, "scoring"),
-            (c.optional, "optional"),
-            (c.lasting, "lasting"),
-            (c.war, "war"),
-        ]
-        .into_iter()
-        .filter(|x| x.0)
-        .map(|x| x.1)
-        .collect();
+        let flags: Vec<&str> =
+            [(c.starred, "starred"), (c.scoring, "scoring"), (c.optional, "optional"), (c.lasting, "lasting"), (c.war, "war")]
+                .into_iter()
+                .filter(|x| x.0)
+                .map(|x| x.1)
+                .collect();
         let status = if c.id == arbiter_engine::CardId::CHINA {
             "base rule"
         } else if rules.implemented(c.id) {
@@ -58,18 +50,10 @@ by `tests/cards_doc.rs`; `BLESS=1 cargo test -p arbiter-tests --test cards_doc` 
         };
         let quoted = format!("\"{}\"", c.name);
         let escaped = format!("\\\"{}\\\"", c.name);
-        let bare = [
-            format!("play {} ", c.name),
-            format!("headline {}", c.name),
-            format!("discard {}\"", c.name),
-        ];
+        let bare = [format!("play {} ", c.name), format!("headline {}", c.name), format!("discard {}\"", c.name)];
         let covering: Vec<String> = tests
             .iter()
-            .filter(|(_, b)| {
-                b.contains(&quoted)
-                    || b.contains(&escaped)
-                    || bare.iter().any(|x| b.contains(x.as_str()))
-            })
+            .filter(|(_, b)| b.contains(&quoted) || b.contains(&escaped) || bare.iter().any(|x| b.contains(x.as_str())))
             .map(|(n, _)| format!("`{n}`"))
             .collect();
         out.push_str(&format!(
@@ -83,10 +67,7 @@ by `tests/cards_doc.rs`; `BLESS=1 cargo test -p arbiter-tests --test cards_doc` 
             covering.join(", ")
         ));
     }
-    out.push_str(&format!(
-        "\n{events} events implemented, plus The China Card's base rules; {} cards are ops only.\n",
-        109 - events
-    ));
+    out.push_str(&format!("\n{events} events implemented, plus The China Card's base rules; {} cards are ops only.\n", 109 - events));
     out
 }
 
@@ -98,22 +79,12 @@ fn cards_md_matches_the_registry() {
         std::fs::write(path, &want).expect("write CARDS.md");
     }
     let have = std::fs::read_to_string(path).unwrap_or_default();
-    assert_eq!(
-        have, want,
-        "CARDS.md is out of date: run BLESS=1 cargo test -p arbiter-tests --test cards_doc"
-    );
+    assert_eq!(have, want, "CARDS.md is out of date: run BLESS=1 cargo test -p arbiter-tests --test cards_doc");
 }
 
 #[test]
 fn every_implemented_event_is_covered_by_a_rules_test() {
     let doc = expected();
-    let uncovered: Vec<&str> = doc
-        .lines()
-        .filter(|l| l.contains("| event |") && l.ends_with("|  |"))
-        .collect();
-    assert!(
-        uncovered.is_empty(),
-        "events without a rules test:\n{}",
-        uncovered.join("\n")
-    );
+    let uncovered: Vec<&str> = doc.lines().filter(|l| l.contains("| event |") && l.ends_with("|  |")).collect();
+    assert!(uncovered.is_empty(), "events without a rules test:\n{}", uncovered.join("\n"));
 }

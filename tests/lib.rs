@@ -27,10 +27,7 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
         return Err("influence table has the wrong size".into());
     }
     if st.outcome.is_none() && g.decision().is_none() {
-        return Err(format!(
-            "dead end: no decision and no outcome; stack top {:?}",
-            st.stack.last()
-        ));
+        return Err(format!("dead end: no decision and no outcome; stack top {:?}", st.stack.last()));
     }
     Ok(())
 }
@@ -59,15 +56,13 @@ pub fn random_game(seed: u64, options: Options, check_moves: bool) -> Result<Pla
         }
         let m = d.moves[rng.random_range(0..d.moves.len())];
         let before = g.hash64();
-        g.play(&m)
-            .map_err(|e| format!("seed {seed}: listed move {} rejected: {e}", g.move_text(&m)))?;
+        g.play(&m).map_err(|e| format!("seed {seed}: listed move {} rejected: {e}", g.move_text(&m)))?;
         if g.hash64() == before && g.outcome().is_none() {
             // Every accepted move changes the state (at least the work stack).
             return Err(format!("seed {seed}: move {:?} changed nothing", m));
         }
         decisions += 1;
-        check_invariants(&g)
-            .map_err(|e| format!("seed {seed}, after {decisions} decisions: {e}"))?;
+        check_invariants(&g).map_err(|e| format!("seed {seed}, after {decisions} decisions: {e}"))?;
         if decisions > 20_000 {
             return Err(format!("seed {seed}: game did not end"));
         }
@@ -79,8 +74,7 @@ pub fn random_game(seed: u64, options: Options, check_moves: bool) -> Result<Pla
 /// and leave the game unchanged.
 pub fn check_agreement(g: &Game, moves: &[Move], rng: &mut ChaCha8Rng) -> Result<(), String> {
     for m in moves {
-        g.check(m)
-            .map_err(|e| format!("listed move {} fails validation: {e}", g.move_text(m)))?;
+        g.check(m).map_err(|e| format!("listed move {} fails validation: {e}", g.move_text(m)))?;
     }
     let universe = move_universe(g);
     for _ in 0..40 {
@@ -88,11 +82,7 @@ pub fn check_agreement(g: &Game, moves: &[Move], rng: &mut ChaCha8Rng) -> Result
         let listed = moves.contains(&m);
         let ok = g.check(&m).is_ok();
         if listed != ok {
-            return Err(format!(
-                "move {:?}: listed={listed} but validation ok={ok} at {:?}",
-                m,
-                g.decision().map(|d| d.prompt)
-            ));
+            return Err(format!("move {:?}: listed={listed} but validation ok={ok} at {:?}", m, g.decision().map(|d| d.prompt)));
         }
         if !ok {
             let mut copy = g.clone();
@@ -109,29 +99,14 @@ pub fn check_agreement(g: &Game, moves: &[Move], rng: &mut ChaCha8Rng) -> Result
 pub fn move_universe(g: &Game) -> Vec<Move> {
     use arbiter_engine::{CardId, PlayMode};
     let mut v = vec![Move::Pass];
-    let modes = [
-        PlayMode::Event,
-        PlayMode::Ops,
-        PlayMode::OpsThenEvent,
-        PlayMode::EventThenOps,
-        PlayMode::Space,
-    ];
+    let modes = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
     for c in g.rules().cards.all().map(|c| c.id) {
         v.extend(modes.map(|mode| Move::Play { card: c, mode }));
         v.extend([Move::Headline(c), Move::Discard(c), Move::Take(c)]);
     }
     for c in Map::standard().ids() {
-        v.extend([
-            Move::Influence(c),
-            Move::Remove(c),
-            Move::Coup(c),
-            Move::Realign(c),
-            Move::Target(c),
-        ]);
-        v.push(Move::Cancel {
-            card: CardId(40),
-            country: Some(c),
-        });
+        v.extend([Move::Influence(c), Move::Remove(c), Move::Coup(c), Move::Realign(c), Move::Target(c)]);
+        v.push(Move::Cancel { card: CardId(40), country: Some(c) });
     }
     for i in 0..4 {
         v.push(Move::Choose(i));
@@ -164,25 +139,13 @@ pub fn give(st: &mut State, side: Side, names: &[&str]) {
 }
 
 pub fn effect(st: &mut State, name: &str, owner: Side) {
-    st.effects.push(Effect {
-        card: card(name),
-        owner,
-        expiry: Expiry::EndOfTurn,
-        param: 0,
-    });
+    st.effects.push(Effect { card: card(name), owner, expiry: Expiry::EndOfTurn, param: 0 });
 }
 
 /// An empty board (no Influence, empty hands and deck) with scripted dice, then `f`.
 pub fn board(dice: &[u8], f: impl FnOnce(&mut State)) -> State {
     let rules = arbiter_cards::ruleset();
-    let mut st = State::initial(
-        &rules,
-        Options {
-            optional_cards: true,
-            us_bonus: 0,
-        },
-        Randomness::scripted(dice.iter().copied()),
-    );
+    let mut st = State::initial(&rules, Options { optional_cards: true, us_bonus: 0 }, Randomness::scripted(dice.iter().copied()));
     st.influence.iter_mut().for_each(|i| *i = [0, 0]);
     st.stack.clear();
     st.reserve = Default::default();

@@ -9,15 +9,9 @@ use std::collections::BTreeMap;
 fn one_thousand_random_games_end_cleanly() {
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for seed in 0..1000u64 {
-        let options = Options {
-            optional_cards: seed % 2 == 1,
-            us_bonus: (seed % 3) as u8,
-        };
+        let options = Options { optional_cards: seed % 2 == 1, us_bonus: (seed % 3) as u8 };
         let p = random_game(seed, options, false).unwrap_or_else(|e| panic!("{e}"));
-        let outcome = p
-            .game
-            .outcome()
-            .expect("a finished game records its outcome");
+        let outcome = p.game.outcome().expect("a finished game records its outcome");
         *reasons.entry(format!("{:?}", outcome.reason)).or_default() += 1;
     }
     // Random play must reach the ordinary game ends, not only one of them.

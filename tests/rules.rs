@@ -22,11 +22,7 @@ fn game(st: arbiter_engine::State) -> Game {
 #[case(5, 2, None)]
 #[case(8, 4, Some(Side::Us))]
 #[case(0, 4, Some(Side::Ussr))]
-fn control_of_israel_needs_stability_and_a_lead_of_stability(
-    #[case] us: u8,
-    #[case] ussr: u8,
-    #[case] who: Option<Side>,
-) {
+fn control_of_israel_needs_stability_and_a_lead_of_stability(#[case] us: u8, #[case] ussr: u8, #[case] who: Option<Side>) {
     let st = board(&[], |st| set_inf(st, "Israel", us, ussr));
     assert_eq!(st.controller(country("Israel")), who);
 }
@@ -46,7 +42,10 @@ fn section_7_4_example_china_card_in_southeast_asia_is_worth_5() {
     play(&mut g, &["play \"The China Card\" ops"]);
     play(&mut g, &["influence Vietnam"; 4]);
     // Spending the last Op outside Southeast Asia would make the card worth only 4.
-    assert_eq!(reject(&mut g, "influence North Korea"), "cannot influence \"North Korea\": North Korea costs 1 Op(s) and only 0 remain if spent there (§6.1)");
+    assert_eq!(
+        reject(&mut g, "influence North Korea"),
+        "cannot influence \"North Korea\": North Korea costs 1 Op(s) and only 0 remain if spent there (§6.1)"
+    );
     let log = play(&mut g, &["influence Vietnam"]);
     assert!(
         log.contains(&"USSR Ops value: 4 (card) +1 The China Card, all in Asia = 5; +1 Vietnam Revolts, all in Southeast Asia = 6; -1 Red Scare/Purge (min 1) = 5; all spent".to_string()),
@@ -54,10 +53,7 @@ fn section_7_4_example_china_card_in_southeast_asia_is_worth_5() {
     );
     assert_eq!(inf(&g, "Vietnam"), [0, 7]);
     // §9.3: after use the China Card passes face down.
-    assert_eq!(
-        (g.state().china.holder, g.state().china.face_up),
-        (Side::Us, false)
-    );
+    assert_eq!((g.state().china.holder, g.state().china.face_up), (Side::Us, false));
 }
 
 /// rules-facts §6: a 1-Op card under Red Scare/Purge and Vietnam Revolts spent in Southeast
@@ -71,10 +67,7 @@ fn red_scare_applies_after_vietnam_revolts(#[case] in_sea: bool, #[case] want: i
         effect(st, "Red Scare/Purge", Side::Us);
     });
     let g = game(st);
-    let spend = arbiter_engine::pipeline::Spend {
-        all_in_asia: in_sea,
-        all_in_southeast_asia: in_sea,
-    };
+    let spend = arbiter_engine::pipeline::Spend { all_in_asia: in_sea, all_in_southeast_asia: in_sea };
     let v = arbiter_engine::ctx::ops_value(g.pos(), card("Nasser"), Side::Ussr, spend);
     assert_eq!(v.value, want, "{v}");
 }
@@ -86,28 +79,16 @@ fn red_scare_applies_after_vietnam_revolts(#[case] in_sea: bool, #[case] want: i
 #[case("CIA Created", false, 2)] // §7.4.2 example: CIA Created gives 2 Ops after Containment
 fn containment_adds_one_up_to_four(#[case] name: &str, #[case] asia: bool, #[case] want: i32) {
     let g = game(board(&[], |st| effect(st, "Containment", Side::Us)));
-    let spend = arbiter_engine::pipeline::Spend {
-        all_in_asia: asia,
-        all_in_southeast_asia: false,
-    };
-    assert_eq!(
-        arbiter_engine::ctx::ops_value(g.pos(), card(name), Side::Us, spend).value,
-        want
-    );
+    let spend = arbiter_engine::pipeline::Spend { all_in_asia: asia, all_in_southeast_asia: false };
+    assert_eq!(arbiter_engine::ctx::ops_value(g.pos(), card(name), Side::Us, spend).value, want);
 }
 
 #[test]
 fn modifiers_only_help_the_player_they_were_granted_to() {
     let g = game(board(&[], |st| effect(st, "Brezhnev Doctrine", Side::Ussr)));
     let spend = arbiter_engine::pipeline::Spend::NOWHERE;
-    assert_eq!(
-        arbiter_engine::ctx::ops_value(g.pos(), card("Fidel"), Side::Ussr, spend).value,
-        3
-    );
-    assert_eq!(
-        arbiter_engine::ctx::ops_value(g.pos(), card("Fidel"), Side::Us, spend).value,
-        2
-    );
+    assert_eq!(arbiter_engine::ctx::ops_value(g.pos(), card("Fidel"), Side::Ussr, spend).value, 3);
+    assert_eq!(arbiter_engine::ctx::ops_value(g.pos(), card("Fidel"), Side::Us, spend).value, 2);
 }
 
 // ---------------------------------------------------------------- §6.1 influence
@@ -119,19 +100,8 @@ fn placement_costs_two_in_enemy_controlled_countries_rechecked_per_marker() {
         set_inf(st, "Lebanon", 0, 1);
         give(st, Side::Us, &["Duck and Cover"]);
     });
-    let log = play(
-        &mut g,
-        &[
-            "play \"Duck and Cover\" ops",
-            "influence Lebanon",
-            "influence Lebanon",
-        ],
-    );
-    assert!(
-        log.iter()
-            .any(|l| l.contains("this marker costs 2 Ops (§6.1.2)")),
-        "{log:#?}"
-    );
+    let log = play(&mut g, &["play \"Duck and Cover\" ops", "influence Lebanon", "influence Lebanon"]);
+    assert!(log.iter().any(|l| l.contains("this marker costs 2 Ops (§6.1.2)")), "{log:#?}");
     assert_eq!(inf(&g, "Lebanon"), [2, 1]);
 }
 
@@ -153,10 +123,7 @@ fn a_superpower_may_always_place_next_to_itself() {
     let mut g = at_round(Side::Us, &[], |st| give(st, Side::Us, &["Duck and Cover"]));
     play(&mut g, &["play \"Duck and Cover\" ops", "influence Mexico"]);
     assert!(reject(&mut g, "influence Guatemala").contains("(§6.1.1)"));
-    assert!(
-        reject(&mut g, "coup Cuba").contains("(§6)"),
-        "one activity per card"
-    );
+    assert!(reject(&mut g, "coup Cuba").contains("(§6)"), "one activity per card");
 }
 
 // ---------------------------------------------------------------- §6.2 realignment
@@ -169,12 +136,11 @@ fn realignment_in_north_korea_rulebook_example() {
         set_inf(st, "North Korea", 0, 3);
         give(st, Side::Us, &["CIA Created"]);
     });
-    let log = play(
-        &mut g,
-        &["play \"CIA Created\" ops", "realign \"North Korea\""],
-    );
+    let log = play(&mut g, &["play \"CIA Created\" ops", "realign \"North Korea\""]);
     assert!(
-        log.contains(&"US realigns North Korea: US 5 (die) = 5; USSR 2 (die) +1 more Influence = 3; +1 adjacent to the USSR = 4 (§6.2)".to_string()),
+        log.contains(
+            &"US realigns North Korea: US 5 (die) = 5; USSR 2 (die) +1 more Influence = 3; +1 adjacent to the USSR = 4 (§6.2)".to_string()
+        ),
         "{log:#?}"
     );
     assert_eq!(inf(&g, "North Korea"), [0, 2]);
@@ -215,14 +181,8 @@ fn defcon_closes_regions_to_coups_with_the_rule_named() {
         give(st, Side::Ussr, &["Fidel"]);
     });
     play(&mut g, &["play Fidel ops"]);
-    assert_eq!(
-        reject(&mut g, "coup Poland"),
-        "cannot coup Poland: DEFCON 4 closes Europe to coups (§8.1.5)"
-    );
-    assert_eq!(
-        reject(&mut g, "realign Poland"),
-        "cannot realign Poland: DEFCON 4 closes Europe to realignments (§8.1.5)"
-    );
+    assert_eq!(reject(&mut g, "coup Poland"), "cannot coup Poland: DEFCON 4 closes Europe to coups (§8.1.5)");
+    assert_eq!(reject(&mut g, "realign Poland"), "cannot realign Poland: DEFCON 4 closes Europe to realignments (§8.1.5)");
 }
 
 #[test]
@@ -259,12 +219,7 @@ fn space_race_success_scores_the_first_arrival() {
 #[case(4, 0, None, "(§6.4.1)")] // Lunar Orbit needs 3 Ops; Fidel has 2 for the US
 #[case(8, 0, None, "(§6.4.6)")]
 #[case(2, 1, Some(Side::Us), "")] // Animal in Space: a second attempt
-fn space_race_limits(
-    #[case] at: u8,
-    #[case] attempts: u8,
-    #[case] animal: Option<Side>,
-    #[case] rule: &str,
-) {
+fn space_race_limits(#[case] at: u8, #[case] attempts: u8, #[case] animal: Option<Side>, #[case] rule: &str) {
     let mut g = at_round(Side::Us, &[1], |st| {
         st.space = [at, 0];
         st.space_attempts = [attempts, 0];
@@ -288,22 +243,12 @@ fn headline(us: &str, ussr: &str, dice: &[u8]) -> (Game, Vec<String>) {
     });
     st.stack = vec![Task::HeadlineStart];
     let mut g = game(st);
-    let log = play(
-        &mut g,
-        &[
-            &format!("headline \"{ussr}\""),
-            &format!("headline \"{us}\""),
-        ],
-    );
+    let log = play(&mut g, &[&format!("headline \"{ussr}\""), &format!("headline \"{us}\"")]);
     (g, log)
 }
 
 fn before(log: &[String], a: &str, b: &str) -> bool {
-    let pos = |s: &str| {
-        log.iter()
-            .position(|l| l == s)
-            .unwrap_or_else(|| panic!("{s:?} not in {log:#?}"))
-    };
+    let pos = |s: &str| log.iter().position(|l| l == s).unwrap_or_else(|| panic!("{s:?} not in {log:#?}"));
     pos(a) < pos(b)
 }
 
@@ -314,10 +259,7 @@ fn before(log: &[String], a: &str, b: &str) -> bool {
 #[case("CIA Created", "Asia Scoring", "US")] // scoring cards resolve second
 fn headline_order(#[case] us: &str, #[case] ussr: &str, #[case] first: &str) {
     let (_, log) = headline(us, ussr, &[]);
-    let (a, b) = (
-        format!("US headline: {us}"),
-        format!("USSR headline: {ussr}"),
-    );
+    let (a, b) = (format!("US headline: {us}"), format!("USSR headline: {ussr}"));
     assert_eq!(before(&log, &a, &b), first == "US", "{log:#?}");
 }
 
@@ -325,7 +267,10 @@ fn headline_order(#[case] us: &str, #[case] ussr: &str, #[case] first: &str) {
 fn headline_ties_go_to_the_us() {
     let (_, log) = headline("Defectors", "Korean War", &[]);
     // Defectors cancels the USSR headline even though Korean War ties it (FAQ).
-    assert!(log.contains(&"Defectors cancels the USSR headline: Korean War is discarded without effect (card text)".to_string()), "{log:#?}");
+    assert!(
+        log.contains(&"Defectors cancels the USSR headline: Korean War is discarded without effect (card text)".to_string()),
+        "{log:#?}"
+    );
 }
 
 #[test]
@@ -339,14 +284,8 @@ fn the_other_headline_stays_secret_until_both_are_chosen() {
     play(&mut g, &["headline Fidel"]);
     assert_eq!(g.view(Some(Side::Us)).headline.ussr, None);
     assert_eq!(g.view(None).headline.ussr, None);
-    assert_eq!(
-        g.view(Some(Side::Ussr)).headline.ussr.as_deref(),
-        Some("Fidel")
-    );
-    assert!(g
-        .view(Some(Side::Us))
-        .hand
-        .contains(&"Duck and Cover".to_string()));
+    assert_eq!(g.view(Some(Side::Ussr)).headline.ussr.as_deref(), Some("Fidel"));
+    assert!(g.view(Some(Side::Us)).hand.contains(&"Duck and Cover".to_string()));
     assert!(!g.view(Some(Side::Us)).hand.contains(&"Nasser".to_string()));
 }
 
@@ -394,10 +333,7 @@ fn central_america_scoring_rulebook_example() {
         "{log:#?}"
     );
     assert_eq!(g.state().vp, -4);
-    assert_eq!(
-        g.state().locate(card("Central America Scoring")),
-        Pile::Discard
-    );
+    assert_eq!(g.state().locate(card("Central America Scoring")), Pile::Discard);
 }
 
 #[test]
@@ -410,10 +346,7 @@ fn controlling_europe_when_it_is_scored_wins() {
     });
     play(&mut g, &["play \"Europe Scoring\" event"]);
     let o = g.outcome().unwrap();
-    assert_eq!(
-        (o.winner, o.reason),
-        (Some(Side::Us), EndReason::EuropeControl)
-    );
+    assert_eq!((o.winner, o.reason), (Some(Side::Us), EndReason::EuropeControl));
 }
 
 #[test]
@@ -426,10 +359,7 @@ fn southeast_asia_scoring_counts_thailand_double_and_is_removed() {
     });
     play(&mut g, &["play \"Southeast Asia Scoring\" event"]);
     assert_eq!(g.state().vp, -2); // USSR 3, US 1
-    assert_eq!(
-        g.state().locate(card("Southeast Asia Scoring")),
-        Pile::Removed
-    );
+    assert_eq!(g.state().locate(card("Southeast Asia Scoring")), Pile::Removed);
 }
 
 #[test]
@@ -438,10 +368,7 @@ fn final_scoring_gives_the_china_card_holder_one_vp() {
     st.stack = vec![Task::FinalScoring];
     let g = game(st);
     let o = g.outcome().unwrap();
-    assert_eq!(
-        (g.state().vp, o.winner, o.reason),
-        (1, Some(Side::Us), EndReason::FinalScoring)
-    );
+    assert_eq!((g.state().vp, o.winner, o.reason), (1, Some(Side::Us), EndReason::FinalScoring));
 }
 
 #[test]
@@ -452,10 +379,7 @@ fn twenty_vp_wins_at_once() {
     });
     play(&mut g, &["play \"Duck and Cover\" event"]);
     let o = g.outcome().unwrap();
-    assert_eq!(
-        (o.winner, o.reason),
-        (Some(Side::Us), EndReason::VictoryPoints)
-    );
+    assert_eq!((o.winner, o.reason), (Some(Side::Us), EndReason::VictoryPoints));
 }
 
 // ---------------------------------------------------------------- §4.5 turn end, §4.3 reshuffle
@@ -465,10 +389,7 @@ fn a_held_scoring_card_loses_at_the_end_of_the_turn() {
     let mut st = board(&[], |st| give(st, Side::Ussr, &["Asia Scoring"]));
     st.stack = vec![Task::HeldCards];
     let o = game(st).outcome().unwrap();
-    assert_eq!(
-        (o.winner, o.reason),
-        (Some(Side::Us), EndReason::HeldScoringCard)
-    );
+    assert_eq!((o.winner, o.reason), (Some(Side::Us), EndReason::HeldScoringCard));
 }
 
 #[test]
@@ -486,30 +407,16 @@ fn end_of_turn_flips_the_china_card_and_adds_the_mid_war_deck_at_turn_4() {
     let rules = arbiter_cards::ruleset();
     let mut st = board(&[], |st| {
         st.turn = 3;
-        st.china = arbiter_engine::state::China {
-            holder: Side::Us,
-            face_up: false,
-        };
-        st.reserve = rules
-            .cards
-            .era_deck(arbiter_engine::card::Era::Mid, true)
-            .into_iter()
-            .collect();
+        st.china = arbiter_engine::state::China { holder: Side::Us, face_up: false };
+        st.reserve = rules.cards.era_deck(arbiter_engine::card::Era::Mid, true).into_iter().collect();
         effect(st, "Containment", Side::Us);
     });
-    st.stack = vec![Task::ChinaFlip, Task::EndTurn]
-        .into_iter()
-        .rev()
-        .collect();
+    st.stack = vec![Task::ChinaFlip, Task::EndTurn].into_iter().rev().collect();
     let g = game(st);
     let s = g.state();
     assert_eq!((s.turn, s.china.face_up, s.reserve.len()), (4, true, 0));
     assert_eq!(s.hands[0].len() + s.hands[1].len() + s.deck.len(), 48);
-    assert_eq!(
-        (s.hands[0].len(), s.hands[1].len()),
-        (9, 9),
-        "hand size 9 from turn 4"
-    );
+    assert_eq!((s.hands[0].len(), s.hands[1].len()), (9, 9), "hand size 9 from turn 4");
     assert!(s.effects.is_empty(), "turn-long effects end");
 }
 
@@ -526,10 +433,7 @@ fn the_discard_pile_is_reshuffled_only_when_the_deck_is_empty() {
     let g = game(st);
     let s = g.state();
     assert_eq!(s.hands[1].len() + s.hands[0].len(), 4);
-    assert!(
-        s.hands[1].contains(card("Fidel")),
-        "the USSR draws first and the old deck is dealt first"
-    );
+    assert!(s.hands[1].contains(card("Fidel")), "the USSR draws first and the old deck is dealt first");
     assert!(s.discard.is_empty() && s.deck.is_empty());
 }
 
@@ -542,16 +446,7 @@ fn an_opponents_event_that_cannot_occur_leaves_a_starred_card_in_the_discards() 
         give(st, Side::Ussr, &["NATO"]);
     });
     assert!(reject(&mut g, "play NATO ops then event").ends_with("(§5.2)"));
-    play(
-        &mut g,
-        &[
-            "play NATO ops",
-            "influence Poland",
-            "influence Poland",
-            "influence Poland",
-            "influence Poland",
-        ],
-    );
+    play(&mut g, &["play NATO ops", "influence Poland", "influence Poland", "influence Poland", "influence Poland"]);
     assert_eq!(g.state().locate(card("NATO")), Pile::Discard);
 }
 
@@ -563,14 +458,7 @@ fn an_opponents_event_happens_when_the_player_chooses() {
     });
     assert!(reject(&mut g, "play \"Vietnam Revolts\" ops").ends_with("(§5.2)"));
     assert!(reject(&mut g, "play \"Vietnam Revolts\" event").ends_with("(§5.2)"));
-    play(
-        &mut g,
-        &[
-            "play \"Vietnam Revolts\" ops then event",
-            "influence Vietnam",
-            "influence Vietnam",
-        ],
-    );
+    play(&mut g, &["play \"Vietnam Revolts\" ops then event", "influence Vietnam", "influence Vietnam"]);
     // US 1 + 2 = 3 before the event; then the USSR's 2 arrive (and the card is removed).
     assert_eq!(inf(&g, "Vietnam"), [3, 2]);
     assert_eq!(g.state().locate(card("Vietnam Revolts")), Pile::Removed);
@@ -590,8 +478,7 @@ fn nato_needs_a_prerequisite_then_vetoes_ussr_coups_in_us_controlled_europe() {
         give(st, Side::Ussr, &["Fidel"]);
     });
     play(&mut g, &["play Fidel ops"]);
-    assert!(reject(&mut g, "coup \"West Germany\"")
-        .contains("NATO protects US-controlled countries in Europe"));
+    assert!(reject(&mut g, "coup \"West Germany\"").contains("NATO protects US-controlled countries in Europe"));
     // Italy is not US-controlled: NATO does not protect it.
     assert!(g.check(&g.parse("realign Italy").unwrap()).is_ok());
 }
@@ -600,9 +487,7 @@ fn nato_needs_a_prerequisite_then_vetoes_ussr_coups_in_us_controlled_europe() {
 fn marshall_plan_places_in_seven_countries_and_enables_nato() {
     let mut g = at_round(Side::Us, &[], |st| give(st, Side::Us, &["Marshall Plan"]));
     play(&mut g, &["play \"Marshall Plan\" event"]);
-    for c in [
-        "UK", "France", "Italy", "Benelux", "Denmark", "Norway", "Sweden",
-    ] {
+    for c in ["UK", "France", "Italy", "Benelux", "Denmark", "Norway", "Sweden"] {
         play(&mut g, &[&format!("influence {c}")]);
     }
     assert!(g.state().has_effect(card("Marshall Plan")));
@@ -611,27 +496,10 @@ fn marshall_plan_places_in_seven_countries_and_enables_nato() {
 
 #[test]
 fn warsaw_pact_can_add_five_influence_at_most_two_per_country() {
-    let mut g = at_round(Side::Ussr, &[], |st| {
-        give(st, Side::Ussr, &["Warsaw Pact Formed"])
-    });
-    play(
-        &mut g,
-        &[
-            "play \"Warsaw Pact Formed\" event",
-            "choose add",
-            "influence Poland",
-            "influence Poland",
-        ],
-    );
+    let mut g = at_round(Side::Ussr, &[], |st| give(st, Side::Ussr, &["Warsaw Pact Formed"]));
+    play(&mut g, &["play \"Warsaw Pact Formed\" event", "choose add", "influence Poland", "influence Poland"]);
     assert!(reject(&mut g, "influence Poland").contains("not a legal choice"));
-    play(
-        &mut g,
-        &[
-            "influence Hungary",
-            "influence Hungary",
-            "influence Austria",
-        ],
-    );
+    play(&mut g, &["influence Hungary", "influence Hungary", "influence Austria"]);
     assert_eq!((inf(&g, "Poland"), inf(&g, "Austria")), ([0, 2], [0, 1]));
 }
 
@@ -646,24 +514,11 @@ fn cuban_missile_crisis_makes_a_coup_lose_and_can_be_cancelled() {
     let mut g = at_round(Side::Ussr, &[], setup);
     play(&mut g, &["play Fidel ops", "coup Angola"]);
     let o = g.outcome().unwrap();
-    assert_eq!(
-        (o.winner, o.reason),
-        (Some(Side::Us), EndReason::CubanMissileCrisis)
-    );
+    assert_eq!((o.winner, o.reason), (Some(Side::Us), EndReason::CubanMissileCrisis));
     let mut g = at_round(Side::Ussr, &[6], setup);
-    play(
-        &mut g,
-        &[
-            "cancel \"Cuban Missile Crisis\" Cuba",
-            "play Fidel ops",
-            "coup Angola",
-        ],
-    );
+    play(&mut g, &["cancel \"Cuban Missile Crisis\" Cuba", "play Fidel ops", "coup Angola"]);
     // 6 + 2 - 2 x 1 = 6: remove the 1 US Influence, add 5.
-    assert_eq!(
-        (g.outcome(), inf(&g, "Cuba"), inf(&g, "Angola")),
-        (None, [0, 0], [0, 5])
-    );
+    assert_eq!((g.outcome(), inf(&g, "Cuba"), inf(&g, "Angola")), (None, [0, 0], [0, 5]));
 }
 
 #[test]
@@ -677,15 +532,9 @@ fn bear_trap_replaces_the_round_with_a_discard_and_an_escape_roll() {
         });
         give(st, Side::Ussr, &["Fidel", "Nasser"]);
     });
-    st.stack = vec![Task::ActionRound {
-        round: 1,
-        side: Side::Ussr,
-    }];
+    st.stack = vec![Task::ActionRound { round: 1, side: Side::Ussr }];
     let mut g = game(st);
-    assert!(
-        reject(&mut g, "discard Nasser").contains("not a legal choice"),
-        "a 1-Op card cannot be discarded"
-    );
+    assert!(reject(&mut g, "discard Nasser").contains("not a legal choice"), "a 1-Op card cannot be discarded");
     assert!(reject(&mut g, "play Fidel ops").contains("not a legal choice"));
     play(&mut g, &["discard Fidel"]);
     assert!(!g.state().has_effect(card("Bear Trap")));
@@ -710,13 +559,7 @@ fn salt_lowers_coup_rolls_for_both_sides() {
         give(st, Side::Us, &["Duck and Cover"]);
     });
     let log = play(&mut g, &["play \"Duck and Cover\" ops", "coup Mexico"]);
-    assert!(
-        log.contains(
-            &"Coup: roll 4 (die) -1 SALT Negotiations = 3; + 3 Ops - 2 x 2 stability = 2 (§6.3.2)"
-                .to_string()
-        ),
-        "{log:#?}"
-    );
+    assert!(log.contains(&"Coup: roll 4 (die) -1 SALT Negotiations = 3; + 3 Ops - 2 x 2 stability = 2 (§6.3.2)".to_string()), "{log:#?}");
     assert_eq!(inf(&g, "Mexico"), [0, 0]);
 }
 
@@ -750,15 +593,7 @@ fn junta_places_two_then_a_free_coup_earns_no_military_ops() {
         set_inf(st, "Panama", 1, 0);
         give(st, Side::Ussr, &["Junta"]);
     });
-    play(
-        &mut g,
-        &[
-            "play Junta event",
-            "target Guatemala",
-            "choose coup or realign",
-            "coup Panama",
-        ],
-    );
+    play(&mut g, &["play Junta event", "target Guatemala", "choose coup or realign", "coup Panama"]);
     // 6 + 2 - 2 x 2 = 4: remove the 1 US Influence, add 3.
     assert_eq!((inf(&g, "Guatemala"), inf(&g, "Panama")), ([0, 2], [0, 3]));
     assert_eq!(g.state().mil_ops, [0, 0]);
@@ -768,24 +603,17 @@ fn junta_places_two_then_a_free_coup_earns_no_military_ops() {
 
 #[test]
 fn decolonization_needs_four_different_countries() {
-    let mut g = at_round(Side::Ussr, &[], |st| {
-        give(st, Side::Ussr, &["Decolonization"])
-    });
+    let mut g = at_round(Side::Ussr, &[], |st| give(st, Side::Ussr, &["Decolonization"]));
     play(&mut g, &["play Decolonization event", "influence Angola"]);
     assert!(reject(&mut g, "influence Angola").contains("not a legal choice"));
     assert!(reject(&mut g, "influence Japan").contains("not a legal choice"));
-    play(
-        &mut g,
-        &["influence Vietnam", "influence Zaire", "influence Burma"],
-    );
+    play(&mut g, &["influence Vietnam", "influence Zaire", "influence Burma"]);
     assert_eq!(inf(&g, "Burma"), [0, 1]);
 }
 
 #[test]
 fn olympic_games_is_the_opponents_choice() {
-    let mut g = at_round(Side::Ussr, &[1, 3, 5, 2], |st| {
-        give(st, Side::Ussr, &["Olympic Games"])
-    });
+    let mut g = at_round(Side::Ussr, &[1, 3, 5, 2], |st| give(st, Side::Ussr, &["Olympic Games"]));
     play(&mut g, &["play \"Olympic Games\" event"]);
     assert_eq!(g.decision().unwrap().side, Side::Us);
     play(&mut g, &["choose participate"]);
@@ -808,21 +636,11 @@ fn five_year_plan_triggers_a_us_event_discarded_at_random() {
         give(st, Side::Us, &["Five Year Plan"]);
         give(st, Side::Ussr, &["Duck and Cover", "Fidel"]);
     });
-    st.rng = Randomness::Scripted {
-        dice: Default::default(),
-        picks: [0u8].into_iter().collect(),
-    };
-    st.stack = vec![
-        Task::EndRound { side: Side::Us },
-        Task::ChooseCard { side: Side::Us },
-    ];
+    st.rng = Randomness::Scripted { dice: Default::default(), picks: [0u8].into_iter().collect() };
+    st.stack = vec![Task::EndRound { side: Side::Us }, Task::ChooseCard { side: Side::Us }];
     let mut g = game(st);
     play(&mut g, &["play \"Five Year Plan\" event"]);
-    assert_eq!(
-        (g.state().defcon, g.state().vp),
-        (4, 1),
-        "Duck and Cover happened for the US"
-    );
+    assert_eq!((g.state().defcon, g.state().vp), (4, 1), "Duck and Cover happened for the US");
     assert_eq!(g.state().locate(card("Duck and Cover")), Pile::Discard);
 }
 
@@ -837,10 +655,7 @@ fn wargames_only_at_defcon_2_and_the_leader_wins() {
     });
     play(&mut g, &["play Wargames event", "choose end the game"]);
     let o = g.outcome().unwrap();
-    assert_eq!(
-        (g.state().vp, o.winner, o.reason),
-        (1, Some(Side::Us), EndReason::Wargames)
-    );
+    assert_eq!((g.state().vp, o.winner, o.reason), (1, Some(Side::Us), EndReason::Wargames));
 }
 
 #[test]
@@ -862,10 +677,7 @@ fn korean_war_swaps_influence_on_a_win_and_gives_military_ops_either_way() {
     });
     play(&mut g, &["play \"Korean War\" event"]);
     // 5 - 1 (US-controlled Japan) = 4: success.
-    assert_eq!(
-        (inf(&g, "South Korea"), g.state().vp, g.state().mil_ops[1]),
-        ([0, 2], -2, 2)
-    );
+    assert_eq!((inf(&g, "South Korea"), g.state().vp, g.state().mil_ops[1]), ([0, 2], -2, 2));
 }
 
 #[test]
@@ -874,14 +686,7 @@ fn defectors_played_by_the_ussr_gives_the_us_a_vp() {
         set_inf(st, "Poland", 0, 1);
         give(st, Side::Ussr, &["Defectors"]);
     });
-    play(
-        &mut g,
-        &[
-            "play Defectors event then ops",
-            "influence Poland",
-            "influence Poland",
-        ],
-    );
+    play(&mut g, &["play Defectors event then ops", "influence Poland", "influence Poland"]);
     assert_eq!(g.state().vp, 1);
 }
 
@@ -910,30 +715,16 @@ fn norad_reacts_to_defcon_reaching_2_during_a_round() {
 #[test]
 fn names_match_case_insensitively_and_by_unambiguous_prefix() {
     let g = at_round(Side::Us, &[], |st| give(st, Side::Us, &["Duck and Cover"]));
-    assert_eq!(
-        g.parse("play duck ops").unwrap(),
-        g.parse("play \"Duck and Cover\" ops").unwrap()
-    );
-    assert_eq!(
-        g.parse("coup west g").unwrap(),
-        g.parse("coup \"West Germany\"").unwrap()
-    );
+    assert_eq!(g.parse("play duck ops").unwrap(), g.parse("play \"Duck and Cover\" ops").unwrap());
+    assert_eq!(g.parse("coup west g").unwrap(), g.parse("coup \"West Germany\"").unwrap());
     let err = g.parse("coup west").unwrap_err().to_string();
     assert!(err.contains("ambiguous"), "{err}");
-    assert!(g
-        .parse("fly Poland")
-        .unwrap_err()
-        .to_string()
-        .contains("unknown move"));
+    assert!(g.parse("fly Poland").unwrap_err().to_string().contains("unknown move"));
 }
 
 #[test]
 fn setup_places_the_free_influence_in_the_right_halves_of_europe() {
-    let (mut g, _) = Game::new(
-        arbiter_cards::ruleset(),
-        arbiter_engine::Options::default(),
-        Randomness::seeded(1),
-    );
+    let (mut g, _) = Game::new(arbiter_cards::ruleset(), arbiter_engine::Options::default(), Randomness::seeded(1));
     assert_eq!(g.decision().unwrap().side, Side::Ussr);
     assert_eq!(g.state().hands.map(|h| h.len()), [8, 8]);
     assert!(reject(&mut g, "influence France").ends_with("(§3.2)"));
@@ -943,10 +734,7 @@ fn setup_places_the_free_influence_in_the_right_halves_of_europe() {
     assert!(reject(&mut g, "influence Poland").contains("US bonus"));
     play(&mut g, &["influence Austria", "influence UK"]);
     assert_eq!(inf(&g, "Austria"), [8, 6]);
-    assert_eq!(
-        g.decision().unwrap().prompt,
-        "USSR: choose your headline card (§4.5C)"
-    );
+    assert_eq!(g.decision().unwrap().prompt, "USSR: choose your headline card (§4.5C)");
     let _ = Region::Europe;
 }
 
@@ -986,23 +774,15 @@ fn quagmire_traps_the_us_and_ends_norad() {
         give(st, Side::Ussr, &["Quagmire"]);
         give(st, Side::Us, &["Fidel", "Asia Scoring"]);
     });
-    st.stack = vec![Task::ActionRound {
-        round: 1,
-        side: Side::Ussr,
-    }];
+    st.stack = vec![Task::ActionRound { round: 1, side: Side::Ussr }];
     let mut g = game(st);
     play(&mut g, &["play Quagmire event"]);
     assert!(!g.state().has_effect(card("NORAD")));
     assert_eq!(g.decision().unwrap().side, Side::Us);
     // A scoring card may always be played instead (§10.1.5).
-    assert!(g
-        .check(&g.parse("play \"Asia Scoring\" event").unwrap())
-        .is_ok());
+    assert!(g.check(&g.parse("play \"Asia Scoring\" event").unwrap()).is_ok());
     play(&mut g, &["discard Fidel"]);
-    assert!(
-        g.state().has_effect(card("Quagmire")),
-        "a 5 does not escape"
-    );
+    assert!(g.state().has_effect(card("Quagmire")), "a 5 does not escape");
 }
 
 // ---------------------------------------------------------------- more of §6.4, §4.5, §9, §10.3
@@ -1018,13 +798,7 @@ fn quagmire_traps_the_us_and_ends_norad() {
 #[case(5, "Fidel", "COMECON", 4, 0)]
 #[case(6, "Fidel", "COMECON", 3, 4)]
 #[case(7, "COMECON", "Nuclear Test Ban", 2, 2)]
-fn space_race_boxes(
-    #[case] at: u8,
-    #[case] small: &str,
-    #[case] big: &str,
-    #[case] max_roll: u8,
-    #[case] vp: i8,
-) {
+fn space_race_boxes(#[case] at: u8, #[case] small: &str, #[case] big: &str, #[case] max_roll: u8, #[case] vp: i8) {
     let mut g = at_round(Side::Ussr, &[max_roll], |st| {
         st.space = [0, at];
         give(st, Side::Ussr, &[small, big]);
@@ -1053,10 +827,7 @@ fn the_second_arrival_scores_the_second_number_and_ends_the_ability() {
         st.space = [2, 2];
         st.space_first[1] = Some(Side::Ussr);
     });
-    assert!(
-        !st.space_ability(Side::Ussr, 2),
-        "Animal in Space ends when the US arrives"
-    );
+    assert!(!st.space_ability(Side::Ussr, 2), "Animal in Space ends when the US arrives");
 }
 
 #[test]
@@ -1071,10 +842,7 @@ fn man_in_earth_orbit_makes_the_other_side_choose_and_reveal_first() {
     let mut g = game(st);
     assert_eq!(g.decision().unwrap().side, Side::Us);
     play(&mut g, &["headline \"Duck and Cover\""]);
-    assert_eq!(
-        g.view(Some(Side::Ussr)).headline.us.as_deref(),
-        Some("Duck and Cover")
-    );
+    assert_eq!(g.view(Some(Side::Ussr)).headline.us.as_deref(), Some("Duck and Cover"));
 }
 
 #[test]
@@ -1086,21 +854,9 @@ fn the_space_station_gives_an_eighth_action_round() {
         give(st, Side::Us, &["Duck and Cover", "CIA Created"]);
         give(st, Side::Ussr, &["Fidel"]);
     });
-    st.stack = vec![Task::ActionRound {
-        round: 7,
-        side: Side::Ussr,
-    }];
+    st.stack = vec![Task::ActionRound { round: 7, side: Side::Ussr }];
     let mut g = game(st);
-    play(
-        &mut g,
-        &[
-            "play Fidel ops",
-            "influence Poland",
-            "influence Poland",
-            "play \"CIA Created\" ops",
-            "influence Mexico",
-        ],
-    );
+    play(&mut g, &["play Fidel ops", "influence Poland", "influence Poland", "play \"CIA Created\" ops", "influence Mexico"]);
     let d = g.decision().expect("the US has an 8th round");
     assert_eq!((d.side, g.state().round), (Side::Us, 8));
 }
@@ -1121,13 +877,7 @@ fn eagle_has_landed_lets_the_first_arriver_discard_a_held_card() {
 #[test]
 fn the_china_card_is_never_forced() {
     let mut g = at_round(Side::Ussr, &[], |_| {});
-    let moves: Vec<String> = g
-        .decision()
-        .unwrap()
-        .moves
-        .iter()
-        .map(|m| g.move_text(m))
-        .collect();
+    let moves: Vec<String> = g.decision().unwrap().moves.iter().map(|m| g.move_text(m)).collect();
     assert!(moves.contains(&"pass".to_string()), "{moves:?}");
     play(&mut g, &["pass"]);
     assert_eq!(g.state().china.holder, Side::Ussr);
@@ -1164,10 +914,7 @@ fn defcon_1_in_a_headline_loses_for_the_headliner() {
     });
     st.stack = vec![Task::HeadlineStart];
     let mut g = game(st);
-    play(
-        &mut g,
-        &["headline \"Duck and Cover\"", "headline \"CIA Created\""],
-    );
+    play(&mut g, &["headline \"Duck and Cover\"", "headline \"CIA Created\""]);
     let o = g.outcome().unwrap();
     assert_eq!((o.winner, o.reason), (Some(Side::Us), EndReason::Defcon1));
 }
@@ -1181,11 +928,7 @@ fn realignment_counts_adjacent_controlled_countries() {
         give(st, Side::Us, &["CIA Created"]);
     });
     let log = play(&mut g, &["play \"CIA Created\" ops", "realign France"]);
-    assert!(
-        log.iter()
-            .any(|l| l.contains("US 3 (die) +2 adjacent controlled (UK, Italy) = 5")),
-        "{log:#?}"
-    );
+    assert!(log.iter().any(|l| l.contains("US 3 (die) +2 adjacent controlled (UK, Italy) = 5")), "{log:#?}");
     assert_eq!(inf(&g, "France"), [1, 0]);
 }
 

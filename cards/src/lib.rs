@@ -13,8 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 /// The card data, parsed and validated against the rulebook's counts.
 pub fn card_db() -> CardDb {
-    CardDb::parse(include_str!("../data/cards.json"))
-        .unwrap_or_else(|e| panic!("the built-in card list is invalid: {e}"))
+    CardDb::parse(include_str!("../data/cards.json")).unwrap_or_else(|e| panic!("the built-in card list is invalid: {e}"))
 }
 
 /// The standard ruleset: all card data plus every implemented event. Built once.
@@ -37,30 +36,17 @@ mod tests {
     fn card_data_loads_and_matches_reference_counts() {
         let db = card_db();
         assert_eq!(db.all().count(), 110);
-        assert_eq!(
-            db.era_deck(arbiter_engine::card::Era::Early, false).len(),
-            35
-        );
+        assert_eq!(db.era_deck(arbiter_engine::card::Era::Early, false).len(), 35);
         assert_eq!(db.era_deck(arbiter_engine::card::Era::Mid, false).len(), 46);
-        assert_eq!(
-            db.era_deck(arbiter_engine::card::Era::Late, false).len(),
-            21
-        );
-        assert_eq!(
-            db.era_deck(arbiter_engine::card::Era::Early, true).len(),
-            38
-        );
+        assert_eq!(db.era_deck(arbiter_engine::card::Era::Late, false).len(), 21);
+        assert_eq!(db.era_deck(arbiter_engine::card::Era::Early, true).len(), 38);
         assert_eq!(db.era_deck(arbiter_engine::card::Era::Mid, true).len(), 48);
         assert_eq!(db.era_deck(arbiter_engine::card::Era::Late, true).len(), 23);
     }
 
     #[test]
     fn a_miscounted_card_list_is_rejected() {
-        let bad = include_str!("../data/cards.json").replacen(
-            r#""starred": true"#,
-            r#""starred": false"#,
-            1,
-        );
+        let bad = include_str!("../data/cards.json").replacen(r#""starred": true"#, r#""starred": false"#, 1);
         let err = CardDb::parse(&bad).unwrap_err().to_string();
         assert!(err.contains("starred cards: 69, expected 70"), "{err}");
     }

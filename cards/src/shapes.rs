@@ -6,9 +6,7 @@ use arbiter_engine::effect::{Effect, Expiry};
 use arbiter_engine::flow::EventTask;
 use arbiter_engine::instr::Instr;
 use arbiter_engine::map::{CountryId, Map, Region};
-use arbiter_engine::pipeline::{
-    DieModifier, OpsCondition, OpsModifier, OpsStage, RollKind, Source, Spend,
-};
+use arbiter_engine::pipeline::{DieModifier, OpsCondition, OpsModifier, OpsStage, RollKind, Source, Spend};
 use arbiter_engine::state::Pile;
 use arbiter_engine::{CardEvent, CardId, Move, Position, Side};
 
@@ -84,12 +82,7 @@ pub fn nothing(_: &mut Ctx, _: Side) {}
 impl Modifiers {
     pub fn start(&self, ctx: &mut Ctx, side: Side) {
         (self.first)(ctx, side);
-        ctx.exec(Instr::AddEffect(Effect {
-            card: self.card,
-            owner: side,
-            expiry: Expiry::EndOfTurn,
-            param: 0,
-        }));
+        ctx.exec(Instr::AddEffect(Effect { card: self.card, owner: side, expiry: Expiry::EndOfTurn, param: 0 }));
     }
 }
 
@@ -156,13 +149,7 @@ impl Markers {
             .ids()
             .filter(|c| Self::used(t, *c) < self.max_per_country && (self.eligible)(p, t.side, *c))
             .filter(|c| self.add || p.st.inf(whose, *c) > 0)
-            .map(|c| {
-                if self.add {
-                    Move::Influence(c)
-                } else {
-                    Move::Remove(c)
-                }
-            })
+            .map(|c| if self.add { Move::Influence(c) } else { Move::Remove(c) })
             .collect()
     }
 
@@ -173,19 +160,7 @@ impl Markers {
             _ => return None,
         };
         let side = self.influence_of.sides(t.side)[0];
-        ctx.exec(if self.add {
-            Instr::AddInfluence {
-                side,
-                country: c,
-                n: 1,
-            }
-        } else {
-            Instr::RemoveInfluence {
-                side,
-                country: c,
-                n: 1,
-            }
-        });
+        ctx.exec(if self.add { Instr::AddInfluence { side, country: c, n: 1 } } else { Instr::RemoveInfluence { side, country: c, n: 1 } });
         if t.picked & c.bit() != 0 {
             t.twice |= c.bit();
         }
@@ -216,24 +191,15 @@ impl War {
     pub fn fight(&self, ctx: &mut Ctx, side: Side, target: CountryId) {
         let map = Map::standard();
         let enemy = side.opponent();
-        let neighbours: Vec<&str> = map
-            .country(target)
-            .adjacent
-            .iter()
-            .filter(|a| ctx.st.controls(enemy, **a))
-            .map(|a| map.name(*a))
-            .collect();
+        let neighbours: Vec<&str> =
+            map.country(target).adjacent.iter().filter(|a| ctx.st.controls(enemy, **a)).map(|a| map.name(*a)).collect();
         let roll = ctx.die(side);
         let total = roll as i32 - neighbours.len() as i32;
         let name = map.name(target);
         let mods = if neighbours.is_empty() {
             String::new()
         } else {
-            format!(
-                " - {} {enemy}-controlled neighbour(s) ({})",
-                neighbours.len(),
-                neighbours.join(", ")
-            )
+            format!(" - {} {enemy}-controlled neighbour(s) ({})", neighbours.len(), neighbours.join(", "))
         };
         let won = total >= self.min_roll as i32;
         ctx.log(format!(
@@ -241,22 +207,11 @@ impl War {
             self.min_roll,
             if won { "victory" } else { "defeat" }
         ));
-        ctx.exec(Instr::MilOps {
-            side,
-            n: self.mil_ops,
-        });
+        ctx.exec(Instr::MilOps { side, n: self.mil_ops });
         if won {
             let n = ctx.st.inf(enemy, target);
-            ctx.exec(Instr::RemoveInfluence {
-                side: enemy,
-                country: target,
-                n,
-            });
-            ctx.exec(Instr::AddInfluence {
-                side,
-                country: target,
-                n,
-            });
+            ctx.exec(Instr::RemoveInfluence { side: enemy, country: target, n });
+            ctx.exec(Instr::AddInfluence { side, country: target, n });
             ctx.exec(Instr::Vp { side, n: self.vp });
         }
     }
@@ -275,12 +230,7 @@ pub struct Trap {
 
 impl Trap {
     pub fn spring(&self, ctx: &mut Ctx) {
-        ctx.exec(Instr::AddEffect(Effect {
-            card: self.card,
-            owner: self.victim.opponent(),
-            expiry: Expiry::Permanent,
-            param: 0,
-        }));
+        ctx.exec(Instr::AddEffect(Effect { card: self.card, owner: self.victim.opponent(), expiry: Expiry::Permanent, param: 0 }));
     }
 
     fn discards(p: Position, side: Side) -> Vec<CardId> {
@@ -288,30 +238,22 @@ impl Trap {
             .iter()
             .filter(|c| {
                 let info = p.cards().info(*c);
-                !info.scoring
-                    && arbiter_engine::ctx::ops_value(p, *c, side, Spend::NOWHERE).value >= 2
+                !info.scoring && arbiter_engine::ctx::ops_value(p, *c, side, Spend::NOWHERE).value >= 2
             })
             .collect()
     }
 
     pub fn options(&self, p: Position, t: &EventTask) -> Vec<Move> {
-        let mut v: Vec<Move> =
-            if arbiter_engine::action_round::must_play_scoring(p, t.side).is_some() {
-                Vec::new()
-            } else {
-                Self::discards(p, t.side)
-                    .into_iter()
-                    .map(Move::Discard)
-                    .collect()
-            };
+        let mut v: Vec<Move> = if arbiter_engine::action_round::must_play_scoring(p, t.side).is_some() {
+            Vec::new()
+        } else {
+            Self::discards(p, t.side).into_iter().map(Move::Discard).collect()
+        };
         v.extend(
             p.st.hand(t.side)
                 .iter()
                 .filter(|c| p.cards().info(*c).scoring)
-                .map(|card| Move::Play {
-                    card,
-                    mode: arbiter_engine::PlayMode::Event,
-                }),
+                .map(|card| Move::Play { card, mode: arbiter_engine::PlayMode::Event }),
         );
         if v.is_empty() {
             v.push(Move::Pass);
@@ -320,11 +262,7 @@ impl Trap {
     }
 
     pub fn prompt(&self, p: Position, t: &EventTask) -> String {
-        format!(
-            "{}: {} is trapped: discard a card worth 2+ Ops and roll 1-4 to escape (card text)",
-            t.side,
-            p.cards().name(self.card)
-        )
+        format!("{}: {} is trapped: discard a card worth 2+ Ops and roll 1-4 to escape (card text)", t.side, p.cards().name(self.card))
     }
 
     pub fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
@@ -333,32 +271,21 @@ impl Trap {
         match *m {
             Move::Discard(c) => {
                 let name = ctx.card_name(c).to_string();
-                ctx.exec(Instr::MoveCard {
-                    card: c,
-                    to: Pile::Discard,
-                });
+                ctx.exec(Instr::MoveCard { card: c, to: Pile::Discard });
                 let roll = ctx.die(side);
                 if roll <= 4 {
-                    ctx.log(format!(
-                        "{side} discards {name} and rolls {roll}: escapes {trap}"
-                    ));
+                    ctx.log(format!("{side} discards {name} and rolls {roll}: escapes {trap}"));
                     ctx.exec(Instr::RemoveEffect(self.card));
                 } else {
-                    ctx.log(format!(
-                        "{side} discards {name} and rolls {roll}: still in {trap}"
-                    ));
+                    ctx.log(format!("{side} discards {name} and rolls {roll}: still in {trap}"));
                 }
             }
             Move::Play { card, .. } => {
-                ctx.log(format!(
-                    "{side} plays a scoring card instead of trying to escape {trap} (§10.1.5)"
-                ));
+                ctx.log(format!("{side} plays a scoring card instead of trying to escape {trap} (§10.1.5)"));
                 ctx.put_in_play(card, side);
                 ctx.resolve_event(card, side);
             }
-            _ => ctx.log(format!(
-                "{side} has no card to discard: the round passes ({trap})"
-            )),
+            _ => ctx.log(format!("{side} has no card to discard: the round passes ({trap})")),
         }
     }
 }

@@ -23,33 +23,19 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn err(&self, field: &str, message: impl Into<String>) -> FixtureError {
-        FixtureError {
-            file: self.file.into(),
-            field: field.into(),
-            message: message.into(),
-        }
+        FixtureError { file: self.file.into(), field: field.into(), message: message.into() }
     }
     fn side(&self, field: &str, s: &str) -> Result<Side, FixtureError> {
         Side::parse(s).ok_or_else(|| self.err(field, format!("{s:?} is not a side (us or ussr)")))
     }
     fn card(&mut self, field: &str, name: &str, place: bool) -> Result<CardId, FixtureError> {
-        let c = self
-            .rules
-            .cards
-            .by_name(name)
-            .ok_or_else(|| self.err(field, format!("no card named {name:?}")))?;
+        let c = self.rules.cards.by_name(name).ok_or_else(|| self.err(field, format!("no card named {name:?}")))?;
         if c == CardId::CHINA && place {
-            return Err(self.err(
-                field,
-                "The China Card is never in a pile or hand: use setup.china_card",
-            ));
+            return Err(self.err(field, "The China Card is never in a pile or hand: use setup.china_card"));
         }
         if place {
             if let Some(prev) = self.placed.insert(c, field.to_string()) {
-                return Err(self.err(
-                    field,
-                    format!("{name} is already in {prev}: a card can be in one place only"),
-                ));
+                return Err(self.err(field, format!("{name} is already in {prev}: a card can be in one place only")));
             }
         }
         Ok(c)
@@ -62,38 +48,21 @@ impl Ctx<'_> {
 /// Build the starting state of a fixture.
 pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, FixtureError> {
     let s = &f.setup;
-    let mut cx = Ctx {
-        file,
-        rules,
-        placed: BTreeMap::new(),
-    };
+    let mut cx = Ctx { file, rules, placed: BTreeMap::new() };
     let options = s
         .options
-        .map(|o| Options {
-            optional_cards: o.optional_cards,
-            us_bonus: o.us_bonus,
-        })
-        .unwrap_or(Options {
-            optional_cards: true,
-            us_bonus: 0,
-        });
+        .map(|o| Options { optional_cards: o.optional_cards, us_bonus: o.us_bonus })
+        .unwrap_or(Options { optional_cards: true, us_bonus: 0 });
     if let Some(d) = f.dice.iter().find(|d| !(1..=6).contains(*d)) {
         return Err(cx.err("dice", format!("{d} is not a die roll (1-6)")));
     }
     let mut st = State::initial(
         rules,
         options,
-        Randomness::Scripted {
-            dice: f.dice.iter().copied().collect(),
-            picks: f.picks.iter().copied().collect(),
-        },
+        Randomness::Scripted { dice: f.dice.iter().copied().collect(), picks: f.picks.iter().copied().collect() },
     );
     let map = Map::standard();
-    let at = s.at.unwrap_or(if s.start == Start::Standard {
-        At::Setup
-    } else {
-        At::ActionRound
-    });
+    let at = s.at.unwrap_or(if s.start == Start::Standard { At::Setup } else { At::ActionRound });
     match s.start {
         Start::Standard => {
             // The Early War deck in card-number order (scripted randomness does not shuffle);
@@ -119,10 +88,7 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
     }
     if let Some(v) = s.vp {
         if v.unsigned_abs() >= 20 {
-            return Err(cx.err(
-                "setup.vp",
-                format!("{v}: the game would already be over (§10.3.1)"),
-            ));
+            return Err(cx.err("setup.vp", format!("{v}: the game would already be over (§10.3.1)")));
         }
         st.vp = v;
     }
@@ -145,11 +111,7 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
                 (false, false) => None,
                 (true, false) => Some(Side::Us),
                 (false, true) => Some(Side::Ussr),
-                (true, true) => Some(if sp.us > sp.ussr {
-                    Side::Us
-                } else {
-                    Side::Ussr
-                }),
+                (true, true) => Some(if sp.us > sp.ussr { Side::Us } else { Side::Ussr }),
             };
         }
     }
@@ -158,36 +120,22 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
             return Err(cx.err("setup.space_first", "there are 8 boxes"));
         }
         for (i, f) in firsts.iter().enumerate() {
-            st.space_first[i] = f
-                .as_deref()
-                .map(|x| cx.side(&format!("setup.space_first[{i}]"), x))
-                .transpose()?;
+            st.space_first[i] = f.as_deref().map(|x| cx.side(&format!("setup.space_first[{i}]"), x)).transpose()?;
         }
     }
     for (name, inf) in &s.influence {
-        let c = map.by_name(name).ok_or_else(|| {
-            cx.err(
-                &format!("setup.influence.{name}"),
-                format!("no country named {name:?}"),
-            )
-        })?;
+        let c = map.by_name(name).ok_or_else(|| cx.err(&format!("setup.influence.{name}"), format!("no country named {name:?}")))?;
         st.influence[c.idx()] = [inf.us, inf.ussr];
     }
     if let Some(h) = &s.hands {
-        st.hands = [
-            cx.cards("setup.hands.us", &h.us)?.into_iter().collect(),
-            cx.cards("setup.hands.ussr", &h.ussr)?.into_iter().collect(),
-        ];
+        st.hands = [cx.cards("setup.hands.us", &h.us)?.into_iter().collect(), cx.cards("setup.hands.ussr", &h.ussr)?.into_iter().collect()];
     }
     if let Some(d) = &s.deck {
         let mut deck = cx.cards("setup.deck", d)?;
         deck.reverse(); // listed top first; stored top last
         st.deck = deck;
     }
-    for (field, list, set) in [
-        ("setup.discard", &s.discard, &mut st.discard),
-        ("setup.removed", &s.removed, &mut st.removed),
-    ] {
+    for (field, list, set) in [("setup.discard", &s.discard, &mut st.discard), ("setup.removed", &s.removed, &mut st.removed)] {
         if let Some(names) = list {
             *set = cx.cards(field, names)?.into_iter().collect();
         }
@@ -210,54 +158,28 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
             None if rules.cards.info(card).lasting => Expiry::Permanent,
             None | Some("turn") => Expiry::EndOfTurn,
             Some("permanent") => Expiry::Permanent,
-            Some(x) => {
-                return Err(cx.err(
-                    &field,
-                    format!("until {x:?}: use \"turn\" or \"permanent\""),
-                ))
-            }
+            Some(x) => return Err(cx.err(&field, format!("until {x:?}: use \"turn\" or \"permanent\""))),
         };
         if !rules.implemented(card) {
             return Err(cx.err(&field, format!("{} has no implemented effect", e.card)));
         }
-        st.effects.push(Effect {
-            card,
-            owner,
-            expiry,
-            param: e.param,
-        });
+        st.effects.push(Effect { card, owner, expiry, param: e.param });
     }
     if let Some(c) = &s.china_card {
-        st.china = China {
-            holder: cx.side("setup.china_card.holder", &c.holder)?,
-            face_up: c.face_up,
-        };
+        st.china = China { holder: cx.side("setup.china_card.holder", &c.holder)?, face_up: c.face_up };
     }
-    let phasing = s
-        .phasing
-        .as_deref()
-        .map(|p| cx.side("setup.phasing", p))
-        .transpose()?
-        .unwrap_or(Side::Ussr);
+    let phasing = s.phasing.as_deref().map(|p| cx.side("setup.phasing", p)).transpose()?.unwrap_or(Side::Ussr);
     st.phasing = phasing;
     let round = s.action_round.unwrap_or(1);
     if !(1..=8).contains(&round) {
-        return Err(cx.err(
-            "setup.action_round",
-            format!("{round} is not an action round (1-8)"),
-        ));
+        return Err(cx.err("setup.action_round", format!("{round} is not an action round (1-8)")));
     }
     st.stack = match at {
-        At::Setup if s.start != Start::Standard => {
-            return Err(cx.err("setup.at", "\"setup\" needs \"start\": \"standard\""))
-        }
+        At::Setup if s.start != Start::Standard => return Err(cx.err("setup.at", "\"setup\" needs \"start\": \"standard\"")),
         At::Setup => vec![Task::Setup],
         At::TurnStart => vec![Task::StartTurn],
         At::Headline => rest_of_turn(Stage::Headline),
-        At::ActionRound => rest_of_turn(Stage::ActionRound {
-            round,
-            side: phasing,
-        }),
+        At::ActionRound => rest_of_turn(Stage::ActionRound { round, side: phasing }),
         At::EndOfTurn => rest_of_turn(Stage::EndOfTurn),
         At::FinalScoring => vec![Task::FinalScoring],
     };

@@ -25,18 +25,9 @@ pub struct FixtureError {
 
 /// Read and parse one fixture file (the setup is validated by [`build`]).
 pub fn load(path: &Path) -> Result<Fixture, FixtureError> {
-    let err = |field: &str, message: String| FixtureError {
-        file: path.into(),
-        field: field.into(),
-        message,
-    };
+    let err = |field: &str, message: String| FixtureError { file: path.into(), field: field.into(), message };
     let text = std::fs::read_to_string(path).map_err(|e| err("file", e.to_string()))?;
-    serde_json::from_str(&text).map_err(|e| {
-        err(
-            &format!("line {} column {}", e.line(), e.column()),
-            e.to_string(),
-        )
-    })
+    serde_json::from_str(&text).map_err(|e| err(&format!("line {} column {}", e.line(), e.column()), e.to_string()))
 }
 
 /// Every `.json` file under the given files and folders, sorted.
@@ -50,17 +41,9 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FixtureError> {
 }
 
 fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), FixtureError> {
-    let meta = std::fs::metadata(p).map_err(|e| FixtureError {
-        file: p.into(),
-        field: "path".into(),
-        message: e.to_string(),
-    })?;
+    let meta = std::fs::metadata(p).map_err(|e| FixtureError { file: p.into(), field: "path".into(), message: e.to_string() })?;
     if meta.is_dir() {
-        let entries = std::fs::read_dir(p).map_err(|e| FixtureError {
-            file: p.into(),
-            field: "path".into(),
-            message: e.to_string(),
-        })?;
+        let entries = std::fs::read_dir(p).map_err(|e| FixtureError { file: p.into(), field: "path".into(), message: e.to_string() })?;
         for e in entries.flatten() {
             let path = e.path();
             if path.is_dir() || path.extension().is_some_and(|x| x == "json") {

@@ -25,11 +25,7 @@ pub struct CaseResult {
 /// `seq` (steps accepted), both `hands` and the `deck` (top first).
 pub fn state_json(g: &Game, seq: usize) -> Value {
     let mut v = serde_json::to_value(g.view(None)).expect("views serialise");
-    let names = |cs: Vec<arbiter_engine::CardId>| {
-        cs.into_iter()
-            .map(|c| g.rules().cards.name(c).to_string())
-            .collect::<Vec<_>>()
-    };
+    let names = |cs: Vec<arbiter_engine::CardId>| cs.into_iter().map(|c| g.rules().cards.name(c).to_string()).collect::<Vec<_>>();
     let st = g.state();
     v["seq"] = json!(seq);
     v["hands"] = json!({ "us": names(st.hand(Side::Us).iter().collect()), "ussr": names(st.hand(Side::Ussr).iter().collect()) });
@@ -50,11 +46,9 @@ fn subset(want: &Value, have: &Value, path: &str) -> Result<(), String> {
             }
             Ok(())
         }
-        (Value::Array(w), Value::Array(h)) if w.len() == h.len() => w
-            .iter()
-            .zip(h)
-            .enumerate()
-            .try_for_each(|(i, (a, b))| subset(a, b, &format!("{path}[{i}]"))),
+        (Value::Array(w), Value::Array(h)) if w.len() == h.len() => {
+            w.iter().zip(h).enumerate().try_for_each(|(i, (a, b))| subset(a, b, &format!("{path}[{i}]")))
+        }
         (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => Ok(()),
         _ if want == have => Ok(()),
         _ => Err(format!("{path}: expected {want}, got {have}")),
@@ -69,13 +63,7 @@ fn push_log(log: &mut Vec<String>, r: &Report) {
 pub fn run(f: &Fixture, file: &Path) -> Result<CaseResult, FixtureError> {
     let rules = arbiter_cards::ruleset();
     let state = build(f, file, &rules)?;
-    let mut result = CaseResult {
-        id: f.id.clone(),
-        title: f.title.clone(),
-        file: file.into(),
-        failure: None,
-        log: Vec::new(),
-    };
+    let mut result = CaseResult { id: f.id.clone(), title: f.title.clone(), file: file.into(), failure: None, log: Vec::new() };
     let (mut g, first) = Game::from_state(rules, state);
     push_log(&mut result.log, &first);
     result.failure = play(f, file, &mut g, &mut result.log).err();
@@ -86,22 +74,13 @@ fn play(f: &Fixture, file: &Path, g: &mut Game, log: &mut Vec<String>) -> Result
     let mut accepted = 0;
     for (i, step) in f.steps.iter().enumerate() {
         let label = format!("step {} ({} {:?})", i + 1, step.side, step.mv);
-        let side = Side::parse(&step.side).ok_or_else(|| {
-            format!(
-                "{}: steps[{i}].side: {:?} is not a side",
-                file.display(),
-                step.side
-            )
-        })?;
+        let side = Side::parse(&step.side).ok_or_else(|| format!("{}: steps[{i}].side: {:?} is not a side", file.display(), step.side))?;
         let d = g.decision().ok_or_else(|| match g.outcome() {
             Some(o) => format!("{label}: the game is over ({o})"),
             None => format!("{label}: no decision is pending"),
         })?;
         if d.side != side {
-            return Err(format!(
-                "{label}: expected a {side} decision, but the {} is to decide: {}",
-                d.side, d.prompt
-            ));
+            return Err(format!("{label}: expected a {side} decision, but the {} is to decide: {}", d.side, d.prompt));
         }
         let before = g.hash64();
         let outcome = g.parse(&step.mv).map_err(|e| e.to_string()).and_then(|m| {
@@ -115,45 +94,27 @@ fn play(f: &Fixture, file: &Path, g: &mut Game, log: &mut Vec<String>) -> Result
                 push_log(log, &r);
                 accepted += 1;
             }
-            (Ok(_), Some(want)) => {
-                return Err(format!(
-                    "{label}: expected a rejection containing {want:?}, but the move was accepted"
-                ))
-            }
-            (Err(e), _) if e.starts_with("RANDOM:") => {
-                return Err(format!(
-                    "{label}: {} (scripted randomness is strict)",
-                    &e[7..]
-                ))
-            }
+            (Ok(_), Some(want)) => return Err(format!("{label}: expected a rejection containing {want:?}, but the move was accepted")),
+            (Err(e), _) if e.starts_with("RANDOM:") => return Err(format!("{label}: {} (scripted randomness is strict)", &e[7..])),
             (Err(e), None) => return Err(format!("{label}: expected acceptance, got: {e}")),
             (Err(e), Some(want)) if !e.contains(want.as_str()) => {
-                return Err(format!(
-                    "{label}: expected a rejection containing {want:?}, got: {e}"
-                ))
+                return Err(format!("{label}: expected a rejection containing {want:?}, got: {e}"))
             }
-            (Err(_), Some(_)) if g.hash64() != before => {
-                return Err(format!("{label}: the rejected move changed the game"))
-            }
+            (Err(_), Some(_)) if g.hash64() != before => return Err(format!("{label}: the rejected move changed the game")),
             (Err(_), Some(_)) => {}
         }
     }
     let (dice, picks) = g.state().rng.leftover();
     if dice + picks > 0 {
-        return Err(format!(
-            "after the last step: {dice} scripted die roll(s) and {picks} pick(s) left unused"
-        ));
+        return Err(format!("after the last step: {dice} scripted die roll(s) and {picks} pick(s) left unused"));
     }
     if let Some(want) = &f.expect.state {
-        subset(want, &state_json(g, accepted), "state")
-            .map_err(|e| format!("after the last step: {e}"))?;
+        subset(want, &state_json(g, accepted), "state").map_err(|e| format!("after the last step: {e}"))?;
     }
     let text = log.join("\n");
     for want in &f.expect.log {
         if !text.contains(want.as_str()) {
-            return Err(format!(
-                "after the last step: the log lacks {want:?}; the log was:\n{text}"
-            ));
+            return Err(format!("after the last step: the log lacks {want:?}; the log was:\n{text}"));
         }
     }
     for bad in &f.expect.log_absent {
@@ -164,9 +125,7 @@ fn play(f: &Fixture, file: &Path, g: &mut Game, log: &mut Vec<String>) -> Result
     let legal: Vec<String> = g.legal_moves().iter().map(|m| g.move_text(m)).collect();
     for m in &f.expect.legal {
         if !legal.contains(m) {
-            return Err(format!(
-                "after the last step: {m:?} is not a legal move; legal: {legal:?}"
-            ));
+            return Err(format!("after the last step: {m:?} is not a legal move; legal: {legal:?}"));
         }
     }
     for m in &f.expect.illegal {

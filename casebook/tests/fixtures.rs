@@ -10,10 +10,7 @@ fn main() {
     let mut trials = Vec::new();
     let mut ids = std::collections::BTreeSet::new();
     for file in files {
-        let name = file
-            .file_stem()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_default();
+        let name = file.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
         match arbiter_casebook::load(&file) {
             Ok(f) => {
                 let dup = !ids.insert(f.id.clone());
@@ -22,17 +19,14 @@ fn main() {
                     if dup {
                         return Err(Failed::from(format!("duplicate fixture id {id}")));
                     }
-                    let r = arbiter_casebook::run(&f, &file)
-                        .map_err(|e| Failed::from(e.to_string()))?;
+                    let r = arbiter_casebook::run(&f, &file).map_err(|e| Failed::from(e.to_string()))?;
                     match r.failure {
                         None => Ok(()),
                         Some(why) => Err(Failed::from(format!("{}: {why}", file.display()))),
                     }
                 }));
             }
-            Err(e) => trials.push(Trial::test(format!("bad fixture file {name}"), move || {
-                Err(Failed::from(e.to_string()))
-            })),
+            Err(e) => trials.push(Trial::test(format!("bad fixture file {name}"), move || Err(Failed::from(e.to_string())))),
         }
     }
     libtest_mimic::run(&args, trials).exit();

@@ -10,10 +10,7 @@ pub struct Style {
 
 impl Style {
     pub fn from_env() -> Style {
-        Style {
-            color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::IsTerminal::is_terminal(&std::io::stdout()),
-        }
+        Style { color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::IsTerminal::is_terminal(&std::io::stdout()) }
     }
     pub fn side(&self, s: Side, text: &str) -> String {
         if !self.color {
@@ -38,11 +35,7 @@ pub fn country_line(view: &View, style: &Style, name: &str) -> String {
         return format!("no country {name}");
     };
     let c = map.country(id);
-    let i = view
-        .influence
-        .get(&c.name)
-        .copied()
-        .unwrap_or(arbiter_engine::view::PerSide { us: 0, ussr: 0 });
+    let i = view.influence.get(&c.name).copied().unwrap_or(arbiter_engine::view::PerSide { us: 0, ussr: 0 });
     let s = c.stability as i32;
     let ctl = if i.us as i32 - i.ussr as i32 >= s {
         style.side(Side::Us, " [US]")
@@ -82,14 +75,7 @@ pub fn board(view: &View, style: &Style) -> String {
                 lines.push(country_line(view, style, map.name(id)));
             }
         }
-        out.push_str(&format!(
-            "{r}: {}\n",
-            if lines.is_empty() {
-                "(no Influence)"
-            } else {
-                ""
-            }
-        ));
+        out.push_str(&format!("{r}: {}\n", if lines.is_empty() { "(no Influence)" } else { "" }));
         for l in lines {
             out.push_str(&l);
             out.push('\n');
@@ -110,11 +96,7 @@ pub fn board(view: &View, style: &Style) -> String {
         view.space_race.us,
         view.space_race.ussr,
         view.china_card.holder,
-        if view.china_card.face_up {
-            "face up"
-        } else {
-            "face down"
-        }
+        if view.china_card.face_up { "face up" } else { "face down" }
     ));
     out.push_str(&format!(
         "Hands: US {}, USSR {}   Deck {}   Discard {}   Removed {}\n",
@@ -125,11 +107,7 @@ pub fn board(view: &View, style: &Style) -> String {
         view.removed.len()
     ));
     if !view.effects.is_empty() {
-        let e: Vec<String> = view
-            .effects
-            .iter()
-            .map(|e| format!("{} ({})", e.card, e.owner))
-            .collect();
+        let e: Vec<String> = view.effects.iter().map(|e| format!("{} ({})", e.card, e.owner)).collect();
         out.push_str(&format!("In effect: {}\n", e.join(", ")));
     }
     out

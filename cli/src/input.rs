@@ -39,45 +39,27 @@ pub struct Names {
 impl Completer for Names {
     type Candidate = Pair;
 
-    fn complete(
-        &self,
-        line: &str,
-        pos: usize,
-        _ctx: &Context<'_>,
-    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+    fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
         let upto = &line[..pos];
         let Some(space) = upto.find(' ') else {
             let hits = WORDS
                 .iter()
                 .filter(|w| w.starts_with(&upto.to_ascii_lowercase()))
-                .map(|w| Pair {
-                    display: w.to_string(),
-                    replacement: format!("{w} "),
-                })
+                .map(|w| Pair { display: w.to_string(), replacement: format!("{w} ") })
                 .collect();
             return Ok((0, hits));
         };
         // After `odds coup`, complete the country; otherwise the name after the verb.
         let mut start = space + 1;
         if upto.starts_with("odds ") {
-            start = upto[start..]
-                .find(' ')
-                .map(|i| start + i + 1)
-                .unwrap_or(start);
+            start = upto[start..].find(' ').map(|i| start + i + 1).unwrap_or(start);
         }
         let typed = upto[start..].trim_start_matches('"').to_lowercase();
         let hits = self
             .names
             .iter()
             .filter(|n| n.to_lowercase().starts_with(&typed))
-            .map(|n| Pair {
-                display: n.clone(),
-                replacement: if n.contains(' ') {
-                    format!("\"{n}\"")
-                } else {
-                    n.clone()
-                },
-            })
+            .map(|n| Pair { display: n.clone(), replacement: if n.contains(' ') { format!("\"{n}\"") } else { n.clone() } })
             .collect();
         Ok((start, hits))
     }
@@ -91,17 +73,7 @@ impl Input {
     pub fn new(card_names: impl Iterator<Item = String>) -> rustyline::Result<Input> {
         let mut names: Vec<String> = card_names.collect();
         names.extend(Map::standard().countries.iter().map(|c| c.name.clone()));
-        names.extend(
-            [
-                "Europe",
-                "Asia",
-                "Middle East",
-                "Central America",
-                "South America",
-                "Africa",
-            ]
-            .map(String::from),
-        );
+        names.extend(["Europe", "Asia", "Middle East", "Central America", "South America", "Africa"].map(String::from));
         let mut rl = Editor::new()?;
         rl.set_helper(Some(Names { names }));
         Ok(Input { rl })

@@ -13,11 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "arbiter",
-    version,
-    about = "Arbiter: a rules-enforcing referee for Twilight Struggle (Deluxe)"
-)]
+#[command(name = "arbiter", version, about = "Arbiter: a rules-enforcing referee for Twilight Struggle (Deluxe)")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -185,10 +181,7 @@ fn main() -> ExitCode {
 }
 
 pub(crate) fn clock_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }
 
 fn json(v: &impl serde::Serialize) -> String {
@@ -197,19 +190,10 @@ fn json(v: &impl serde::Serialize) -> String {
 
 fn run(cmd: Command) -> Result<(), Failure> {
     match cmd {
-        Command::New {
-            file,
-            seed,
-            optional_cards,
-            us_bonus,
-            force,
-        } => {
+        Command::New { file, seed, optional_cards, us_bonus, force } => {
             if file.exists() {
                 if !force {
-                    return Err(Failure::Rejected(format!(
-                        "{} exists; use --force to overwrite it",
-                        file.display()
-                    )));
+                    return Err(Failure::Rejected(format!("{} exists; use --force to overwrite it", file.display())));
                 }
                 std::fs::remove_file(&file)?;
                 // SQLite's write-ahead log and shared-memory files belong to the old game too.
@@ -220,14 +204,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 }
             }
             let seed = seed.unwrap_or_else(clock_seed);
-            Session::create(
-                &file,
-                seed,
-                Options {
-                    optional_cards,
-                    us_bonus,
-                },
-            )?;
+            Session::create(&file, seed, Options { optional_cards, us_bonus })?;
             say!("New game in {} (seed {seed})", file.display());
             Ok(())
         }
@@ -238,10 +215,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             };
             play::run(&path)
         }
-        Command::Moves {
-            file,
-            json: as_json,
-        } => {
+        Command::Moves { file, json: as_json } => {
             let s = Session::open(&file)?;
             let g = s.game();
             let d = g.decision();
@@ -261,11 +235,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Move {
-            file,
-            moves,
-            as_side,
-        } => {
+        Command::Move { file, moves, as_side } => {
             let mut s = Session::open(&file)?;
             for text in &moves {
                 // Each accepted move is stored at once; the first refused one stops here and
@@ -277,19 +247,10 @@ fn run(cmd: Command) -> Result<(), Failure> {
         Command::Undo { file } => {
             let mut s = Session::open(&file)?;
             let row = s.undo()?;
-            say!(
-                "Undone: move {} ({}) by the {}",
-                row.seq,
-                row.move_text,
-                row.side
-            );
+            say!("Undone: move {} ({}) by the {}", row.seq, row.move_text, row.side);
             Ok(())
         }
-        Command::State {
-            file,
-            json: as_json,
-            viewer,
-        } => {
+        Command::State { file, json: as_json, viewer } => {
             let s = Session::open(&file)?;
             print_state(s.game(), s.seq(), viewer.side(), as_json);
             Ok(())
@@ -335,13 +296,9 @@ fn run(cmd: Command) -> Result<(), Failure> {
         Command::Fixtures { paths, verbose } => run_fixtures(&paths, verbose),
         Command::Replay { file, to, step } => {
             let store = SqliteStore::open(&file)?;
-            let mut r = Replay::new(store.header()?, store.rows()?)
-                .map_err(|e| Failure::Failed(e.to_string()))?;
+            let mut r = Replay::new(store.header()?, store.rows()?).map_err(|e| Failure::Failed(e.to_string()))?;
             while !r.done() && to.is_none_or(|t| r.seq() < t) {
-                let row = r
-                    .step()
-                    .map_err(|e| Failure::Failed(e.to_string()))?
-                    .cloned();
+                let row = r.step().map_err(|e| Failure::Failed(e.to_string()))?.cloned();
                 if let (true, Some(row)) = (step, row) {
                     say!("#{} {}: {}", row.seq, row.side, row.move_text);
                     for l in row.record.public_log.lines() {
@@ -349,11 +306,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
                     }
                 }
             }
-            say!(
-                "Replayed and verified {} of {} moves.",
-                r.seq(),
-                r.rows().len()
-            );
+            say!("Replayed and verified {} of {} moves.", r.seq(), r.rows().len());
             print_state(r.game(), r.seq(), None, false);
             Ok(())
         }
@@ -394,13 +347,7 @@ fn run_fixtures(paths: &[PathBuf], verbose: bool) -> Result<(), Failure> {
                     }
                     Some(why) => {
                         failed += 1;
-                        say!(
-                            "FAILED  {} {} ({})\n        {}",
-                            r.id,
-                            r.title,
-                            r.file.display(),
-                            why.replace('\n', "\n        ")
-                        );
+                        say!("FAILED  {} {} ({})\n        {}", r.id, r.title, r.file.display(), why.replace('\n', "\n        "));
                     }
                 }
                 if verbose {

@@ -5,13 +5,7 @@ use std::io::Write;
 
 pub fn emit(args: std::fmt::Arguments, newline: bool) {
     let mut o = std::io::stdout().lock();
-    let r = o.write_fmt(args).and_then(|_| {
-        if newline {
-            o.write_all(b"\n")
-        } else {
-            o.flush()
-        }
-    });
+    let r = o.write_fmt(args).and_then(|_| if newline { o.write_all(b"\n") } else { o.flush() });
     if let Err(e) = r {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);

@@ -17,13 +17,11 @@ pub fn default_save_path() -> Result<PathBuf, Failure> {
     let dir = match std::env::var_os("ARBITER_HOME") {
         Some(d) => PathBuf::from(d),
         None => {
-            let home = std::env::var_os("HOME")
-                .ok_or_else(|| Failure::Failed("HOME is not set: give a save FILE".into()))?;
+            let home = std::env::var_os("HOME").ok_or_else(|| Failure::Failed("HOME is not set: give a save FILE".into()))?;
             PathBuf::from(home).join(".local/share/arbiter")
         }
     };
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| Failure::Failed(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir).map_err(|e| Failure::Failed(format!("cannot create {}: {e}", dir.display())))?;
     Ok(dir.join("hotseat.arbiter"))
 }
 
@@ -67,11 +65,7 @@ pub fn run(path: &Path) -> Result<(), Failure> {
         if seated != Some(d.side) {
             // Hand-over: clear the screen before anything secret is shown.
             say_inline!("\x1b[2J\x1b[H");
-            say!(
-                "{} to decide. Hand the keyboard to the {} player and press Enter.",
-                style.side(d.side, &d.side.to_string()),
-                d.side
-            );
+            say!("{} to decide. Hand the keyboard to the {} player and press Enter.", style.side(d.side, &d.side.to_string()), d.side);
             if input.line("").is_none() {
                 return Ok(());
             }
@@ -83,10 +77,7 @@ pub fn run(path: &Path) -> Result<(), Failure> {
             return Ok(());
         };
         let line = line.trim();
-        let (word, rest) = line
-            .split_once(' ')
-            .map(|(a, b)| (a, b.trim()))
-            .unwrap_or((line, ""));
+        let (word, rest) = line.split_once(' ').map(|(a, b)| (a, b.trim())).unwrap_or((line, ""));
         match word {
             "" => {}
             "quit" | "exit" => {
@@ -99,14 +90,9 @@ pub fn run(path: &Path) -> Result<(), Failure> {
             "board" => say!("{}", board::board(&game.view(Some(d.side)), &style)),
             "region" => match Region::from_name(rest) {
                 Some(r) => say!("{}", board::region(&game.view(Some(d.side)), &style, r)),
-                None => say!(
-                    "Regions: Europe, Asia, Middle East, Central America, South America, Africa"
-                ),
+                None => say!("Regions: Europe, Asia, Middle East, Central America, South America, Africa"),
             },
-            "country" => say!(
-                "{}",
-                board::country_line(&game.view(Some(d.side)), &style, rest)
-            ),
+            "country" => say!("{}", board::country_line(&game.view(Some(d.side)), &style, rest)),
             "log" => {
                 let n = rest.parse().unwrap_or(20);
                 let mut mine: Vec<&str> = session.header().setup.lines_for(Some(d.side));
@@ -154,11 +140,7 @@ fn show_decision(game: &Game, style: &Style) {
     let Some(d) = game.decision() else { return };
     let view = game.view(Some(d.side));
     if !view.hand.is_empty() {
-        say!(
-            "{} hand: {}",
-            style.side(d.side, &d.side.to_string()),
-            view.hand.join(", ")
-        );
+        say!("{} hand: {}", style.side(d.side, &d.side.to_string()), view.hand.join(", "));
     }
     say!("{}", d.prompt);
     for (i, m) in d.moves.iter().enumerate() {
@@ -178,17 +160,10 @@ fn odds(game: &Game, side: Side, what: &str) -> String {
     let k = Map::standard().country(c);
     if matches!(kind, "coup" | "realign") && p.st.inf(side.opponent(), c) == 0 {
         let rule = if kind == "coup" { "§6.3.1" } else { "§6.2" };
-        return format!(
-            "the {} has no Influence in {}: no {kind} is possible there ({rule})",
-            side.opponent(),
-            k.name
-        );
+        return format!("the {} has no Influence in {}: no {kind} is possible there ({rule})", side.opponent(), k.name);
     }
     if matches!(kind, "coup" | "realign") && arbiter_engine::defcon::closes(p.st.defcon, k.region) {
-        return format!(
-            "DEFCON {} closes {} to coups and realignments (§8.1.5), except free coups from events",
-            p.st.defcon, k.region
-        );
+        return format!("DEFCON {} closes {} to coups and realignments (§8.1.5), except free coups from events", p.st.defcon, k.region);
     }
     match kind {
         "realign" => arbiter_engine::odds::realign(p, side, c).to_string(),
@@ -197,36 +172,18 @@ fn odds(game: &Game, side: Side, what: &str) -> String {
                 let ops = arbiter_engine::ops::value_if_spent_in(p, o, c).value.max(0) as u8;
                 return arbiter_engine::odds::coup(p, side, c, ops).to_string();
             }
-            let spend = Spend {
-                all_in_asia: k.in_asia(),
-                all_in_southeast_asia: k.in_southeast_asia(),
-            };
-            let mut cards: Vec<_> =
-                p.st.hand(side)
-                    .iter()
-                    .filter(|x| !p.cards().info(*x).scoring)
-                    .collect();
+            let spend = Spend { all_in_asia: k.in_asia(), all_in_southeast_asia: k.in_southeast_asia() };
+            let mut cards: Vec<_> = p.st.hand(side).iter().filter(|x| !p.cards().info(*x).scoring).collect();
             if p.st.holds_playable_china(side) {
                 cards.push(arbiter_engine::CardId::CHINA);
             }
-            let mut values: Vec<u8> = cards
-                .iter()
-                .map(|x| {
-                    arbiter_engine::ctx::ops_value(p, *x, side, spend)
-                        .value
-                        .max(0) as u8
-                })
-                .collect();
+            let mut values: Vec<u8> = cards.iter().map(|x| arbiter_engine::ctx::ops_value(p, *x, side, spend).value.max(0) as u8).collect();
             values.sort_unstable();
             values.dedup();
             if values.is_empty() {
                 return "no card to coup with".into();
             }
-            values
-                .iter()
-                .map(|v| arbiter_engine::odds::coup(p, side, c, *v).to_string())
-                .collect::<Vec<_>>()
-                .join("\n")
+            values.iter().map(|v| arbiter_engine::odds::coup(p, side, c, *v).to_string()).collect::<Vec<_>>().join("\n")
         }
         _ => "use: odds coup NAME | odds realign NAME".into(),
     }

@@ -11,23 +11,12 @@ fn arbiter() -> Command {
 
 fn out(args: &[&str]) -> String {
     let o = arbiter().args(args).output().unwrap();
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8(o.stdout).unwrap()
 }
 
 fn state(file: &Path, viewer: &str) -> serde_json::Value {
-    serde_json::from_str(&out(&[
-        "state",
-        file.to_str().unwrap(),
-        "--json",
-        "--as",
-        viewer,
-    ]))
-    .unwrap()
+    serde_json::from_str(&out(&["state", file.to_str().unwrap(), "--json", "--as", viewer])).unwrap()
 }
 
 fn new_game(dir: &Path, seed: &str) -> std::path::PathBuf {
@@ -73,42 +62,24 @@ fn new_moves_move_state_log_replay_round_trip() {
     ] {
         assert!(s.get(key).is_some(), "state JSON lacks {key}");
     }
-    assert_eq!(
-        s["influence"]["Finland"]["ussr"], 7,
-        "6 more in Finland (listed first)"
-    );
+    assert_eq!(s["influence"]["Finland"]["ussr"], 7, "6 more in Finland (listed first)");
     assert_eq!(s["hand"].as_array().unwrap().len(), 8);
     assert_eq!(state(&f, "observer")["hand"].as_array().unwrap().len(), 0);
     let log = out(&["log", file, "--as", "observer"]);
     assert!(log.contains("#6 USSR"), "{log}");
     for card in s["hand"].as_array().unwrap() {
-        assert!(
-            !log.contains(card.as_str().unwrap()),
-            "the observer's log names a US hand card: {log}"
-        );
+        assert!(!log.contains(card.as_str().unwrap()), "the observer's log names a US hand card: {log}");
     }
     let us_log = out(&["log", file, "--as", "us"]);
     let ussr_hand = state(&f, "ussr")["hand"].as_array().unwrap().clone();
     for card in s["hand"].as_array().unwrap() {
-        assert!(
-            us_log.contains(&format!("US draws {}", card.as_str().unwrap())),
-            "{us_log}"
-        );
+        assert!(us_log.contains(&format!("US draws {}", card.as_str().unwrap())), "{us_log}");
     }
-    for card in ussr_hand
-        .iter()
-        .filter(|c| !s["hand"].as_array().unwrap().contains(c))
-    {
-        assert!(
-            !us_log.contains(card.as_str().unwrap()),
-            "the US log names a USSR card: {us_log}"
-        );
+    for card in ussr_hand.iter().filter(|c| !s["hand"].as_array().unwrap().contains(c)) {
+        assert!(!us_log.contains(card.as_str().unwrap()), "the US log names a USSR card: {us_log}");
     }
     let replay = out(&["replay", file, "--to", "3", "--step"]);
-    assert!(
-        replay.contains("Replayed and verified 3 of 6 moves."),
-        "{replay}"
-    );
+    assert!(replay.contains("Replayed and verified 3 of 6 moves."), "{replay}");
     let m: serde_json::Value = serde_json::from_str(&out(&["moves", file, "--json"])).unwrap();
     assert_eq!(m["to_move"], "us");
 }
@@ -120,34 +91,15 @@ fn an_illegal_move_exits_2_and_leaves_the_file_as_it_was() {
     let file = f.to_str().unwrap();
     out(&["move", file, "influence Poland"]);
     let before = out(&["log", file, "--as", "all"]);
-    let o = arbiter()
-        .args([
-            "move",
-            file,
-            "influence Austria",
-            "coup Poland",
-            "influence Poland",
-        ])
-        .output()
-        .unwrap();
+    let o = arbiter().args(["move", file, "influence Austria", "coup Poland", "influence Poland"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(
-        err.trim(),
-        "arbiter: cannot coup Poland: setup places Influence: use `influence COUNTRY` (§3)"
-    );
+    assert_eq!(err.trim(), "arbiter: cannot coup Poland: setup places Influence: use `influence COUNTRY` (§3)");
     // The move before the illegal one is kept; the illegal one and those after it are not.
     let after = out(&["log", file, "--as", "all"]);
     assert!(after.starts_with(&before[..before.find("#1").unwrap()]));
-    assert_eq!(
-        after.matches("\n#").count(),
-        before.matches("\n#").count() + 1,
-        "{after}"
-    );
-    let o = arbiter()
-        .args(["move", file, "influence Austria", "--as", "us"])
-        .output()
-        .unwrap();
+    assert_eq!(after.matches("\n#").count(), before.matches("\n#").count() + 1, "{after}");
+    let o = arbiter().args(["move", file, "influence Austria", "--as", "us"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("it is the USSR's decision"));
 }
@@ -160,16 +112,10 @@ fn errors_are_one_sentence_with_the_right_status() {
     let o = arbiter().args(["new", file]).output().unwrap();
     assert_eq!(o.status.code(), Some(2), "refuses to overwrite");
     out(&["new", file, "--force", "--seed", "4"]);
-    let o = arbiter()
-        .args(["state", "/nonexistent/x.arbiter"])
-        .output()
-        .unwrap();
+    let o = arbiter().args(["state", "/nonexistent/x.arbiter"]).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"));
-    let o = arbiter()
-        .args(["move", file, "fly Poland"])
-        .output()
-        .unwrap();
+    let o = arbiter().args(["move", file, "fly Poland"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     let o = arbiter().args(["bogus"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
@@ -183,11 +129,7 @@ fn replay_reports_a_divergence_with_status_1() {
     let file = f.to_str().unwrap();
     out(&["move", file, "influence Poland", "influence Poland"]);
     let c = rusqlite::Connection::open(&f).unwrap();
-    c.execute(
-        "UPDATE events SET state_hash = '0123456789abcdef' WHERE seq = 2",
-        [],
-    )
-    .unwrap();
+    c.execute("UPDATE events SET state_hash = '0123456789abcdef' WHERE seq = 2", []).unwrap();
     drop(c);
     let o = arbiter().args(["replay", file]).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
@@ -201,17 +143,10 @@ fn scripted_hot_seat_session_plays_through_a_whole_turn() {
     let f = new_game(dir.path(), "21");
     // Enter at each hand-over, then always the first listed move.
     let script: String = std::iter::repeat_n("1\n", 400).collect();
-    let o = arbiter()
-        .args(["play", f.to_str().unwrap()])
-        .write_stdin(script)
-        .output()
-        .unwrap();
+    let o = arbiter().args(["play", f.to_str().unwrap()]).write_stdin(script).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = state(&f, "observer");
-    assert!(
-        s["turn"].as_u64().unwrap() >= 2 || !s["outcome"].is_null(),
-        "{s}"
-    );
+    assert!(s["turn"].as_u64().unwrap() >= 2 || !s["outcome"].is_null(), "{s}");
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("Hand the keyboard to the US player"));
 }
@@ -219,27 +154,11 @@ fn scripted_hot_seat_session_plays_through_a_whole_turn() {
 #[test]
 fn play_without_a_file_uses_and_announces_the_default_save() {
     let dir = tempfile::tempdir().unwrap();
-    let o = arbiter()
-        .args(["play"])
-        .env("ARBITER_HOME", dir.path())
-        .write_stdin("\nquit\n")
-        .output()
-        .unwrap();
+    let o = arbiter().args(["play"]).env("ARBITER_HOME", dir.path()).write_stdin("\nquit\n").output().unwrap();
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        text.contains(&format!(
-            "saved in {}",
-            dir.path().join("hotseat.arbiter").display()
-        )),
-        "{text}"
-    );
-    let o = arbiter()
-        .args(["play"])
-        .env("ARBITER_HOME", dir.path())
-        .write_stdin("\nquit\n")
-        .output()
-        .unwrap();
+    assert!(text.contains(&format!("saved in {}", dir.path().join("hotseat.arbiter").display())), "{text}");
+    let o = arbiter().args(["play"]).env("ARBITER_HOME", dir.path()).write_stdin("\nquit\n").output().unwrap();
     assert!(String::from_utf8_lossy(&o.stdout).contains("Resuming the game saved in"));
 }
 
@@ -248,47 +167,20 @@ fn play_without_a_file_uses_and_announces_the_default_save() {
 fn hand_over_in_a_terminal_hides_the_other_hand() {
     let dir = tempfile::tempdir().unwrap();
     let f = new_game(dir.path(), "8");
-    let hand = |who: &str| -> Vec<String> {
-        state(&f, who)["hand"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().to_string())
-            .collect()
-    };
+    let hand =
+        |who: &str| -> Vec<String> { state(&f, who)["hand"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect() };
     let (us, ussr) = (hand("us"), hand("ussr"));
-    let only = |a: &[String], b: &[String]| {
-        a.iter()
-            .filter(|x| !b.contains(x))
-            .cloned()
-            .collect::<Vec<_>>()
-    };
+    let only = |a: &[String], b: &[String]| a.iter().filter(|x| !b.contains(x)).cloned().collect::<Vec<_>>();
     let (us_only, ussr_only) = (only(&us, &ussr), only(&ussr, &us));
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("arbiter"));
-    cmd.args(["play", f.to_str().unwrap()])
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm");
+    cmd.args(["play", f.to_str().unwrap()]).env("NO_COLOR", "1").env("TERM", "xterm");
     let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
-    let before = p
-        .exp_string("Hand the keyboard to the USSR player")
-        .unwrap();
-    assert!(
-        ussr_only
-            .iter()
-            .chain(&us_only)
-            .all(|c| !before.contains(c.as_str())),
-        "{before}"
-    );
+    let before = p.exp_string("Hand the keyboard to the USSR player").unwrap();
+    assert!(ussr_only.iter().chain(&us_only).all(|c| !before.contains(c.as_str())), "{before}");
     p.send_line("").unwrap();
     let ussr_screen = p.exp_string("USSR> ").unwrap();
-    assert!(
-        ussr_only.iter().any(|c| ussr_screen.contains(c.as_str())),
-        "the USSR sees its hand: {ussr_screen}"
-    );
-    assert!(
-        us_only.iter().all(|c| !ussr_screen.contains(c.as_str())),
-        "the USSR must not see the US hand: {ussr_screen}"
-    );
+    assert!(ussr_only.iter().any(|c| ussr_screen.contains(c.as_str())), "the USSR sees its hand: {ussr_screen}");
+    assert!(us_only.iter().all(|c| !ussr_screen.contains(c.as_str())), "the USSR must not see the US hand: {ussr_screen}");
     for i in 0..6 {
         p.send_line("1").unwrap();
         if i < 5 {
@@ -297,28 +189,13 @@ fn hand_over_in_a_terminal_hides_the_other_hand() {
         }
     }
     let handover = p.exp_string("Hand the keyboard to the US player").unwrap();
-    assert!(
-        handover.contains("\x1b[2J"),
-        "the screen is cleared before the hand-over"
-    );
+    assert!(handover.contains("\x1b[2J"), "the screen is cleared before the hand-over");
     let tail = &handover[handover.rfind("\x1b[2J").unwrap()..];
-    assert!(
-        ussr_only
-            .iter()
-            .chain(&us_only)
-            .all(|c| !tail.contains(c.as_str())),
-        "{tail}"
-    );
+    assert!(ussr_only.iter().chain(&us_only).all(|c| !tail.contains(c.as_str())), "{tail}");
     p.send_line("").unwrap();
     let us_screen = p.exp_string("US> ").unwrap();
-    assert!(
-        us_only.iter().any(|c| us_screen.contains(c.as_str())),
-        "{us_screen}"
-    );
-    assert!(
-        ussr_only.iter().all(|c| !us_screen.contains(c.as_str())),
-        "the US must not see the USSR hand: {us_screen}"
-    );
+    assert!(us_only.iter().any(|c| us_screen.contains(c.as_str())), "{us_screen}");
+    assert!(ussr_only.iter().all(|c| !us_screen.contains(c.as_str())), "the US must not see the USSR hand: {us_screen}");
     p.send_line("quit").unwrap();
     p.exp_eof().unwrap();
 }

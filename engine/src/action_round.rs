@@ -16,14 +16,8 @@ use crate::turn::action_rounds;
 pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
     let last = action_rounds(ctx.pos(), Side::Us).max(action_rounds(ctx.pos(), Side::Ussr));
     match side {
-        Side::Ussr => ctx.push(Task::ActionRound {
-            round,
-            side: Side::Us,
-        }),
-        Side::Us if round < last => ctx.push(Task::ActionRound {
-            round: round + 1,
-            side: Side::Ussr,
-        }),
+        Side::Ussr => ctx.push(Task::ActionRound { round, side: Side::Us }),
+        Side::Us if round < last => ctx.push(Task::ActionRound { round: round + 1, side: Side::Ussr }),
         Side::Us => {}
     }
     if round > action_rounds(ctx.pos(), side) {
@@ -33,17 +27,9 @@ pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
     ctx.st.phasing = side;
     // §6.1.1: access is judged from Influence held at the start of the round.
     ctx.st.round_start_presence = [ctx.st.presence(Side::Us), ctx.st.presence(Side::Ussr)];
-    ctx.log(format!(
-        "--- Turn {}, action round {round}: {side} ---",
-        ctx.st.turn
-    ));
+    ctx.log(format!("--- Turn {}, action round {round}: {side} ---", ctx.st.turn));
     ctx.push(Task::EndRound { side });
-    let trap = ctx
-        .st
-        .effects
-        .iter()
-        .copied()
-        .find(|e| ctx.rules.event(e.card).and_then(|h| h.traps(e)) == Some(side));
+    let trap = ctx.st.effects.iter().copied().find(|e| ctx.rules.event(e.card).and_then(|h| h.traps(e)) == Some(side));
     match trap {
         Some(e) => {
             if let Some(h) = ctx.rules.event(e.card) {
@@ -72,17 +58,8 @@ fn playable(p: Position, side: Side) -> Vec<CardId> {
 }
 
 pub fn candidates(p: Position, side: Side) -> Vec<Move> {
-    const MODES: [PlayMode; 5] = [
-        PlayMode::Event,
-        PlayMode::Ops,
-        PlayMode::OpsThenEvent,
-        PlayMode::EventThenOps,
-        PlayMode::Space,
-    ];
-    let mut v: Vec<Move> = playable(p, side)
-        .into_iter()
-        .flat_map(|card| MODES.map(|mode| Move::Play { card, mode }))
-        .collect();
+    const MODES: [PlayMode; 5] = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
+    let mut v: Vec<Move> = playable(p, side).into_iter().flat_map(|card| MODES.map(|mode| Move::Play { card, mode })).collect();
     v.push(Move::Pass);
     for e in &p.st.effects {
         if let Some(h) = p.rules.event(e.card) {
@@ -97,20 +74,14 @@ pub fn candidates(p: Position, side: Side) -> Vec<Move> {
 /// China Card from forcing a hold (§9.5). Returns (scoring cards held, rounds left) when it
 /// applies.
 pub fn must_play_scoring(p: Position, side: Side) -> Option<(usize, usize)> {
-    let held =
-        p.st.hand(side)
-            .iter()
-            .filter(|c| p.cards().info(*c).scoring)
-            .count();
+    let held = p.st.hand(side).iter().filter(|c| p.cards().info(*c).scoring).count();
     let left = (action_rounds(p, side) as usize + 1).saturating_sub(p.st.round as usize);
     (held > 0 && held >= left).then_some((held, left))
 }
 
 /// Whether the event on `card` would take place if `side` triggered it now.
 pub fn event_would_occur(p: Position, card: CardId, side: Side) -> bool {
-    p.rules
-        .event(card)
-        .is_some_and(|h| h.can_occur(p, side).is_ok())
+    p.rules.event(card).is_some_and(|h| h.can_occur(p, side).is_ok())
 }
 
 pub fn check(p: Position, side: Side, m: &Move) -> Result<(), Illegal> {
@@ -136,10 +107,7 @@ pub fn check(p: Position, side: Side, m: &Move) -> Result<(), Illegal> {
                 illegal("there is no such effect to cancel now", "card text")
             }
         }
-        _ => illegal(
-            "an action round needs a card play: `play CARD event|ops|space`",
-            "§5",
-        ),
+        _ => illegal("an action round needs a card play: `play CARD event|ops|space`", "§5"),
     }
 }
 
@@ -151,25 +119,29 @@ fn check_play(p: Position, side: Side, card: CardId, mode: PlayMode) -> Result<(
             return illegal(format!("{side} does not hold The China Card"), "§9.1");
         }
         if !p.st.china.face_up {
-            return illegal(
-                "The China Card is face down until the end of the turn",
-                "§9.3",
-            );
+            return illegal("The China Card is face down until the end of the turn", "§9.3");
         }
     } else if !p.st.hand(side).contains(card) {
         return illegal(format!("{name} is not in {side}'s hand"), "§5");
     }
     if !info.scoring {
         if let Some((held, left)) = must_play_scoring(p, side) {
-            return illegal(format!("{side} holds {held} scoring card(s) with {left} action round(s) left: a scoring card may never be held"), "§4.5D");
+            return illegal(
+                format!("{side} holds {held} scoring card(s) with {left} action round(s) left: a scoring card may never be held"),
+                "§4.5D",
+            );
         }
     }
     let event_side = info.side.side().unwrap_or(side);
     let opponents = event_side != side;
     match mode {
         PlayMode::Event if info.scoring => Ok(()),
-        PlayMode::Event if opponents => illegal(format!("{name} carries the {event_side} event: play it for Ops, choosing when its event happens"), "§5.2"),
-        PlayMode::Event if !p.rules.implemented(card) => illegal(format!("the event of {name} is not implemented yet (see CARDS.md)"), "CARDS.md"),
+        PlayMode::Event if opponents => {
+            illegal(format!("{name} carries the {event_side} event: play it for Ops, choosing when its event happens"), "§5.2")
+        }
+        PlayMode::Event if !p.rules.implemented(card) => {
+            illegal(format!("the event of {name} is not implemented yet (see CARDS.md)"), "CARDS.md")
+        }
         PlayMode::Event => p.rules.event(card).map_or(Ok(()), |h| h.can_occur(p, side)),
         _ if info.scoring => illegal(format!("{name} is a scoring card: it can only be played as an event"), "§10.1"),
         PlayMode::Ops if opponents && event_would_occur(p, card, event_side) => {
@@ -212,17 +184,11 @@ fn play(ctx: &mut Ctx, side: Side, card: CardId, mode: PlayMode) {
         PlayMode::EventThenOps => "for its event first, then Operations",
         PlayMode::Space => "to the space race",
     };
-    ctx.log(format!(
-        "{side} plays {} ({} Ops, {:?}) {how}",
-        info.name, info.ops, info.side
-    ));
+    ctx.log(format!("{side} plays {} ({} Ops, {:?}) {how}", info.name, info.ops, info.side));
     ctx.put_in_play(card, side);
     ctx.emit(DomainEvent::CardPlayed { side, card });
     let ops = Task::Ops(OpsTask::for_card(side, card));
-    let event = Task::ResolveEvent {
-        card,
-        side: event_side,
-    };
+    let event = Task::ResolveEvent { card, side: event_side };
     match mode {
         PlayMode::Event => ctx.push(event),
         PlayMode::Ops if event_side != side => {

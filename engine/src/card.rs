@@ -165,11 +165,7 @@ impl CardDb {
             ("US cards", count(&|c| c.side == CardSide::Us), 42),
             ("USSR cards", count(&|c| c.side == CardSide::Ussr), 40),
             ("Neutral cards", count(&|c| c.side == CardSide::Neutral), 28),
-            (
-                "scoring cards with ops",
-                count(&|c| c.scoring && c.ops != 0),
-                0,
-            ),
+            ("scoring cards with ops", count(&|c| c.scoring && c.ops != 0), 0),
         ];
         for (what, got, want) in checks {
             if got != want {
@@ -201,21 +197,15 @@ impl CardDb {
     /// The draw-deck cards of an era (§4.1, §4.4): never the China Card; optional cards only
     /// when the game uses them.
     pub fn era_deck(&self, era: Era, optional: bool) -> Vec<CardId> {
-        self.all()
-            .filter(|c| c.era == era && c.id != CardId::CHINA && (optional || !c.optional))
-            .map(|c| c.id)
-            .collect()
+        self.all().filter(|c| c.era == era && c.id != CardId::CHINA && (optional || !c.optional)).map(|c| c.id).collect()
     }
     /// Exact (case-insensitive) lookup by name.
     pub fn by_name(&self, name: &str) -> Option<CardId> {
-        self.all()
-            .find(|c| c.name.eq_ignore_ascii_case(name.trim()))
-            .map(|c| c.id)
+        self.all().find(|c| c.name.eq_ignore_ascii_case(name.trim())).map(|c| c.id)
     }
     /// The id of a card the program itself names.
     pub fn id(&self, name: &str) -> CardId {
-        self.by_name(name)
-            .unwrap_or_else(|| panic!("no card named {name:?}"))
+        self.by_name(name).unwrap_or_else(|| panic!("no card named {name:?}"))
     }
 }
 

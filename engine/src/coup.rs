@@ -11,46 +11,19 @@ use crate::side::Side;
 pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId, ops: u8, free: bool) {
     let country = Map::standard().country(c);
     let opp = side.opponent();
-    ctx.log(format!(
-        "{side} {}coups {} (stability {}) with {ops} Ops",
-        if free { "free " } else { "" },
-        country.name,
-        country.stability
-    ));
-    ctx.emit(DomainEvent::CoupAttempted {
-        side,
-        country: c,
-        free,
-    });
+    ctx.log(format!("{side} {}coups {} (stability {}) with {ops} Ops", if free { "free " } else { "" }, country.name, country.stability));
+    ctx.emit(DomainEvent::CoupAttempted { side, country: c, free });
     if ctx.over() {
         return;
     }
     let roll = ctx.die(side);
-    let die = pipeline::die_total(
-        roll,
-        side,
-        RollKind::Coup,
-        country.region,
-        &ctx.pos().die_modifiers(),
-        &ctx.rules.cards,
-    );
+    let die = pipeline::die_total(roll, side, RollKind::Coup, country.region, &ctx.pos().die_modifiers(), &ctx.rules.cards);
     let result = die.value + ops as i32 - 2 * country.stability as i32;
-    ctx.log(format!(
-        "Coup: roll {die}; + {ops} Ops - 2 x {} stability = {result} (§6.3.2)",
-        country.stability
-    ));
+    ctx.log(format!("Coup: roll {die}; + {ops} Ops - 2 x {} stability = {result} (§6.3.2)", country.stability));
     if result > 0 {
         let removed = (result as u8).min(ctx.st.inf(opp, c));
-        ctx.exec(Instr::RemoveInfluence {
-            side: opp,
-            country: c,
-            n: removed,
-        });
-        ctx.exec(Instr::AddInfluence {
-            side,
-            country: c,
-            n: result as u8 - removed,
-        });
+        ctx.exec(Instr::RemoveInfluence { side: opp, country: c, n: removed });
+        ctx.exec(Instr::AddInfluence { side, country: c, n: result as u8 - removed });
     } else {
         ctx.log("The coup fails");
     }
@@ -58,21 +31,14 @@ pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId, ops: u8, free: bool) {
         ctx.exec(Instr::MilOps { side, n: ops });
     }
     if country.battleground {
-        let spared = ctx.st.effects.iter().find(|e| {
-            ctx.rules
-                .event(e.card)
-                .is_some_and(|h| h.spares_defcon(e, side, free))
-        });
+        let spared = ctx.st.effects.iter().find(|e| ctx.rules.event(e.card).is_some_and(|h| h.spares_defcon(e, side, free)));
         match spared {
             Some(e) => {
                 let n = ctx.card_name(e.card).to_string();
                 ctx.log(format!("{n}: this battleground coup does not lower DEFCON"));
             }
             None => {
-                ctx.log(format!(
-                    "{} is a battleground: DEFCON drops (§6.3.4)",
-                    country.name
-                ));
+                ctx.log(format!("{} is a battleground: DEFCON drops (§6.3.4)", country.name));
                 ctx.exec(Instr::ChangeDefcon(-1));
             }
         }

@@ -21,27 +21,19 @@ pub struct Ctx<'a> {
     pub report: &'a mut Report,
     /// Set when scripted randomness ran out: the move is then rejected and nothing kept.
     pub exhausted: Option<Exhausted>,
+    /// Compose log text (off for random playouts; the state is the same either way).
+    pub logging: bool,
     events: VecDeque<DomainEvent>,
     reacting: bool,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(rules: &'a Ruleset, st: &'a mut State, report: &'a mut Report) -> Ctx<'a> {
-        Ctx {
-            rules,
-            st,
-            report,
-            exhausted: None,
-            events: VecDeque::new(),
-            reacting: false,
-        }
+        Ctx { rules, st, report, exhausted: None, logging: true, events: VecDeque::new(), reacting: false }
     }
 
     pub fn pos(&self) -> Position<'_> {
-        Position {
-            rules: self.rules,
-            st: self.st,
-        }
+        Position { rules: self.rules, st: self.st }
     }
     pub fn map(&self) -> &'static Map {
         Map::standard()
@@ -54,16 +46,10 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn log(&mut self, text: impl Into<String>) {
-        self.report.log.push(LogLine {
-            to: Audience::Public,
-            text: text.into(),
-        });
+        self.report.log.push(LogLine { to: Audience::Public, text: text.into() });
     }
     pub fn log_private(&mut self, side: Side, text: impl Into<String>) {
-        self.report.log.push(LogLine {
-            to: Audience::Private(side),
-            text: text.into(),
-        });
+        self.report.log.push(LogLine { to: Audience::Private(side), text: text.into() });
     }
     /// Mark that hidden information became known (so undo stops here).
     pub fn reveal(&mut self) {
@@ -77,9 +63,7 @@ impl<'a> Ctx<'a> {
     pub fn die(&mut self, side: Side) -> u8 {
         match self.st.rng.die() {
             Ok(v) => {
-                self.report
-                    .random
-                    .push(RandomOutcome::Die { side, value: v });
+                self.report.random.push(RandomOutcome::Die { side, value: v });
                 v
             }
             Err(e) => {
@@ -98,9 +82,7 @@ impl<'a> Ctx<'a> {
         match self.st.rng.pick(hand.len()) {
             Ok(i) => {
                 let c = hand.nth(i)?;
-                self.report
-                    .random
-                    .push(RandomOutcome::RandomCard { side, card: c });
+                self.report.random.push(RandomOutcome::RandomCard { side, card: c });
                 Some(c)
             }
             Err(e) => {
@@ -118,9 +100,7 @@ impl<'a> Ctx<'a> {
         // The remaining deck stays on top: new cards go underneath (§4.3.1 deals all first).
         v.extend(self.st.deck.iter().copied());
         self.st.deck = v;
-        self.report.random.push(RandomOutcome::Shuffle {
-            order: self.st.deck.clone(),
-        });
+        self.report.random.push(RandomOutcome::Shuffle { order: self.st.deck.clone() });
     }
 
     /// Ops value of a card played by `side`, spent as `spend` (§7.4, §9.6).
@@ -215,10 +195,7 @@ impl<'a> Ctx<'a> {
                 }
                 let (name, vp1, vp2) = crate::space_race::BOXES[(b - 1) as usize].name_vp();
                 let vp = if first { vp1 } else { vp2 };
-                self.log(format!(
-                    "{side} space race -> box {b} ({name}){}",
-                    if first { ", first to arrive" } else { "" }
-                ));
+                self.log(format!("{side} space race -> box {b} ({name}){}", if first { ", first to arrive" } else { "" }));
                 if vp > 0 {
                     self.change_vp(side.vp_sign() * vp as i32);
                 }
@@ -226,20 +203,11 @@ impl<'a> Ctx<'a> {
             Instr::MoveCard { card, to } => self.move_card(card, to),
             Instr::PassChina { to, face_up } => {
                 let same = self.st.china.holder == to;
-                self.st.china = crate::state::China {
-                    holder: to,
-                    face_up,
-                };
+                self.st.china = crate::state::China { holder: to, face_up };
                 if same {
-                    self.log(format!(
-                        "The China Card ({to}) is turned face {}",
-                        if face_up { "up" } else { "down" }
-                    ));
+                    self.log(format!("The China Card ({to}) is turned face {}", if face_up { "up" } else { "down" }));
                 } else {
-                    self.log(format!(
-                        "The China Card passes to {to}, face {}",
-                        if face_up { "up" } else { "down" }
-                    ));
+                    self.log(format!("The China Card passes to {to}, face {}", if face_up { "up" } else { "down" }));
                 }
             }
             Instr::AddEffect(e) => {
@@ -269,27 +237,13 @@ impl<'a> Ctx<'a> {
     }
 
     fn influence_text(&self, c: CountryId) -> (u8, u8, Option<Side>) {
-        (
-            self.st.inf(Side::Us, c),
-            self.st.inf(Side::Ussr, c),
-            self.st.controller(c),
-        )
+        (self.st.inf(Side::Us, c), self.st.inf(Side::Ussr, c), self.st.controller(c))
     }
 
     fn log_influence(&mut self, c: CountryId, before: (u8, u8, Option<Side>), what: String) {
         let after = self.influence_text(c);
-        let ctl = |o: Option<Side>| {
-            o.map(|s| format!("{s} control"))
-                .unwrap_or_else(|| "uncontrolled".into())
-        };
-        let mut line = format!(
-            "{}: {what} (US/USSR {}/{} -> {}/{})",
-            Map::standard().name(c),
-            before.0,
-            before.1,
-            after.0,
-            after.1
-        );
+        let ctl = |o: Option<Side>| o.map(|s| format!("{s} control")).unwrap_or_else(|| "uncontrolled".into());
+        let mut line = format!("{}: {what} (US/USSR {}/{} -> {}/{})", Map::standard().name(c), before.0, before.1, after.0, after.1);
         if before.2 != after.2 {
             line.push_str(&format!("; {} -> {}", ctl(before.2), ctl(after.2)));
         }
@@ -306,14 +260,10 @@ impl<'a> Ctx<'a> {
         if to == 1 {
             // §8.1.3: the phasing player loses, whoever caused it.
             let loser = self.st.phasing;
-            self.apply(Instr::EndGame(Outcome {
-                winner: Some(loser.opponent()),
-                reason: EndReason::Defcon1,
-            }));
+            self.apply(Instr::EndGame(Outcome { winner: Some(loser.opponent()), reason: EndReason::Defcon1 }));
             return;
         }
-        self.events
-            .push_back(DomainEvent::DefconChanged { from, to });
+        self.events.push_back(DomainEvent::DefconChanged { from, to });
     }
 
     fn change_vp(&mut self, d: i32) {
@@ -324,12 +274,7 @@ impl<'a> Ctx<'a> {
         let after = (before + d).clamp(-127, 127);
         self.st.vp = after as i8;
         let who = if d > 0 { Side::Us } else { Side::Ussr };
-        self.log(format!(
-            "{who} +{} VP (VP {} -> {})",
-            d.abs(),
-            vp_text(before),
-            vp_text(after)
-        ));
+        self.log(format!("{who} +{} VP (VP {} -> {})", d.abs(), vp_text(before), vp_text(after)));
     }
 
     fn move_card(&mut self, card: CardId, to: Pile) {
@@ -359,11 +304,7 @@ impl<'a> Ctx<'a> {
             Pile::Removed => st.removed.insert(card),
             Pile::Reserve => st.reserve.insert(card),
             Pile::Headline(s) => st.headline[s.idx()] = Some(card),
-            Pile::InPlay => st.in_play.push(InPlay {
-                card,
-                side: st.phasing,
-                event_fired: false,
-            }),
+            Pile::InPlay => st.in_play.push(InPlay { card, side: st.phasing, event_fired: false }),
             Pile::ChinaHolder | Pile::OutOfGame => {}
         }
     }
@@ -371,11 +312,7 @@ impl<'a> Ctx<'a> {
     /// Put a card in play for `side` (it becomes a current card until disposed of).
     pub fn put_in_play(&mut self, card: CardId, side: Side) {
         if card == CardId::CHINA {
-            self.st.in_play.push(InPlay {
-                card,
-                side,
-                event_fired: false,
-            });
+            self.st.in_play.push(InPlay { card, side, event_fired: false });
             return;
         }
         self.move_card(card, Pile::InPlay);
@@ -389,9 +326,7 @@ impl<'a> Ctx<'a> {
     pub fn resolve_event(&mut self, card: CardId, side: Side) {
         let name = self.card_name(card).to_string();
         let Some(h) = self.rules.event(card) else {
-            self.log(format!(
-                "Event of {name} is not implemented in this version: no effect (see CARDS.md)"
-            ));
+            self.log(format!("Event of {name} is not implemented in this version: no effect (see CARDS.md)"));
             return;
         };
         if let Err(why) = h.can_occur(self.pos(), side) {
@@ -415,32 +350,17 @@ impl<'a> Ctx<'a> {
         };
         let p = self.st.in_play.remove(i);
         if card == CardId::CHINA {
-            self.exec(Instr::PassChina {
-                to: p.side.opponent(),
-                face_up: false,
-            });
+            self.exec(Instr::PassChina { to: p.side.opponent(), face_up: false });
             return;
         }
         let info = self.rules.cards.info(card);
-        let to = if info.starred && p.event_fired {
-            Pile::Removed
-        } else {
-            Pile::Discard
-        };
+        let to = if info.starred && p.event_fired { Pile::Removed } else { Pile::Discard };
         self.st.discard.remove(card);
         match to {
             Pile::Removed => self.st.removed.insert(card),
             _ => self.st.discard.insert(card),
         }
-        self.log(format!(
-            "{} is {}",
-            info.name,
-            if to == Pile::Removed {
-                "removed from the game"
-            } else {
-                "discarded"
-            }
-        ));
+        self.log(format!("{} is {}", info.name, if to == Pile::Removed { "removed from the game" } else { "discarded" }));
     }
 }
 

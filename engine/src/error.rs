@@ -14,10 +14,7 @@ pub struct Illegal {
 
 impl Illegal {
     pub fn new(reason: impl Into<String>, rule: &'static str) -> Illegal {
-        Illegal {
-            reason: reason.into(),
-            rule,
-        }
+        Illegal { reason: reason.into(), rule }
     }
 }
 

@@ -31,15 +31,7 @@ pub struct EventTask {
 
 impl EventTask {
     pub fn new(card: CardId, side: Side) -> EventTask {
-        EventTask {
-            card,
-            side,
-            stage: 0,
-            count: 0,
-            picked: 0,
-            twice: 0,
-            arg: 0,
-        }
+        EventTask { card, side, stage: 0, count: 0, picked: 0, twice: 0, arg: 0 }
     }
     pub fn stage(self, stage: u8) -> Self {
         EventTask { stage, ..self }
@@ -94,11 +86,7 @@ impl OpsTask {
         }
     }
     pub fn granted(side: Side, ops: u8) -> OpsTask {
-        OpsTask {
-            card: None,
-            granted: ops,
-            ..Self::for_card(side, CardId::CHINA)
-        }
+        OpsTask { card: None, granted: ops, ..Self::for_card(side, CardId::CHINA) }
     }
     pub fn allows(&self, k: OpsKind) -> bool {
         let bit = match k {
@@ -165,17 +153,10 @@ pub struct Decision {
 /// Who decides the task on top of the stack.
 pub fn decider(p: Position, t: &Task) -> Side {
     match t {
-        Task::SetupPlace { side, .. }
-        | Task::HeadlineChoose { side }
-        | Task::ChooseCard { side }
-        | Task::SpaceDiscard { side } => *side,
+        Task::SetupPlace { side, .. } | Task::HeadlineChoose { side } | Task::ChooseCard { side } | Task::SpaceDiscard { side } => *side,
         Task::UsBonus { .. } => Side::Us,
         Task::Ops(o) => o.side,
-        Task::Event(e) => p
-            .rules
-            .event(e.card)
-            .map(|h| h.decider(e))
-            .unwrap_or(e.side),
+        Task::Event(e) => p.rules.event(e.card).map(|h| h.decider(e)).unwrap_or(e.side),
         _ => p.st.phasing,
     }
 }
@@ -184,16 +165,9 @@ pub fn prompt(p: Position, t: &Task) -> String {
     match t {
         Task::SetupPlace { .. } | Task::UsBonus { .. } => setup::prompt(p, t),
         Task::HeadlineChoose { side } => format!("{side}: choose your headline card (§4.5C)"),
-        Task::ChooseCard { side } => format!(
-            "{side}: action round {} of turn {}: play a card (§5)",
-            p.st.round, p.st.turn
-        ),
+        Task::ChooseCard { side } => format!("{side}: action round {} of turn {}: play a card (§5)", p.st.round, p.st.turn),
         Task::Ops(o) => ops::prompt(p, o),
-        Task::Event(e) => p
-            .rules
-            .event(e.card)
-            .map(|h| h.prompt(p, e))
-            .unwrap_or_default(),
+        Task::Event(e) => p.rules.event(e.card).map(|h| h.prompt(p, e)).unwrap_or_default(),
         Task::SpaceDiscard { side } => {
             format!("{side}: you may discard one held card (space race box 6, §6.4.4), or pass")
         }
@@ -210,15 +184,8 @@ pub fn legal_moves(p: Position) -> Vec<Move> {
         return Vec::new();
     }
     match t {
-        Task::Event(e) => p
-            .rules
-            .event(e.card)
-            .map(|h| h.options(p, e))
-            .unwrap_or_default(),
-        _ => candidates(p, t)
-            .into_iter()
-            .filter(|m| check(p, t, m).is_ok())
-            .collect(),
+        Task::Event(e) => p.rules.event(e.card).map(|h| h.options(p, e)).unwrap_or_default(),
+        _ => candidates(p, t).into_iter().filter(|m| check(p, t, m).is_ok()).collect(),
     }
 }
 
@@ -249,14 +216,7 @@ pub fn check(p: Position, t: &Task, m: &Move) -> Result<(), Illegal> {
             if h.options(p, e).contains(m) {
                 Ok(())
             } else {
-                Err(Illegal::new(
-                    format!(
-                        "not a legal choice for {}: {}",
-                        p.cards().name(e.card),
-                        h.prompt(p, e)
-                    ),
-                    "card text",
-                ))
+                Err(Illegal::new(format!("not a legal choice for {}: {}", p.cards().name(e.card), h.prompt(p, e)), "card text"))
             }
         }
         _ => Err(Illegal::new("no decision is pending", "§4.5")),
@@ -289,16 +249,10 @@ pub fn run(ctx: &mut Ctx) {
         if ctx.exhausted.is_some() {
             return;
         }
-        if ctx.st.outcome.is_none()
-            && ctx.st.vp.unsigned_abs() >= 20
-            && !matches!(ctx.st.stack.last(), Some(Task::FinalScoring))
-        {
+        if ctx.st.outcome.is_none() && ctx.st.vp.unsigned_abs() >= 20 && !matches!(ctx.st.stack.last(), Some(Task::FinalScoring)) {
             // §10.3.1: 20 VP wins at once, once the event being resolved has been applied.
             let winner = if ctx.st.vp > 0 { Side::Us } else { Side::Ussr };
-            ctx.exec(crate::instr::Instr::EndGame(Outcome {
-                winner: Some(winner),
-                reason: EndReason::VictoryPoints,
-            }));
+            ctx.exec(crate::instr::Instr::EndGame(Outcome { winner: Some(winner), reason: EndReason::VictoryPoints }));
         }
         if ctx.st.outcome.is_some() {
             ctx.st.stack.clear();
@@ -323,13 +277,8 @@ pub fn run(ctx: &mut Ctx) {
 fn no_moves(ctx: &mut Ctx, t: Task) {
     match t {
         Task::Ops(o) => ops::finish(ctx, &o, "no legal use remains"),
-        Task::ChooseCard { side } => ctx.log(format!(
-            "{side} has no card to play and sits out this action round (§4.5D)"
-        )),
-        Task::Event(e) => ctx.log(format!(
-            "{}: no legal choice remains",
-            ctx.card_name(e.card)
-        )),
+        Task::ChooseCard { side } => ctx.log(format!("{side} has no card to play and sits out this action round (§4.5D)")),
+        Task::Event(e) => ctx.log(format!("{}: no legal choice remains", ctx.card_name(e.card))),
         Task::HeadlineChoose { side } => ctx.log(format!("{side} has no card to headline")),
         _ => {}
     }

@@ -30,12 +30,7 @@ impl Game {
         let mut report = Report::default();
         {
             let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
-            let early: CardSet = ctx
-                .rules
-                .cards
-                .era_deck(Era::Early, options.optional_cards)
-                .into_iter()
-                .collect();
+            let early: CardSet = ctx.rules.cards.era_deck(Era::Early, options.optional_cards).into_iter().collect();
             ctx.shuffle_into_deck(early);
             flow::run(&mut ctx);
         }
@@ -58,10 +53,7 @@ impl Game {
         &self.state
     }
     pub fn pos(&self) -> Position<'_> {
-        Position {
-            rules: &self.rules,
-            st: &self.state,
-        }
+        Position { rules: &self.rules, st: &self.state }
     }
     pub fn outcome(&self) -> Option<Outcome> {
         self.state.outcome
@@ -77,11 +69,7 @@ impl Game {
             return None;
         }
         let p = self.pos();
-        Some(Decision {
-            side: flow::decider(p, t),
-            prompt: flow::prompt(p, t),
-            moves: flow::legal_moves(p),
-        })
+        Some(Decision { side: flow::decider(p, t), prompt: flow::prompt(p, t), moves: flow::legal_moves(p) })
     }
 
     pub fn to_move(&self) -> Option<Side> {
@@ -101,31 +89,33 @@ impl Game {
         let p = self.pos();
         let t = match self.state.stack.last() {
             Some(t) if t.is_decision() => t,
-            _ => {
-                return Err(PlayError::Illegal {
-                    action: m.text(p),
-                    why: crate::error::Illegal::new("no decision is pending", "§4.5"),
-                })
-            }
+            _ => return Err(PlayError::Illegal { action: m.text(p), why: crate::error::Illegal::new("no decision is pending", "§4.5") }),
         };
-        flow::check(p, t, m).map_err(|why| PlayError::Illegal {
-            action: m.text(p),
-            why,
-        })
+        flow::check(p, t, m).map_err(|why| PlayError::Illegal { action: m.text(p), why })
     }
 
     /// Play a move: validate, apply on a copy, run to the next decision, then keep the result.
     pub fn play(&mut self, m: &Move) -> Result<Report, PlayError> {
+        self.play_with(m, true)
+    }
+
+    /// The same as `play`, with the same validation, but without composing log text (random
+    /// playouts and benchmarks). The resulting state is identical.
+    pub fn play_quiet(&mut self, m: &Move) -> Result<Report, PlayError> {
+        self.play_with(m, false)
+    }
+
+    fn play_with(&mut self, m: &Move, logging: bool) -> Result<Report, PlayError> {
         self.check(m)?;
-        let action = m.text(self.pos());
         let mut next = self.state.clone();
         let mut report = Report::default();
         {
             let mut ctx = Ctx::new(&self.rules, &mut next, &mut report);
+            ctx.logging = logging;
             flow::apply(&mut ctx, m);
             flow::run(&mut ctx);
             if let Some(why) = ctx.exhausted.take() {
-                return Err(PlayError::Randomness { action, why });
+                return Err(PlayError::Randomness { action: m.text(self.pos()), why });
             }
         }
         self.state = next;
@@ -157,10 +147,7 @@ impl State {
                 influence[c.idx()][s.idx()] += n;
             }
         }
-        let reserve: CardSet = [Era::Mid, Era::Late]
-            .into_iter()
-            .flat_map(|e| rules.cards.era_deck(e, options.optional_cards))
-            .collect();
+        let reserve: CardSet = [Era::Mid, Era::Late].into_iter().flat_map(|e| rules.cards.era_deck(e, options.optional_cards)).collect();
         State {
             options,
             turn: 1,
@@ -173,10 +160,7 @@ impl State {
             space: [0; 2],
             space_attempts: [0; 2],
             space_first: [None; 8],
-            china: China {
-                holder: Side::Ussr,
-                face_up: true,
-            },
+            china: China { holder: Side::Ussr, face_up: true },
             hands: Default::default(),
             deck: Vec::new(),
             discard: CardSet::default(),
@@ -197,10 +181,7 @@ impl State {
         let mut seen = CardSet::default();
         let mut add = |c: CardId, w: &str| -> Result<(), String> {
             if seen.contains(c) {
-                return Err(format!(
-                    "{} is in two places (again in {w})",
-                    rules.cards.name(c)
-                ));
+                return Err(format!("{} is in two places (again in {w})", rules.cards.name(c)));
             }
             seen.insert(c);
             Ok(())
@@ -231,18 +212,9 @@ impl State {
             return Err("The China Card is in a pile".into());
         }
         for info in rules.cards.all() {
-            let expected =
-                info.id != CardId::CHINA && (self.options.optional_cards || !info.optional);
+            let expected = info.id != CardId::CHINA && (self.options.optional_cards || !info.optional);
             if expected != seen.contains(info.id) {
-                return Err(format!(
-                    "{} is {}",
-                    info.name,
-                    if expected {
-                        "missing"
-                    } else {
-                        "present but should not be"
-                    }
-                ));
+                return Err(format!("{} is {}", info.name, if expected { "missing" } else { "present but should not be" }));
             }
         }
         Ok(())

@@ -16,34 +16,22 @@ use crate::state::Pile;
 
 /// The side that must choose (and reveal) first, if Man in Earth Orbit applies (§6.4.4).
 pub fn reveals_first(p: Position) -> Option<Side> {
-    Side::BOTH
-        .into_iter()
-        .find(|s| p.st.space_ability(s.opponent(), MAN_IN_EARTH_ORBIT))
+    Side::BOTH.into_iter().find(|s| p.st.space_ability(s.opponent(), MAN_IN_EARTH_ORBIT))
 }
 
 pub fn start(ctx: &mut Ctx) {
     ctx.log(format!("Headline phase, turn {}", ctx.st.turn));
     ctx.push(Task::HeadlineResolve);
     let first = reveals_first(ctx.pos()).unwrap_or(Side::Ussr);
-    ctx.push(Task::HeadlineChoose {
-        side: first.opponent(),
-    });
+    ctx.push(Task::HeadlineChoose { side: first.opponent() });
     ctx.push(Task::HeadlineChoose { side: first });
 }
 
 /// Cards with an implemented event, or every card if the hand has none of those (then the log
 /// says the event is not implemented).
 fn headline_cards(p: Position, side: Side) -> Vec<CardId> {
-    let allowed: Vec<CardId> =
-        p.st.hand(side)
-            .iter()
-            .filter(|c| !p.cards().info(*c).no_headline)
-            .collect();
-    let implemented: Vec<CardId> = allowed
-        .iter()
-        .copied()
-        .filter(|c| p.rules.implemented(*c))
-        .collect();
+    let allowed: Vec<CardId> = p.st.hand(side).iter().filter(|c| !p.cards().info(*c).no_headline).collect();
+    let implemented: Vec<CardId> = allowed.iter().copied().filter(|c| p.rules.implemented(*c)).collect();
     if implemented.is_empty() {
         allowed
     } else {
@@ -70,22 +58,20 @@ pub fn check(p: Position, side: Side, m: &Move) -> Result<(), Illegal> {
         return illegal(format!("{} may not be headlined", info.name), "card text");
     }
     if !headline_cards(p, side).contains(c) {
-        return illegal(format!("the event of {} is not implemented yet; headline a card whose event is (see CARDS.md)", info.name), "CARDS.md");
+        return illegal(
+            format!("the event of {} is not implemented yet; headline a card whose event is (see CARDS.md)", info.name),
+            "CARDS.md",
+        );
     }
     Ok(())
 }
 
 pub fn apply_choice(ctx: &mut Ctx, side: Side, m: &Move) {
     let Move::Headline(c) = m else { return };
-    ctx.exec(Instr::MoveCard {
-        card: *c,
-        to: Pile::Headline(side),
-    });
+    ctx.exec(Instr::MoveCard { card: *c, to: Pile::Headline(side) });
     let name = ctx.card_name(*c).to_string();
     if reveals_first(ctx.pos()) == Some(side) {
-        ctx.log(format!(
-            "{side} headlines {name}, revealed first (Man in Earth Orbit, §6.4.4)"
-        ));
+        ctx.log(format!("{side} headlines {name}, revealed first (Man in Earth Orbit, §6.4.4)"));
     } else {
         ctx.log(format!("{side} has chosen a headline card"));
         ctx.log_private(side, format!("{side} headlines {name}"));
@@ -95,37 +81,17 @@ pub fn apply_choice(ctx: &mut Ctx, side: Side, m: &Move) {
 /// Reveal both, apply headline cancels (Defectors), then order by Ops.
 pub fn resolve(ctx: &mut Ctx) {
     let cards = ctx.st.headline;
-    let name = |c: Option<CardId>| {
-        c.map(|c| ctx.card_name(c).to_string())
-            .unwrap_or_else(|| "nothing".into())
-    };
-    let line = format!(
-        "Headlines revealed: US {}, USSR {}",
-        name(cards[0]),
-        name(cards[1])
-    );
+    let name = |c: Option<CardId>| c.map(|c| ctx.card_name(c).to_string()).unwrap_or_else(|| "nothing".into());
+    let line = format!("Headlines revealed: US {}, USSR {}", name(cards[0]), name(cards[1]));
     ctx.log(line);
     for side in Side::BOTH {
         let (Some(mine), Some(theirs)) = (cards[side.idx()], cards[side.opponent().idx()]) else {
             continue;
         };
-        if ctx
-            .rules
-            .event(mine)
-            .is_some_and(|h| h.cancels_opponent_headline(side))
-        {
-            let (a, b) = (
-                ctx.card_name(mine).to_string(),
-                ctx.card_name(theirs).to_string(),
-            );
-            ctx.log(format!(
-                "{a} cancels the {} headline: {b} is discarded without effect (card text)",
-                side.opponent()
-            ));
-            ctx.exec(Instr::MoveCard {
-                card: theirs,
-                to: Pile::Discard,
-            });
+        if ctx.rules.event(mine).is_some_and(|h| h.cancels_opponent_headline(side)) {
+            let (a, b) = (ctx.card_name(mine).to_string(), ctx.card_name(theirs).to_string());
+            ctx.log(format!("{a} cancels the {} headline: {b} is discarded without effect (card text)", side.opponent()));
+            ctx.exec(Instr::MoveCard { card: theirs, to: Pile::Discard });
         }
     }
     let ops = |c: Option<CardId>| {
@@ -144,9 +110,7 @@ pub fn resolve(ctx: &mut Ctx) {
         _ => Side::Us,
     };
     ctx.push(Task::HeadlineEnd);
-    ctx.push(Task::HeadlineEvent {
-        side: first.opponent(),
-    });
+    ctx.push(Task::HeadlineEvent { side: first.opponent() });
     ctx.push(Task::HeadlineEvent { side: first });
 }
 

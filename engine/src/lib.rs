@@ -44,6 +44,7 @@ pub mod odds;
 pub mod ops;
 pub mod permission;
 pub mod pipeline;
+pub mod playout;
 pub mod realign;
 pub mod registry;
 pub mod report;

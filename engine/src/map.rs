@@ -32,14 +32,8 @@ pub enum Region {
 }
 
 impl Region {
-    pub const ALL: [Region; 6] = [
-        Region::Europe,
-        Region::Asia,
-        Region::MiddleEast,
-        Region::CentralAmerica,
-        Region::SouthAmerica,
-        Region::Africa,
-    ];
+    pub const ALL: [Region; 6] =
+        [Region::Europe, Region::Asia, Region::MiddleEast, Region::CentralAmerica, Region::SouthAmerica, Region::Africa];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -53,9 +47,7 @@ impl Region {
     }
 
     pub fn from_name(s: &str) -> Option<Region> {
-        Region::ALL
-            .into_iter()
-            .find(|r| r.name().eq_ignore_ascii_case(s.trim()))
+        Region::ALL.into_iter().find(|r| r.name().eq_ignore_ascii_case(s.trim()))
     }
 }
 
@@ -82,13 +74,7 @@ impl SubRegion {
         }
     }
     fn from_name(s: &str) -> Option<SubRegion> {
-        [
-            SubRegion::EasternEurope,
-            SubRegion::WesternEurope,
-            SubRegion::SoutheastAsia,
-        ]
-        .into_iter()
-        .find(|r| r.name() == s)
+        [SubRegion::EasternEurope, SubRegion::WesternEurope, SubRegion::SoutheastAsia].into_iter().find(|r| r.name() == s)
     }
 }
 
@@ -167,33 +153,22 @@ impl Map {
     /// The standard map, parsed and validated once.
     pub fn standard() -> &'static Map {
         static MAP: OnceLock<Map> = OnceLock::new();
-        MAP.get_or_init(|| {
-            Map::parse(include_str!("../data/map.json"))
-                .unwrap_or_else(|e| panic!("the built-in map is invalid: {e}"))
-        })
+        MAP.get_or_init(|| Map::parse(include_str!("../data/map.json")).unwrap_or_else(|e| panic!("the built-in map is invalid: {e}")))
     }
 
     pub fn parse(json: &str) -> Result<Map, MapError> {
         let raw: RawMap = serde_json::from_str(json).map_err(|e| MapError(e.to_string()))?;
         let names: Vec<&str> = raw.countries.iter().map(|c| c.name.as_str()).collect();
         let find = |n: &str| -> Result<CountryId, MapError> {
-            names
-                .iter()
-                .position(|x| *x == n)
-                .map(|i| CountryId(i as u8))
-                .ok_or_else(|| MapError(format!("unknown country {n:?}")))
+            names.iter().position(|x| *x == n).map(|i| CountryId(i as u8)).ok_or_else(|| MapError(format!("unknown country {n:?}")))
         };
         let mut countries = Vec::new();
         for (i, c) in raw.countries.iter().enumerate() {
-            let region = Region::from_name(&c.region)
-                .ok_or_else(|| MapError(format!("{}: unknown region {:?}", c.name, c.region)))?;
+            let region = Region::from_name(&c.region).ok_or_else(|| MapError(format!("{}: unknown region {:?}", c.name, c.region)))?;
             let subregions = c
                 .sub
                 .iter()
-                .map(|s| {
-                    SubRegion::from_name(s)
-                        .ok_or_else(|| MapError(format!("unknown sub-region {s:?}")))
-                })
+                .map(|s| SubRegion::from_name(s).ok_or_else(|| MapError(format!("unknown sub-region {s:?}"))))
                 .collect::<Result<Vec<_>, _>>()?;
             let mut adjacent = Vec::new();
             let mut superpower = None;
@@ -220,17 +195,12 @@ impl Map {
         for c in &countries {
             for a in &c.adjacent {
                 if !countries[a.idx()].adjacent.contains(&c.id) {
-                    return Err(MapError(format!(
-                        "{} lists {} but not the reverse",
-                        c.name,
-                        countries[a.idx()].name
-                    )));
+                    return Err(MapError(format!("{} lists {} but not the reverse", c.name, countries[a.idx()].name)));
                 }
             }
         }
-        let fixed = |m: &BTreeMap<String, u8>| -> Result<Vec<(CountryId, u8)>, MapError> {
-            m.iter().map(|(n, v)| Ok((find(n)?, *v))).collect()
-        };
+        let fixed =
+            |m: &BTreeMap<String, u8>| -> Result<Vec<(CountryId, u8)>, MapError> { m.iter().map(|(n, v)| Ok((find(n)?, *v))).collect() };
         let mut map = Map {
             setup_fixed: [fixed(&raw.setup.us_fixed)?, fixed(&raw.setup.ussr_fixed)?],
             setup_free: [raw.setup.us_free, raw.setup.ussr_free],
@@ -249,11 +219,7 @@ impl Map {
                 map.battleground_mask |= c.id.bit();
             }
         }
-        map.adjacency_masks = map
-            .countries
-            .iter()
-            .map(|c| c.adjacent.iter().fold(0u128, |m, a| m | a.bit()))
-            .collect();
+        map.adjacency_masks = map.countries.iter().map(|c| c.adjacent.iter().fold(0u128, |m, a| m | a.bit())).collect();
         map.validate()?;
         Ok(map)
     }
@@ -268,47 +234,17 @@ impl Map {
             }
         };
         check("countries", self.countries.len(), 84)?;
-        check(
-            "battlegrounds",
-            self.battleground_mask.count_ones() as usize,
-            29,
-        )?;
+        check("battlegrounds", self.battleground_mask.count_ones() as usize, 29)?;
         let want = [21, 15, 10, 10, 10, 18];
         let bgs = [5, 6, 6, 3, 4, 5];
         for (i, r) in Region::ALL.iter().enumerate() {
-            check(
-                r.name(),
-                self.region_masks[i].count_ones() as usize,
-                want[i],
-            )?;
-            check(
-                &format!("{} battlegrounds", r.name()),
-                (self.region_masks[i] & self.battleground_mask).count_ones() as usize,
-                bgs[i],
-            )?;
+            check(r.name(), self.region_masks[i].count_ones() as usize, want[i])?;
+            check(&format!("{} battlegrounds", r.name()), (self.region_masks[i] & self.battleground_mask).count_ones() as usize, bgs[i])?;
         }
-        let edges: usize = self
-            .countries
-            .iter()
-            .map(|c| c.adjacent.len())
-            .sum::<usize>()
-            / 2;
+        let edges: usize = self.countries.iter().map(|c| c.adjacent.len()).sum::<usize>() / 2;
         check("adjacency edges", edges, 112)?;
-        check(
-            "superpower edges",
-            self.countries
-                .iter()
-                .filter(|c| c.superpower.is_some())
-                .count(),
-            9,
-        )?;
-        let total = |s: Side| {
-            self.setup_fixed[s.idx()]
-                .iter()
-                .map(|x| x.1 as usize)
-                .sum::<usize>()
-                + self.setup_free[s.idx()] as usize
-        };
+        check("superpower edges", self.countries.iter().filter(|c| c.superpower.is_some()).count(), 9)?;
+        let total = |s: Side| self.setup_fixed[s.idx()].iter().map(|x| x.1 as usize).sum::<usize>() + self.setup_free[s.idx()] as usize;
         check("US setup influence", total(Side::Us), 25)?;
         check("USSR setup influence", total(Side::Ussr), 15)?;
         Ok(())
@@ -326,18 +262,11 @@ impl Map {
     /// Exact (case-insensitive) lookup by name or alias.
     pub fn by_name(&self, name: &str) -> Option<CountryId> {
         let n = name.trim();
-        self.countries
-            .iter()
-            .find(|c| {
-                c.name.eq_ignore_ascii_case(n)
-                    || c.aliases.iter().any(|a| a.eq_ignore_ascii_case(n))
-            })
-            .map(|c| c.id)
+        self.countries.iter().find(|c| c.name.eq_ignore_ascii_case(n) || c.aliases.iter().any(|a| a.eq_ignore_ascii_case(n))).map(|c| c.id)
     }
     /// The id of a country the program itself names: a typo here is a programming error.
     pub fn id(&self, name: &str) -> CountryId {
-        self.by_name(name)
-            .unwrap_or_else(|| panic!("no country named {name:?} on the map"))
+        self.by_name(name).unwrap_or_else(|| panic!("no country named {name:?} on the map"))
     }
     pub fn region_mask(&self, r: Region) -> u128 {
         self.region_masks[r as usize]
@@ -375,9 +304,7 @@ mod tests {
         let m = Map::standard();
         assert_eq!(m.countries.len(), 84);
         let austria = m.country(m.id("Austria"));
-        assert!(
-            austria.in_sub(SubRegion::EasternEurope) && austria.in_sub(SubRegion::WesternEurope)
-        );
+        assert!(austria.in_sub(SubRegion::EasternEurope) && austria.in_sub(SubRegion::WesternEurope));
         assert_eq!(m.country(m.id("Cuba")).superpower, Some(Side::Us));
         assert_eq!(m.country(m.id("North Korea")).superpower, Some(Side::Ussr));
         assert!(m.country(m.id("Thailand")).in_southeast_asia());
@@ -386,11 +313,7 @@ mod tests {
 
     #[test]
     fn asymmetric_adjacency_is_rejected() {
-        let bad = include_str!("../data/map.json").replacen(
-            r#""adj": ["UK", "USA"]"#,
-            r#""adj": ["USA"]"#,
-            1,
-        );
+        let bad = include_str!("../data/map.json").replacen(r#""adj": ["UK", "USA"]"#, r#""adj": ["USA"]"#, 1);
         let err = Map::parse(&bad).unwrap_err().to_string();
         assert!(err.contains("not the reverse"), "{err}");
     }

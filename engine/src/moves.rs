@@ -44,20 +44,13 @@ impl PlayMode {
         (PlayMode::Space, "space"),
     ];
     pub fn text(self) -> &'static str {
-        Self::WORDS
-            .iter()
-            .find(|(m, _)| *m == self)
-            .map(|x| x.1)
-            .unwrap_or("ops")
+        Self::WORDS.iter().find(|(m, _)| *m == self).map(|x| x.1).unwrap_or("ops")
     }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Move {
-    Play {
-        card: CardId,
-        mode: PlayMode,
-    },
+    Play { card: CardId, mode: PlayMode },
     Headline(CardId),
     Influence(CountryId),
     Remove(CountryId),
@@ -67,10 +60,7 @@ pub enum Move {
     Discard(CardId),
     Take(CardId),
     Choose(u8),
-    Cancel {
-        card: CardId,
-        country: Option<CountryId>,
-    },
+    Cancel { card: CardId, country: Option<CountryId> },
     Pass,
 }
 
@@ -103,14 +93,8 @@ impl Move {
                 let label = labels(p).get(*i as usize).copied().unwrap_or("?");
                 format!("choose {label}")
             }
-            Move::Cancel {
-                card: c,
-                country: None,
-            } => format!("cancel {}", card(c)),
-            Move::Cancel {
-                card: c,
-                country: Some(k),
-            } => format!("cancel {} {}", card(c), country(k)),
+            Move::Cancel { card: c, country: None } => format!("cancel {}", card(c)),
+            Move::Cancel { card: c, country: Some(k) } => format!("cancel {} {}", card(c), country(k)),
             Move::Pass => "pass".to_string(),
         }
     }
@@ -133,11 +117,12 @@ impl Move {
                     .find_map(|(m, w)| {
                         lower.strip_suffix(w).filter(|n| n.ends_with([' ', '"'])).map(|_| (*m, &rest[..rest.len() - w.len()]))
                     })
-                    .ok_or_else(|| ParseError::Malformed(format!("play needs a card and a way to play it: event, ops, ops then event, event then ops or space (got {rest:?})")))?;
-                Move::Play {
-                    card: card(name)?,
-                    mode,
-                }
+                    .ok_or_else(|| {
+                        ParseError::Malformed(format!(
+                            "play needs a card and a way to play it: event, ops, ops then event, event then ops or space (got {rest:?})"
+                        ))
+                    })?;
+                Move::Play { card: card(name)?, mode }
             }
             "headline" => Move::Headline(card(rest)?),
             "influence" => Move::Influence(country(rest)?),
@@ -150,18 +135,12 @@ impl Move {
             "choose" => {
                 let ls = labels(p);
                 let want = unquote(rest).to_ascii_lowercase();
-                let hits: Vec<usize> = (0..ls.len())
-                    .filter(|i| ls[*i].to_ascii_lowercase().starts_with(&want) && !want.is_empty())
-                    .collect();
+                let hits: Vec<usize> =
+                    (0..ls.len()).filter(|i| ls[*i].to_ascii_lowercase().starts_with(&want) && !want.is_empty()).collect();
                 let exact = (0..ls.len()).find(|i| ls[*i].eq_ignore_ascii_case(&want));
                 match (exact, hits.as_slice()) {
                     (Some(i), _) | (None, &[i]) => Move::Choose(i as u8),
-                    (None, []) => {
-                        return Err(ParseError::Malformed(format!(
-                            "no option {rest:?} here; options: {}",
-                            ls.join(", ")
-                        )))
-                    }
+                    (None, []) => return Err(ParseError::Malformed(format!("no option {rest:?} here; options: {}", ls.join(", ")))),
                     _ => return Err(ParseError::Ambiguous(rest.to_string(), ls.join(", "))),
                 }
             }
@@ -172,15 +151,8 @@ impl Move {
                 for k in (1..=words.len()).rev() {
                     let (a, b) = (words[..k].join(" "), words[k..].join(" "));
                     if let Ok(c) = card(&a) {
-                        let k = if b.trim().is_empty() {
-                            None
-                        } else {
-                            Some(country(&b)?)
-                        };
-                        found = Some(Move::Cancel {
-                            card: c,
-                            country: k,
-                        });
+                        let k = if b.trim().is_empty() { None } else { Some(country(&b)?) };
+                        found = Some(Move::Cancel { card: c, country: k });
                         break;
                     }
                 }
@@ -203,17 +175,11 @@ fn unquote(s: &str) -> &str {
 }
 
 fn norm(s: &str) -> String {
-    s.chars()
-        .filter(|c| !matches!(c, '"' | '\''))
-        .collect::<String>()
-        .to_lowercase()
+    s.chars().filter(|c| !matches!(c, '"' | '\'')).collect::<String>().to_lowercase()
 }
 
 /// Exact name first, then a unique prefix.
-fn resolve<T: Copy>(
-    query: &str,
-    names: impl Iterator<Item = (T, String)>,
-) -> Result<T, Vec<String>> {
+fn resolve<T: Copy>(query: &str, names: impl Iterator<Item = (T, String)>) -> Result<T, Vec<String>> {
     let q = norm(unquote(query));
     let all: Vec<(T, String)> = names.collect();
     if q.is_empty() {
@@ -222,10 +188,7 @@ fn resolve<T: Copy>(
     if let Some((id, _)) = all.iter().find(|(_, n)| norm(n) == q) {
         return Ok(*id);
     }
-    let hits: Vec<&(T, String)> = all
-        .iter()
-        .filter(|(_, n)| norm(n).starts_with(&q))
-        .collect();
+    let hits: Vec<&(T, String)> = all.iter().filter(|(_, n)| norm(n).starts_with(&q)).collect();
     match hits.as_slice() {
         [(id, _)] => Ok(*id),
         _ => Err(hits.iter().map(|(_, n)| n.clone()).collect()),
@@ -234,10 +197,8 @@ fn resolve<T: Copy>(
 
 pub fn find_country(s: &str) -> Result<CountryId, ParseError> {
     let map = Map::standard();
-    let names = map.countries.iter().flat_map(|c| {
-        std::iter::once((c.id, c.name.clone()))
-            .chain(c.aliases.iter().map(move |a| (c.id, a.clone())))
-    });
+    let names =
+        map.countries.iter().flat_map(|c| std::iter::once((c.id, c.name.clone())).chain(c.aliases.iter().map(move |a| (c.id, a.clone()))));
     resolve(s, names).map_err(|hits| {
         if hits.len() > 1 {
             ParseError::Ambiguous(s.trim().to_string(), hits.join(", "))

@@ -33,10 +33,7 @@ pub struct RealignOdds {
 }
 
 fn modifier_text(t: &pipeline::Traced) -> Vec<String> {
-    t.steps
-        .iter()
-        .map(|s| format!("{:+} {}", s.delta, s.label))
-        .collect()
+    t.steps.iter().map(|s| format!("{:+} {}", s.delta, s.label)).collect()
 }
 
 /// A coup by `side` on `c` with `ops` Ops (§6.3).
@@ -56,14 +53,7 @@ pub fn coup(p: Position, side: Side, c: CountryId, ops: u8) -> CoupOdds {
             added += (result - opp).max(0) as f64;
         }
     }
-    CoupOdds {
-        country: c,
-        ops,
-        success: hits as f64 / 6.0,
-        expected_removed: removed / 6.0,
-        expected_added: added / 6.0,
-        modifiers: shown,
-    }
+    CoupOdds { country: c, ops, success: hits as f64 / 6.0, expected_removed: removed / 6.0, expected_added: added / 6.0, modifiers: shown }
 }
 
 /// One realignment roll by `side` on `c` (§6.2).
@@ -71,10 +61,7 @@ pub fn realign(p: Position, side: Side, c: CountryId) -> RealignOdds {
     let region = Map::standard().country(c).region;
     let mine = crate::realign::modifiers(p, side, c);
     let theirs = crate::realign::modifiers(p, side.opponent(), c);
-    let (opp_inf, own_inf) = (
-        p.st.inf(side.opponent(), c) as i32,
-        p.st.inf(side, c) as i32,
-    );
+    let (opp_inf, own_inf) = (p.st.inf(side.opponent(), c) as i32, p.st.inf(side, c) as i32);
     let mut o = RealignOdds {
         country: c,
         win: 0.0,
@@ -87,14 +74,7 @@ pub fn realign(p: Position, side: Side, c: CountryId) -> RealignOdds {
     for a in 1..=6u8 {
         let ta = pipeline::die_total(a, side, RollKind::Realign, region, &mine, p.cards());
         for b in 1..=6u8 {
-            let tb = pipeline::die_total(
-                b,
-                side.opponent(),
-                RollKind::Realign,
-                region,
-                &theirs,
-                p.cards(),
-            );
+            let tb = pipeline::die_total(b, side.opponent(), RollKind::Realign, region, &theirs, p.cards());
             let d = ta.value - tb.value;
             match d.cmp(&0) {
                 std::cmp::Ordering::Greater => {
@@ -110,13 +90,7 @@ pub fn realign(p: Position, side: Side, c: CountryId) -> RealignOdds {
             o.modifiers = [modifier_text(&ta), modifier_text(&tb)];
         }
     }
-    for x in [
-        &mut o.win,
-        &mut o.tie,
-        &mut o.lose,
-        &mut o.expected_removed,
-        &mut o.expected_lost,
-    ] {
+    for x in [&mut o.win, &mut o.tie, &mut o.lose, &mut o.expected_removed, &mut o.expected_lost] {
         *x /= 36.0;
     }
     o

@@ -17,21 +17,13 @@ use crate::side::Side;
 pub fn value(p: Position, o: &OpsTask, spend: Spend) -> Traced {
     match o.card {
         Some(card) => ctx::ops_value(p, card, o.side, spend),
-        None => Traced {
-            base: o.granted as i32,
-            base_label: "granted by the event",
-            steps: Vec::new(),
-            value: o.granted as i32,
-        },
+        None => Traced { base: o.granted as i32, base_label: "granted by the event", steps: Vec::new(), value: o.granted as i32 },
     }
 }
 
 fn spend_after(o: &OpsTask, c: CountryId) -> Spend {
     let k = Map::standard().country(c);
-    Spend {
-        all_in_asia: o.spend.all_in_asia && k.in_asia(),
-        all_in_southeast_asia: o.spend.all_in_southeast_asia && k.in_southeast_asia(),
-    }
+    Spend { all_in_asia: o.spend.all_in_asia && k.in_asia(), all_in_southeast_asia: o.spend.all_in_southeast_asia && k.in_southeast_asia() }
 }
 
 /// The Ops value of this play if the next Op goes to `c` (what a coup there would use).
@@ -47,17 +39,12 @@ pub fn prompt(p: Position, o: &OpsTask) -> String {
         Some(OpsKind::Realign) => "realign",
         Some(OpsKind::Coup) => "coup",
     };
-    format!(
-        "{}: {} Ops spent of up to {best}: {what} (§6)",
-        o.side, o.spent
-    )
+    format!("{}: {} Ops spent of up to {best}: {what} (§6)", o.side, o.spent)
 }
 
 pub fn candidates(_p: Position) -> Vec<Move> {
     let map = Map::standard();
-    map.ids()
-        .flat_map(|c| [Move::Influence(c), Move::Realign(c), Move::Coup(c)])
-        .collect()
+    map.ids().flat_map(|c| [Move::Influence(c), Move::Realign(c), Move::Coup(c)]).collect()
 }
 
 /// Influence placement cost (§6.1.2): 2 in an enemy-controlled country, else 1.
@@ -78,15 +65,8 @@ pub fn accessible(p: Position, side: Side, c: CountryId) -> bool {
 }
 
 fn vetoed(p: Position, side: Side, action: Action, c: CountryId) -> Result<(), Illegal> {
-    match p
-        .vetoes()
-        .into_iter()
-        .find(|v| v.forbids(p.st, side, action, c))
-    {
-        Some(v) => illegal(
-            format!("{} ({})", v.reason, p.cards().name(v.source)),
-            v.rule,
-        ),
+    match p.vetoes().into_iter().find(|v| v.forbids(p.st, side, action, c)) {
+        Some(v) => illegal(format!("{} ({})", v.reason, p.cards().name(v.source)), v.rule),
         None => Ok(()),
     }
 }
@@ -98,34 +78,18 @@ pub fn check(p: Position, o: &OpsTask, m: &Move) -> Result<(), Illegal> {
         Move::Influence(c) => (OpsKind::Influence, *c),
         Move::Realign(c) => (OpsKind::Realign, *c),
         Move::Coup(c) => (OpsKind::Coup, *c),
-        _ => {
-            return illegal(
-                "Operations are spent with `influence`, `realign` or `coup`",
-                "§6",
-            )
-        }
+        _ => return illegal("Operations are spent with `influence`, `realign` or `coup`", "§6"),
     };
     let country = map.country(c);
     let name = &country.name;
     if !o.allows(kind) {
         return match o.kind {
-            Some(k) if k != kind => illegal(
-                format!(
-                    "this card's Ops are already being spent on {k:?}: all Ops go to one activity"
-                ),
-                "§6",
-            ),
-            _ => illegal(
-                format!("{kind:?} is not allowed with these Ops"),
-                "card text",
-            ),
+            Some(k) if k != kind => illegal(format!("this card's Ops are already being spent on {k:?}: all Ops go to one activity"), "§6"),
+            _ => illegal(format!("{kind:?} is not allowed with these Ops"), "card text"),
         };
     }
     if o.regions != 0 && o.regions & (1 << country.region as u8) == 0 {
-        return illegal(
-            format!("{name} is outside the regions the event allows"),
-            "card text",
-        );
+        return illegal(format!("{name} is outside the regions the event allows"), "card text");
     }
     let after = spend_after(o, c);
     let avail = value(p, o, after).value;
@@ -138,45 +102,27 @@ pub fn check(p: Position, o: &OpsTask, m: &Move) -> Result<(), Illegal> {
             let cost = influence_cost(p, side, c);
             if o.spent as i32 + cost as i32 > avail {
                 return illegal(
-                    format!(
-                        "{name} costs {cost} Op(s) and only {} remain if spent there",
-                        (avail - o.spent as i32).max(0)
-                    ),
+                    format!("{name} costs {cost} Op(s) and only {} remain if spent there", (avail - o.spent as i32).max(0)),
                     if cost == 2 { "§6.1.2" } else { "§6.1" },
                 );
             }
             Ok(())
         }
         OpsKind::Realign | OpsKind::Coup => {
-            let (act, rule) = if kind == OpsKind::Coup {
-                (Action::Coup, "§6.3.1")
-            } else {
-                (Action::Realign, "§6.2")
-            };
+            let (act, rule) = if kind == OpsKind::Coup { (Action::Coup, "§6.3.1") } else { (Action::Realign, "§6.2") };
             if p.st.inf(side.opponent(), c) == 0 {
                 return illegal(
                     format!(
                         "{} has no {} Influence in {name}",
-                        if kind == OpsKind::Coup {
-                            "the target"
-                        } else {
-                            "the target"
-                        },
+                        if kind == OpsKind::Coup { "the target" } else { "the target" },
                         side.opponent()
                     ),
                     rule,
                 );
             }
             if !o.free && defcon::closes(p.st.defcon, country.region) {
-                let what = if kind == OpsKind::Coup {
-                    "coups"
-                } else {
-                    "realignments"
-                };
-                return illegal(
-                    format!("DEFCON {} closes {} to {what}", p.st.defcon, country.region),
-                    "§8.1.5",
-                );
+                let what = if kind == OpsKind::Coup { "coups" } else { "realignments" };
+                return illegal(format!("DEFCON {} closes {} to {what}", p.st.defcon, country.region), "§8.1.5");
             }
             vetoed(p, side, act, c)?;
             if o.spent as i32 + 1 > avail {
@@ -196,17 +142,9 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
             o.spent += cost;
             o.spend = spend_after(&o, c);
             if cost == 2 {
-                ctx.log(format!(
-                    "{} is {}-controlled: this marker costs 2 Ops (§6.1.2)",
-                    Map::standard().name(c),
-                    side.opponent()
-                ));
+                ctx.log(format!("{} is {}-controlled: this marker costs 2 Ops (§6.1.2)", Map::standard().name(c), side.opponent()));
             }
-            ctx.exec(crate::instr::Instr::AddInfluence {
-                side,
-                country: c,
-                n: 1,
-            });
+            ctx.exec(crate::instr::Instr::AddInfluence { side, country: c, n: 1 });
             continue_or_finish(ctx, o);
         }
         Move::Realign(c) => {
@@ -243,10 +181,7 @@ pub fn finish(ctx: &mut Ctx, o: &OpsTask, why: &str) {
     let v = value(ctx.pos(), o, o.spend);
     let unused = v.value - o.spent as i32;
     if unused > 0 {
-        ctx.log(format!(
-            "{} Ops value: {v}; {} spent, {unused} lost: {why}",
-            o.side, o.spent
-        ));
+        ctx.log(format!("{} Ops value: {v}; {} spent, {unused} lost: {why}", o.side, o.spent));
     } else {
         ctx.log(format!("{} Ops value: {v}; all spent", o.side));
     }

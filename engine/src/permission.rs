@@ -50,16 +50,8 @@ impl Veto {
         match &self.scope {
             Scope::Country(x) => *x == c,
             Scope::Region(r) => map.country(c).region == *r,
-            Scope::ControlledBy {
-                side,
-                region,
-                except,
-            } => {
-                map.country(c).region == *region
-                    && st.controls(*side, c)
-                    && !except
-                        .iter()
-                        .any(|(card, x)| *x == c && st.has_effect(*card))
+            Scope::ControlledBy { side, region, except } => {
+                map.country(c).region == *region && st.controls(*side, c) && !except.iter().any(|(card, x)| *x == c && st.has_effect(*card))
             }
         }
     }

@@ -65,9 +65,7 @@ pub struct OpsModifier {
 }
 
 /// How the Ops of one card play were (or would be) spent.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Spend {
     pub all_in_asia: bool,
     pub all_in_southeast_asia: bool,
@@ -75,15 +73,9 @@ pub struct Spend {
 
 impl Spend {
     /// Nothing spent yet: every condition is still possible.
-    pub const OPEN: Spend = Spend {
-        all_in_asia: true,
-        all_in_southeast_asia: true,
-    };
+    pub const OPEN: Spend = Spend { all_in_asia: true, all_in_southeast_asia: true };
     /// Not spent in any region (space race, discards).
-    pub const NOWHERE: Spend = Spend {
-        all_in_asia: false,
-        all_in_southeast_asia: false,
-    };
+    pub const NOWHERE: Spend = Spend { all_in_asia: false, all_in_southeast_asia: false };
 
     fn holds(self, c: OpsCondition) -> bool {
         match c {
@@ -126,17 +118,8 @@ impl fmt::Display for Traced {
 }
 
 /// Apply Ops modifiers for `player` to a card's printed value.
-pub fn ops_value(
-    base: u8,
-    player: Side,
-    mods: &[OpsModifier],
-    spend: Spend,
-    cards: &CardDb,
-) -> Traced {
-    let mut ordered: Vec<&OpsModifier> = mods
-        .iter()
-        .filter(|m| m.beneficiary == player && spend.holds(m.condition))
-        .collect();
+pub fn ops_value(base: u8, player: Side, mods: &[OpsModifier], spend: Spend, cards: &CardDb) -> Traced {
+    let mut ordered: Vec<&OpsModifier> = mods.iter().filter(|m| m.beneficiary == player && spend.holds(m.condition)).collect();
     ordered.sort_by_key(|m| m.stage); // stable: same stage keeps the order effects entered play
     let mut v = base as i32;
     let mut steps = Vec::new();
@@ -160,19 +143,10 @@ pub fn ops_value(
         if let Some(f) = m.floor {
             label.push_str(&format!(" (min {f})"));
         }
-        steps.push(Step {
-            label,
-            delta: next - v,
-            value: next,
-        });
+        steps.push(Step { label, delta: next - v, value: next });
         v = next;
     }
-    Traced {
-        base: base as i32,
-        base_label: "card",
-        steps,
-        value: v.max(0),
-    }
+    Traced { base: base as i32, base_label: "card", steps, value: v.max(0) }
 }
 
 /// What a die roll is for.
@@ -194,32 +168,12 @@ pub struct DieModifier {
 }
 
 /// Apply die modifiers to a roll of `roller` against a target in `region`.
-pub fn die_total(
-    roll: u8,
-    roller: Side,
-    kind: RollKind,
-    region: Region,
-    mods: &[DieModifier],
-    cards: &CardDb,
-) -> Traced {
+pub fn die_total(roll: u8, roller: Side, kind: RollKind, region: Region, mods: &[DieModifier], cards: &CardDb) -> Traced {
     let mut v = roll as i32;
     let mut steps = Vec::new();
-    for m in mods.iter().filter(|m| {
-        m.roller == roller
-            && m.kind == kind
-            && m.regions.as_ref().is_none_or(|rs| rs.contains(&region))
-    }) {
+    for m in mods.iter().filter(|m| m.roller == roller && m.kind == kind && m.regions.as_ref().is_none_or(|rs| rs.contains(&region))) {
         v += m.add as i32;
-        steps.push(Step {
-            label: m.source.label(cards),
-            delta: m.add as i32,
-            value: v,
-        });
+        steps.push(Step { label: m.source.label(cards), delta: m.add as i32, value: v });
     }
-    Traced {
-        base: roll as i32,
-        base_label: "die",
-        steps,
-        value: v,
-    }
+    Traced { base: roll as i32, base_label: "die", steps, value: v }
 }

@@ -21,15 +21,9 @@ pub fn modifiers(p: Position, side: Side, c: CountryId) -> Vec<pipeline::DieModi
         regions: None,
         add,
     };
-    let controlled: Vec<&str> = iter_mask(map.adjacency_mask(c))
-        .filter(|a| p.st.controls(side, *a))
-        .map(|a| map.name(a))
-        .collect();
+    let controlled: Vec<&str> = iter_mask(map.adjacency_mask(c)).filter(|a| p.st.controls(side, *a)).map(|a| map.name(a)).collect();
     if !controlled.is_empty() {
-        v.push(rule(
-            format!("adjacent controlled ({})", controlled.join(", ")),
-            controlled.len() as i8,
-        ));
+        v.push(rule(format!("adjacent controlled ({})", controlled.join(", ")), controlled.len() as i8));
     }
     if p.st.inf(side, c) > p.st.inf(side.opponent(), c) {
         v.push(rule("more Influence".into(), 1));
@@ -44,33 +38,19 @@ pub fn modifiers(p: Position, side: Side, c: CountryId) -> Vec<pipeline::DieModi
 pub fn roll(ctx: &mut Ctx, side: Side, c: CountryId) -> Traced {
     let mods = modifiers(ctx.pos(), side, c);
     let r = ctx.die(side);
-    pipeline::die_total(
-        r,
-        side,
-        RollKind::Realign,
-        Map::standard().country(c).region,
-        &mods,
-        &ctx.rules.cards,
-    )
+    pipeline::die_total(r, side, RollKind::Realign, Map::standard().country(c).region, &mods, &ctx.rules.cards)
 }
 
 pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId) {
     let name = Map::standard().name(c);
     let mine = roll(ctx, side, c);
     let theirs = roll(ctx, side.opponent(), c);
-    ctx.log(format!(
-        "{side} realigns {name}: {side} {mine}; {} {theirs} (§6.2)",
-        side.opponent()
-    ));
+    ctx.log(format!("{side} realigns {name}: {side} {mine}; {} {theirs} (§6.2)", side.opponent()));
     let diff = mine.value - theirs.value;
     if diff == 0 {
         ctx.log("Tie: nothing happens");
         return;
     }
     let loser = if diff > 0 { side.opponent() } else { side };
-    ctx.exec(Instr::RemoveInfluence {
-        side: loser,
-        country: c,
-        n: diff.unsigned_abs() as u8,
-    });
+    ctx.exec(Instr::RemoveInfluence { side: loser, country: c, n: diff.unsigned_abs() as u8 });
 }

@@ -86,10 +86,7 @@ pub struct Ruleset {
 
 impl Ruleset {
     pub fn new(cards: CardDb) -> Ruleset {
-        Ruleset {
-            cards,
-            events: (0..=110).map(|_| None).collect(),
-        }
+        Ruleset { cards, events: (0..=110).map(|_| None).collect() }
     }
     pub fn register(&mut self, card: CardId, ev: Box<dyn CardEvent>) {
         self.events[card.idx()] = Some(ev);

@@ -29,10 +29,7 @@ impl Randomness {
         Randomness::Seeded(ChaCha8Rng::seed_from_u64(seed))
     }
     pub fn scripted(dice: impl IntoIterator<Item = u8>) -> Randomness {
-        Randomness::Scripted {
-            dice: dice.into_iter().collect(),
-            picks: VecDeque::new(),
-        }
+        Randomness::Scripted { dice: dice.into_iter().collect(), picks: VecDeque::new() }
     }
     pub fn is_scripted(&self) -> bool {
         matches!(self, Randomness::Scripted { .. })
@@ -80,10 +77,7 @@ impl PartialEq for Randomness {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Randomness::Seeded(a), Randomness::Seeded(b)) => a == b,
-            (
-                Randomness::Scripted { dice: a, picks: p },
-                Randomness::Scripted { dice: b, picks: q },
-            ) => a == b && p == q,
+            (Randomness::Scripted { dice: a, picks: p }, Randomness::Scripted { dice: b, picks: q }) => a == b && p == q,
             _ => false,
         }
     }

@@ -62,12 +62,7 @@ pub fn score(st: &State, r: Region) -> RegionScore {
         countries[s.idx()] = controlled[s.idx()].count_ones();
         battlegrounds[s.idx()] = (controlled[s.idx()] & bgs).count_ones();
     }
-    let mut out = RegionScore {
-        region: r,
-        level: [Level::None; 2],
-        vp: [0; 2],
-        detail: [String::new(), String::new()],
-    };
+    let mut out = RegionScore { region: r, level: [Level::None; 2], vp: [0; 2], detail: [String::new(), String::new()] };
     for s in Side::BOTH {
         let (i, o) = (s.idx(), s.opponent().idx());
         let level = if countries[i] > countries[o] && battlegrounds[i] == bgs.count_ones() {
@@ -89,30 +84,17 @@ pub fn score(st: &State, r: Region) -> RegionScore {
             Level::Domination => domination as i32,
             Level::Control => control.unwrap_or(0) as i32,
         };
-        let adjacent: Vec<&str> = iter_mask(controlled[i])
-            .filter(|c| map.country(*c).superpower == Some(s.opponent()))
-            .map(|c| map.name(c))
-            .collect();
-        let bg_names: Vec<&str> = iter_mask(controlled[i] & bgs)
-            .map(|c| map.name(c))
-            .collect();
+        let adjacent: Vec<&str> =
+            iter_mask(controlled[i]).filter(|c| map.country(*c).superpower == Some(s.opponent())).map(|c| map.name(c)).collect();
+        let bg_names: Vec<&str> = iter_mask(controlled[i] & bgs).map(|c| map.name(c)).collect();
         out.level[i] = level;
         out.vp[i] = base + bg_names.len() as i32 + adjacent.len() as i32;
         let mut d = format!("{level:?} {base}");
         if !bg_names.is_empty() {
-            d.push_str(&format!(
-                " + {} battleground ({})",
-                bg_names.len(),
-                bg_names.join(", ")
-            ));
+            d.push_str(&format!(" + {} battleground ({})", bg_names.len(), bg_names.join(", ")));
         }
         if !adjacent.is_empty() {
-            d.push_str(&format!(
-                " + {} adjacent to the {} ({})",
-                adjacent.len(),
-                s.opponent(),
-                adjacent.join(", ")
-            ));
+            d.push_str(&format!(" + {} adjacent to the {} ({})", adjacent.len(), s.opponent(), adjacent.join(", ")));
         }
         out.detail[i] = format!("{d} = {}", out.vp[i]);
     }
@@ -122,19 +104,10 @@ pub fn score(st: &State, r: Region) -> RegionScore {
 /// Play a region's scoring (the scoring cards' events, and final scoring).
 pub fn score_region(ctx: &mut Ctx, r: Region) {
     let s = score(ctx.st, r);
-    ctx.log(format!(
-        "{r} scoring (§10.1): US {}; USSR {}",
-        s.detail[0], s.detail[1]
-    ));
+    ctx.log(format!("{r} scoring (§10.1): US {}; USSR {}", s.detail[0], s.detail[1]));
     if r == Region::Europe {
-        if let Some(side) = Side::BOTH
-            .into_iter()
-            .find(|x| s.level[x.idx()] == Level::Control)
-        {
-            ctx.exec(Instr::EndGame(Outcome {
-                winner: Some(side),
-                reason: EndReason::EuropeControl,
-            }));
+        if let Some(side) = Side::BOTH.into_iter().find(|x| s.level[x.idx()] == Level::Control) {
+            ctx.exec(Instr::EndGame(Outcome { winner: Some(side), reason: EndReason::EuropeControl }));
             return;
         }
     }
@@ -157,10 +130,7 @@ pub fn southeast_asia(st: &State) -> [i32; 2] {
 
 pub fn score_southeast_asia(ctx: &mut Ctx) {
     let vp = southeast_asia(ctx.st);
-    ctx.log(format!(
-        "Southeast Asia scoring: US {}, USSR {}",
-        vp[0], vp[1]
-    ));
+    ctx.log(format!("Southeast Asia scoring: US {}, USSR {}", vp[0], vp[1]));
     ctx.exec(Instr::VpNet(vp[0] - vp[1]));
 }
 
@@ -183,8 +153,5 @@ pub fn final_scoring(ctx: &mut Ctx) {
         v if v < 0 => Some(Side::Ussr),
         _ => None,
     };
-    ctx.exec(Instr::EndGame(Outcome {
-        winner,
-        reason: EndReason::FinalScoring,
-    }));
+    ctx.exec(Instr::EndGame(Outcome { winner, reason: EndReason::FinalScoring }));
 }

@@ -14,19 +14,11 @@ pub fn begin(ctx: &mut Ctx) {
     crate::turn::deal(ctx);
     ctx.push(Task::StartTurn);
     if ctx.st.options.us_bonus > 0 {
-        ctx.push(Task::UsBonus {
-            left: ctx.st.options.us_bonus,
-        });
+        ctx.push(Task::UsBonus { left: ctx.st.options.us_bonus });
     }
     let map = Map::standard();
-    ctx.push(Task::SetupPlace {
-        side: Side::Us,
-        left: map.setup_free[Side::Us.idx()],
-    });
-    ctx.push(Task::SetupPlace {
-        side: Side::Ussr,
-        left: map.setup_free[Side::Ussr.idx()],
-    });
+    ctx.push(Task::SetupPlace { side: Side::Us, left: map.setup_free[Side::Us.idx()] });
+    ctx.push(Task::SetupPlace { side: Side::Ussr, left: map.setup_free[Side::Ussr.idx()] });
 }
 
 pub fn prompt(_p: Position, t: &Task) -> String {
@@ -48,21 +40,15 @@ pub fn check(p: Position, t: &Task, m: &Move) -> Result<(), Illegal> {
     };
     let country = Map::standard().country(*c);
     match t {
-        Task::SetupPlace {
-            side: Side::Ussr, ..
-        } if !country.in_sub(SubRegion::EasternEurope) => {
+        Task::SetupPlace { side: Side::Ussr, .. } if !country.in_sub(SubRegion::EasternEurope) => {
             illegal(format!("{} is not in Eastern Europe", country.name), "§3.2")
         }
         Task::SetupPlace { side: Side::Us, .. } if !country.in_sub(SubRegion::WesternEurope) => {
             illegal(format!("{} is not in Western Europe", country.name), "§3.3")
         }
-        Task::UsBonus { .. } if p.st.inf(Side::Us, *c) == 0 => illegal(
-            format!(
-                "the US bonus goes only where the US already has Influence, not {}",
-                country.name
-            ),
-            "US bonus option",
-        ),
+        Task::UsBonus { .. } if p.st.inf(Side::Us, *c) == 0 => {
+            illegal(format!("the US bonus goes only where the US already has Influence, not {}", country.name), "US bonus option")
+        }
         _ => Ok(()),
     }
 }
@@ -74,18 +60,11 @@ pub fn apply(ctx: &mut Ctx, t: Task, m: &Move) {
         Task::UsBonus { left } => (Side::Us, left),
         _ => return,
     };
-    ctx.exec(Instr::AddInfluence {
-        side,
-        country: *c,
-        n: 1,
-    });
+    ctx.exec(Instr::AddInfluence { side, country: *c, n: 1 });
     if left > 1 {
         ctx.push(match t {
             Task::UsBonus { .. } => Task::UsBonus { left: left - 1 },
-            _ => Task::SetupPlace {
-                side,
-                left: left - 1,
-            },
+            _ => Task::SetupPlace { side, left: left - 1 },
         });
     }
 }

@@ -26,62 +26,14 @@ impl SpaceBox {
 
 /// §6.4.3 table.
 pub const BOXES: [SpaceBox; 8] = [
-    SpaceBox {
-        name: "Earth Satellite",
-        ops_needed: 2,
-        max_roll: 3,
-        vp_first: 2,
-        vp_second: 1,
-    },
-    SpaceBox {
-        name: "Animal in Space",
-        ops_needed: 2,
-        max_roll: 4,
-        vp_first: 0,
-        vp_second: 0,
-    },
-    SpaceBox {
-        name: "Man in Space",
-        ops_needed: 2,
-        max_roll: 3,
-        vp_first: 2,
-        vp_second: 0,
-    },
-    SpaceBox {
-        name: "Man in Earth Orbit",
-        ops_needed: 2,
-        max_roll: 4,
-        vp_first: 0,
-        vp_second: 0,
-    },
-    SpaceBox {
-        name: "Lunar Orbit",
-        ops_needed: 3,
-        max_roll: 3,
-        vp_first: 3,
-        vp_second: 1,
-    },
-    SpaceBox {
-        name: "Eagle/Bear Has Landed",
-        ops_needed: 3,
-        max_roll: 4,
-        vp_first: 0,
-        vp_second: 0,
-    },
-    SpaceBox {
-        name: "Space Shuttle",
-        ops_needed: 3,
-        max_roll: 3,
-        vp_first: 4,
-        vp_second: 2,
-    },
-    SpaceBox {
-        name: "Space Station",
-        ops_needed: 4,
-        max_roll: 2,
-        vp_first: 2,
-        vp_second: 0,
-    },
+    SpaceBox { name: "Earth Satellite", ops_needed: 2, max_roll: 3, vp_first: 2, vp_second: 1 },
+    SpaceBox { name: "Animal in Space", ops_needed: 2, max_roll: 4, vp_first: 0, vp_second: 0 },
+    SpaceBox { name: "Man in Space", ops_needed: 2, max_roll: 3, vp_first: 2, vp_second: 0 },
+    SpaceBox { name: "Man in Earth Orbit", ops_needed: 2, max_roll: 4, vp_first: 0, vp_second: 0 },
+    SpaceBox { name: "Lunar Orbit", ops_needed: 3, max_roll: 3, vp_first: 3, vp_second: 1 },
+    SpaceBox { name: "Eagle/Bear Has Landed", ops_needed: 3, max_roll: 4, vp_first: 0, vp_second: 0 },
+    SpaceBox { name: "Space Shuttle", ops_needed: 3, max_roll: 3, vp_first: 4, vp_second: 2 },
+    SpaceBox { name: "Space Station", ops_needed: 4, max_roll: 2, vp_first: 2, vp_second: 0 },
 ];
 
 /// Box abilities (§6.4.4), numbered as on the track.
@@ -94,32 +46,16 @@ pub const SPACE_STATION: u8 = 8;
 pub fn check(p: Position, side: Side, card: CardId) -> Result<(), Illegal> {
     let b = p.st.space[side.idx()];
     if b >= 8 {
-        return illegal(
-            format!("{side} has reached the Space Station and makes no more attempts"),
-            "§6.4.6",
-        );
+        return illegal(format!("{side} has reached the Space Station and makes no more attempts"), "§6.4.6");
     }
-    let limit = if p.st.space_ability(side, ANIMAL_IN_SPACE) {
-        2
-    } else {
-        1
-    };
+    let limit = if p.st.space_ability(side, ANIMAL_IN_SPACE) { 2 } else { 1 };
     if p.st.space_attempts[side.idx()] >= limit {
-        return illegal(
-            format!("{side} has made {limit} space race attempt(s) this turn"),
-            "§6.4.2",
-        );
+        return illegal(format!("{side} has made {limit} space race attempt(s) this turn"), "§6.4.2");
     }
     let next = &BOXES[b as usize];
     let ops = crate::ctx::ops_value(p, card, side, Spend::NOWHERE);
     if ops.value < next.ops_needed as i32 {
-        return illegal(
-            format!(
-                "{} needs a card of {} Ops; this card is worth {}",
-                next.name, next.ops_needed, ops
-            ),
-            "§6.4.1",
-        );
+        return illegal(format!("{} needs a card of {} Ops; this card is worth {}", next.name, next.ops_needed, ops), "§6.4.1");
     }
     Ok(())
 }

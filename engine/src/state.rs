@@ -22,10 +22,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            optional_cards: false,
-            us_bonus: 2,
-        }
+        Options { optional_cards: false, us_bonus: 2 }
     }
 }
 
@@ -60,12 +57,8 @@ impl EndReason {
             EndReason::Defcon1 => "DEFCON 1: the phasing player loses (§8.1.3)",
             EndReason::EuropeControl => "control of Europe when Europe was scored (§10.3.1)",
             EndReason::FinalScoring => "final scoring after turn 10 (§10.3.2)",
-            EndReason::HeldScoringCard => {
-                "a scoring card was held at the end of the turn (§11.1.2)"
-            }
-            EndReason::CubanMissileCrisis => {
-                "a coup under the opponent's Cuban Missile Crisis (card text)"
-            }
+            EndReason::HeldScoringCard => "a scoring card was held at the end of the turn (§11.1.2)",
+            EndReason::CubanMissileCrisis => "a coup under the opponent's Cuban Missile Crisis (card text)",
             EndReason::Wargames => "Wargames (card text)",
         }
     }
@@ -169,11 +162,7 @@ impl State {
 
     /// Countries holding any Influence of `side`.
     pub fn presence(&self, side: Side) -> u128 {
-        self.influence
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| i[side.idx()] > 0)
-            .fold(0u128, |m, (k, _)| m | (1u128 << k))
+        self.influence.iter().enumerate().filter(|(_, i)| i[side.idx()] > 0).fold(0u128, |m, (k, _)| m | (1u128 << k))
     }
 
     pub fn has_effect(&self, card: CardId) -> bool {

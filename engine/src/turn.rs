@@ -58,13 +58,7 @@ pub fn rest_of_turn(stage: Stage) -> Vec<Task> {
     match stage {
         Stage::EndOfTurn => {}
         Stage::ActionRound { round, side } => v.push(Task::ActionRound { round, side }),
-        Stage::Headline => v.extend([
-            Task::ActionRound {
-                round: 1,
-                side: Side::Ussr,
-            },
-            Task::HeadlineStart,
-        ]),
+        Stage::Headline => v.extend([Task::ActionRound { round: 1, side: Side::Ussr }, Task::HeadlineStart]),
     }
     v
 }
@@ -123,12 +117,7 @@ pub fn deal(ctx: &mut Ctx) {
 }
 
 fn log_deal(ctx: &mut Ctx, drawn: [usize; 2]) {
-    ctx.log(format!(
-        "Deal: USSR draws {}, US draws {} ({} cards left in the deck)",
-        drawn[1],
-        drawn[0],
-        ctx.st.deck.len()
-    ));
+    ctx.log(format!("Deal: USSR draws {}, US draws {} ({} cards left in the deck)", drawn[1], drawn[0], ctx.st.deck.len()));
 }
 
 /// §4.3: the discard pile becomes the new deck, shuffled.
@@ -137,10 +126,7 @@ pub fn reshuffle(ctx: &mut Ctx) {
     if discards.is_empty() {
         return;
     }
-    ctx.log(format!(
-        "The deck is empty: {} discarded cards are shuffled into a new deck (§4.3)",
-        discards.len()
-    ));
+    ctx.log(format!("The deck is empty: {} discarded cards are shuffled into a new deck (§4.3)", discards.len()));
     ctx.shuffle_into_deck(discards);
 }
 
@@ -154,11 +140,7 @@ pub fn military_ops_check(ctx: &mut Ctx) {
         let short = need.saturating_sub(have);
         ctx.log(format!(
             "Military ops check: {side} has {have} of {need} required (§8.2){}",
-            if short > 0 {
-                format!(", {} VP to {}", short, side.opponent())
-            } else {
-                String::new()
-            }
+            if short > 0 { format!(", {} VP to {}", short, side.opponent()) } else { String::new() }
         ));
         net += side.opponent().vp_sign() * short as i32;
     }
@@ -168,12 +150,7 @@ pub fn military_ops_check(ctx: &mut Ctx) {
 
 /// §11.1.2: a scoring card still held at the end of the turn loses the game.
 pub fn held_cards(ctx: &mut Ctx) {
-    let holds = |ctx: &Ctx, s: Side| {
-        ctx.st
-            .hand(s)
-            .iter()
-            .any(|c| ctx.rules.cards.info(c).scoring)
-    };
+    let holds = |ctx: &Ctx, s: Side| ctx.st.hand(s).iter().any(|c| ctx.rules.cards.info(c).scoring);
     let (us, ussr) = (holds(ctx, Side::Us), holds(ctx, Side::Ussr));
     let winner = match (us, ussr) {
         (false, false) => return,
@@ -181,33 +158,21 @@ pub fn held_cards(ctx: &mut Ctx) {
         (true, false) => Some(Side::Ussr),
         (false, true) => Some(Side::Us),
     };
-    ctx.exec(Instr::EndGame(Outcome {
-        winner,
-        reason: EndReason::HeldScoringCard,
-    }));
+    ctx.exec(Instr::EndGame(Outcome { winner, reason: EndReason::HeldScoringCard }));
 }
 
 /// §4.5G, §9.3.
 pub fn china_flip(ctx: &mut Ctx) {
     if !ctx.st.china.face_up {
         let holder = ctx.st.china.holder;
-        ctx.exec(Instr::PassChina {
-            to: holder,
-            face_up: true,
-        });
+        ctx.exec(Instr::PassChina { to: holder, face_up: true });
     }
 }
 
 /// §4.5H: turn-long effects end, the turn advances, the Mid War deck enters at turn 4 and the
 /// Late War deck at turn 8 (shuffled into the remaining deck only, §4.4).
 pub fn end(ctx: &mut Ctx) {
-    let ending: Vec<CardId> = ctx
-        .st
-        .effects
-        .iter()
-        .filter(|e| e.expiry == Expiry::EndOfTurn)
-        .map(|e| e.card)
-        .collect();
+    let ending: Vec<CardId> = ctx.st.effects.iter().filter(|e| e.expiry == Expiry::EndOfTurn).map(|e| e.card).collect();
     for c in ending {
         ctx.exec(Instr::RemoveEffect(c));
     }
@@ -223,20 +188,11 @@ pub fn end(ctx: &mut Ctx) {
         _ => None,
     };
     if let Some(era) = era {
-        let cards: CardSet = ctx
-            .st
-            .reserve
-            .iter()
-            .filter(|c| ctx.rules.cards.info(*c).era == era)
-            .collect();
+        let cards: CardSet = ctx.st.reserve.iter().filter(|c| ctx.rules.cards.info(*c).era == era).collect();
         for c in cards.iter() {
             ctx.st.reserve.remove(c);
         }
-        ctx.log(format!(
-            "The {:?} War cards ({}) are shuffled into the deck (§4.4)",
-            era,
-            cards.len()
-        ));
+        ctx.log(format!("The {:?} War cards ({}) are shuffled into the deck (§4.4)", era, cards.len()));
         ctx.shuffle_into_deck(cards);
     }
     ctx.push(Task::StartTurn);
@@ -248,27 +204,17 @@ pub fn space_discard_candidates(p: Position, side: Side) -> Vec<Move> {
     if !p.st.space_ability(side, EAGLE_BEAR_HAS_LANDED) || p.st.hand(side).is_empty() {
         return Vec::new();
     }
-    p.st.hand(side)
-        .iter()
-        .map(Move::Discard)
-        .chain([Move::Pass])
-        .collect()
+    p.st.hand(side).iter().map(Move::Discard).chain([Move::Pass]).collect()
 }
 
 pub fn space_discard_check(p: Position, side: Side, m: &Move) -> Result<(), Illegal> {
     if !p.st.space_ability(side, EAGLE_BEAR_HAS_LANDED) {
-        return illegal(
-            format!("{side} does not hold the Eagle/Bear Has Landed ability"),
-            "§6.4.4",
-        );
+        return illegal(format!("{side} does not hold the Eagle/Bear Has Landed ability"), "§6.4.4");
     }
     match m {
         Move::Pass => Ok(()),
         Move::Discard(c) if p.st.hand(side).contains(*c) => Ok(()),
-        Move::Discard(c) => illegal(
-            format!("{} is not in {side}'s hand", p.cards().name(*c)),
-            "§6.4.4",
-        ),
+        Move::Discard(c) => illegal(format!("{} is not in {side}'s hand", p.cards().name(*c)), "§6.4.4"),
         _ => illegal("discard a held card or pass", "§6.4.4"),
     }
 }
@@ -276,13 +222,8 @@ pub fn space_discard_check(p: Position, side: Side, m: &Move) -> Result<(), Ille
 pub fn space_discard_apply(ctx: &mut Ctx, side: Side, m: &Move) {
     if let Move::Discard(c) = m {
         let name = ctx.card_name(*c).to_string();
-        ctx.log(format!(
-            "{side} discards {name} (Eagle/Bear Has Landed, §6.4.4)"
-        ));
-        ctx.exec(Instr::MoveCard {
-            card: *c,
-            to: Pile::Discard,
-        });
+        ctx.log(format!("{side} discards {name} (Eagle/Bear Has Landed, §6.4.4)"));
+        ctx.exec(Instr::MoveCard { card: *c, to: Pile::Discard });
     } else {
         ctx.log(format!("{side} keeps its held card"));
     }

@@ -18,10 +18,7 @@ pub struct PerSide<T> {
 
 impl<T: Copy> PerSide<T> {
     pub fn of(a: [T; 2]) -> Self {
-        PerSide {
-            us: a[0],
-            ussr: a[1],
-        }
+        PerSide { us: a[0], ussr: a[1] }
     }
 }
 
@@ -67,23 +64,15 @@ impl View {
     pub fn new(p: Position, viewer: Option<Side>) -> View {
         let st = p.st;
         let map = Map::standard();
-        let names = |cs: Vec<CardId>| {
-            cs.into_iter()
-                .map(|c| p.cards().name(c).to_string())
-                .collect::<Vec<_>>()
-        };
-        let top = st
-            .stack
-            .last()
-            .filter(|t| t.is_decision() && st.outcome.is_none());
+        let names = |cs: Vec<CardId>| cs.into_iter().map(|c| p.cards().name(c).to_string()).collect::<Vec<_>>();
+        let top = st.stack.last().filter(|t| t.is_decision() && st.outcome.is_none());
         // A chosen headline is secret from the other side until both are revealed, unless that
         // side had to reveal it first (Man in Earth Orbit).
         let headline_secret = matches!(top, Some(Task::HeadlineChoose { .. }));
         let first = crate::headline::reveals_first(p);
         let seen = |s: Side| {
             let c = st.headline[s.idx()]?;
-            (viewer == Some(s) || !headline_secret || first == Some(s))
-                .then(|| p.cards().name(c).to_string())
+            (viewer == Some(s) || !headline_secret || first == Some(s)).then(|| p.cards().name(c).to_string())
         };
         View {
             viewer,
@@ -94,33 +83,15 @@ impl View {
             vp: st.vp,
             military_ops: PerSide::of(st.mil_ops),
             space_race: PerSide::of(st.space),
-            influence: map
-                .ids()
-                .map(|c| (map.name(c).to_string(), PerSide::of(st.influence[c.idx()])))
-                .collect(),
-            china_card: ChinaView {
-                holder: st.china.holder,
-                face_up: st.china.face_up,
-            },
-            hand: viewer
-                .map(|s| names(st.hand(s).iter().collect()))
-                .unwrap_or_default(),
+            influence: map.ids().map(|c| (map.name(c).to_string(), PerSide::of(st.influence[c.idx()]))).collect(),
+            china_card: ChinaView { holder: st.china.holder, face_up: st.china.face_up },
+            hand: viewer.map(|s| names(st.hand(s).iter().collect())).unwrap_or_default(),
             hand_sizes: PerSide::of([st.hand(Side::Us).len(), st.hand(Side::Ussr).len()]),
             deck_size: st.deck.len(),
             discard: names(st.discard.iter().collect()),
             removed: names(st.removed.iter().collect()),
-            effects: st
-                .effects
-                .iter()
-                .map(|e| EffectView {
-                    card: p.cards().name(e.card).to_string(),
-                    owner: e.owner,
-                })
-                .collect(),
-            headline: PerSide {
-                us: seen(Side::Us),
-                ussr: seen(Side::Ussr),
-            },
+            effects: st.effects.iter().map(|e| EffectView { card: p.cards().name(e.card).to_string(), owner: e.owner }).collect(),
+            headline: PerSide { us: seen(Side::Us), ussr: seen(Side::Ussr) },
             to_move: top.map(|t| flow::decider(p, t)),
             prompt: top.map(|t| flow::prompt(p, t)),
             outcome: st.outcome,

@@ -7,25 +7,13 @@ pub enum StoreError {
     #[error("{0} is not an Arbiter saved game")]
     NotAGame(PathBuf),
     #[error("{path} uses save schema version {found}, newer than this Arbiter reads ({supported}); upgrade Arbiter to open it")]
-    NewerSchema {
-        path: PathBuf,
-        found: i64,
-        supported: i64,
-    },
+    NewerSchema { path: PathBuf, found: i64, supported: i64 },
     #[error("{path} uses unknown save schema version {found} (this Arbiter reads {supported})")]
-    UnknownSchema {
-        path: PathBuf,
-        found: i64,
-        supported: i64,
-    },
+    UnknownSchema { path: PathBuf, found: i64, supported: i64 },
     #[error("{0} already exists")]
     Exists(PathBuf),
     #[error("{path}: row {seq}: {what}")]
-    BadRow {
-        path: PathBuf,
-        seq: u64,
-        what: String,
-    },
+    BadRow { path: PathBuf, seq: u64, what: String },
 }
 
 /// The first point where a saved game and this engine disagree.
@@ -47,7 +35,10 @@ pub struct ReplayError {
 
 fn versions_note(created: &(String, String), running: &(String, String)) -> String {
     if created.1 != running.1 {
-        format!("; the game was created under rules version {} (engine {}), this engine implements rules version {} (engine {})", created.1, created.0, running.1, running.0)
+        format!(
+            "; the game was created under rules version {} (engine {}), this engine implements rules version {} (engine {})",
+            created.1, created.0, running.1, running.0
+        )
     } else {
         format!(" (engine {}, rules {})", running.0, running.1)
     }

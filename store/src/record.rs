@@ -17,15 +17,7 @@ pub struct Record {
 
 impl Record {
     pub fn new(report: &Report, hash: u64) -> Record {
-        let text = |want: Audience| {
-            report
-                .log
-                .iter()
-                .filter(|l| l.to == want)
-                .map(|l| l.text.as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
+        let text = |want: Audience| report.log.iter().filter(|l| l.to == want).map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n");
         Record {
             public_log: text(Audience::Public),
             us_log: text(Audience::Private(Side::Us)),

@@ -14,17 +14,8 @@ pub struct Replay {
 impl Replay {
     /// Start a replay: rebuild the game's creation and check it against the header.
     pub fn new(header: GameHeader, rows: Vec<EventRow>) -> Result<Replay, ReplayError> {
-        let (game, report) = Game::new(
-            arbiter_cards::ruleset(),
-            header.options,
-            Randomness::seeded(header.seed),
-        );
-        let r = Replay {
-            header,
-            rows,
-            game,
-            next: 0,
-        };
+        let (game, report) = Game::new(arbiter_cards::ruleset(), header.options, Randomness::seeded(header.seed));
+        let r = Replay { header, rows, game, next: 0 };
         let actual = Record::new(&report, r.game.hash64());
         r.compare(0, "", &r.header.setup, &actual)?;
         Ok(r)
@@ -50,63 +41,29 @@ impl Replay {
         self.next >= self.rows.len()
     }
 
-    fn diverged(
-        &self,
-        seq: u64,
-        move_text: &str,
-        what: &str,
-        expected: impl ToString,
-        actual: impl ToString,
-    ) -> ReplayError {
+    fn diverged(&self, seq: u64, move_text: &str, what: &str, expected: impl ToString, actual: impl ToString) -> ReplayError {
         ReplayError {
             seq,
             move_text: move_text.into(),
             what: what.into(),
             expected: expected.to_string(),
             actual: actual.to_string(),
-            created_by: (
-                self.header.engine_version.clone(),
-                self.header.rules_version.clone(),
-            ),
+            created_by: (self.header.engine_version.clone(), self.header.rules_version.clone()),
             running: (ENGINE_VERSION.into(), RULES_VERSION.into()),
         }
     }
 
     /// Random outcomes, the reveal flag and the state hash must match. (Log wording is the
     /// referee's notes as written at the time and is not compared.)
-    fn compare(
-        &self,
-        seq: u64,
-        text: &str,
-        stored: &Record,
-        actual: &Record,
-    ) -> Result<(), ReplayError> {
+    fn compare(&self, seq: u64, text: &str, stored: &Record, actual: &Record) -> Result<(), ReplayError> {
         if stored.random_json != actual.random_json {
-            return Err(self.diverged(
-                seq,
-                text,
-                "random outcomes",
-                &stored.random_json,
-                &actual.random_json,
-            ));
+            return Err(self.diverged(seq, text, "random outcomes", &stored.random_json, &actual.random_json));
         }
         if stored.reveals != actual.reveals {
-            return Err(self.diverged(
-                seq,
-                text,
-                "revealed information",
-                stored.reveals,
-                actual.reveals,
-            ));
+            return Err(self.diverged(seq, text, "revealed information", stored.reveals, actual.reveals));
         }
         if stored.state_hash != actual.state_hash {
-            return Err(self.diverged(
-                seq,
-                text,
-                "state hash",
-                &stored.state_hash,
-                &actual.state_hash,
-            ));
+            return Err(self.diverged(seq, text, "state hash", &stored.state_hash, &actual.state_hash));
         }
         Ok(())
     }
@@ -121,9 +78,8 @@ impl Replay {
         if row.seq != want {
             return Err(self.diverged(want, &row.move_text, "sequence number", want, row.seq));
         }
-        let m: Move = serde_json::from_str(&row.move_json).map_err(|e| {
-            self.diverged(row.seq, &row.move_text, "readable move", &row.move_json, e)
-        })?;
+        let m: Move =
+            serde_json::from_str(&row.move_json).map_err(|e| self.diverged(row.seq, &row.move_text, "readable move", &row.move_json, e))?;
         let decider = self.game.to_move();
         if decider != Some(row.side) {
             return Err(self.diverged(
@@ -131,25 +87,14 @@ impl Replay {
                 &row.move_text,
                 "side to move",
                 row.side,
-                decider
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|| "nobody".into()),
+                decider.map(|s| s.to_string()).unwrap_or_else(|| "nobody".into()),
             ));
         }
         let canonical = self.game.move_text(&m);
         if canonical != row.move_text {
-            return Err(self.diverged(
-                row.seq,
-                &row.move_text,
-                "move text",
-                &row.move_text,
-                &canonical,
-            ));
+            return Err(self.diverged(row.seq, &row.move_text, "move text", &row.move_text, &canonical));
         }
-        let report = self
-            .game
-            .play(&m)
-            .map_err(|e| self.diverged(row.seq, &row.move_text, "move accepted", "accepted", e))?;
+        let report = self.game.play(&m).map_err(|e| self.diverged(row.seq, &row.move_text, "move accepted", "accepted", e))?;
         let actual = Record::new(&report, self.game.hash64());
         self.compare(row.seq, &row.move_text, &row.record, &actual)?;
         self.next += 1;

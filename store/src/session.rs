@@ -29,12 +29,7 @@ impl Session<SqliteStore> {
             setup: Record::new(&report, game.hash64()),
         };
         let store = SqliteStore::create(path, &header)?;
-        Ok(Session {
-            store,
-            header,
-            rows: Vec::new(),
-            game,
-        })
+        Ok(Session { store, header, rows: Vec::new(), game })
     }
 
     /// Open a game file, replaying and verifying every move.
@@ -50,12 +45,7 @@ impl<S: EventStore> Session<S> {
         let rows = store.rows()?;
         let mut replay = Replay::new(header.clone(), rows.clone())?;
         replay.run_to(None)?;
-        Ok(Session {
-            store,
-            header,
-            rows,
-            game: replay.into_game(),
-        })
+        Ok(Session { store, header, rows, game: replay.into_game() })
     }
 
     pub fn game(&self) -> &Game {
@@ -77,43 +67,21 @@ impl<S: EventStore> Session<S> {
 
     /// Parse, validate, apply and store one move (as `as_side`, if given). A refused move
     /// changes neither the game nor the store.
-    pub fn play(
-        &mut self,
-        text: &str,
-        as_side: Option<Side>,
-    ) -> Result<(&EventRow, Report), SessionError> {
+    pub fn play(&mut self, text: &str, as_side: Option<Side>) -> Result<(&EventRow, Report), SessionError> {
         let side = match (self.game.to_move(), self.game.outcome()) {
-            (_, Some(o)) => {
-                return Err(SessionError::Rejected(format!(
-                    "cannot {}: the game is over ({o})",
-                    text.trim()
-                )))
-            }
-            (None, None) => {
-                return Err(SessionError::Rejected(format!(
-                    "cannot {}: no decision is pending",
-                    text.trim()
-                )))
-            }
+            (_, Some(o)) => return Err(SessionError::Rejected(format!("cannot {}: the game is over ({o})", text.trim()))),
+            (None, None) => return Err(SessionError::Rejected(format!("cannot {}: no decision is pending", text.trim()))),
             (Some(s), None) => s,
         };
         if let Some(a) = as_side {
             if a != side {
-                return Err(SessionError::Rejected(format!(
-                    "cannot {}: it is the {side}'s decision, not the {a}'s",
-                    text.trim()
-                )));
+                return Err(SessionError::Rejected(format!("cannot {}: it is the {side}'s decision, not the {a}'s", text.trim())));
             }
         }
-        let m = self
-            .game
-            .parse(text)
-            .map_err(|e| SessionError::Rejected(format!("cannot read {:?}: {e}", text.trim())))?;
+        let m = self.game.parse(text).map_err(|e| SessionError::Rejected(format!("cannot read {:?}: {e}", text.trim())))?;
         let move_text = self.game.move_text(&m);
         let mut next = self.game.clone();
-        let report = next
-            .play(&m)
-            .map_err(|e| SessionError::Rejected(e.to_string()))?;
+        let report = next.play(&m).map_err(|e| SessionError::Rejected(e.to_string()))?;
         let row = EventRow {
             seq: self.seq() + 1,
             at: now(),
@@ -138,16 +106,10 @@ impl<S: EventStore> Session<S> {
             return Err("the game is over".into());
         }
         if self.game.to_move() != Some(last.side) {
-            return Err(format!(
-                "the last move was the {}'s; only the side to move may undo its own moves",
-                last.side
-            ));
+            return Err(format!("the last move was the {}'s; only the side to move may undo its own moves", last.side));
         }
         if last.record.reveals {
-            return Err(format!(
-                "move {} ({}) revealed a random outcome or hidden information",
-                last.seq, last.move_text
-            ));
+            return Err(format!("move {} ({}) revealed a random outcome or hidden information", last.seq, last.move_text));
         }
         Ok(())
     }
@@ -155,13 +117,9 @@ impl<S: EventStore> Session<S> {
     /// Undo the last move. The row is deleted: undone moves leave no trace in the log, and the
     /// game is rebuilt exactly as if they had never been made.
     pub fn undo(&mut self) -> Result<EventRow, SessionError> {
-        self.undo_check()
-            .map_err(|why| SessionError::Rejected(format!("cannot undo: {why}")))?;
+        self.undo_check().map_err(|why| SessionError::Rejected(format!("cannot undo: {why}")))?;
         let last = self.rows.last().expect("checked").clone();
-        let mut replay = Replay::new(
-            self.header.clone(),
-            self.rows[..self.rows.len() - 1].to_vec(),
-        )?;
+        let mut replay = Replay::new(self.header.clone(), self.rows[..self.rows.len() - 1].to_vec())?;
         replay.run_to(None)?;
         self.store.truncate_after(last.seq - 1)?;
         self.rows.pop();

@@ -60,17 +60,11 @@ impl SqliteStore {
     fn configure(conn: &Connection, path: &Path) -> Result<(), StoreError> {
         // WAL + synchronous=FULL: a committed move survives a crash of the process or the
         // machine, and a torn write never corrupts the file.
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-            .map_err(|e| wrap(path, e))?;
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(|e| wrap(path, e))?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::Sqlite {
-                path: path.into(),
-                what: format!("cannot use the WAL journal (got {mode})"),
-            });
+            return Err(StoreError::Sqlite { path: path.into(), what: format!("cannot use the WAL journal (got {mode})") });
         }
-        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
-            .map_err(|e| wrap(path, e))
+        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;").map_err(|e| wrap(path, e))
     }
 
     /// Create a new game file. Refuses to touch an existing file.
@@ -78,18 +72,13 @@ impl SqliteStore {
         if path.exists() {
             return Err(StoreError::Exists(path.into()));
         }
-        let mut conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
-        )
-        .map_err(|e| wrap(path, e))?;
+        let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
+            .map_err(|e| wrap(path, e))?;
         Self::configure(&conn, path)?;
         let tx = conn.transaction().map_err(|e| wrap(path, e))?;
         tx.execute_batch(SCHEMA).map_err(|e| wrap(path, e))?;
-        tx.execute_batch(&format!(
-            "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
-        ))
-        .map_err(|e| wrap(path, e))?;
+        tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"))
+            .map_err(|e| wrap(path, e))?;
         let s = &header.setup;
         tx.execute(
             "INSERT INTO game VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -109,50 +98,28 @@ impl SqliteStore {
         )
         .map_err(|e| wrap(path, e))?;
         tx.commit().map_err(|e| wrap(path, e))?;
-        Ok(SqliteStore {
-            conn,
-            path: path.into(),
-        })
+        Ok(SqliteStore { conn, path: path.into() })
     }
 
     /// Open an existing game file, checking that it is one and that its schema is known.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         if !path.is_file() {
-            return Err(StoreError::Sqlite {
-                path: path.into(),
-                what: "no such saved game".into(),
-            });
+            return Err(StoreError::Sqlite { path: path.into(), what: "no such saved game".into() });
         }
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
-            .map_err(|e| wrap(path, e))?;
-        let app: i64 = conn
-            .query_row("PRAGMA application_id", [], |r| r.get(0))
-            .map_err(|_| StoreError::NotAGame(path.into()))?;
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(|e| wrap(path, e))?;
+        let app: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(|_| StoreError::NotAGame(path.into()))?;
         if app != APPLICATION_ID {
             return Err(StoreError::NotAGame(path.into()));
         }
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| wrap(path, e))?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| wrap(path, e))?;
         if version > SCHEMA_VERSION {
-            return Err(StoreError::NewerSchema {
-                path: path.into(),
-                found: version,
-                supported: SCHEMA_VERSION,
-            });
+            return Err(StoreError::NewerSchema { path: path.into(), found: version, supported: SCHEMA_VERSION });
         }
         if version != SCHEMA_VERSION {
-            return Err(StoreError::UnknownSchema {
-                path: path.into(),
-                found: version,
-                supported: SCHEMA_VERSION,
-            });
+            return Err(StoreError::UnknownSchema { path: path.into(), found: version, supported: SCHEMA_VERSION });
         }
         Self::configure(&conn, path)?;
-        Ok(SqliteStore {
-            conn,
-            path: path.into(),
-        })
+        Ok(SqliteStore { conn, path: path.into() })
     }
 
     pub fn path(&self) -> &Path {
@@ -161,33 +128,21 @@ impl SqliteStore {
 
     /// The number of rows (the sequence number of the last move).
     pub fn last_seq(&self) -> Result<u64, StoreError> {
-        let n: Option<i64> = self
-            .conn
-            .query_row("SELECT MAX(seq) FROM events", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
+        let n: Option<i64> = self.conn.query_row("SELECT MAX(seq) FROM events", [], |r| r.get(0)).map_err(|e| self.err(e))?;
         Ok(n.unwrap_or(0) as u64)
     }
 }
 
 fn wrap(path: &Path, e: rusqlite::Error) -> StoreError {
     match &e {
-        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
-            StoreError::NotAGame(path.into())
-        }
-        _ => StoreError::Sqlite {
-            path: path.into(),
-            what: e.to_string(),
-        },
+        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => StoreError::NotAGame(path.into()),
+        _ => StoreError::Sqlite { path: path.into(), what: e.to_string() },
     }
 }
 
 impl EventStore for SqliteStore {
     fn header(&self) -> Result<GameHeader, StoreError> {
-        let bad = |what: String| StoreError::BadRow {
-            path: self.path.clone(),
-            seq: 0,
-            what,
-        };
+        let bad = |what: String| StoreError::BadRow { path: self.path.clone(), seq: 0, what };
         let row = self
             .conn
             .query_row("SELECT * FROM game WHERE id = 1", [], |r| {
@@ -211,14 +166,7 @@ impl EventStore for SqliteStore {
             .map_err(|e| self.err(e))?
             .ok_or_else(|| bad("the game header is missing".into()))?;
         let options = serde_json::from_str(&row.4).map_err(|e| bad(format!("bad options: {e}")))?;
-        Ok(GameHeader {
-            created_at: row.0,
-            engine_version: row.1,
-            rules_version: row.2,
-            seed: row.3 as u64,
-            options,
-            setup: row.5,
-        })
+        Ok(GameHeader { created_at: row.0, engine_version: row.1, rules_version: row.2, seed: row.3 as u64, options, setup: row.5 })
     }
 
     fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
@@ -253,14 +201,7 @@ impl EventStore for SqliteStore {
                 seq: seq as u64,
                 what: format!("unknown side {side:?}"),
             })?;
-            out.push(EventRow {
-                seq: seq as u64,
-                at,
-                side,
-                move_text,
-                move_json,
-                record,
-            });
+            out.push(EventRow { seq: seq as u64, at, side, move_text, move_json, record });
         }
         Ok(out)
     }
@@ -268,17 +209,12 @@ impl EventStore for SqliteStore {
     fn append(&mut self, row: &EventRow) -> Result<(), StoreError> {
         let path = self.path.clone();
         let tx = self.conn.transaction().map_err(|e| wrap(&path, e))?;
-        let last: Option<i64> = tx
-            .query_row("SELECT MAX(seq) FROM events", [], |r| r.get(0))
-            .map_err(|e| wrap(&path, e))?;
+        let last: Option<i64> = tx.query_row("SELECT MAX(seq) FROM events", [], |r| r.get(0)).map_err(|e| wrap(&path, e))?;
         if row.seq != last.unwrap_or(0) as u64 + 1 {
             return Err(StoreError::BadRow {
                 path,
                 seq: row.seq,
-                what: format!(
-                    "out of sequence: the last stored move is {}",
-                    last.unwrap_or(0)
-                ),
+                what: format!("out of sequence: the last stored move is {}", last.unwrap_or(0)),
             });
         }
         let r = &row.record;
@@ -303,9 +239,7 @@ impl EventStore for SqliteStore {
     }
 
     fn truncate_after(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.conn
-            .execute("DELETE FROM events WHERE seq > ?1", params![seq as i64])
-            .map_err(|e| self.err(e))?;
+        self.conn.execute("DELETE FROM events WHERE seq > ?1", params![seq as i64]).map_err(|e| self.err(e))?;
         Ok(())
     }
 }

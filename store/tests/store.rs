@@ -50,29 +50,13 @@ fn two_hundred_random_games_replay_to_identical_hashes() {
     let dir = tmp();
     for seed in 0..200u64 {
         let path = dir.path().join(format!("{seed}.arbiter"));
-        let mut s = Session::create(
-            &path,
-            seed,
-            Options {
-                optional_cards: seed % 2 == 0,
-                us_bonus: 2,
-            },
-        )
-        .unwrap();
+        let mut s = Session::create(&path, seed, Options { optional_cards: seed % 2 == 0, us_bonus: 2 }).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         play_random(&mut s, &mut rng, usize::MAX);
-        let stored: Vec<String> = s
-            .rows()
-            .iter()
-            .map(|r| r.record.state_hash.clone())
-            .collect();
+        let stored: Vec<String> = s.rows().iter().map(|r| r.record.state_hash.clone()).collect();
         // Opening replays every move and checks every row's random outcomes and hash.
         let reopened = Session::open(&path).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-        let replayed: Vec<String> = reopened
-            .rows()
-            .iter()
-            .map(|r| r.record.state_hash.clone())
-            .collect();
+        let replayed: Vec<String> = reopened.rows().iter().map(|r| r.record.state_hash.clone()).collect();
         assert_eq!(replayed, stored);
         assert_eq!(reopened.game().outcome(), s.game().outcome());
         assert_eq!(reopened.game().hash64(), s.game().hash64());
@@ -104,15 +88,9 @@ fn divergence(path: &Path) -> ReplayError {
 fn tampering_with_a_state_hash_is_detected_at_that_row() {
     let dir = tmp();
     let path = game_with_moves(dir.path(), 80);
-    tamper(
-        &path,
-        "UPDATE events SET state_hash = '0000000000000000' WHERE seq = 50",
-    );
+    tamper(&path, "UPDATE events SET state_hash = '0000000000000000' WHERE seq = 50");
     let e = divergence(&path);
-    assert_eq!(
-        (e.seq, e.what.as_str(), e.expected.as_str()),
-        (50, "state hash", "0000000000000000")
-    );
+    assert_eq!((e.seq, e.what.as_str(), e.expected.as_str()), (50, "state hash", "0000000000000000"));
     assert!(e.to_string().contains("replay diverges at move 50"), "{e}");
 }
 
@@ -122,18 +100,16 @@ fn tampering_with_a_die_roll_is_detected_at_that_row() {
     let path = game_with_moves(dir.path(), 120);
     let c = rusqlite::Connection::open(&path).unwrap();
     let (seq, json): (i64, String) = c
-        .query_row("SELECT seq, random_json FROM events WHERE random_json LIKE '%\"Die\"%' ORDER BY seq LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row("SELECT seq, random_json FROM events WHERE random_json LIKE '%\"Die\"%' ORDER BY seq LIMIT 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .expect("some move rolled a die");
     let forged = if json.contains("\"value\":6") {
         json.replacen("\"value\":6", "\"value\":1", 1)
     } else {
         json.replacen("\"value\":", "\"value\":6", 1)
     };
-    c.execute(
-        "UPDATE events SET random_json = ?1 WHERE seq = ?2",
-        rusqlite::params![forged, seq],
-    )
-    .unwrap();
+    c.execute("UPDATE events SET random_json = ?1 WHERE seq = ?2", rusqlite::params![forged, seq]).unwrap();
     let e = divergence(&path);
     assert_eq!((e.seq, e.what.as_str()), (seq as u64, "random outcomes"));
 }
@@ -144,18 +120,9 @@ fn tampering_with_a_move_is_detected_at_that_row() {
     let path = game_with_moves(dir.path(), 10);
     // Move 1 is the USSR's first setup marker; make it a different (still legal) country.
     let c = rusqlite::Connection::open(&path).unwrap();
-    let json: String = c
-        .query_row("SELECT move_json FROM events WHERE seq = 1", [], |r| {
-            r.get(0)
-        })
-        .unwrap();
-    let other = if json.contains("Influence") && !json.contains(":19}") {
-        r#"{"Influence":19}"#
-    } else {
-        r#"{"Influence":20}"#
-    };
-    c.execute("UPDATE events SET move_json = ?1 WHERE seq = 1", [other])
-        .unwrap();
+    let json: String = c.query_row("SELECT move_json FROM events WHERE seq = 1", [], |r| r.get(0)).unwrap();
+    let other = if json.contains("Influence") && !json.contains(":19}") { r#"{"Influence":19}"# } else { r#"{"Influence":20}"# };
+    c.execute("UPDATE events SET move_json = ?1 WHERE seq = 1", [other]).unwrap();
     let e = divergence(&path);
     assert_eq!((e.seq, e.what.as_str()), (1, "move text"));
 }
@@ -164,10 +131,7 @@ fn tampering_with_a_move_is_detected_at_that_row() {
 fn a_file_from_a_newer_schema_is_refused() {
     let dir = tmp();
     let path = game_with_moves(dir.path(), 3);
-    rusqlite::Connection::open(&path)
-        .unwrap()
-        .execute_batch("PRAGMA user_version = 99")
-        .unwrap();
+    rusqlite::Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = 99").unwrap();
     match SqliteStore::open(&path) {
         Err(e @ StoreError::NewerSchema { found: 99, .. }) => {
             assert!(e.to_string().contains("newer than this Arbiter reads"))
@@ -181,34 +145,18 @@ fn a_file_from_a_newer_schema_is_refused() {
 fn a_file_that_is_not_a_game_is_refused() {
     let dir = tmp();
     let path = dir.path().join("x.arbiter");
-    std::fs::write(
-        &path,
-        "hello, not a database at all, long enough to have a header ........",
-    )
-    .unwrap();
-    assert!(matches!(
-        SqliteStore::open(&path),
-        Err(StoreError::NotAGame(_))
-    ));
+    std::fs::write(&path, "hello, not a database at all, long enough to have a header ........").unwrap();
+    assert!(matches!(SqliteStore::open(&path), Err(StoreError::NotAGame(_))));
     let other = dir.path().join("other.db");
-    rusqlite::Connection::open(&other)
-        .unwrap()
-        .execute_batch("CREATE TABLE t(x)")
-        .unwrap();
-    assert!(matches!(
-        SqliteStore::open(&other),
-        Err(StoreError::NotAGame(_))
-    ));
+    rusqlite::Connection::open(&other).unwrap().execute_batch("CREATE TABLE t(x)").unwrap();
+    assert!(matches!(SqliteStore::open(&other), Err(StoreError::NotAGame(_))));
 }
 
 #[test]
 fn creating_over_an_existing_file_is_refused() {
     let dir = tmp();
     let path = game_with_moves(dir.path(), 1);
-    assert!(matches!(
-        Session::create(&path, 1, Options::default()),
-        Err(SessionError::Store(StoreError::Exists(_)))
-    ));
+    assert!(matches!(Session::create(&path, 1, Options::default()), Err(SessionError::Store(StoreError::Exists(_)))));
 }
 
 #[test]
@@ -223,20 +171,13 @@ fn undo_restores_the_exact_game_and_stops_at_revealed_information() {
     s.undo().unwrap();
     assert_eq!(s.game().hash64(), before);
     assert!(s.undo().is_err(), "nothing to undo");
-    assert_eq!(
-        Session::open(&path).unwrap().game().hash64(),
-        before,
-        "undo is durable"
-    );
+    assert_eq!(Session::open(&path).unwrap().game().hash64(), before, "undo is durable");
     // Finish setup; the US may not undo the USSR's moves.
     for _ in 0..6 {
         s.play("influence Poland", None).unwrap();
     }
     let err = s.undo().unwrap_err().to_string();
-    assert!(
-        err.contains("only the side to move may undo its own moves"),
-        "{err}"
-    );
+    assert!(err.contains("only the side to move may undo its own moves"), "{err}");
     // A headline reveal cannot be undone.
     for _ in 0..9 {
         s.play("influence UK", None).unwrap();
@@ -250,10 +191,7 @@ fn undo_restores_the_exact_game_and_stops_at_revealed_information() {
     let m = hl(&s);
     s.play(&m, None).unwrap();
     let err = s.undo().map(|_| ()).unwrap_err().to_string();
-    assert!(
-        err.contains("revealed") || err.contains("only the side to move"),
-        "{err}"
-    );
+    assert!(err.contains("revealed") || err.contains("only the side to move"), "{err}");
 }
 
 #[test]
@@ -262,9 +200,7 @@ fn a_rejected_move_stores_nothing() {
     let path = game_with_moves(dir.path(), 2);
     let mut s = Session::open(&path).unwrap();
     let rows = s.rows().to_vec();
-    assert!(
-        matches!(s.play("influence France", None), Err(SessionError::Rejected(m)) if m.contains("(§3.2)"))
-    );
+    assert!(matches!(s.play("influence France", None), Err(SessionError::Rejected(m)) if m.contains("(§3.2)")));
     assert_eq!(SqliteStore::open(&path).unwrap().rows().unwrap(), rows);
 }
 
@@ -277,15 +213,9 @@ fn replay_can_stop_at_any_move_and_step_forward() {
     let mut r = arbiter_store::Replay::new(store.header().unwrap(), rows.clone()).unwrap();
     r.run_to(Some(30)).unwrap();
     assert_eq!(r.seq(), 30);
-    assert_eq!(
-        format!("{:016x}", r.game().hash64()),
-        rows[29].record.state_hash
-    );
+    assert_eq!(format!("{:016x}", r.game().hash64()), rows[29].record.state_hash);
     r.step().unwrap();
-    assert_eq!(
-        format!("{:016x}", r.game().hash64()),
-        rows[30].record.state_hash
-    );
+    assert_eq!(format!("{:016x}", r.game().hash64()), rows[30].record.state_hash);
 }
 
 // ------------------------------------------------------------------ kill -9
@@ -300,11 +230,7 @@ fn kill_test_writer() {
         return;
     };
     let path = PathBuf::from(path);
-    let mut s = if path.exists() {
-        Session::open(&path).unwrap()
-    } else {
-        Session::create(&path, 99, Options::default()).unwrap()
-    };
+    let mut s = if path.exists() { Session::open(&path).unwrap() } else { Session::create(&path, 99, Options::default()).unwrap() };
     let mut rng = ChaCha8Rng::seed_from_u64(s.seq());
     use std::io::Write;
     loop {
@@ -329,12 +255,7 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for round in 0..12 {
         let mut child = Command::new(&exe)
-            .args([
-                "kill_test_writer",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
+            .args(["kill_test_writer", "--exact", "--nocapture", "--test-threads=1"])
             .env(WRITER_ENV, &path)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -364,11 +285,7 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
         child.wait().unwrap();
         // Reopening verifies every row; every acknowledged move is there.
         let s = Session::open(&path).unwrap_or_else(|e| panic!("round {round}: {e}"));
-        assert!(
-            s.seq() >= acked,
-            "round {round}: {} stored < {acked} acknowledged",
-            s.seq()
-        );
+        assert!(s.seq() >= acked, "round {round}: {} stored < {acked} acknowledged", s.seq());
         if done {
             break;
         }
@@ -379,28 +296,13 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
 fn a_game_from_another_rules_version_is_named_when_it_diverges() {
     let dir = tmp();
     let path = game_with_moves(dir.path(), 20);
-    tamper(
-        &path,
-        "UPDATE game SET rules_version = 'ts-deluxe-1999.1' WHERE id = 1",
-    );
+    tamper(&path, "UPDATE game SET rules_version = 'ts-deluxe-1999.1' WHERE id = 1");
     // Same rules in effect: it still replays cleanly.
     Session::open(&path).unwrap();
-    tamper(
-        &path,
-        "UPDATE events SET state_hash = 'ffffffffffffffff' WHERE seq = 12",
-    );
+    tamper(&path, "UPDATE events SET state_hash = 'ffffffffffffffff' WHERE seq = 12");
     let e = divergence(&path).to_string();
-    assert!(
-        e.contains("the game was created under rules version ts-deluxe-1999.1"),
-        "{e}"
-    );
-    assert!(
-        e.contains(&format!(
-            "this engine implements rules version {}",
-            arbiter_engine::RULES_VERSION
-        )),
-        "{e}"
-    );
+    assert!(e.contains("the game was created under rules version ts-deluxe-1999.1"), "{e}");
+    assert!(e.contains(&format!("this engine implements rules version {}", arbiter_engine::RULES_VERSION)), "{e}");
 }
 
 /// No public log line names a card held in a hand throughout the move (a card played, then
@@ -414,51 +316,28 @@ fn the_public_log_never_names_a_card_held_in_a_hand() {
         let path = dir.path().join(format!("p{seed}.arbiter"));
         let mut s = Session::create(&path, seed, Options::default()).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let check = |public: &str,
-                     before: &arbiter_engine::State,
-                     st: &arbiter_engine::State,
-                     what: &str| {
+        let check = |public: &str, before: &arbiter_engine::State, st: &arbiter_engine::State, what: &str| {
             // The public deal line counts cards; only private lines name them.
             assert!(
-                public
-                    .lines()
-                    .all(|l| !l.contains(" draws ") || l.starts_with("Deal: ")),
+                public.lines().all(|l| !l.contains(" draws ") || l.starts_with("Deal: ")),
                 "seed {seed}, {what}: a draw in the public log:\n{public}"
             );
             // A stated reason may name cards as rules ("NATO needs Marshall Plan…"): skip it.
-            let public: String = public
-                .lines()
-                .map(|l| l.split(" does not occur: ").next().unwrap_or(l))
-                .collect::<Vec<_>>()
-                .join("\n");
+            let public: String = public.lines().map(|l| l.split(" does not occur: ").next().unwrap_or(l)).collect::<Vec<_>>().join("\n");
             for side in arbiter_engine::Side::BOTH {
-                for c in st
-                    .hand(side)
-                    .iter()
-                    .filter(|c| before.hand(side).contains(*c))
-                {
+                for c in st.hand(side).iter().filter(|c| before.hand(side).contains(*c)) {
                     let name = rules.cards.name(c);
                     assert!(!public.contains(name), "seed {seed}, {what}: the public log names {name}, held by the {side}:\n{public}");
                 }
             }
         };
-        check(
-            &s.header().setup.public_log,
-            s.game().state(),
-            s.game().state(),
-            "setup",
-        );
+        check(&s.header().setup.public_log, s.game().state(), s.game().state(), "setup");
         while s.game().outcome().is_none() {
             let before = s.game().state().clone();
             let m = random_move(s.game(), &mut rng);
             let row = s.play(&m, None).unwrap().0.clone();
             if !row.move_text.starts_with("take ") {
-                check(
-                    &row.record.public_log,
-                    &before,
-                    s.game().state(),
-                    &row.move_text,
-                );
+                check(&row.record.public_log, &before, s.game().state(), &row.move_text);
             }
         }
     }

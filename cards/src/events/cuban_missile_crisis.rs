@@ -22,25 +22,14 @@ fn cancel_countries(victim: Side) -> Vec<CountryId> {
 impl CardEvent for CubanMissileCrisis {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.exec(Instr::SetDefcon(2));
-        ctx.exec(Instr::AddEffect(Effect {
-            card: CUBAN_MISSILE_CRISIS,
-            owner: side,
-            expiry: Expiry::EndOfTurn,
-            param: 0,
-        }));
+        ctx.exec(Instr::AddEffect(Effect { card: CUBAN_MISSILE_CRISIS, owner: side, expiry: Expiry::EndOfTurn, param: 0 }));
     }
     /// The loss trigger: a coup declared by the opponent ends the game before its roll.
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         if let DomainEvent::CoupAttempted { side, .. } = ev {
             if *side == e.owner.opponent() {
-                ctx.log(format!(
-                    "{side} attempted a coup under the {}'s Cuban Missile Crisis",
-                    e.owner
-                ));
-                ctx.exec(Instr::EndGame(Outcome {
-                    winner: Some(e.owner),
-                    reason: EndReason::CubanMissileCrisis,
-                }));
+                ctx.log(format!("{side} attempted a coup under the {}'s Cuban Missile Crisis", e.owner));
+                ctx.exec(Instr::EndGame(Outcome { winner: Some(e.owner), reason: EndReason::CubanMissileCrisis }));
             }
         }
     }
@@ -50,27 +39,14 @@ impl CardEvent for CubanMissileCrisis {
         }
         for c in cancel_countries(side) {
             if p.st.inf(side, c) >= 2 {
-                out.push(Move::Cancel {
-                    card: CUBAN_MISSILE_CRISIS,
-                    country: Some(c),
-                });
+                out.push(Move::Cancel { card: CUBAN_MISSILE_CRISIS, country: Some(c) });
             }
         }
     }
     fn apply_round_move(&self, ctx: &mut Ctx, _e: &Effect, side: Side, m: &Move) {
-        if let Move::Cancel {
-            country: Some(c), ..
-        } = m
-        {
-            ctx.log(format!(
-                "{side} removes 2 Influence from {} to cancel the Cuban Missile Crisis",
-                Map::standard().name(*c)
-            ));
-            ctx.exec(Instr::RemoveInfluence {
-                side,
-                country: *c,
-                n: 2,
-            });
+        if let Move::Cancel { country: Some(c), .. } = m {
+            ctx.log(format!("{side} removes 2 Influence from {} to cancel the Cuban Missile Crisis", Map::standard().name(*c)));
+            ctx.exec(Instr::RemoveInfluence { side, country: *c, n: 2 });
             ctx.exec(Instr::RemoveEffect(CUBAN_MISSILE_CRISIS));
         }
     }

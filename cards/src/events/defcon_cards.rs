@@ -25,12 +25,7 @@ struct NuclearSubs;
 
 impl CardEvent for NuclearSubs {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
-        ctx.exec(Instr::AddEffect(Effect {
-            card: NUCLEAR_SUBS,
-            owner: side,
-            expiry: Expiry::EndOfTurn,
-            param: 0,
-        }));
+        ctx.exec(Instr::AddEffect(Effect { card: NUCLEAR_SUBS, owner: side, expiry: Expiry::EndOfTurn, param: 0 }));
     }
     fn spares_defcon(&self, _e: &Effect, side: Side, free: bool) -> bool {
         side == Side::Us && !free
@@ -47,13 +42,7 @@ impl CardEvent for Wargames {
         if p.st.defcon == 2 {
             Ok(())
         } else {
-            illegal(
-                format!(
-                    "Wargames can only be played as an event at DEFCON 2 (DEFCON is {})",
-                    p.st.defcon
-                ),
-                "card text",
-            )
+            illegal(format!("Wargames can only be played as an event at DEFCON 2 (DEFCON is {})", p.st.defcon), "card text")
         }
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
@@ -63,7 +52,11 @@ impl CardEvent for Wargames {
         &["end the game", "continue"]
     }
     fn prompt(&self, _p: Position, t: &EventTask) -> String {
-        format!("{}: Wargames: `choose end the game` (the {} gains 6 VP, then the leader wins) or `choose continue`", t.side, t.side.opponent())
+        format!(
+            "{}: Wargames: `choose end the game` (the {} gains 6 VP, then the leader wins) or `choose continue`",
+            t.side,
+            t.side.opponent()
+        )
     }
     fn options(&self, _p: Position, _t: &EventTask) -> Vec<Move> {
         vec![Move::Choose(0), Move::Choose(1)]
@@ -73,19 +66,13 @@ impl CardEvent for Wargames {
             ctx.log(format!("{} lets the game go on", t.side));
             return;
         }
-        ctx.exec(Instr::Vp {
-            side: t.side.opponent(),
-            n: 6,
-        });
+        ctx.exec(Instr::Vp { side: t.side.opponent(), n: 6 });
         let winner = match ctx.st.vp {
             v if v > 0 => Some(Side::Us),
             v if v < 0 => Some(Side::Ussr),
             _ => None,
         };
-        ctx.exec(Instr::EndGame(Outcome {
-            winner,
-            reason: EndReason::Wargames,
-        }));
+        ctx.exec(Instr::EndGame(Outcome { winner, reason: EndReason::Wargames }));
     }
 }
 

@@ -19,19 +19,12 @@ impl CardEvent for FiveYearPlan {
         let info = ctx.rules.cards.info(card);
         let name = info.name.clone();
         if info.side == CardSide::Us {
-            ctx.log(format!(
-                "Five Year Plan: the USSR discards {name} at random; its US event takes place"
-            ));
+            ctx.log(format!("Five Year Plan: the USSR discards {name} at random; its US event takes place"));
             ctx.put_in_play(card, Side::Us);
             ctx.resolve_event(card, Side::Us);
         } else {
-            ctx.log(format!(
-                "Five Year Plan: the USSR discards {name} at random"
-            ));
-            ctx.exec(Instr::MoveCard {
-                card,
-                to: Pile::Discard,
-            });
+            ctx.log(format!("Five Year Plan: the USSR discards {name} at random"));
+            ctx.exec(Instr::MoveCard { card, to: Pile::Discard });
         }
     }
 }

@@ -14,10 +14,7 @@ impl CardEvent for Defectors {
     }
     fn resolve(&self, ctx: &mut Ctx, _side: Side) {
         if ctx.st.round > 0 && ctx.st.phasing == Side::Ussr {
-            ctx.exec(Instr::Vp {
-                side: Side::Us,
-                n: 1,
-            });
+            ctx.exec(Instr::Vp { side: Side::Us, n: 1 });
         } else {
             ctx.log("Defectors: no effect here (the headline cancel happens at the reveal)");
         }

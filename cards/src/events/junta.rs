@@ -14,10 +14,7 @@ const PLACE: u8 = 0;
 const OPS: u8 = 1;
 
 fn latin(c: arbiter_engine::CountryId) -> bool {
-    matches!(
-        Map::standard().country(c).region,
-        Region::CentralAmerica | Region::SouthAmerica
-    )
+    matches!(Map::standard().country(c).region, Region::CentralAmerica | Region::SouthAmerica)
 }
 
 impl CardEvent for Junta {
@@ -35,33 +32,19 @@ impl CardEvent for Junta {
     }
     fn options(&self, _p: Position, t: &EventTask) -> Vec<Move> {
         match t.stage {
-            PLACE => Map::standard()
-                .ids()
-                .filter(|c| latin(*c))
-                .map(Move::Target)
-                .collect(),
+            PLACE => Map::standard().ids().filter(|c| latin(*c)).map(Move::Target).collect(),
             _ => vec![Move::Choose(0), Move::Pass],
         }
     }
     fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
         match (t.stage, m) {
             (PLACE, Move::Target(c)) => {
-                ctx.exec(Instr::AddInfluence {
-                    side: t.side,
-                    country: *c,
-                    n: 2,
-                });
+                ctx.exec(Instr::AddInfluence { side: t.side, country: *c, n: 2 });
                 ctx.push(Task::Event(t.stage(OPS)));
             }
             (OPS, Move::Choose(0)) => {
-                let regions =
-                    (1 << Region::CentralAmerica as u8) | (1 << Region::SouthAmerica as u8);
-                ctx.push(Task::Ops(OpsTask {
-                    regions,
-                    free: true,
-                    allowed: 2 | 4,
-                    ..OpsTask::for_card(t.side, JUNTA)
-                }));
+                let regions = (1 << Region::CentralAmerica as u8) | (1 << Region::SouthAmerica as u8);
+                ctx.push(Task::Ops(OpsTask { regions, free: true, allowed: 2 | 4, ..OpsTask::for_card(t.side, JUNTA) }));
             }
             _ => ctx.log(format!("{} declines Junta's coup or realignment", t.side)),
         }

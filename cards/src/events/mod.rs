@@ -72,10 +72,7 @@ pub fn register(r: &mut Ruleset) {
     placement::register(r);
     traps::register(r);
     wars::register(r);
-    r.register(
-        CUBAN_MISSILE_CRISIS,
-        Box::new(cuban_missile_crisis::CubanMissileCrisis),
-    );
+    r.register(CUBAN_MISSILE_CRISIS, Box::new(cuban_missile_crisis::CubanMissileCrisis));
     r.register(JUNTA, Box::new(junta::Junta));
     r.register(OLYMPIC_GAMES, Box::new(olympic_games::OlympicGames));
     r.register(FIVE_YEAR_PLAN, Box::new(five_year_plan::FiveYearPlan));
@@ -87,9 +84,5 @@ pub fn register(r: &mut Ruleset) {
 /// Every card whose event is implemented, for CARDS.md and tests.
 pub fn implemented() -> Vec<CardId> {
     let r = crate::ruleset();
-    r.cards
-        .all()
-        .map(|c| c.id)
-        .filter(|c| r.implemented(*c))
-        .collect()
+    r.cards.all().map(|c| c.id).filter(|c| r.implemented(*c)).collect()
 }

@@ -11,23 +11,13 @@ use arbiter_engine::state::Pile;
 use arbiter_engine::{CardEvent, Map, Move, Position, Region, Ruleset, Side};
 
 /// "+1 Op, 4 maximum" (Containment, Brezhnev Doctrine).
-const PLUS_ONE_MAX_FOUR: &[OpsSpec] = &[OpsSpec {
-    who: Who::Owner,
-    stage: OpsStage::Bonus,
-    condition: OpsCondition::Always,
-    add: 1,
-    cap: Some(4),
-    floor: None,
-}];
+const PLUS_ONE_MAX_FOUR: &[OpsSpec] =
+    &[OpsSpec { who: Who::Owner, stage: OpsStage::Bonus, condition: OpsCondition::Always, add: 1, cap: Some(4), floor: None }];
 const LATIN_AMERICA: &[Region] = &[Region::CentralAmerica, Region::SouthAmerica];
 
 fn vietnam_influence(ctx: &mut Ctx, side: Side) {
     let vietnam = Map::standard().id("Vietnam");
-    ctx.exec(Instr::AddInfluence {
-        side,
-        country: vietnam,
-        n: 2,
-    });
+    ctx.exec(Instr::AddInfluence { side, country: vietnam, n: 2 });
 }
 
 fn salt_defcon(ctx: &mut Ctx, _side: Side) {
@@ -37,34 +27,13 @@ fn salt_defcon(ctx: &mut Ctx, _side: Side) {
 pub const SALT_MODIFIERS: Modifiers = Modifiers {
     card: SALT,
     ops: &[],
-    dice: &[DieSpec {
-        who: Who::Both,
-        kind: RollKind::Coup,
-        regions: None,
-        add: -1,
-    }],
+    dice: &[DieSpec { who: Who::Both, kind: RollKind::Coup, regions: None, add: -1 }],
     first: salt_defcon,
 };
 
 pub fn register(r: &mut Ruleset) {
-    r.register(
-        CONTAINMENT,
-        Box::new(Modifiers {
-            card: CONTAINMENT,
-            ops: PLUS_ONE_MAX_FOUR,
-            dice: &[],
-            first: nothing,
-        }),
-    );
-    r.register(
-        BREZHNEV_DOCTRINE,
-        Box::new(Modifiers {
-            card: BREZHNEV_DOCTRINE,
-            ops: PLUS_ONE_MAX_FOUR,
-            dice: &[],
-            first: nothing,
-        }),
-    );
+    r.register(CONTAINMENT, Box::new(Modifiers { card: CONTAINMENT, ops: PLUS_ONE_MAX_FOUR, dice: &[], first: nothing }));
+    r.register(BREZHNEV_DOCTRINE, Box::new(Modifiers { card: BREZHNEV_DOCTRINE, ops: PLUS_ONE_MAX_FOUR, dice: &[], first: nothing }));
     r.register(
         RED_SCARE,
         Box::new(Modifiers {
@@ -104,18 +73,8 @@ pub fn register(r: &mut Ruleset) {
             ops: &[],
             // Die roll only, not Ops: military ops are unaffected (AAS RULINGS #4).
             dice: &[
-                DieSpec {
-                    who: Who::Owner,
-                    kind: RollKind::Coup,
-                    regions: Some(LATIN_AMERICA),
-                    add: 1,
-                },
-                DieSpec {
-                    who: Who::Opponent,
-                    kind: RollKind::Coup,
-                    regions: Some(LATIN_AMERICA),
-                    add: -1,
-                },
+                DieSpec { who: Who::Owner, kind: RollKind::Coup, regions: Some(LATIN_AMERICA), add: 1 },
+                DieSpec { who: Who::Opponent, kind: RollKind::Coup, regions: Some(LATIN_AMERICA), add: -1 },
             ],
             first: nothing,
         }),
@@ -125,12 +84,7 @@ pub fn register(r: &mut Ruleset) {
         Box::new(Modifiers {
             card: IRAN_CONTRA,
             ops: &[],
-            dice: &[DieSpec {
-                who: Who::Opponent,
-                kind: RollKind::Realign,
-                regions: None,
-                add: -1,
-            }],
+            dice: &[DieSpec { who: Who::Opponent, kind: RollKind::Realign, regions: None, add: -1 }],
             first: nothing,
         }),
     );
@@ -144,26 +98,15 @@ struct Salt;
 impl CardEvent for Salt {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         SALT_MODIFIERS.start(ctx, side);
-        if !self
-            .options(ctx.pos(), &EventTask::new(SALT, side))
-            .is_empty()
-        {
+        if !self.options(ctx.pos(), &EventTask::new(SALT, side)).is_empty() {
             ctx.push(arbiter_engine::Task::Event(EventTask::new(SALT, side)));
         }
     }
     fn prompt(&self, _p: Position, t: &EventTask) -> String {
-        format!(
-            "{}: take one non-scoring card from the discard pile, or pass (SALT Negotiations)",
-            t.side
-        )
+        format!("{}: take one non-scoring card from the discard pile, or pass (SALT Negotiations)", t.side)
     }
     fn options(&self, p: Position, _t: &EventTask) -> Vec<Move> {
-        let cards: Vec<Move> =
-            p.st.discard
-                .iter()
-                .filter(|c| !p.cards().info(*c).scoring)
-                .map(Move::Take)
-                .collect();
+        let cards: Vec<Move> = p.st.discard.iter().filter(|c| !p.cards().info(*c).scoring).map(Move::Take).collect();
         if cards.is_empty() {
             cards
         } else {
@@ -173,14 +116,8 @@ impl CardEvent for Salt {
     fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
         if let Move::Take(c) = m {
             let name = ctx.card_name(*c).to_string();
-            ctx.log(format!(
-                "{} takes {name} from the discard pile (SALT Negotiations)",
-                t.side
-            ));
-            ctx.exec(Instr::MoveCard {
-                card: *c,
-                to: Pile::Hand(t.side),
-            });
+            ctx.log(format!("{} takes {name} from the discard pile (SALT Negotiations)", t.side));
+            ctx.exec(Instr::MoveCard { card: *c, to: Pile::Hand(t.side) });
         }
     }
     fn die_modifiers(&self, e: &Effect, out: &mut Vec<DieModifier>) {

@@ -20,19 +20,11 @@ impl CardEvent for Nato {
         if p.st.has_effect(MARSHALL_PLAN) || p.st.has_effect(WARSAW_PACT) {
             Ok(())
         } else {
-            illegal(
-                "NATO needs Marshall Plan or Warsaw Pact Formed to have been played",
-                "card text, §5.2",
-            )
+            illegal("NATO needs Marshall Plan or Warsaw Pact Formed to have been played", "card text, §5.2")
         }
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
-        ctx.exec(Instr::AddEffect(Effect {
-            card: NATO,
-            owner: side,
-            expiry: Expiry::Permanent,
-            param: 0,
-        }));
+        ctx.exec(Instr::AddEffect(Effect { card: NATO, owner: side, expiry: Expiry::Permanent, param: 0 }));
     }
     fn vetoes(&self, _e: &Effect, out: &mut Vec<Veto>) {
         let map = Map::standard();
@@ -43,13 +35,9 @@ impl CardEvent for Nato {
             scope: Scope::ControlledBy {
                 side: Side::Us,
                 region: Region::Europe,
-                except: vec![
-                    (DE_GAULLE, map.id("France")),
-                    (WILLY_BRANDT, map.id("West Germany")),
-                ],
+                except: vec![(DE_GAULLE, map.id("France")), (WILLY_BRANDT, map.id("West Germany"))],
             },
-            reason:
-                "NATO protects US-controlled countries in Europe from USSR coups and realignments",
+            reason: "NATO protects US-controlled countries in Europe from USSR coups and realignments",
             rule: "card text",
         });
     }
@@ -67,22 +55,11 @@ fn eastern_europe(_p: Position, _s: Side, c: CountryId) -> bool {
     Map::standard().country(c).in_sub(SubRegion::EasternEurope)
 }
 
-const ADD_FIVE: Markers = Markers {
-    influence_of: Who::Owner,
-    add: true,
-    total: 5,
-    max_per_country: 2,
-    eligible: eastern_europe,
-};
+const ADD_FIVE: Markers = Markers { influence_of: Who::Owner, add: true, total: 5, max_per_country: 2, eligible: eastern_europe };
 
 impl CardEvent for WarsawPact {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
-        ctx.exec(Instr::AddEffect(Effect {
-            card: WARSAW_PACT,
-            owner: side,
-            expiry: Expiry::Permanent,
-            param: 0,
-        }));
+        ctx.exec(Instr::AddEffect(Effect { card: WARSAW_PACT, owner: side, expiry: Expiry::Permanent, param: 0 }));
         ctx.push(Task::Event(EventTask::new(WARSAW_PACT, side)));
     }
     fn labels(&self, _t: &EventTask) -> &'static [&'static str] {
@@ -101,11 +78,7 @@ impl CardEvent for WarsawPact {
             CHOOSE => vec![Move::Choose(0), Move::Choose(1)],
             REMOVE => map
                 .ids()
-                .filter(|c| {
-                    eastern_europe(p, t.side, *c)
-                        && p.st.inf(Side::Us, *c) > 0
-                        && t.picked & c.bit() == 0
-                })
+                .filter(|c| eastern_europe(p, t.side, *c) && p.st.inf(Side::Us, *c) > 0 && t.picked & c.bit() == 0)
                 .map(Move::Target)
                 .collect(),
             _ => ADD_FIVE.options(p, t),
@@ -113,23 +86,13 @@ impl CardEvent for WarsawPact {
     }
     fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
         match (t.stage, m) {
-            (CHOOSE, Move::Choose(0)) => ctx.push(Task::Event(
-                EventTask::new(WARSAW_PACT, t.side).stage(REMOVE).count(4),
-            )),
+            (CHOOSE, Move::Choose(0)) => ctx.push(Task::Event(EventTask::new(WARSAW_PACT, t.side).stage(REMOVE).count(4))),
             (CHOOSE, _) => ctx.push(Task::Event(ADD_FIVE.task(WARSAW_PACT, t.side, ADD))),
             (REMOVE, Move::Target(c)) => {
                 let n = ctx.st.inf(Side::Us, *c);
-                ctx.exec(Instr::RemoveInfluence {
-                    side: Side::Us,
-                    country: *c,
-                    n,
-                });
+                ctx.exec(Instr::RemoveInfluence { side: Side::Us, country: *c, n });
                 if t.count > 1 {
-                    ctx.push(Task::Event(EventTask {
-                        count: t.count - 1,
-                        picked: t.picked | c.bit(),
-                        ..t
-                    }));
+                    ctx.push(Task::Event(EventTask { count: t.count - 1, picked: t.picked | c.bit(), ..t }));
                 }
             }
             _ => {

@@ -21,11 +21,7 @@ impl CardEvent for OlympicGames {
         &["participate", "boycott"]
     }
     fn prompt(&self, _p: Position, t: &EventTask) -> String {
-        format!(
-            "{}: the {} sponsors the Olympic Games: `choose participate` or `choose boycott`",
-            t.side.opponent(),
-            t.side
-        )
+        format!("{}: the {} sponsors the Olympic Games: `choose participate` or `choose boycott`", t.side.opponent(), t.side)
     }
     fn options(&self, _p: Position, _t: &EventTask) -> Vec<Move> {
         vec![Move::Choose(0), Move::Choose(1)]
@@ -46,9 +42,7 @@ impl CardEvent for OlympicGames {
                 return;
             }
             let sa = a + 2;
-            ctx.log(format!(
-                "Olympic Games: {sponsor} rolls {a} +2 (sponsor) = {sa}; {guest} rolls {b}"
-            ));
+            ctx.log(format!("Olympic Games: {sponsor} rolls {a} +2 (sponsor) = {sa}; {guest} rolls {b}"));
             if sa != b {
                 let winner = if sa > b { sponsor } else { guest };
                 ctx.exec(Instr::Vp { side: winner, n: 2 });

@@ -21,23 +21,12 @@ pub struct PlaceEvent {
 impl CardEvent for PlaceEvent {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         if self.lasting {
-            ctx.exec(Instr::AddEffect(Effect {
-                card: self.card,
-                owner: side,
-                expiry: Expiry::Permanent,
-                param: 0,
-            }));
+            ctx.exec(Instr::AddEffect(Effect { card: self.card, owner: side, expiry: Expiry::Permanent, param: 0 }));
         }
         ctx.push(Task::Event(self.markers.task(self.card, side, 0)));
     }
     fn prompt(&self, p: Position, t: &EventTask) -> String {
-        format!(
-            "{}: {} ({} left, {})",
-            t.side,
-            self.what,
-            t.count,
-            p.cards().name(self.card)
-        )
+        format!("{}: {} ({} left, {})", t.side, self.what, t.count, p.cards().name(self.card))
     }
     fn options(&self, p: Position, t: &EventTask) -> Vec<Move> {
         self.markers.options(p, t)
@@ -62,13 +51,7 @@ pub fn register(r: &mut Ruleset) {
         DECOLONIZATION,
         Box::new(PlaceEvent {
             card: DECOLONIZATION,
-            markers: Markers {
-                influence_of: Who::Owner,
-                add: true,
-                total: 4,
-                max_per_country: 1,
-                eligible: africa_or_southeast_asia,
-            },
+            markers: Markers { influence_of: Who::Owner, add: true, total: 4, max_per_country: 1, eligible: africa_or_southeast_asia },
             what: "add 1 Influence to each of 4 different countries in Africa or Southeast Asia",
             lasting: false,
         }),
@@ -77,7 +60,13 @@ pub fn register(r: &mut Ruleset) {
         MARSHALL_PLAN,
         Box::new(PlaceEvent {
             card: MARSHALL_PLAN,
-            markers: Markers { influence_of: Who::Owner, add: true, total: 7, max_per_country: 1, eligible: western_europe_not_ussr_controlled },
+            markers: Markers {
+                influence_of: Who::Owner,
+                add: true,
+                total: 7,
+                max_per_country: 1,
+                eligible: western_europe_not_ussr_controlled,
+            },
             what: "add 1 Influence to each of 7 Western European countries not controlled by the USSR",
             lasting: true,
         }),

@@ -33,18 +33,6 @@ impl CardEvent for Trap {
 }
 
 pub fn register(r: &mut Ruleset) {
-    r.register(
-        BEAR_TRAP,
-        Box::new(Trap {
-            card: BEAR_TRAP,
-            victim: Side::Ussr,
-        }),
-    );
-    r.register(
-        QUAGMIRE,
-        Box::new(Trap {
-            card: QUAGMIRE,
-            victim: Side::Us,
-        }),
-    );
+    r.register(BEAR_TRAP, Box::new(Trap { card: BEAR_TRAP, victim: Side::Ussr }));
+    r.register(QUAGMIRE, Box::new(Trap { card: QUAGMIRE, victim: Side::Us }));
 }

@@ -17,13 +17,5 @@ impl CardEvent for FixedWar {
 }
 
 pub fn register(r: &mut Ruleset) {
-    r.register(
-        KOREAN_WAR,
-        Box::new(FixedWar(War {
-            target: "South Korea",
-            min_roll: 4,
-            vp: 2,
-            mil_ops: 2,
-        })),
-    );
+    r.register(KOREAN_WAR, Box::new(FixedWar(War { target: "South Korea", min_roll: 4, vp: 2, mil_ops: 2 })));
 }
