@@ -74,13 +74,13 @@ pub fn random_game(seed: u64, options: Options, check_moves: bool) -> Result<Pla
 /// and leave the game unchanged.
 pub fn check_agreement(g: &Game, moves: &[Move], rng: &mut ChaCha8Rng) -> Result<(), String> {
     for m in moves {
-        g.check(m).map_err(|e| format!("listed move {} fails validation: {e}", g.move_text(m)))?;
+        g.validate(m).map_err(|e| format!("listed move {} fails validation: {e}", g.move_text(m)))?;
     }
     let universe = move_universe(g);
     for _ in 0..40 {
         let m = universe[rng.random_range(0..universe.len())];
         let listed = moves.contains(&m);
-        let ok = g.check(&m).is_ok();
+        let ok = g.validate(&m).is_ok();
         if listed != ok {
             return Err(format!("move {:?}: listed={listed} but validation ok={ok} at {:?}", m, g.decision().map(|d| d.prompt)));
         }

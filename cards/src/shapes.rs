@@ -5,6 +5,7 @@ use arbiter_engine::ctx::Ctx;
 use arbiter_engine::effect::{Effect, Expiry};
 use arbiter_engine::flow::EventTask;
 use arbiter_engine::instr::Instr;
+use arbiter_engine::log;
 use arbiter_engine::map::{CountryId, Map, Region};
 use arbiter_engine::pipeline::{DieModifier, OpsCondition, OpsModifier, OpsStage, RollKind, Source, Spend};
 use arbiter_engine::state::Pile;
@@ -202,11 +203,12 @@ impl War {
             format!(" - {} {enemy}-controlled neighbour(s) ({})", neighbours.len(), neighbours.join(", "))
         };
         let won = total >= self.min_roll as i32;
-        ctx.log(format!(
+        log!(
+            ctx,
             "War in {name}: {side} rolls {roll}{mods} = {total}; needs {}+: {}",
             self.min_roll,
             if won { "victory" } else { "defeat" }
-        ));
+        );
         ctx.exec(Instr::MilOps { side, n: self.mil_ops });
         if won {
             let n = ctx.st.inf(enemy, target);
@@ -238,7 +240,7 @@ impl Trap {
             .iter()
             .filter(|c| {
                 let info = p.cards().info(*c);
-                !info.scoring && arbiter_engine::ctx::ops_value(p, *c, side, Spend::NOWHERE).value >= 2
+                !info.scoring && arbiter_engine::ctx::ops_number(p, *c, side, Spend::NOWHERE) >= 2
             })
             .collect()
     }
@@ -274,18 +276,18 @@ impl Trap {
                 ctx.exec(Instr::MoveCard { card: c, to: Pile::Discard });
                 let roll = ctx.die(side);
                 if roll <= 4 {
-                    ctx.log(format!("{side} discards {name} and rolls {roll}: escapes {trap}"));
+                    log!(ctx, "{side} discards {name} and rolls {roll}: escapes {trap}");
                     ctx.exec(Instr::RemoveEffect(self.card));
                 } else {
-                    ctx.log(format!("{side} discards {name} and rolls {roll}: still in {trap}"));
+                    log!(ctx, "{side} discards {name} and rolls {roll}: still in {trap}");
                 }
             }
             Move::Play { card, .. } => {
-                ctx.log(format!("{side} plays a scoring card instead of trying to escape {trap} (§10.1.5)"));
+                log!(ctx, "{side} plays a scoring card instead of trying to escape {trap} (§10.1.5)");
                 ctx.put_in_play(card, side);
                 ctx.resolve_event(card, side);
             }
-            _ => ctx.log(format!("{side} has no card to discard: the round passes ({trap})")),
+            _ => log!(ctx, "{side} has no card to discard: the round passes ({trap})"),
         }
     }
 }

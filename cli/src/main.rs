@@ -2,6 +2,7 @@
 
 #[macro_use]
 mod out;
+mod bench;
 mod board;
 mod input;
 mod play;
@@ -70,6 +71,17 @@ enum Command {
         file: PathBuf,
         #[arg(long = "as", default_value = "observer")]
         viewer: LogViewer,
+    },
+    /// Play random games in memory and report their speed.
+    Bench {
+        #[arg(long, default_value_t = 1000)]
+        games: u64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        #[arg(long)]
+        json: bool,
     },
     /// Run rules-lawyer fixtures (files or folders); ends with `N passed, N failed`.
     Fixtures {
@@ -294,6 +306,28 @@ fn run(cmd: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Fixtures { paths, verbose } => run_fixtures(&paths, verbose),
+        Command::Bench { games, seed, threads, json: as_json } => {
+            if games == 0 {
+                return Err(Failure::Rejected("--games must be at least 1".into()));
+            }
+            let r = bench::run(games, seed, threads, Options::default()).map_err(Failure::Failed)?;
+            if as_json {
+                say!("{}", json(&r));
+            } else {
+                say!("{} games in {:.2} s on {} thread(s)", r.games, r.seconds, r.threads);
+                say!(
+                    "{:.0} games/s, {:.0} decisions/s, {:.1} decisions per game",
+                    r.games_per_sec,
+                    r.decisions_per_sec,
+                    r.mean_decisions_per_game
+                );
+                let reasons: Vec<String> = r.end_reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                say!("end reasons: {}", reasons.join(", "));
+                say!("peak memory: {}", r.peak_rss_bytes.map(|b| format!("{:.1} MB", b as f64 / 1e6)).unwrap_or_else(|| "unknown".into()));
+                say!("digest of final states: {}", r.digest);
+            }
+            Ok(())
+        }
         Command::Replay { file, to, step } => {
             let store = SqliteStore::open(&file)?;
             let mut r = Replay::new(store.header()?, store.rows()?).map_err(|e| Failure::Failed(e.to_string()))?;

@@ -4,6 +4,7 @@
 
 use crate::ctx::Ctx;
 use crate::instr::{DomainEvent, Instr};
+use crate::log;
 use crate::map::{CountryId, Map};
 use crate::pipeline::{self, RollKind};
 use crate::side::Side;
@@ -11,7 +12,7 @@ use crate::side::Side;
 pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId, ops: u8, free: bool) {
     let country = Map::standard().country(c);
     let opp = side.opponent();
-    ctx.log(format!("{side} {}coups {} (stability {}) with {ops} Ops", if free { "free " } else { "" }, country.name, country.stability));
+    log!(ctx, "{side} {}coups {} (stability {}) with {ops} Ops", if free { "free " } else { "" }, country.name, country.stability);
     ctx.emit(DomainEvent::CoupAttempted { side, country: c, free });
     if ctx.over() {
         return;
@@ -19,7 +20,7 @@ pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId, ops: u8, free: bool) {
     let roll = ctx.die(side);
     let die = pipeline::die_total(roll, side, RollKind::Coup, country.region, &ctx.pos().die_modifiers(), &ctx.rules.cards);
     let result = die.value + ops as i32 - 2 * country.stability as i32;
-    ctx.log(format!("Coup: roll {die}; + {ops} Ops - 2 x {} stability = {result} (§6.3.2)", country.stability));
+    log!(ctx, "Coup: roll {die}; + {ops} Ops - 2 x {} stability = {result} (§6.3.2)", country.stability);
     if result > 0 {
         let removed = (result as u8).min(ctx.st.inf(opp, c));
         ctx.exec(Instr::RemoveInfluence { side: opp, country: c, n: removed });
@@ -35,10 +36,10 @@ pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId, ops: u8, free: bool) {
         match spared {
             Some(e) => {
                 let n = ctx.card_name(e.card).to_string();
-                ctx.log(format!("{n}: this battleground coup does not lower DEFCON"));
+                log!(ctx, "{n}: this battleground coup does not lower DEFCON");
             }
             None => {
-                ctx.log(format!("{} is a battleground: DEFCON drops (§6.3.4)", country.name));
+                log!(ctx, "{} is a battleground: DEFCON drops (§6.3.4)", country.name);
                 ctx.exec(Instr::ChangeDefcon(-1));
             }
         }

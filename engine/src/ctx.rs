@@ -6,6 +6,7 @@ use crate::card::{CardId, CardSet};
 use crate::effect::Effect;
 use crate::flow::Task;
 use crate::instr::{DomainEvent, Instr};
+use crate::log;
 use crate::map::{CountryId, Map};
 use crate::pipeline::{self, Spend, Traced};
 use crate::registry::{Position, Ruleset};
@@ -23,13 +24,15 @@ pub struct Ctx<'a> {
     pub exhausted: Option<Exhausted>,
     /// Compose log text (off for random playouts; the state is the same either way).
     pub logging: bool,
+    /// The legal moves of the decision `flow::run` stopped at.
+    pub legal: Vec<crate::moves::Move>,
     events: VecDeque<DomainEvent>,
     reacting: bool,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(rules: &'a Ruleset, st: &'a mut State, report: &'a mut Report) -> Ctx<'a> {
-        Ctx { rules, st, report, exhausted: None, logging: true, events: VecDeque::new(), reacting: false }
+        Ctx { rules, st, report, exhausted: None, logging: true, legal: Vec::new(), events: VecDeque::new(), reacting: false }
     }
 
     pub fn pos(&self) -> Position<'_> {
@@ -155,7 +158,9 @@ impl<'a> Ctx<'a> {
                 }
                 let before = self.influence_text(country);
                 self.st.influence[country.idx()][side.idx()] += n;
-                self.log_influence(country, before, format!("{side} +{n}"));
+                if self.logging {
+                    self.log_influence(country, before, format!("{side} +{n}"));
+                }
             }
             Instr::RemoveInfluence { side, country, n } => {
                 let have = self.st.inf(side, country);
@@ -165,7 +170,9 @@ impl<'a> Ctx<'a> {
                 }
                 let before = self.influence_text(country);
                 self.st.influence[country.idx()][side.idx()] -= n;
-                self.log_influence(country, before, format!("{side} -{n}"));
+                if self.logging {
+                    self.log_influence(country, before, format!("{side} -{n}"));
+                }
             }
             Instr::ChangeDefcon(d) => {
                 let to = (self.st.defcon as i8 + d).clamp(1, 5) as u8;
@@ -179,7 +186,7 @@ impl<'a> Ctx<'a> {
                 let before = *s;
                 *s = (*s + n).min(5); // the track runs 0–5 (§8.2)
                 let after = *s;
-                self.log(format!("{side} military ops {before} -> {after}"));
+                log!(self, "{side} military ops {before} -> {after}");
             }
             Instr::ResetMilOps => self.st.mil_ops = [0, 0],
             Instr::SpaceAttempt { side } => self.st.space_attempts[side.idx()] += 1,
@@ -195,7 +202,7 @@ impl<'a> Ctx<'a> {
                 }
                 let (name, vp1, vp2) = crate::space_race::BOXES[(b - 1) as usize].name_vp();
                 let vp = if first { vp1 } else { vp2 };
-                self.log(format!("{side} space race -> box {b} ({name}){}", if first { ", first to arrive" } else { "" }));
+                log!(self, "{side} space race -> box {b} ({name}){}", if first { ", first to arrive" } else { "" });
                 if vp > 0 {
                     self.change_vp(side.vp_sign() * vp as i32);
                 }
@@ -205,22 +212,22 @@ impl<'a> Ctx<'a> {
                 let same = self.st.china.holder == to;
                 self.st.china = crate::state::China { holder: to, face_up };
                 if same {
-                    self.log(format!("The China Card ({to}) is turned face {}", if face_up { "up" } else { "down" }));
+                    log!(self, "The China Card ({to}) is turned face {}", if face_up { "up" } else { "down" });
                 } else {
-                    self.log(format!("The China Card passes to {to}, face {}", if face_up { "up" } else { "down" }));
+                    log!(self, "The China Card passes to {to}, face {}", if face_up { "up" } else { "down" });
                 }
             }
             Instr::AddEffect(e) => {
                 if !self.st.has_effect(e.card) {
                     self.st.effects.push(e);
-                    self.log(format!("{} is now in effect", self.card_name(e.card)));
+                    log!(self, "{} is now in effect", self.card_name(e.card));
                 }
             }
             Instr::RemoveEffect(c) => {
                 let n = self.st.effects.len();
                 self.st.effects.retain(|e| e.card != c);
                 if self.st.effects.len() != n {
-                    self.log(format!("{} is no longer in effect", self.card_name(c)));
+                    log!(self, "{} is no longer in effect", self.card_name(c));
                 }
             }
             Instr::SetEffectParam { card, param } => {
@@ -229,7 +236,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             Instr::EndGame(o) => {
-                self.log(format!("Game over: {o}"));
+                log!(self, "Game over: {o}");
                 self.st.outcome = Some(o);
             }
         }
@@ -256,7 +263,7 @@ impl<'a> Ctx<'a> {
             return;
         }
         self.st.defcon = to;
-        self.log(format!("DEFCON {from} -> {to}"));
+        log!(self, "DEFCON {from} -> {to}");
         if to == 1 {
             // §8.1.3: the phasing player loses, whoever caused it.
             let loser = self.st.phasing;
@@ -274,7 +281,7 @@ impl<'a> Ctx<'a> {
         let after = (before + d).clamp(-127, 127);
         self.st.vp = after as i8;
         let who = if d > 0 { Side::Us } else { Side::Ussr };
-        self.log(format!("{who} +{} VP (VP {} -> {})", d.abs(), vp_text(before), vp_text(after)));
+        log!(self, "{who} +{} VP (VP {} -> {})", d.abs(), vp_text(before), vp_text(after));
     }
 
     fn move_card(&mut self, card: CardId, to: Pile) {
@@ -326,17 +333,17 @@ impl<'a> Ctx<'a> {
     pub fn resolve_event(&mut self, card: CardId, side: Side) {
         let name = self.card_name(card).to_string();
         let Some(h) = self.rules.event(card) else {
-            self.log(format!("Event of {name} is not implemented in this version: no effect (see CARDS.md)"));
+            log!(self, "Event of {name} is not implemented in this version: no effect (see CARDS.md)");
             return;
         };
         if let Err(why) = h.can_occur(self.pos(), side) {
-            self.log(format!("Event of {name} does not occur: {why}"));
+            log!(self, "Event of {name} does not occur: {why}");
             return;
         }
         if let Some(p) = self.st.in_play.iter_mut().find(|p| p.card == card) {
             p.event_fired = true;
         }
-        self.log(format!("Event: {name} ({side})"));
+        log!(self, "Event: {name} ({side})");
         self.emit(DomainEvent::EventResolved { side, card });
         h.resolve(self, side);
     }
@@ -360,27 +367,47 @@ impl<'a> Ctx<'a> {
             Pile::Removed => self.st.removed.insert(card),
             _ => self.st.discard.insert(card),
         }
-        self.log(format!("{} is {}", info.name, if to == Pile::Removed { "removed from the game" } else { "discarded" }));
+        log!(self, "{} is {}", info.name, if to == Pile::Removed { "removed from the game" } else { "discarded" });
     }
 }
 
-/// Ops value of `card` played by `side`: the China Card's own +1 (§9.6), then the modifiers
-/// of effects in play (§7.4).
-pub fn ops_value(p: Position, card: CardId, side: Side, spend: Spend) -> Traced {
-    let mut mods = Vec::new();
-    if card == CardId::CHINA {
-        mods.push(pipeline::OpsModifier {
-            source: pipeline::Source::Card(CardId::CHINA),
-            stage: pipeline::OpsStage::ChinaCard,
-            beneficiary: side,
-            condition: pipeline::OpsCondition::AllInAsia,
-            add: 1,
-            cap: None,
-            floor: None,
-        });
-    }
+/// The China Card's own +1 when all its Ops are spent in Asia (§9.6): a base rule.
+fn china_modifier(card: CardId, side: Side) -> Option<pipeline::OpsModifier> {
+    (card == CardId::CHINA).then(|| pipeline::OpsModifier {
+        source: pipeline::Source::Card(CardId::CHINA),
+        stage: pipeline::OpsStage::ChinaCard,
+        beneficiary: side,
+        condition: pipeline::OpsCondition::AllInAsia,
+        add: 1,
+        cap: None,
+        floor: None,
+    })
+}
+
+fn card_ops_modifiers(p: Position, card: CardId, side: Side) -> Vec<pipeline::OpsModifier> {
+    let mut mods: Vec<pipeline::OpsModifier> = china_modifier(card, side).into_iter().collect();
     mods.extend(p.ops_modifiers());
-    pipeline::ops_value(p.cards().info(card).ops, side, &mods, spend, p.cards())
+    mods
+}
+
+/// Ops value of `card` played by `side`, with its trace: the China Card's own +1 (§9.6), then
+/// the modifiers of effects in play (§7.4).
+pub fn ops_value(p: Position, card: CardId, side: Side, spend: Spend) -> Traced {
+    pipeline::ops_value(p.cards().info(card).ops, side, &card_ops_modifiers(p, card, side), spend, p.cards())
+}
+
+/// The same value without the trace (legality checks).
+pub fn ops_number(p: Position, card: CardId, side: Side, spend: Spend) -> i32 {
+    ops_number_with(p, &p.ops_modifiers(), card, side, spend)
+}
+
+/// `ops_number` with the effects' modifiers already collected (one decision judges many cards).
+pub fn ops_number_with(p: Position, effect_mods: &[pipeline::OpsModifier], card: CardId, side: Side, spend: Spend) -> i32 {
+    let base = p.cards().info(card).ops;
+    match china_modifier(card, side) {
+        Some(china) => pipeline::ops_number(base, side, std::slice::from_ref(&china).iter().chain(effect_mods), spend),
+        None => pipeline::ops_number(base, side, effect_mods.iter(), spend),
+    }
 }
 
 pub fn vp_text(v: i32) -> String {
@@ -389,4 +416,24 @@ pub fn vp_text(v: i32) -> String {
         std::cmp::Ordering::Less => format!("USSR {}", -v),
         std::cmp::Ordering::Equal => "0".into(),
     }
+}
+
+/// `log!(ctx, "format", args…)`: a public log line, composed only when logging is on.
+#[macro_export]
+macro_rules! log {
+    ($ctx:expr, $($fmt:tt)+) => {
+        if $ctx.logging {
+            $ctx.log(format!($($fmt)+))
+        }
+    };
+}
+
+/// `log_private!(ctx, side, "format", args…)`: a line only `side` may read.
+#[macro_export]
+macro_rules! log_private {
+    ($ctx:expr, $side:expr, $($fmt:tt)+) => {
+        if $ctx.logging {
+            $ctx.log_private($side, format!($($fmt)+))
+        }
+    };
 }

@@ -3,24 +3,39 @@
 
 use crate::rng::Exhausted;
 use crate::state::Outcome;
+use std::borrow::Cow;
 
 /// Why a move is not legal, and which rule says so.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{reason} ({rule})")]
 pub struct Illegal {
-    pub reason: String,
+    /// Empty when the arbitrator was asked not to explain (listing legal moves).
+    pub reason: Cow<'static, str>,
     pub rule: &'static str,
 }
 
 impl Illegal {
-    pub fn new(reason: impl Into<String>, rule: &'static str) -> Illegal {
+    pub fn new(reason: impl Into<Cow<'static, str>>, rule: &'static str) -> Illegal {
         Illegal { reason: reason.into(), rule }
+    }
+    /// Compose the reason only if it will be shown.
+    pub fn lazy(explain: bool, rule: &'static str, reason: impl FnOnce() -> String) -> Illegal {
+        Illegal { reason: if explain { Cow::Owned(reason()) } else { Cow::Borrowed("") }, rule }
     }
 }
 
 /// Shorthand for building an `Err(Illegal)`.
-pub fn illegal<T>(reason: impl Into<String>, rule: &'static str) -> Result<T, Illegal> {
+pub fn illegal<T>(reason: impl Into<Cow<'static, str>>, rule: &'static str) -> Result<T, Illegal> {
     Err(Illegal::new(reason, rule))
+}
+
+/// `refuse!(explain, rule, "format", args…)`: an `Err(Illegal)` whose message is composed only
+/// when `explain` is true, so listing legal moves formats nothing.
+#[macro_export]
+macro_rules! refuse {
+    ($explain:expr, $rule:expr, $($fmt:tt)+) => {
+        Err($crate::error::Illegal::lazy($explain, $rule, || format!($($fmt)+)))
+    };
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

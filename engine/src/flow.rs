@@ -6,6 +6,7 @@
 use crate::card::CardId;
 use crate::ctx::Ctx;
 use crate::error::Illegal;
+use crate::log;
 use crate::moves::Move;
 use crate::pipeline::Spend;
 use crate::registry::Position;
@@ -185,7 +186,10 @@ pub fn legal_moves(p: Position) -> Vec<Move> {
     }
     match t {
         Task::Event(e) => p.rules.event(e.card).map(|h| h.options(p, e)).unwrap_or_default(),
-        _ => candidates(p, t).into_iter().filter(|m| check(p, t, m).is_ok()).collect(),
+        Task::Ops(o) => ops::legal(p, o),
+        Task::ChooseCard { side } => action_round::legal(p, *side),
+        Task::HeadlineChoose { side } => headline::legal(p, *side),
+        _ => candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect(),
     }
 }
 
@@ -193,22 +197,24 @@ pub fn legal_moves(p: Position) -> Vec<Move> {
 fn candidates(p: Position, t: &Task) -> Vec<Move> {
     match t {
         Task::SetupPlace { .. } | Task::UsBonus { .. } => setup::candidates(p),
-        Task::HeadlineChoose { side } => headline::candidates(p, *side),
-        Task::ChooseCard { side } => action_round::candidates(p, *side),
-        Task::Ops(_) => ops::candidates(p),
         Task::SpaceDiscard { side } => turn::space_discard_candidates(p, *side),
         _ => Vec::new(),
     }
 }
 
-/// Validate a move against the decision on top of the stack.
+/// Validate a move against the decision on top of the stack, with the reason if it is illegal.
 pub fn check(p: Position, t: &Task, m: &Move) -> Result<(), Illegal> {
+    judge(p, t, m, true)
+}
+
+/// The one validation path; `explain` only decides whether rejection messages are composed.
+fn judge(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> {
     match t {
-        Task::SetupPlace { .. } | Task::UsBonus { .. } => setup::check(p, t, m),
-        Task::HeadlineChoose { side } => headline::check(p, *side, m),
-        Task::ChooseCard { side } => action_round::check(p, *side, m),
-        Task::Ops(o) => ops::check(p, o, m),
-        Task::SpaceDiscard { side } => turn::space_discard_check(p, *side, m),
+        Task::SetupPlace { .. } | Task::UsBonus { .. } => setup::check(p, t, m, explain),
+        Task::HeadlineChoose { side } => headline::check(p, *side, m, explain),
+        Task::ChooseCard { side } => action_round::check(p, *side, m, explain),
+        Task::Ops(o) => ops::Judge::new(p, o, explain).check(m),
+        Task::SpaceDiscard { side } => turn::space_discard_check(p, *side, m, explain),
         Task::Event(e) => {
             let Some(h) = p.rules.event(e.card) else {
                 return Err(Illegal::new("no such decision", "§5"));
@@ -262,7 +268,9 @@ pub fn run(ctx: &mut Ctx) {
             return;
         };
         if top.is_decision() {
-            if !legal_moves(ctx.pos()).is_empty() {
+            let moves = legal_moves(ctx.pos());
+            if !moves.is_empty() {
+                ctx.legal = moves;
                 return;
             }
             let t = ctx.st.stack.pop().expect("top exists");
@@ -277,9 +285,9 @@ pub fn run(ctx: &mut Ctx) {
 fn no_moves(ctx: &mut Ctx, t: Task) {
     match t {
         Task::Ops(o) => ops::finish(ctx, &o, "no legal use remains"),
-        Task::ChooseCard { side } => ctx.log(format!("{side} has no card to play and sits out this action round (§4.5D)")),
-        Task::Event(e) => ctx.log(format!("{}: no legal choice remains", ctx.card_name(e.card))),
-        Task::HeadlineChoose { side } => ctx.log(format!("{side} has no card to headline")),
+        Task::ChooseCard { side } => log!(ctx, "{side} has no card to play and sits out this action round (§4.5D)"),
+        Task::Event(e) => log!(ctx, "{}: no legal choice remains", ctx.card_name(e.card)),
+        Task::HeadlineChoose { side } => log!(ctx, "{side} has no card to headline"),
         _ => {}
     }
 }

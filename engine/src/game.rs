@@ -19,6 +19,9 @@ use std::sync::Arc;
 pub struct Game {
     rules: Arc<Ruleset>,
     state: State,
+    /// The legal moves of the pending decision, as its arbitrator listed them when the game
+    /// reached it (derived from `state`; not part of it).
+    legal: Vec<Move>,
 }
 
 impl Game {
@@ -26,23 +29,25 @@ impl Game {
     /// then the first decision (the USSR's 6 Influence in Eastern Europe).
     pub fn new(rules: Arc<Ruleset>, options: Options, rng: Randomness) -> (Game, Report) {
         let state = State::initial(&rules, options, rng);
-        let mut g = Game { rules, state };
+        let mut g = Game { rules, state, legal: Vec::new() };
         let mut report = Report::default();
         {
             let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
             let early: CardSet = ctx.rules.cards.era_deck(Era::Early, options.optional_cards).into_iter().collect();
             ctx.shuffle_into_deck(early);
             flow::run(&mut ctx);
+            g.legal = std::mem::take(&mut ctx.legal);
         }
         (g, report)
     }
 
     /// A game from any state (fixtures, saved games). Runs automatic tasks up to a decision.
     pub fn from_state(rules: Arc<Ruleset>, state: State) -> (Game, Report) {
-        let mut g = Game { rules, state };
+        let mut g = Game { rules, state, legal: Vec::new() };
         let mut report = Report::default();
         let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
         flow::run(&mut ctx);
+        g.legal = std::mem::take(&mut ctx.legal);
         (g, report)
     }
 
@@ -69,7 +74,7 @@ impl Game {
             return None;
         }
         let p = self.pos();
-        Some(Decision { side: flow::decider(p, t), prompt: flow::prompt(p, t), moves: flow::legal_moves(p) })
+        Some(Decision { side: flow::decider(p, t), prompt: flow::prompt(p, t), moves: self.legal.clone() })
     }
 
     pub fn to_move(&self) -> Option<Side> {
@@ -78,11 +83,30 @@ impl Game {
     }
 
     pub fn legal_moves(&self) -> Vec<Move> {
-        flow::legal_moves(self.pos())
+        self.legal.clone()
     }
 
-    /// Validate a move without playing it.
+    /// The legal moves without copying them.
+    pub fn legal(&self) -> &[Move] {
+        &self.legal
+    }
+
+    /// Is `m` legal? A listed move is (its arbitrator listed it); any other move is judged by
+    /// the arbitrator again, for the reason it is refused.
     pub fn check(&self, m: &Move) -> Result<(), PlayError> {
+        if self.state.outcome.is_none() && self.legal.contains(m) {
+            return Ok(());
+        }
+        self.validate(m)?;
+        // The arbitrator accepts what it did not list: an engine inconsistency, refused.
+        Err(PlayError::Illegal {
+            action: m.text(self.pos()),
+            why: crate::error::Illegal::new("not among the listed legal moves", "engine"),
+        })
+    }
+
+    /// Ask the decision's arbitrator about `m`, ignoring the listed moves (tests compare the two).
+    pub fn validate(&self, m: &Move) -> Result<(), PlayError> {
         if let Some(o) = self.state.outcome {
             return Err(PlayError::GameOver(o));
         }
@@ -107,18 +131,25 @@ impl Game {
 
     fn play_with(&mut self, m: &Move, logging: bool) -> Result<Report, PlayError> {
         self.check(m)?;
-        let mut next = self.state.clone();
         let mut report = Report::default();
+        // A validated move can fail only if scripted randomness runs out: then it is applied
+        // to a copy, kept only on success. Seeded randomness never runs out: apply in place.
+        let scripted = self.state.rng.is_scripted();
+        let mut copy = scripted.then(|| self.state.clone());
         {
-            let mut ctx = Ctx::new(&self.rules, &mut next, &mut report);
+            let st = copy.as_mut().unwrap_or(&mut self.state);
+            let mut ctx = Ctx::new(&self.rules, st, &mut report);
             ctx.logging = logging;
             flow::apply(&mut ctx, m);
             flow::run(&mut ctx);
             if let Some(why) = ctx.exhausted.take() {
                 return Err(PlayError::Randomness { action: m.text(self.pos()), why });
             }
+            self.legal = std::mem::take(&mut ctx.legal);
         }
-        self.state = next;
+        if let Some(next) = copy {
+            self.state = next;
+        }
         Ok(report)
     }
 

@@ -9,10 +9,12 @@ use crate::error::{illegal, Illegal};
 use crate::flow::Task;
 use crate::instr::Instr;
 use crate::moves::Move;
+use crate::refuse;
 use crate::registry::Position;
 use crate::side::Side;
 use crate::space_race::MAN_IN_EARTH_ORBIT;
 use crate::state::Pile;
+use crate::{log, log_private};
 
 /// The side that must choose (and reveal) first, if Man in Earth Orbit applies (§6.4.4).
 pub fn reveals_first(p: Position) -> Option<Side> {
@@ -20,7 +22,7 @@ pub fn reveals_first(p: Position) -> Option<Side> {
 }
 
 pub fn start(ctx: &mut Ctx) {
-    ctx.log(format!("Headline phase, turn {}", ctx.st.turn));
+    log!(ctx, "Headline phase, turn {}", ctx.st.turn);
     ctx.push(Task::HeadlineResolve);
     let first = reveals_first(ctx.pos()).unwrap_or(Side::Ussr);
     ctx.push(Task::HeadlineChoose { side: first.opponent() });
@@ -39,11 +41,12 @@ fn headline_cards(p: Position, side: Side) -> Vec<CardId> {
     }
 }
 
-pub fn candidates(p: Position, side: Side) -> Vec<Move> {
-    p.st.hand(side).iter().map(Move::Headline).collect()
+/// Every legal headline: the cards of `headline_cards` (which are checked by `check` too).
+pub fn legal(p: Position, side: Side) -> Vec<Move> {
+    headline_cards(p, side).into_iter().map(Move::Headline).collect()
 }
 
-pub fn check(p: Position, side: Side, m: &Move) -> Result<(), Illegal> {
+pub fn check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Illegal> {
     let Move::Headline(c) = m else {
         return illegal("the headline phase needs `headline CARD`", "§4.5C");
     };
@@ -52,10 +55,10 @@ pub fn check(p: Position, side: Side, m: &Move) -> Result<(), Illegal> {
         return illegal("The China Card may not be headlined", "§9.5");
     }
     if !p.st.hand(side).contains(*c) {
-        return illegal(format!("{} is not in {side}'s hand", info.name), "§4.5C");
+        return refuse!(explain, "§4.5C", "{} is not in {side}'s hand", info.name);
     }
     if info.no_headline {
-        return illegal(format!("{} may not be headlined", info.name), "card text");
+        return refuse!(explain, "card text", "{} may not be headlined", info.name);
     }
     if !headline_cards(p, side).contains(c) {
         return illegal(
@@ -71,10 +74,10 @@ pub fn apply_choice(ctx: &mut Ctx, side: Side, m: &Move) {
     ctx.exec(Instr::MoveCard { card: *c, to: Pile::Headline(side) });
     let name = ctx.card_name(*c).to_string();
     if reveals_first(ctx.pos()) == Some(side) {
-        ctx.log(format!("{side} headlines {name}, revealed first (Man in Earth Orbit, §6.4.4)"));
+        log!(ctx, "{side} headlines {name}, revealed first (Man in Earth Orbit, §6.4.4)");
     } else {
-        ctx.log(format!("{side} has chosen a headline card"));
-        ctx.log_private(side, format!("{side} headlines {name}"));
+        log!(ctx, "{side} has chosen a headline card");
+        log_private!(ctx, side, "{side} headlines {name}");
     }
 }
 
@@ -90,7 +93,7 @@ pub fn resolve(ctx: &mut Ctx) {
         };
         if ctx.rules.event(mine).is_some_and(|h| h.cancels_opponent_headline(side)) {
             let (a, b) = (ctx.card_name(mine).to_string(), ctx.card_name(theirs).to_string());
-            ctx.log(format!("{a} cancels the {} headline: {b} is discarded without effect (card text)", side.opponent()));
+            log!(ctx, "{a} cancels the {} headline: {b} is discarded without effect (card text)", side.opponent());
             ctx.exec(Instr::MoveCard { card: theirs, to: Pile::Discard });
         }
     }
@@ -122,7 +125,7 @@ pub fn event(ctx: &mut Ctx, side: Side) {
     ctx.st.headline[side.idx()] = None;
     ctx.put_in_play(card, side);
     let owner = ctx.rules.cards.info(card).side.side().unwrap_or(side);
-    ctx.log(format!("{side} headline: {}", ctx.card_name(card)));
+    log!(ctx, "{side} headline: {}", ctx.card_name(card));
     ctx.resolve_event(card, owner);
 }
 

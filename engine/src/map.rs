@@ -118,6 +118,10 @@ pub struct Map {
     sub_masks: [u128; 3],
     battleground_mask: u128,
     adjacency_masks: Vec<u128>,
+    /// Countries adjacent to each superpower: [USA, USSR].
+    superpower_masks: [u128; 2],
+    /// Stability by country index, dense for fast scans.
+    pub stabilities: Vec<u8>,
 }
 
 #[derive(Deserialize)]
@@ -209,7 +213,10 @@ impl Map {
             sub_masks: [0; 3],
             battleground_mask: 0,
             adjacency_masks: Vec::new(),
+            superpower_masks: [0; 2],
+            stabilities: Vec::new(),
         };
+        map.stabilities = map.countries.iter().map(|c| c.stability).collect();
         for c in &map.countries {
             map.region_masks[c.region as usize] |= c.id.bit();
             for s in &c.subregions {
@@ -217,6 +224,9 @@ impl Map {
             }
             if c.battleground {
                 map.battleground_mask |= c.id.bit();
+            }
+            if let Some(s) = c.superpower {
+                map.superpower_masks[s.idx()] |= c.id.bit();
             }
         }
         map.adjacency_masks = map.countries.iter().map(|c| c.adjacent.iter().fold(0u128, |m, a| m | a.bit())).collect();
@@ -279,6 +289,10 @@ impl Map {
     }
     pub fn adjacency_mask(&self, id: CountryId) -> u128 {
         self.adjacency_masks[id.idx()]
+    }
+    /// Countries adjacent to `side`'s superpower space (§2.1.5).
+    pub fn superpower_mask(&self, side: Side) -> u128 {
+        self.superpower_masks[side.idx()]
     }
 }
 

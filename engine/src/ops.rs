@@ -6,10 +6,12 @@ use crate::ctx::{self, Ctx};
 use crate::defcon;
 use crate::error::{illegal, Illegal};
 use crate::flow::{OpsKind, OpsTask, Task};
+use crate::log;
 use crate::map::{CountryId, Map};
 use crate::moves::Move;
 use crate::permission::Action;
 use crate::pipeline::{Spend, Traced};
+use crate::refuse;
 use crate::registry::Position;
 use crate::side::Side;
 
@@ -22,8 +24,11 @@ pub fn value(p: Position, o: &OpsTask, spend: Spend) -> Traced {
 }
 
 fn spend_after(o: &OpsTask, c: CountryId) -> Spend {
-    let k = Map::standard().country(c);
-    Spend { all_in_asia: o.spend.all_in_asia && k.in_asia(), all_in_southeast_asia: o.spend.all_in_southeast_asia && k.in_southeast_asia() }
+    let map = Map::standard();
+    Spend {
+        all_in_asia: o.spend.all_in_asia && map.region_mask(crate::map::Region::Asia) & c.bit() != 0,
+        all_in_southeast_asia: o.spend.all_in_southeast_asia && map.sub_mask(crate::map::SubRegion::SoutheastAsia) & c.bit() != 0,
+    }
 }
 
 /// The Ops value of this play if the next Op goes to `c` (what a coup there would use).
@@ -42,11 +47,6 @@ pub fn prompt(p: Position, o: &OpsTask) -> String {
     format!("{}: {} Ops spent of up to {best}: {what} (§6)", o.side, o.spent)
 }
 
-pub fn candidates(_p: Position) -> Vec<Move> {
-    let map = Map::standard();
-    map.ids().flat_map(|c| [Move::Influence(c), Move::Realign(c), Move::Coup(c)]).collect()
-}
-
 /// Influence placement cost (§6.1.2): 2 in an enemy-controlled country, else 1.
 pub fn influence_cost(p: Position, side: Side, c: CountryId) -> u8 {
     if p.st.controls(side.opponent(), c) {
@@ -56,81 +56,202 @@ pub fn influence_cost(p: Position, side: Side, c: CountryId) -> u8 {
     }
 }
 
-/// §6.1.1, §6.1.4: in or next to a country holding the player's Influence at the start of the
-/// round, or next to the player's own superpower.
-pub fn accessible(p: Position, side: Side, c: CountryId) -> bool {
+/// §6.1.1, §6.1.4: the countries in or next to one holding the player's Influence at the start
+/// of the round, and those next to the player's own superpower.
+pub fn access_mask(p: Position, side: Side) -> u128 {
     let map = Map::standard();
     let had = p.st.round_start_presence[side.idx()];
-    had & (c.bit() | map.adjacency_mask(c)) != 0 || map.country(c).superpower == Some(side)
+    crate::map::iter_mask(had).fold(had | map.superpower_mask(side), |m, c| m | map.adjacency_mask(c))
 }
 
-fn vetoed(p: Position, side: Side, action: Action, c: CountryId) -> Result<(), Illegal> {
-    match p.vetoes().into_iter().find(|v| v.forbids(p.st, side, action, c)) {
-        Some(v) => illegal(format!("{} ({})", v.reason, p.cards().name(v.source)), v.rule),
-        None => Ok(()),
+pub fn accessible(p: Position, side: Side, c: CountryId) -> bool {
+    access_mask(p, side) & c.bit() != 0
+}
+
+/// The Ops value alone for spending consistent with `spend` (no trace).
+fn number(p: Position, o: &OpsTask, spend: Spend) -> i32 {
+    match o.card {
+        Some(card) => ctx::ops_number(p, card, o.side, spend),
+        None => o.granted as i32,
+    }
+}
+
+/// The arbitrator of one Ops decision. What is the same for every candidate move (the Ops value
+/// for each way of spending, the vetoes in force) is computed once; `check` then judges a move.
+/// Validation of a single move and the listing of all legal moves both go through `check`.
+pub struct Judge<'a> {
+    p: Position<'a>,
+    o: &'a OpsTask,
+    /// Ops value indexed by (all in Asia, all in Southeast Asia).
+    values: [[i32; 2]; 2],
+    vetoes: Vec<crate::permission::Veto>,
+    /// Country bitmasks for this decision: open to Influence (§6.1.1), controlled by the
+    /// opponent (§6.1.2), holding opponent Influence, closed by DEFCON (§8.1.5), inside the
+    /// event's regions, and vetoed per action (influence, realign, coup).
+    access: u128,
+    enemy_controlled: u128,
+    opp_presence: u128,
+    closed: u128,
+    in_regions: u128,
+    vetoed: [u128; 3],
+    masks: crate::state::InfluenceMasks,
+    /// Compose rejection messages (validating a player's move), or not (listing legal moves).
+    explain: bool,
+}
+
+impl<'a> Judge<'a> {
+    pub fn new(p: Position<'a>, o: &'a OpsTask, explain: bool) -> Judge<'a> {
+        let mods = p.ops_modifiers();
+        let mut values = [[0; 2]; 2];
+        for asia in [false, true] {
+            for sea in [false, true] {
+                let spend = Spend { all_in_asia: asia, all_in_southeast_asia: sea };
+                values[asia as usize][sea as usize] = match o.card {
+                    Some(card) => ctx::ops_number_with(p, &mods, card, o.side, spend),
+                    None => o.granted as i32,
+                };
+            }
+        }
+        let map = Map::standard();
+        let side = o.side;
+        let vetoes = p.vetoes();
+        let masks = p.st.masks();
+        let veto_mask = |a: Action| vetoes.iter().fold(0u128, |m, v| m | v.mask(p.st, &masks, side, a));
+        let vetoed = [veto_mask(Action::Influence), veto_mask(Action::Realign), veto_mask(Action::Coup)];
+        let closed =
+            crate::map::Region::ALL.into_iter().filter(|r| defcon::closes(p.st.defcon, *r)).fold(0u128, |m, r| m | map.region_mask(r));
+        let in_regions = if o.regions == 0 {
+            u128::MAX
+        } else {
+            crate::map::Region::ALL.into_iter().filter(|r| o.regions & (1 << *r as u8) != 0).fold(0u128, |m, r| m | map.region_mask(r))
+        };
+        Judge {
+            p,
+            o,
+            values,
+            vetoes,
+            access: access_mask(p, side),
+            enemy_controlled: masks.control[side.opponent().idx()],
+            opp_presence: masks.presence[side.opponent().idx()],
+            closed: if o.free { 0 } else { closed },
+            in_regions,
+            vetoed,
+            explain,
+            masks,
+        }
+    }
+
+    fn avail(&self, s: Spend) -> i32 {
+        self.values[s.all_in_asia as usize][s.all_in_southeast_asia as usize]
+    }
+
+    fn vetoed(&self, action: Action, c: CountryId) -> Result<(), Illegal> {
+        let i = match action {
+            Action::Influence => 0,
+            Action::Realign => 1,
+            Action::Coup => 2,
+        };
+        if self.vetoed[i] & c.bit() == 0 {
+            return Ok(());
+        }
+        let v = self
+            .vetoes
+            .iter()
+            .find(|v| v.mask(self.p.st, &self.masks, self.o.side, action) & c.bit() != 0)
+            .expect("a vetoed country has its veto");
+        refuse!(self.explain, v.rule, "{} ({})", v.reason, self.p.cards().name(v.source))
+    }
+
+    /// Every legal move. Candidates are narrowed by conditions `check` itself requires (access
+    /// for Influence, opponent Influence for realignments and coups), so nothing legal is
+    /// skipped; the playout tests check that no move outside the list validates.
+    pub fn legal(&self) -> Vec<Move> {
+        let (p, o) = (self.p, self.o);
+        let map = Map::standard();
+        let opp = o.side.opponent();
+        let _ = (p, opp, map);
+        let mut out = Vec::new();
+        let influence = if o.allows(OpsKind::Influence) { self.access } else { 0 };
+        let targets = self.opp_presence & !self.closed;
+        let realign = if o.allows(OpsKind::Realign) { targets } else { 0 };
+        let coup = if o.allows(OpsKind::Coup) { targets } else { 0 };
+        for c in crate::map::iter_mask((influence | realign | coup) & self.in_regions) {
+            for (mask, m) in [(influence, Move::Influence(c)), (realign, Move::Realign(c)), (coup, Move::Coup(c))] {
+                if mask & c.bit() != 0 && self.check(&m).is_ok() {
+                    out.push(m);
+                }
+            }
+        }
+        out
+    }
+
+    pub fn check(&self, m: &Move) -> Result<(), Illegal> {
+        let (p, o, explain) = (self.p, self.o, self.explain);
+        let map = Map::standard();
+        let side = o.side;
+        let (kind, c) = match m {
+            Move::Influence(c) => (OpsKind::Influence, *c),
+            Move::Realign(c) => (OpsKind::Realign, *c),
+            Move::Coup(c) => (OpsKind::Coup, *c),
+            _ => return illegal("Operations are spent with `influence`, `realign` or `coup`", "§6"),
+        };
+        let country = map.country(c);
+        let name = &country.name;
+        if !o.allows(kind) {
+            return match o.kind {
+                Some(k) if k != kind => {
+                    refuse!(explain, "§6", "this card's Ops are already being spent on {k:?}: all Ops go to one activity")
+                }
+                _ => refuse!(explain, "card text", "{kind:?} is not allowed with these Ops"),
+            };
+        }
+        if self.in_regions & c.bit() == 0 {
+            return refuse!(explain, "card text", "{name} is outside the regions the event allows");
+        }
+        let avail = self.avail(spend_after(o, c));
+        match kind {
+            OpsKind::Influence => {
+                if self.access & c.bit() == 0 {
+                    return refuse!(explain, "§6.1.1", "{side} had no Influence in or next to {name} at the start of the action round");
+                }
+                self.vetoed(Action::Influence, c)?;
+                let cost = if self.enemy_controlled & c.bit() != 0 { 2 } else { 1 };
+                if o.spent as i32 + cost as i32 > avail {
+                    let rule = if cost == 2 { "§6.1.2" } else { "§6.1" };
+                    return refuse!(
+                        explain,
+                        rule,
+                        "{name} costs {cost} Op(s) and only {} remain if spent there",
+                        (avail - o.spent as i32).max(0)
+                    );
+                }
+                Ok(())
+            }
+            OpsKind::Realign | OpsKind::Coup => {
+                let (act, rule) = if kind == OpsKind::Coup { (Action::Coup, "§6.3.1") } else { (Action::Realign, "§6.2") };
+                if self.opp_presence & c.bit() == 0 {
+                    return refuse!(explain, rule, "the target has no {} Influence in {name}", side.opponent());
+                }
+                if self.closed & c.bit() != 0 {
+                    let what = if kind == OpsKind::Coup { "coups" } else { "realignments" };
+                    return refuse!(explain, "§8.1.5", "DEFCON {} closes {} to {what}", p.st.defcon, country.region);
+                }
+                self.vetoed(act, c)?;
+                if o.spent as i32 + 1 > avail {
+                    return illegal("no Ops remain", "§6.2");
+                }
+                Ok(())
+            }
+        }
     }
 }
 
 pub fn check(p: Position, o: &OpsTask, m: &Move) -> Result<(), Illegal> {
-    let map = Map::standard();
-    let side = o.side;
-    let (kind, c) = match m {
-        Move::Influence(c) => (OpsKind::Influence, *c),
-        Move::Realign(c) => (OpsKind::Realign, *c),
-        Move::Coup(c) => (OpsKind::Coup, *c),
-        _ => return illegal("Operations are spent with `influence`, `realign` or `coup`", "§6"),
-    };
-    let country = map.country(c);
-    let name = &country.name;
-    if !o.allows(kind) {
-        return match o.kind {
-            Some(k) if k != kind => illegal(format!("this card's Ops are already being spent on {k:?}: all Ops go to one activity"), "§6"),
-            _ => illegal(format!("{kind:?} is not allowed with these Ops"), "card text"),
-        };
-    }
-    if o.regions != 0 && o.regions & (1 << country.region as u8) == 0 {
-        return illegal(format!("{name} is outside the regions the event allows"), "card text");
-    }
-    let after = spend_after(o, c);
-    let avail = value(p, o, after).value;
-    match kind {
-        OpsKind::Influence => {
-            vetoed(p, side, Action::Influence, c)?;
-            if !accessible(p, side, c) {
-                return illegal(format!("{side} had no Influence in or next to {name} at the start of the action round"), "§6.1.1");
-            }
-            let cost = influence_cost(p, side, c);
-            if o.spent as i32 + cost as i32 > avail {
-                return illegal(
-                    format!("{name} costs {cost} Op(s) and only {} remain if spent there", (avail - o.spent as i32).max(0)),
-                    if cost == 2 { "§6.1.2" } else { "§6.1" },
-                );
-            }
-            Ok(())
-        }
-        OpsKind::Realign | OpsKind::Coup => {
-            let (act, rule) = if kind == OpsKind::Coup { (Action::Coup, "§6.3.1") } else { (Action::Realign, "§6.2") };
-            if p.st.inf(side.opponent(), c) == 0 {
-                return illegal(
-                    format!(
-                        "{} has no {} Influence in {name}",
-                        if kind == OpsKind::Coup { "the target" } else { "the target" },
-                        side.opponent()
-                    ),
-                    rule,
-                );
-            }
-            if !o.free && defcon::closes(p.st.defcon, country.region) {
-                let what = if kind == OpsKind::Coup { "coups" } else { "realignments" };
-                return illegal(format!("DEFCON {} closes {} to {what}", p.st.defcon, country.region), "§8.1.5");
-            }
-            vetoed(p, side, act, c)?;
-            if o.spent as i32 + 1 > avail {
-                return illegal("no Ops remain", "§6.2");
-            }
-            Ok(())
-        }
-    }
+    Judge::new(p, o, true).check(m)
+}
+
+pub fn legal(p: Position, o: &OpsTask) -> Vec<Move> {
+    Judge::new(p, o, false).legal()
 }
 
 pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
@@ -142,7 +263,7 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
             o.spent += cost;
             o.spend = spend_after(&o, c);
             if cost == 2 {
-                ctx.log(format!("{} is {}-controlled: this marker costs 2 Ops (§6.1.2)", Map::standard().name(c), side.opponent()));
+                log!(ctx, "{} is {}-controlled: this marker costs 2 Ops (§6.1.2)", Map::standard().name(c), side.opponent());
             }
             ctx.exec(crate::instr::Instr::AddInfluence { side, country: c, n: 1 });
             continue_or_finish(ctx, o);
@@ -159,7 +280,7 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
             o.spend = spend_after(&o, c);
             let ops = value(ctx.pos(), &o, o.spend);
             o.spent = ops.value as u8;
-            ctx.log(format!("{side} Ops value: {ops}"));
+            log!(ctx, "{side} Ops value: {ops}");
             crate::coup::resolve(ctx, side, c, ops.value as u8, o.free);
         }
         _ => {}
@@ -167,7 +288,7 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
 }
 
 fn continue_or_finish(ctx: &mut Ctx, o: OpsTask) {
-    let total = value(ctx.pos(), &o, o.spend).value;
+    let total = number(ctx.pos(), &o, o.spend);
     if (o.spent as i32) < total {
         // More to spend: `flow::run` finishes the task if no legal use remains.
         ctx.push(Task::Ops(o));
@@ -181,8 +302,8 @@ pub fn finish(ctx: &mut Ctx, o: &OpsTask, why: &str) {
     let v = value(ctx.pos(), o, o.spend);
     let unused = v.value - o.spent as i32;
     if unused > 0 {
-        ctx.log(format!("{} Ops value: {v}; {} spent, {unused} lost: {why}", o.side, o.spent));
+        log!(ctx, "{} Ops value: {v}; {} spent, {unused} lost: {why}", o.side, o.spent);
     } else {
-        ctx.log(format!("{} Ops value: {v}; all spent", o.side));
+        log!(ctx, "{} Ops value: {v}; all spent", o.side);
     }
 }

@@ -42,6 +42,22 @@ pub struct Veto {
 }
 
 impl Veto {
+    /// Every country this veto forbids to `actor` for `action` (the same rule as `forbids`).
+    pub fn mask(&self, st: &State, masks: &crate::state::InfluenceMasks, actor: Side, action: Action) -> u128 {
+        if actor != self.actor || !self.actions.contains(&action) {
+            return 0;
+        }
+        let map = Map::standard();
+        match &self.scope {
+            Scope::Country(x) => x.bit(),
+            Scope::Region(r) => map.region_mask(*r),
+            Scope::ControlledBy { side, region, except } => {
+                let freed = except.iter().filter(|(card, _)| st.has_effect(*card)).fold(0u128, |m, (_, c)| m | c.bit());
+                map.region_mask(*region) & masks.control[side.idx()] & !freed
+            }
+        }
+    }
+
     pub fn forbids(&self, st: &State, actor: Side, action: Action, c: CountryId) -> bool {
         if actor != self.actor || !self.actions.contains(&action) {
             return false;

@@ -117,20 +117,41 @@ impl fmt::Display for Traced {
     }
 }
 
-/// Apply Ops modifiers for `player` to a card's printed value.
-pub fn ops_value(base: u8, player: Side, mods: &[OpsModifier], spend: Spend, cards: &CardDb) -> Traced {
-    let mut ordered: Vec<&OpsModifier> = mods.iter().filter(|m| m.beneficiary == player && spend.holds(m.condition)).collect();
-    ordered.sort_by_key(|m| m.stage); // stable: same stage keeps the order effects entered play
+/// The one Ops fold (§7.4): stage order, then the order effects entered play; each step's cap
+/// or floor bounds that step only. `step` sees each applied modifier with its delta and result.
+fn fold_ops<'m>(
+    base: u8,
+    player: Side,
+    mods: impl Iterator<Item = &'m OpsModifier> + Clone,
+    spend: Spend,
+    mut step: impl FnMut(&OpsModifier, i32, i32),
+) -> i32 {
     let mut v = base as i32;
+    for stage in [OpsStage::ChinaCard, OpsStage::Bonus, OpsStage::Penalty] {
+        for m in mods.clone().filter(|m| m.stage == stage && m.beneficiary == player && spend.holds(m.condition)) {
+            let mut next = v + m.add as i32;
+            if let Some(cap) = m.cap {
+                next = next.min((cap as i32).max(v));
+            }
+            if let Some(floor) = m.floor {
+                next = next.max((floor as i32).min(v));
+            }
+            step(m, next - v, next);
+            v = next;
+        }
+    }
+    v.max(0)
+}
+
+/// The Ops value alone (legality checks).
+pub fn ops_number<'m>(base: u8, player: Side, mods: impl Iterator<Item = &'m OpsModifier> + Clone, spend: Spend) -> i32 {
+    fold_ops(base, player, mods, spend, |_, _, _| {})
+}
+
+/// The Ops value with its trace (the log).
+pub fn ops_value(base: u8, player: Side, mods: &[OpsModifier], spend: Spend, cards: &CardDb) -> Traced {
     let mut steps = Vec::new();
-    for m in ordered {
-        let mut next = v + m.add as i32;
-        if let Some(cap) = m.cap {
-            next = next.min((cap as i32).max(v));
-        }
-        if let Some(floor) = m.floor {
-            next = next.max((floor as i32).min(v));
-        }
+    let value = fold_ops(base, player, mods.iter(), spend, |m, delta, value| {
         let mut label = m.source.label(cards);
         match m.condition {
             OpsCondition::Always => {}
@@ -143,10 +164,9 @@ pub fn ops_value(base: u8, player: Side, mods: &[OpsModifier], spend: Spend, car
         if let Some(f) = m.floor {
             label.push_str(&format!(" (min {f})"));
         }
-        steps.push(Step { label, delta: next - v, value: next });
-        v = next;
-    }
-    Traced { base: base as i32, base_label: "card", steps, value: v.max(0) }
+        steps.push(Step { label, delta, value });
+    });
+    Traced { base: base as i32, base_label: "card", steps, value }
 }
 
 /// What a die roll is for.

@@ -4,6 +4,7 @@
 
 use crate::ctx::Ctx;
 use crate::instr::Instr;
+use crate::log;
 use crate::map::{iter_mask, CountryId, Map};
 use crate::pipeline::{self, RollKind, Traced};
 use crate::registry::Position;
@@ -45,7 +46,7 @@ pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId) {
     let name = Map::standard().name(c);
     let mine = roll(ctx, side, c);
     let theirs = roll(ctx, side.opponent(), c);
-    ctx.log(format!("{side} realigns {name}: {side} {mine}; {} {theirs} (§6.2)", side.opponent()));
+    log!(ctx, "{side} realigns {name}: {side} {mine}; {} {theirs} (§6.2)", side.opponent());
     let diff = mine.value - theirs.value;
     if diff == 0 {
         ctx.log("Tie: nothing happens");

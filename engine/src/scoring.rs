@@ -5,6 +5,7 @@
 use crate::card::CardId;
 use crate::ctx::Ctx;
 use crate::instr::Instr;
+use crate::log;
 use crate::map::{iter_mask, Map, Region, SubRegion};
 use crate::side::Side;
 use crate::state::{EndReason, Outcome, State};
@@ -104,7 +105,7 @@ pub fn score(st: &State, r: Region) -> RegionScore {
 /// Play a region's scoring (the scoring cards' events, and final scoring).
 pub fn score_region(ctx: &mut Ctx, r: Region) {
     let s = score(ctx.st, r);
-    ctx.log(format!("{r} scoring (§10.1): US {}; USSR {}", s.detail[0], s.detail[1]));
+    log!(ctx, "{r} scoring (§10.1): US {}; USSR {}", s.detail[0], s.detail[1]);
     if r == Region::Europe {
         if let Some(side) = Side::BOTH.into_iter().find(|x| s.level[x.idx()] == Level::Control) {
             ctx.exec(Instr::EndGame(Outcome { winner: Some(side), reason: EndReason::EuropeControl }));
@@ -130,7 +131,7 @@ pub fn southeast_asia(st: &State) -> [i32; 2] {
 
 pub fn score_southeast_asia(ctx: &mut Ctx) {
     let vp = southeast_asia(ctx.st);
-    ctx.log(format!("Southeast Asia scoring: US {}, USSR {}", vp[0], vp[1]));
+    log!(ctx, "Southeast Asia scoring: US {}, USSR {}", vp[0], vp[1]);
     ctx.exec(Instr::VpNet(vp[0] - vp[1]));
 }
 
@@ -145,7 +146,7 @@ pub fn final_scoring(ctx: &mut Ctx) {
         }
     }
     let holder = ctx.st.china.holder;
-    ctx.log(format!("{holder} holds The China Card: +1 VP (card text)"));
+    log!(ctx, "{holder} holds The China Card: +1 VP (card text)");
     ctx.exec(Instr::Vp { side: holder, n: 1 });
     let _ = CardId::CHINA;
     let winner = match ctx.st.vp {

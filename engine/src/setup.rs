@@ -7,6 +7,7 @@ use crate::flow::Task;
 use crate::instr::Instr;
 use crate::map::{Map, SubRegion};
 use crate::moves::Move;
+use crate::refuse;
 use crate::registry::Position;
 use crate::side::Side;
 
@@ -34,20 +35,20 @@ pub fn candidates(_p: Position) -> Vec<Move> {
     Map::standard().ids().map(Move::Influence).collect()
 }
 
-pub fn check(p: Position, t: &Task, m: &Move) -> Result<(), Illegal> {
+pub fn check(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> {
     let Move::Influence(c) = m else {
         return illegal("setup places Influence: use `influence COUNTRY`", "§3");
     };
     let country = Map::standard().country(*c);
     match t {
         Task::SetupPlace { side: Side::Ussr, .. } if !country.in_sub(SubRegion::EasternEurope) => {
-            illegal(format!("{} is not in Eastern Europe", country.name), "§3.2")
+            refuse!(explain, "§3.2", "{} is not in Eastern Europe", country.name)
         }
         Task::SetupPlace { side: Side::Us, .. } if !country.in_sub(SubRegion::WesternEurope) => {
-            illegal(format!("{} is not in Western Europe", country.name), "§3.3")
+            refuse!(explain, "§3.3", "{} is not in Western Europe", country.name)
         }
         Task::UsBonus { .. } if p.st.inf(Side::Us, *c) == 0 => {
-            illegal(format!("the US bonus goes only where the US already has Influence, not {}", country.name), "US bonus option")
+            refuse!(explain, "US bonus option", "the US bonus goes only where the US already has Influence, not {}", country.name)
         }
         _ => Ok(()),
     }

@@ -3,9 +3,11 @@
 
 use crate::card::CardId;
 use crate::ctx::Ctx;
-use crate::error::{illegal, Illegal};
+use crate::error::Illegal;
 use crate::instr::Instr;
+use crate::log;
 use crate::pipeline::Spend;
+use crate::refuse;
 use crate::registry::Position;
 use crate::side::Side;
 
@@ -43,19 +45,24 @@ pub const EAGLE_BEAR_HAS_LANDED: u8 = 6;
 pub const SPACE_STATION: u8 = 8;
 
 /// May `side` play `card` to the space race now?
-pub fn check(p: Position, side: Side, card: CardId) -> Result<(), Illegal> {
+pub fn check(p: Position, side: Side, card: CardId, explain: bool) -> Result<(), Illegal> {
+    check_with(p, &p.ops_modifiers(), side, card, explain)
+}
+
+/// `check` with the Ops modifiers in play already collected.
+pub fn check_with(p: Position, mods: &[crate::pipeline::OpsModifier], side: Side, card: CardId, explain: bool) -> Result<(), Illegal> {
     let b = p.st.space[side.idx()];
     if b >= 8 {
-        return illegal(format!("{side} has reached the Space Station and makes no more attempts"), "§6.4.6");
+        return refuse!(explain, "§6.4.6", "{side} has reached the Space Station and makes no more attempts");
     }
     let limit = if p.st.space_ability(side, ANIMAL_IN_SPACE) { 2 } else { 1 };
     if p.st.space_attempts[side.idx()] >= limit {
-        return illegal(format!("{side} has made {limit} space race attempt(s) this turn"), "§6.4.2");
+        return refuse!(explain, "§6.4.2", "{side} has made {limit} space race attempt(s) this turn");
     }
     let next = &BOXES[b as usize];
-    let ops = crate::ctx::ops_value(p, card, side, Spend::NOWHERE);
-    if ops.value < next.ops_needed as i32 {
-        return illegal(format!("{} needs a card of {} Ops; this card is worth {}", next.name, next.ops_needed, ops), "§6.4.1");
+    if crate::ctx::ops_number_with(p, mods, card, side, Spend::NOWHERE) < next.ops_needed as i32 {
+        let ops = crate::ctx::ops_value(p, card, side, Spend::NOWHERE);
+        return refuse!(explain, "§6.4.1", "{} needs a card of {} Ops; this card is worth {}", next.name, next.ops_needed, ops);
     }
     Ok(())
 }
@@ -67,14 +74,15 @@ pub fn attempt(ctx: &mut Ctx, side: Side, card: CardId) {
     let next = &BOXES[b as usize];
     let roll = ctx.die(side);
     let ok = roll <= next.max_roll;
-    ctx.log(format!(
+    log!(
+        ctx,
         "{side} space race attempt for box {} ({}) with {}: rolled {roll}, needs 1-{}: {}",
         b + 1,
         next.name,
         ctx.card_name(card),
         next.max_roll,
         if ok { "success" } else { "failure" }
-    ));
+    );
     if ok {
         ctx.exec(Instr::SpaceAdvance { side });
     }

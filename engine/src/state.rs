@@ -91,6 +91,13 @@ pub struct InPlay {
     pub event_fired: bool,
 }
 
+/// Presence and control of both sides, [US, USSR], as country bitmasks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InfluenceMasks {
+    pub presence: [u128; 2],
+    pub control: [u128; 2],
+}
+
 /// Where a card is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Pile {
@@ -160,9 +167,38 @@ impl State {
         Side::BOTH.into_iter().find(|s| self.controls(*s, c))
     }
 
+    /// Countries controlled by `side`.
+    pub fn controlled(&self, side: Side) -> u128 {
+        self.masks().control[side.idx()]
+    }
+
+    /// Presence and control of both sides as country bitmasks, in one pass (§2.1.7).
+    pub fn masks(&self) -> InfluenceMasks {
+        let stab = &Map::standard().stabilities;
+        let mut m = InfluenceMasks::default();
+        for (k, (i, &s)) in self.influence.iter().zip(stab).enumerate() {
+            let bit = 1u128 << k;
+            let (us, ussr) = (i[0] as i32, i[1] as i32);
+            let s = s as i32;
+            if us > 0 {
+                m.presence[0] |= bit;
+                if us - ussr >= s {
+                    m.control[0] |= bit;
+                }
+            }
+            if ussr > 0 {
+                m.presence[1] |= bit;
+                if ussr - us >= s {
+                    m.control[1] |= bit;
+                }
+            }
+        }
+        m
+    }
+
     /// Countries holding any Influence of `side`.
     pub fn presence(&self, side: Side) -> u128 {
-        self.influence.iter().enumerate().filter(|(_, i)| i[side.idx()] > 0).fold(0u128, |m, (k, _)| m | (1u128 << k))
+        self.masks().presence[side.idx()]
     }
 
     pub fn has_effect(&self, card: CardId) -> bool {

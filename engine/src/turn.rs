@@ -9,11 +9,13 @@ use crate::error::{illegal, Illegal};
 use crate::flow::Task;
 use crate::instr::Instr;
 use crate::moves::Move;
+use crate::refuse;
 use crate::registry::Position;
 use crate::report::RandomOutcome;
 use crate::side::Side;
 use crate::space_race::EAGLE_BEAR_HAS_LANDED;
 use crate::state::{EndReason, Outcome, Pile};
+use crate::{log, log_private};
 
 pub const LAST_TURN: u8 = 10;
 
@@ -65,7 +67,7 @@ pub fn rest_of_turn(stage: Stage) -> Vec<Task> {
 
 pub fn start(ctx: &mut Ctx) {
     let turn = ctx.st.turn;
-    ctx.log(format!("=== Turn {turn} ==="));
+    log!(ctx, "=== Turn {turn} ===");
     ctx.st.round = 0;
     ctx.st.stack.extend(rest_of_turn(Stage::Headline));
     if turn > 1 {
@@ -105,7 +107,7 @@ pub fn deal(ctx: &mut Ctx) {
             ctx.st.hands[side.idx()].insert(card);
             ctx.report.random.push(RandomOutcome::Draw { side, card });
             let name = ctx.card_name(card).to_string();
-            ctx.log_private(side, format!("{side} draws {name}"));
+            log_private!(ctx, side, "{side} draws {name}");
             drawn[side.idx()] += 1;
             any = true;
         }
@@ -117,7 +119,7 @@ pub fn deal(ctx: &mut Ctx) {
 }
 
 fn log_deal(ctx: &mut Ctx, drawn: [usize; 2]) {
-    ctx.log(format!("Deal: USSR draws {}, US draws {} ({} cards left in the deck)", drawn[1], drawn[0], ctx.st.deck.len()));
+    log!(ctx, "Deal: USSR draws {}, US draws {} ({} cards left in the deck)", drawn[1], drawn[0], ctx.st.deck.len());
 }
 
 /// §4.3: the discard pile becomes the new deck, shuffled.
@@ -126,7 +128,7 @@ pub fn reshuffle(ctx: &mut Ctx) {
     if discards.is_empty() {
         return;
     }
-    ctx.log(format!("The deck is empty: {} discarded cards are shuffled into a new deck (§4.3)", discards.len()));
+    log!(ctx, "The deck is empty: {} discarded cards are shuffled into a new deck (§4.3)", discards.len());
     ctx.shuffle_into_deck(discards);
 }
 
@@ -138,10 +140,11 @@ pub fn military_ops_check(ctx: &mut Ctx) {
     for side in Side::BOTH {
         let have = ctx.st.mil_ops[side.idx()];
         let short = need.saturating_sub(have);
-        ctx.log(format!(
+        log!(
+            ctx,
             "Military ops check: {side} has {have} of {need} required (§8.2){}",
             if short > 0 { format!(", {} VP to {}", short, side.opponent()) } else { String::new() }
-        ));
+        );
         net += side.opponent().vp_sign() * short as i32;
     }
     ctx.exec(Instr::VpNet(net));
@@ -192,7 +195,7 @@ pub fn end(ctx: &mut Ctx) {
         for c in cards.iter() {
             ctx.st.reserve.remove(c);
         }
-        ctx.log(format!("The {:?} War cards ({}) are shuffled into the deck (§4.4)", era, cards.len()));
+        log!(ctx, "The {:?} War cards ({}) are shuffled into the deck (§4.4)", era, cards.len());
         ctx.shuffle_into_deck(cards);
     }
     ctx.push(Task::StartTurn);
@@ -207,14 +210,14 @@ pub fn space_discard_candidates(p: Position, side: Side) -> Vec<Move> {
     p.st.hand(side).iter().map(Move::Discard).chain([Move::Pass]).collect()
 }
 
-pub fn space_discard_check(p: Position, side: Side, m: &Move) -> Result<(), Illegal> {
+pub fn space_discard_check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Illegal> {
     if !p.st.space_ability(side, EAGLE_BEAR_HAS_LANDED) {
-        return illegal(format!("{side} does not hold the Eagle/Bear Has Landed ability"), "§6.4.4");
+        return refuse!(explain, "§6.4.4", "{side} does not hold the Eagle/Bear Has Landed ability");
     }
     match m {
         Move::Pass => Ok(()),
         Move::Discard(c) if p.st.hand(side).contains(*c) => Ok(()),
-        Move::Discard(c) => illegal(format!("{} is not in {side}'s hand", p.cards().name(*c)), "§6.4.4"),
+        Move::Discard(c) => refuse!(explain, "§6.4.4", "{} is not in {side}'s hand", p.cards().name(*c)),
         _ => illegal("discard a held card or pass", "§6.4.4"),
     }
 }
@@ -222,9 +225,9 @@ pub fn space_discard_check(p: Position, side: Side, m: &Move) -> Result<(), Ille
 pub fn space_discard_apply(ctx: &mut Ctx, side: Side, m: &Move) {
     if let Move::Discard(c) = m {
         let name = ctx.card_name(*c).to_string();
-        ctx.log(format!("{side} discards {name} (Eagle/Bear Has Landed, §6.4.4)"));
+        log!(ctx, "{side} discards {name} (Eagle/Bear Has Landed, §6.4.4)");
         ctx.exec(Instr::MoveCard { card: *c, to: Pile::Discard });
     } else {
-        ctx.log(format!("{side} keeps its held card"));
+        log!(ctx, "{side} keeps its held card");
     }
 }

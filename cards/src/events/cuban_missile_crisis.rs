@@ -6,16 +6,19 @@ use super::ids::CUBAN_MISSILE_CRISIS;
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::effect::{Effect, Expiry};
 use arbiter_engine::instr::{DomainEvent, Instr};
+use arbiter_engine::log;
 use arbiter_engine::state::{EndReason, Outcome};
 use arbiter_engine::{CardEvent, CountryId, Map, Move, Position, Side};
 
-pub struct CubanMissileCrisis;
+pub struct CubanMissileCrisis {
+    /// Where each side may remove 2 Influence to cancel it: [US, USSR].
+    cancel: [Vec<CountryId>; 2],
+}
 
-fn cancel_countries(victim: Side) -> Vec<CountryId> {
-    let map = Map::standard();
-    match victim {
-        Side::Ussr => vec![map.id("Cuba")],
-        Side::Us => vec![map.id("West Germany"), map.id("Turkey")],
+impl CubanMissileCrisis {
+    pub fn new() -> CubanMissileCrisis {
+        let map = Map::standard();
+        CubanMissileCrisis { cancel: [vec![map.id("West Germany"), map.id("Turkey")], vec![map.id("Cuba")]] }
     }
 }
 
@@ -28,7 +31,7 @@ impl CardEvent for CubanMissileCrisis {
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         if let DomainEvent::CoupAttempted { side, .. } = ev {
             if *side == e.owner.opponent() {
-                ctx.log(format!("{side} attempted a coup under the {}'s Cuban Missile Crisis", e.owner));
+                log!(ctx, "{side} attempted a coup under the {}'s Cuban Missile Crisis", e.owner);
                 ctx.exec(Instr::EndGame(Outcome { winner: Some(e.owner), reason: EndReason::CubanMissileCrisis }));
             }
         }
@@ -37,7 +40,7 @@ impl CardEvent for CubanMissileCrisis {
         if side != e.owner.opponent() {
             return;
         }
-        for c in cancel_countries(side) {
+        for &c in &self.cancel[side.idx()] {
             if p.st.inf(side, c) >= 2 {
                 out.push(Move::Cancel { card: CUBAN_MISSILE_CRISIS, country: Some(c) });
             }
@@ -45,7 +48,7 @@ impl CardEvent for CubanMissileCrisis {
     }
     fn apply_round_move(&self, ctx: &mut Ctx, _e: &Effect, side: Side, m: &Move) {
         if let Move::Cancel { country: Some(c), .. } = m {
-            ctx.log(format!("{side} removes 2 Influence from {} to cancel the Cuban Missile Crisis", Map::standard().name(*c)));
+            log!(ctx, "{side} removes 2 Influence from {} to cancel the Cuban Missile Crisis", Map::standard().name(*c));
             ctx.exec(Instr::RemoveInfluence { side, country: *c, n: 2 });
             ctx.exec(Instr::RemoveEffect(CUBAN_MISSILE_CRISIS));
         }

@@ -6,6 +6,7 @@ use arbiter_engine::effect::{Effect, Expiry};
 use arbiter_engine::error::{illegal, Illegal};
 use arbiter_engine::flow::EventTask;
 use arbiter_engine::instr::Instr;
+use arbiter_engine::log;
 use arbiter_engine::state::{EndReason, Outcome};
 use arbiter_engine::{CardEvent, Move, Position, Ruleset, Side, Task};
 
@@ -63,7 +64,7 @@ impl CardEvent for Wargames {
     }
     fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
         if *m != Move::Choose(0) {
-            ctx.log(format!("{} lets the game go on", t.side));
+            log!(ctx, "{} lets the game go on", t.side);
             return;
         }
         ctx.exec(Instr::Vp { side: t.side.opponent(), n: 6 });

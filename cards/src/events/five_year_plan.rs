@@ -5,6 +5,7 @@
 use arbiter_engine::card::CardSide;
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::instr::Instr;
+use arbiter_engine::log;
 use arbiter_engine::state::Pile;
 use arbiter_engine::{CardEvent, Side};
 
@@ -19,11 +20,11 @@ impl CardEvent for FiveYearPlan {
         let info = ctx.rules.cards.info(card);
         let name = info.name.clone();
         if info.side == CardSide::Us {
-            ctx.log(format!("Five Year Plan: the USSR discards {name} at random; its US event takes place"));
+            log!(ctx, "Five Year Plan: the USSR discards {name} at random; its US event takes place");
             ctx.put_in_play(card, Side::Us);
             ctx.resolve_event(card, Side::Us);
         } else {
-            ctx.log(format!("Five Year Plan: the USSR discards {name} at random"));
+            log!(ctx, "Five Year Plan: the USSR discards {name} at random");
             ctx.exec(Instr::MoveCard { card, to: Pile::Discard });
         }
     }

@@ -6,6 +6,7 @@ use super::ids::JUNTA;
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::flow::{EventTask, OpsTask};
 use arbiter_engine::instr::Instr;
+use arbiter_engine::log;
 use arbiter_engine::{CardEvent, Map, Move, Position, Region, Side, Task};
 
 pub struct Junta;
@@ -46,7 +47,7 @@ impl CardEvent for Junta {
                 let regions = (1 << Region::CentralAmerica as u8) | (1 << Region::SouthAmerica as u8);
                 ctx.push(Task::Ops(OpsTask { regions, free: true, allowed: 2 | 4, ..OpsTask::for_card(t.side, JUNTA) }));
             }
-            _ => ctx.log(format!("{} declines Junta's coup or realignment", t.side)),
+            _ => log!(ctx, "{} declines Junta's coup or realignment", t.side),
         }
     }
 }

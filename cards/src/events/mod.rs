@@ -72,7 +72,7 @@ pub fn register(r: &mut Ruleset) {
     placement::register(r);
     traps::register(r);
     wars::register(r);
-    r.register(CUBAN_MISSILE_CRISIS, Box::new(cuban_missile_crisis::CubanMissileCrisis));
+    r.register(CUBAN_MISSILE_CRISIS, Box::new(cuban_missile_crisis::CubanMissileCrisis::new()));
     r.register(JUNTA, Box::new(junta::Junta));
     r.register(OLYMPIC_GAMES, Box::new(olympic_games::OlympicGames));
     r.register(FIVE_YEAR_PLAN, Box::new(five_year_plan::FiveYearPlan));

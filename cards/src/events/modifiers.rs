@@ -6,6 +6,7 @@ use arbiter_engine::ctx::Ctx;
 use arbiter_engine::effect::Effect;
 use arbiter_engine::flow::EventTask;
 use arbiter_engine::instr::Instr;
+use arbiter_engine::log;
 use arbiter_engine::pipeline::{DieModifier, OpsCondition, OpsModifier, OpsStage, RollKind};
 use arbiter_engine::state::Pile;
 use arbiter_engine::{CardEvent, Map, Move, Position, Region, Ruleset, Side};
@@ -116,7 +117,7 @@ impl CardEvent for Salt {
     fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
         if let Move::Take(c) = m {
             let name = ctx.card_name(*c).to_string();
-            ctx.log(format!("{} takes {name} from the discard pile (SALT Negotiations)", t.side));
+            log!(ctx, "{} takes {name} from the discard pile (SALT Negotiations)", t.side);
             ctx.exec(Instr::MoveCard { card: *c, to: Pile::Hand(t.side) });
         }
     }

@@ -12,7 +12,11 @@ use arbiter_engine::map::{CountryId, Map, SubRegion};
 use arbiter_engine::permission::{Action, Scope, Veto};
 use arbiter_engine::{CardEvent, Move, Position, Region, Ruleset, Side, Task};
 
-struct Nato;
+struct Nato {
+    /// Freed from NATO by De Gaulle Leads France and Willy Brandt: resolved once.
+    france: CountryId,
+    west_germany: CountryId,
+}
 
 impl CardEvent for Nato {
     /// §5.2: NATO needs Marshall Plan or Warsaw Pact Formed played first.
@@ -27,7 +31,6 @@ impl CardEvent for Nato {
         ctx.exec(Instr::AddEffect(Effect { card: NATO, owner: side, expiry: Expiry::Permanent, param: 0 }));
     }
     fn vetoes(&self, _e: &Effect, out: &mut Vec<Veto>) {
-        let map = Map::standard();
         out.push(Veto {
             source: NATO,
             actor: Side::Ussr,
@@ -35,7 +38,7 @@ impl CardEvent for Nato {
             scope: Scope::ControlledBy {
                 side: Side::Us,
                 region: Region::Europe,
-                except: vec![(DE_GAULLE, map.id("France")), (WILLY_BRANDT, map.id("West Germany"))],
+                except: vec![(DE_GAULLE, self.france), (WILLY_BRANDT, self.west_germany)],
             },
             reason: "NATO protects US-controlled countries in Europe from USSR coups and realignments",
             rule: "card text",
@@ -105,6 +108,7 @@ impl CardEvent for WarsawPact {
 }
 
 pub fn register(r: &mut Ruleset) {
-    r.register(NATO, Box::new(Nato));
+    let map = Map::standard();
+    r.register(NATO, Box::new(Nato { france: map.id("France"), west_germany: map.id("West Germany") }));
     r.register(WARSAW_PACT, Box::new(WarsawPact));
 }

@@ -6,6 +6,7 @@ use super::ids::OLYMPIC_GAMES;
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::flow::{EventTask, OpsTask};
 use arbiter_engine::instr::Instr;
+use arbiter_engine::log;
 use arbiter_engine::{CardEvent, Move, Position, Side, Task};
 
 pub struct OlympicGames;
@@ -30,19 +31,19 @@ impl CardEvent for OlympicGames {
         let sponsor = t.side;
         let guest = sponsor.opponent();
         if *m == Move::Choose(1) {
-            ctx.log(format!("{guest} boycotts the Olympic Games"));
+            log!(ctx, "{guest} boycotts the Olympic Games");
             ctx.exec(Instr::ChangeDefcon(-1));
             ctx.push(Task::Ops(OpsTask::granted(sponsor, 4)));
             return;
         }
-        ctx.log(format!("{guest} takes part in the Olympic Games"));
+        log!(ctx, "{guest} takes part in the Olympic Games");
         loop {
             let (a, b) = (ctx.die(sponsor), ctx.die(guest));
             if ctx.over() {
                 return;
             }
             let sa = a + 2;
-            ctx.log(format!("Olympic Games: {sponsor} rolls {a} +2 (sponsor) = {sa}; {guest} rolls {b}"));
+            log!(ctx, "Olympic Games: {sponsor} rolls {a} +2 (sponsor) = {sa}; {guest} rolls {b}");
             if sa != b {
                 let winner = if sa > b { sponsor } else { guest };
                 ctx.exec(Instr::Vp { side: winner, n: 2 });

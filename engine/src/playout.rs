@@ -1,0 +1,44 @@
+//! Random playouts: a whole game with uniformly random legal moves, through the same legality
+//! checks as real play (every move is validated by `Game::play`). Used by `arbiter bench`, the
+//! soak tests and the criterion benchmarks.
+
+use crate::game::Game;
+use crate::registry::Ruleset;
+use crate::rng::Randomness;
+use crate::state::{Options, Outcome};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+
+/// The seed of the move-choosing generator for game seed `seed` (distinct from the game's own).
+pub fn chooser_seed(seed: u64) -> u64 {
+    seed ^ 0x9e37_79b9_7f4a_7c15
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Playout {
+    pub seed: u64,
+    pub decisions: u64,
+    pub outcome: Outcome,
+    pub final_hash: u64,
+}
+
+/// Play game `seed` to the end. `Err` means the engine listed a move it then refused, or
+/// reached a dead end: a bug, reported rather than hidden.
+pub fn random_game(rules: &Arc<Ruleset>, options: Options, seed: u64) -> Result<Playout, String> {
+    let (mut g, _) = Game::new(rules.clone(), options, Randomness::seeded(seed));
+    let mut rng = ChaCha8Rng::seed_from_u64(chooser_seed(seed));
+    let mut decisions = 0u64;
+    loop {
+        if let Some(outcome) = g.outcome() {
+            return Ok(Playout { seed, decisions, outcome, final_hash: g.hash64() });
+        }
+        let moves = g.legal();
+        if moves.is_empty() {
+            return Err(format!("seed {seed}: no legal move and no outcome after {decisions} decisions"));
+        }
+        let m = moves[rng.random_range(0..moves.len())];
+        g.play_quiet(&m).map_err(|e| format!("seed {seed}: listed move {m:?} refused: {e}"))?;
+        decisions += 1;
+    }
+}
