@@ -23,6 +23,9 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
             return Err(format!("{s} military ops {} > 5", st.mil_ops[s.idx()]));
         }
     }
+    if st.masks() != st.compute_masks() {
+        return Err("the presence/control masks disagree with the Influence table".into());
+    }
     if st.influence.len() != Map::standard().countries.len() {
         return Err("influence table has the wrong size".into());
     }

@@ -95,8 +95,10 @@ impl<'a> Judge<'a> {
         if self.p.st.holds_playable_china(self.side) {
             cards.push(CardId::CHINA);
         }
+        let mut out = Vec::with_capacity(cards.len() * 3 + 1);
         let candidates = cards.into_iter().flat_map(|card| MODES.map(|mode| Move::Play { card, mode }));
-        candidates.chain([Move::Pass]).chain(self.effect_moves.iter().copied()).filter(|m| self.check(m).is_ok()).collect()
+        out.extend(candidates.chain([Move::Pass]).chain(self.effect_moves.iter().copied()).filter(|m| self.check(m).is_ok()));
+        out
     }
 
     pub fn check(&self, m: &Move) -> Result<(), Illegal> {

@@ -158,6 +158,7 @@ impl<'a> Ctx<'a> {
                 }
                 let before = self.influence_text(country);
                 self.st.influence[country.idx()][side.idx()] += n;
+                self.st.refresh_country(country);
                 if self.logging {
                     self.log_influence(country, before, format!("{side} +{n}"));
                 }
@@ -170,6 +171,7 @@ impl<'a> Ctx<'a> {
                 }
                 let before = self.influence_text(country);
                 self.st.influence[country.idx()][side.idx()] -= n;
+                self.st.refresh_country(country);
                 if self.logging {
                     self.log_influence(country, before, format!("{side} -{n}"));
                 }

@@ -42,7 +42,8 @@ impl Game {
     }
 
     /// A game from any state (fixtures, saved games). Runs automatic tasks up to a decision.
-    pub fn from_state(rules: Arc<Ruleset>, state: State) -> (Game, Report) {
+    pub fn from_state(rules: Arc<Ruleset>, mut state: State) -> (Game, Report) {
+        state.refresh_masks();
         let mut g = Game { rules, state, legal: Vec::new() };
         let mut report = Report::default();
         let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
@@ -179,7 +180,7 @@ impl State {
             }
         }
         let reserve: CardSet = [Era::Mid, Era::Late].into_iter().flat_map(|e| rules.cards.era_deck(e, options.optional_cards)).collect();
-        State {
+        let mut st = State {
             options,
             turn: 1,
             round: 0,
@@ -187,6 +188,7 @@ impl State {
             defcon: 5,
             vp: 0,
             influence,
+            masks_cache: Default::default(),
             mil_ops: [0; 2],
             space: [0; 2],
             space_attempts: [0; 2],
@@ -204,7 +206,9 @@ impl State {
             stack: vec![Task::Setup],
             rng,
             outcome: None,
-        }
+        };
+        st.refresh_masks();
+        st
     }
 
     /// Every card of the game, once: used by the invariant checks.

@@ -170,11 +170,11 @@ impl<'a> Judge<'a> {
         let map = Map::standard();
         let opp = o.side.opponent();
         let _ = (p, opp, map);
-        let mut out = Vec::new();
         let influence = if o.allows(OpsKind::Influence) { self.access } else { 0 };
         let targets = self.opp_presence & !self.closed;
         let realign = if o.allows(OpsKind::Realign) { targets } else { 0 };
         let coup = if o.allows(OpsKind::Coup) { targets } else { 0 };
+        let mut out = Vec::with_capacity(((influence | realign | coup) & self.in_regions).count_ones() as usize * 2);
         for c in crate::map::iter_mask((influence | realign | coup) & self.in_regions) {
             for (mask, m) in [(influence, Move::Influence(c)), (realign, Move::Realign(c)), (coup, Move::Coup(c))] {
                 if mask & c.bit() != 0 && self.check(&m).is_ok() {

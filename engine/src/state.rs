@@ -91,8 +91,23 @@ pub struct InPlay {
     pub event_fired: bool,
 }
 
+/// Data derived from the rest of the state (a cache): it takes no part in equality or hashing,
+/// so a state's identity is the game, not its caches.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Derived<T>(pub T);
+
+impl<T> PartialEq for Derived<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl<T> Eq for Derived<T> {}
+impl<T> std::hash::Hash for Derived<T> {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
 /// Presence and control of both sides, [US, USSR], as country bitmasks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct InfluenceMasks {
     pub presence: [u128; 2],
     pub control: [u128; 2],
@@ -126,6 +141,10 @@ pub struct State {
     pub vp: i8,
     /// Influence per country: [US, USSR].
     pub influence: Vec<[u8; 2]>,
+    /// Presence and control masks derived from `influence`, kept up to date by `Ctx` (the only
+    /// writer of Influence during play) and refreshed by `Game::from_state` for positions built
+    /// by hand. The invariant checks compare it with `compute_masks` after every move.
+    pub masks_cache: Derived<InfluenceMasks>,
     pub mil_ops: [u8; 2],
     /// Space race box reached (0 = off the track, 8 = Space Station).
     pub space: [u8; 2],
@@ -167,13 +186,34 @@ impl State {
         Side::BOTH.into_iter().find(|s| self.controls(*s, c))
     }
 
-    /// Countries controlled by `side`.
+    /// Countries controlled by `side`, computed from the Influence table.
     pub fn controlled(&self, side: Side) -> u128 {
-        self.masks().control[side.idx()]
+        self.compute_masks().control[side.idx()]
+    }
+
+    /// Presence and control masks as maintained during play (hot paths).
+    pub fn masks(&self) -> InfluenceMasks {
+        self.masks_cache.0
+    }
+
+    pub fn refresh_masks(&mut self) {
+        self.masks_cache = Derived(self.compute_masks());
+    }
+
+    /// Update the masks for one country after its Influence changed.
+    pub fn refresh_country(&mut self, c: CountryId) {
+        let bit = c.bit();
+        let s = Map::standard().stabilities[c.idx()] as i32;
+        let [us, ussr] = self.influence[c.idx()].map(|x| x as i32);
+        let m = &mut self.masks_cache.0;
+        for (side, own, opp) in [(0, us, ussr), (1, ussr, us)] {
+            m.presence[side] = if own > 0 { m.presence[side] | bit } else { m.presence[side] & !bit };
+            m.control[side] = if own > 0 && own - opp >= s { m.control[side] | bit } else { m.control[side] & !bit };
+        }
     }
 
     /// Presence and control of both sides as country bitmasks, in one pass (§2.1.7).
-    pub fn masks(&self) -> InfluenceMasks {
+    pub fn compute_masks(&self) -> InfluenceMasks {
         let stab = &Map::standard().stabilities;
         let mut m = InfluenceMasks::default();
         for (k, (i, &s)) in self.influence.iter().zip(stab).enumerate() {
@@ -196,9 +236,9 @@ impl State {
         m
     }
 
-    /// Countries holding any Influence of `side`.
+    /// Countries holding any Influence of `side`, computed from the Influence table.
     pub fn presence(&self, side: Side) -> u128 {
-        self.masks().presence[side.idx()]
+        self.compute_masks().presence[side.idx()]
     }
 
     pub fn has_effect(&self, card: CardId) -> bool {
