@@ -38,28 +38,46 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
 pub struct Playout {
     pub game: Game,
     pub decisions: usize,
+    /// Canonical text of every move, in order (to replay through a store).
+    pub moves: Vec<String>,
 }
 
-/// Play one game with uniformly random legal moves, checking invariants after every move.
-/// `check_moves` also checks that every listed move validates and a sample of unlisted moves
-/// is rejected.
-pub fn random_game(seed: u64, options: Options, check_moves: bool) -> Result<Playout, String> {
+/// How much of the legal-move agreement to check at each decision.
+#[derive(Clone, Copy)]
+pub struct Agreement {
+    /// Validate every listed move with its arbitrator.
+    pub all_listed: bool,
+    /// Check that every listed move's canonical text parses back to it.
+    pub notation: bool,
+    /// Moves outside the list (mutations of listed moves and random moves) that must be
+    /// rejected without changing the game.
+    pub outside: usize,
+}
+
+/// Play one game with uniformly random legal moves (the same choices as `arbiter bench` for
+/// this seed), checking the invariants after every move and the agreement of the move list
+/// with validation at every decision.
+pub fn random_game(seed: u64, options: Options, agreement: Option<Agreement>) -> Result<Playout, String> {
     let rules = arbiter_cards::ruleset();
     let (mut g, _) = Game::new(rules, options, Randomness::seeded(seed));
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut rng = ChaCha8Rng::seed_from_u64(arbiter_engine::playout::chooser_seed(seed));
+    let mut check_rng = ChaCha8Rng::seed_from_u64(seed.wrapping_mul(31) + 7);
+    let universe = move_universe(&g);
     let mut decisions = 0;
+    let mut moves = Vec::new();
     check_invariants(&g)?;
     while g.outcome().is_none() {
         let d = g.decision().ok_or("no decision")?;
         if d.moves.is_empty() {
             return Err(format!("decision with no legal move: {}", d.prompt));
         }
-        if check_moves {
-            check_agreement(&g, &d.moves, &mut rng)?;
+        if let Some(a) = agreement {
+            check_agreement(&g, &d.moves, &universe, a, &mut check_rng).map_err(|e| format!("seed {seed}, decision {decisions}: {e}"))?;
         }
         let m = d.moves[rng.random_range(0..d.moves.len())];
         let before = g.hash64();
-        g.play(&m).map_err(|e| format!("seed {seed}: listed move {} rejected: {e}", g.move_text(&m)))?;
+        moves.push(g.move_text(&m));
+        g.play_quiet(&m).map_err(|e| format!("seed {seed}: listed move {} rejected: {e}", g.move_text(&m)))?;
         if g.hash64() == before && g.outcome().is_none() {
             // Every accepted move changes the state (at least the work stack).
             return Err(format!("seed {seed}: move {:?} changed nothing", m));
@@ -70,29 +88,67 @@ pub fn random_game(seed: u64, options: Options, check_moves: bool) -> Result<Pla
             return Err(format!("seed {seed}: game did not end"));
         }
     }
-    Ok(Playout { game: g, decisions })
+    Ok(Playout { game: g, decisions, moves })
 }
 
-/// Every listed move is accepted by validation; random moves outside the list are rejected
-/// and leave the game unchanged.
-pub fn check_agreement(g: &Game, moves: &[Move], rng: &mut ChaCha8Rng) -> Result<(), String> {
-    for m in moves {
-        g.validate(m).map_err(|e| format!("listed move {} fails validation: {e}", g.move_text(m)))?;
-    }
-    let universe = move_universe(g);
-    for _ in 0..40 {
-        let m = universe[rng.random_range(0..universe.len())];
-        let listed = moves.contains(&m);
-        let ok = g.validate(&m).is_ok();
-        if listed != ok {
-            return Err(format!("move {:?}: listed={listed} but validation ok={ok} at {:?}", m, g.decision().map(|d| d.prompt)));
-        }
-        if !ok {
-            let mut copy = g.clone();
-            let h = copy.hash64();
-            if copy.play(&m).is_ok() || copy.hash64() != h {
-                return Err(format!("illegal move {m:?} changed the game"));
+/// A move like `m` but different: another country, card or way of playing.
+fn mutate(m: &Move, rng: &mut ChaCha8Rng, g: &Game) -> Move {
+    use arbiter_engine::{CardId, CountryId, PlayMode};
+    let country = |rng: &mut ChaCha8Rng| CountryId(rng.random_range(0..84));
+    let card = |rng: &mut ChaCha8Rng| g.rules().cards.all().nth(rng.random_range(0..110)).map(|c| c.id).unwrap_or(CardId(1));
+    const MODES: [PlayMode; 5] = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
+    match *m {
+        Move::Influence(_) => Move::Influence(country(rng)),
+        Move::Remove(_) => Move::Remove(country(rng)),
+        Move::Coup(_) => Move::Coup(country(rng)),
+        Move::Realign(_) => Move::Realign(country(rng)),
+        Move::Target(_) => Move::Target(country(rng)),
+        Move::Play { card: c, mode } => {
+            if rng.random_bool(0.5) {
+                Move::Play { card: c, mode: MODES[rng.random_range(0..5)] }
+            } else {
+                Move::Play { card: card(rng), mode }
             }
+        }
+        Move::Headline(_) => Move::Headline(card(rng)),
+        Move::Discard(_) => Move::Discard(card(rng)),
+        Move::Take(_) => Move::Take(card(rng)),
+        Move::Choose(i) => Move::Choose(i.wrapping_add(rng.random_range(1..4))),
+        Move::Cancel { card: c, .. } => Move::Cancel { card: c, country: Some(country(rng)) },
+        Move::Pass => Move::Influence(country(rng)),
+    }
+}
+
+/// Listed moves validate (and their notation round-trips); moves outside the list are
+/// rejected by validation and change nothing.
+pub fn check_agreement(g: &Game, moves: &[Move], universe: &[Move], a: Agreement, rng: &mut ChaCha8Rng) -> Result<(), String> {
+    let listed: Vec<&Move> = if a.all_listed { moves.iter().collect() } else { vec![&moves[rng.random_range(0..moves.len())]] };
+    for m in listed {
+        g.validate(m).map_err(|e| format!("listed move {} fails validation: {e}", g.move_text(m)))?;
+        if a.notation {
+            let text = g.move_text(m);
+            match g.parse(&text) {
+                Ok(back) if back == *m => {}
+                other => return Err(format!("canonical text {text:?} of {m:?} parses back as {other:?}")),
+            }
+        }
+    }
+    for k in 0..a.outside {
+        let m = if k % 2 == 0 {
+            mutate(&moves[rng.random_range(0..moves.len())], rng, g)
+        } else {
+            universe[rng.random_range(0..universe.len())]
+        };
+        if moves.contains(&m) {
+            continue;
+        }
+        if g.validate(&m).is_ok() {
+            return Err(format!("move {m:?} is not listed but validates, at {:?}", g.decision().map(|d| d.prompt)));
+        }
+        let mut copy = g.clone();
+        let h = copy.hash64();
+        if copy.play(&m).is_ok() || copy.hash64() != h {
+            return Err(format!("illegal move {m:?} changed the game"));
         }
     }
     Ok(())

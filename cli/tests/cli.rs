@@ -199,3 +199,21 @@ fn hand_over_in_a_terminal_hides_the_other_hand() {
     p.send_line("quit").unwrap();
     p.exp_eof().unwrap();
 }
+
+#[test]
+fn bench_reports_json_and_does_not_depend_on_the_thread_count() {
+    let run = |threads: &str| -> serde_json::Value {
+        serde_json::from_str(&out(&["bench", "--games", "40", "--seed", "5", "--threads", threads, "--json"])).unwrap()
+    };
+    let (one, two) = (run("1"), run("2"));
+    for key in ["games", "games_per_sec", "decisions_per_sec", "mean_decisions_per_game", "end_reasons", "peak_rss_bytes"] {
+        assert!(one.get(key).is_some(), "bench JSON lacks {key}: {one}");
+    }
+    assert_eq!(one["games"], 40);
+    assert_eq!(
+        (&one["digest"], &one["end_reasons"], &one["mean_decisions_per_game"]),
+        (&two["digest"], &two["end_reasons"], &two["mean_decisions_per_game"])
+    );
+    let reasons: u64 = one["end_reasons"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(reasons, 40);
+}

@@ -1,0 +1,54 @@
+//! The soak test: random seeded games played to the end with every rule check, the invariants
+//! after every move, the legal-move list agreeing with validation at every decision, and a
+//! sample of games saved to SQLite and replayed to identical hashes.
+
+use arbiter_engine::Options;
+use arbiter_store::Session;
+use arbiter_tests::{random_game, Agreement};
+use std::collections::BTreeMap;
+
+const GAMES: u64 = 2000;
+
+#[test]
+fn soak_random_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    let mut replayed = 0;
+    for seed in 0..GAMES {
+        let options = Options { optional_cards: seed % 2 == 1, us_bonus: (seed % 3) as u8 };
+        // Every game checks the agreement; every 10th checks every listed move and its notation.
+        let thorough = seed % 10 == 0;
+        let agreement = Agreement { all_listed: thorough, notation: thorough, outside: 4 };
+        let p = random_game(seed, options, Some(agreement)).unwrap_or_else(|e| panic!("{e}"));
+        let outcome = p.game.outcome().expect("a finished game records its outcome");
+        *reasons.entry(format!("{:?}", outcome.reason)).or_default() += 1;
+        if seed % 50 == 0 {
+            // Through SQLite: store every move, reopen (which replays and checks every row).
+            let path = dir.path().join(format!("{seed}.arbiter"));
+            let mut s = Session::create(&path, seed, options).unwrap();
+            for m in &p.moves {
+                s.play(m, None).unwrap_or_else(|e| panic!("seed {seed}: {m}: {e}"));
+            }
+            assert_eq!(s.game().hash64(), p.game.hash64(), "seed {seed}: the stored game differs");
+            let reopened = Session::open(&path).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            assert_eq!(reopened.game().hash64(), p.game.hash64());
+            replayed += 1;
+        }
+    }
+    assert_eq!(replayed, GAMES / 50);
+    // Random play must reach the ordinary game ends, not only one of them.
+    for reason in ["Defcon1", "FinalScoring", "VictoryPoints"] {
+        assert!(reasons.contains_key(reason), "no game ended by {reason}: {reasons:?}");
+    }
+}
+
+/// The games the soak test plays are the games `arbiter bench` plays for the same seeds.
+#[test]
+fn soak_and_bench_play_the_same_games() {
+    let rules = arbiter_cards::ruleset();
+    for seed in 0..20 {
+        let bench = arbiter_engine::playout::random_game(&rules, Options::default(), seed).unwrap();
+        let soak = random_game(seed, Options::default(), None).unwrap();
+        assert_eq!((bench.final_hash, bench.decisions as usize), (soak.game.hash64(), soak.decisions));
+    }
+}
