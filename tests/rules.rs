@@ -2,7 +2,6 @@
 //! rules-facts sheet. Moves are written in the canonical notation.
 
 use arbiter_engine::flow::Task;
-use arbiter_engine::map::Region;
 use arbiter_engine::rng::Randomness;
 use arbiter_engine::state::{EndReason, Pile};
 use arbiter_engine::{Game, Side};
@@ -735,7 +734,6 @@ fn setup_places_the_free_influence_in_the_right_halves_of_europe() {
     play(&mut g, &["influence Austria", "influence UK"]);
     assert_eq!(inf(&g, "Austria"), [8, 6]);
     assert_eq!(g.decision().unwrap().prompt, "USSR: choose your headline card (§4.5C)");
-    let _ = Region::Europe;
 }
 
 #[rstest]

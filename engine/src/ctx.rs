@@ -150,7 +150,6 @@ impl<'a> Ctx<'a> {
     }
 
     fn apply(&mut self, i: Instr) {
-        let map = Map::standard();
         match i {
             Instr::AddInfluence { side, country, n } => {
                 if n == 0 {
@@ -242,7 +241,6 @@ impl<'a> Ctx<'a> {
                 self.st.outcome = Some(o);
             }
         }
-        let _ = map;
     }
 
     fn influence_text(&self, c: CountryId) -> (u8, u8, Option<Side>) {

@@ -47,9 +47,10 @@ pub fn prompt(p: Position, o: &OpsTask) -> String {
     format!("{}: {} Ops spent of up to {best}: {what} (§6)", o.side, o.spent)
 }
 
-/// Influence placement cost (§6.1.2): 2 in an enemy-controlled country, else 1.
-pub fn influence_cost(p: Position, side: Side, c: CountryId) -> u8 {
-    if p.st.controls(side.opponent(), c) {
+/// Influence placement cost (§6.1.2): 2 in an enemy-controlled country, else 1; re-checked for
+/// every marker.
+pub fn marker_cost(enemy_controlled: bool) -> u8 {
+    if enemy_controlled {
         2
     } else {
         1
@@ -62,10 +63,6 @@ pub fn access_mask(p: Position, side: Side) -> u128 {
     let map = Map::standard();
     let had = p.st.round_start_presence[side.idx()];
     crate::map::iter_mask(had).fold(had | map.superpower_mask(side), |m, c| m | map.adjacency_mask(c))
-}
-
-pub fn accessible(p: Position, side: Side, c: CountryId) -> bool {
-    access_mask(p, side) & c.bit() != 0
 }
 
 /// The Ops value alone for spending consistent with `spend` (no trace).
@@ -166,10 +163,7 @@ impl<'a> Judge<'a> {
     /// for Influence, opponent Influence for realignments and coups), so nothing legal is
     /// skipped; the playout tests check that no move outside the list validates.
     pub fn legal(&self) -> Vec<Move> {
-        let (p, o) = (self.p, self.o);
-        let map = Map::standard();
-        let opp = o.side.opponent();
-        let _ = (p, opp, map);
+        let o = self.o;
         let influence = if o.allows(OpsKind::Influence) { self.access } else { 0 };
         let targets = self.opp_presence & !self.closed;
         let realign = if o.allows(OpsKind::Realign) { targets } else { 0 };
@@ -215,7 +209,7 @@ impl<'a> Judge<'a> {
                     return refuse!(explain, "§6.1.1", "{side} had no Influence in or next to {name} at the start of the action round");
                 }
                 self.vetoed(Action::Influence, c)?;
-                let cost = if self.enemy_controlled & c.bit() != 0 { 2 } else { 1 };
+                let cost = marker_cost(self.enemy_controlled & c.bit() != 0);
                 if o.spent as i32 + cost as i32 > avail {
                     let rule = if cost == 2 { "§6.1.2" } else { "§6.1" };
                     return refuse!(
@@ -258,7 +252,7 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
     let side = o.side;
     match *m {
         Move::Influence(c) => {
-            let cost = influence_cost(ctx.pos(), side, c);
+            let cost = marker_cost(ctx.st.controls(side.opponent(), c));
             o.kind = Some(OpsKind::Influence);
             o.spent += cost;
             o.spend = spend_after(&o, c);

@@ -57,18 +57,4 @@ impl Veto {
             }
         }
     }
-
-    pub fn forbids(&self, st: &State, actor: Side, action: Action, c: CountryId) -> bool {
-        if actor != self.actor || !self.actions.contains(&action) {
-            return false;
-        }
-        let map = Map::standard();
-        match &self.scope {
-            Scope::Country(x) => *x == c,
-            Scope::Region(r) => map.country(c).region == *r,
-            Scope::ControlledBy { side, region, except } => {
-                map.country(c).region == *region && st.controls(*side, c) && !except.iter().any(|(card, x)| *x == c && st.has_effect(*card))
-            }
-        }
-    }
 }

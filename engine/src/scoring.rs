@@ -2,7 +2,6 @@
 //! battleground and per controlled country adjacent to the enemy superpower; only the
 //! difference moves the marker. Final scoring after turn 10 (§10.3.2).
 
-use crate::card::CardId;
 use crate::ctx::Ctx;
 use crate::instr::Instr;
 use crate::log;
@@ -148,7 +147,6 @@ pub fn final_scoring(ctx: &mut Ctx) {
     let holder = ctx.st.china.holder;
     log!(ctx, "{holder} holds The China Card: +1 VP (card text)");
     ctx.exec(Instr::Vp { side: holder, n: 1 });
-    let _ = CardId::CHINA;
     let winner = match ctx.st.vp {
         v if v > 0 => Some(Side::Us),
         v if v < 0 => Some(Side::Ussr),

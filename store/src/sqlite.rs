@@ -133,6 +133,19 @@ impl SqliteStore {
     }
 }
 
+/// A `Record` from six columns starting at `at`: public, US and USSR logs, random outcomes,
+/// reveals, state hash (the order of both tables).
+fn record_at(r: &rusqlite::Row, at: usize) -> rusqlite::Result<Record> {
+    Ok(Record {
+        public_log: r.get(at)?,
+        us_log: r.get(at + 1)?,
+        ussr_log: r.get(at + 2)?,
+        random_json: r.get(at + 3)?,
+        reveals: r.get(at + 4)?,
+        state_hash: r.get(at + 5)?,
+    })
+}
+
 fn wrap(path: &Path, e: rusqlite::Error) -> StoreError {
     match &e {
         rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => StoreError::NotAGame(path.into()),
@@ -145,23 +158,21 @@ impl EventStore for SqliteStore {
         let bad = |what: String| StoreError::BadRow { path: self.path.clone(), seq: 0, what };
         let row = self
             .conn
-            .query_row("SELECT * FROM game WHERE id = 1", [], |r| {
-                Ok((
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, i64>(4)?,
-                    r.get::<_, String>(5)?,
-                    Record {
-                        public_log: r.get(6)?,
-                        us_log: r.get(7)?,
-                        ussr_log: r.get(8)?,
-                        random_json: r.get(9)?,
-                        reveals: r.get(10)?,
-                        state_hash: r.get(11)?,
-                    },
-                ))
-            })
+            .query_row(
+                "SELECT created_at, engine_version, rules_version, seed, options_json, setup_public_log, setup_us_log, setup_ussr_log, \
+                 setup_random_json, setup_reveals, setup_state_hash FROM game WHERE id = 1",
+                [],
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, i64>(3)?,
+                        r.get::<_, String>(4)?,
+                        record_at(r, 5)?,
+                    ))
+                },
+            )
             .optional()
             .map_err(|e| self.err(e))?
             .ok_or_else(|| bad("the game header is missing".into()))?;
@@ -172,7 +183,7 @@ impl EventStore for SqliteStore {
     fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT seq, at, side, move_text, move_json, random_json, reveals, public_log, us_log, ussr_log, state_hash FROM events ORDER BY seq")
+            .prepare("SELECT seq, at, side, move_text, move_json, public_log, us_log, ussr_log, random_json, reveals, state_hash FROM events ORDER BY seq")
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| {
@@ -182,14 +193,7 @@ impl EventStore for SqliteStore {
                     r.get::<_, String>(2)?,
                     r.get::<_, String>(3)?,
                     r.get::<_, String>(4)?,
-                    Record {
-                        random_json: r.get(5)?,
-                        reveals: r.get(6)?,
-                        public_log: r.get(7)?,
-                        us_log: r.get(8)?,
-                        ussr_log: r.get(9)?,
-                        state_hash: r.get(10)?,
-                    },
+                    record_at(r, 5)?,
                 ))
             })
             .map_err(|e| self.err(e))?;
