@@ -97,7 +97,8 @@ enum Command {
         /// Stop after this move.
         #[arg(long)]
         to: Option<u64>,
-        /// Print each move and its public log as it is replayed.
+        /// Print each move and its public log as it is replayed; at a terminal, wait for Enter
+        /// before each next move (`q` stops).
         #[arg(long)]
         step: bool,
     },
@@ -331,12 +332,20 @@ fn run(cmd: Command) -> Result<(), Failure> {
         Command::Replay { file, to, step } => {
             let store = SqliteStore::open(&file)?;
             let mut r = Replay::new(store.header()?, store.rows()?).map_err(|e| Failure::Failed(e.to_string()))?;
+            let interactive = std::io::IsTerminal::is_terminal(&std::io::stdin());
             while !r.done() && to.is_none_or(|t| r.seq() < t) {
                 let row = r.step().map_err(|e| Failure::Failed(e.to_string()))?.cloned();
                 if let (true, Some(row)) = (step, row) {
                     say!("#{} {}: {}", row.seq, row.side, row.move_text);
                     for l in row.record.public_log.lines() {
                         say!("    {l}");
+                    }
+                    if interactive && !r.done() {
+                        say_inline!("(Enter: next move, q: stop) ");
+                        let mut answer = String::new();
+                        if std::io::stdin().read_line(&mut answer)? == 0 || answer.trim() == "q" {
+                            break;
+                        }
                     }
                 }
             }

@@ -52,6 +52,8 @@ pub fn run(path: &Path) -> Result<(), Failure> {
     let mut input = Input::new(session.game().rules().cards.all().map(|c| c.name.clone()))
         .map_err(|e| Failure::Failed(format!("cannot read the terminal: {e}")))?;
     let mut seated = None;
+    // The last move each side has seen the log of: [US, USSR].
+    let mut seen = [session.seq(); 2];
     loop {
         let game = session.game();
         if let Some(o) = game.outcome() {
@@ -70,6 +72,17 @@ pub fn run(path: &Path) -> Result<(), Failure> {
                 return Ok(());
             }
             seated = Some(d.side);
+            // What happened since this player last had the keyboard (their view of the log).
+            let since = seen[d.side.idx()];
+            let news: Vec<&str> = session.rows().iter().filter(|r| r.seq > since).flat_map(|r| r.record.lines_for(Some(d.side))).collect();
+            if !news.is_empty() {
+                say!("Since your last turn at the keyboard:");
+                for l in &news[news.len().saturating_sub(40)..] {
+                    say!("  {l}");
+                }
+                say!();
+            }
+            seen[d.side.idx()] = session.seq();
             say!("{}", board::board(&game.view(Some(d.side)), &style));
             show_decision(game, &style);
         }
@@ -124,6 +137,7 @@ pub fn run(path: &Path) -> Result<(), Failure> {
                         for l in report.lines_for(Some(d.side)) {
                             say!("  {l}");
                         }
+                        seen[d.side.idx()] = session.seq();
                         if session.game().to_move() == Some(d.side) {
                             show_decision(session.game(), &style);
                         }
