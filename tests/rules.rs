@@ -955,3 +955,29 @@ fn realign_odds_in_north_korea() {
     let o = arbiter_engine::odds::realign(g.pos(), Side::Us, country("North Korea"));
     assert_eq!(((o.win * 36.0).round(), (o.tie * 36.0).round()), (6.0, 4.0));
 }
+
+/// §4.4: the Mid War cards are shuffled into the remaining deck: the cards left over from turn 3
+/// are not all dealt first.
+#[test]
+fn new_era_cards_are_shuffled_together_with_the_remaining_deck() {
+    let rules = arbiter_cards::ruleset();
+    let leftover: Vec<_> =
+        ["Fidel", "Nasser", "Blockade", "COMECON", "Suez Crisis", "Decolonization", "Duck and Cover", "CIA Created"].map(card).to_vec();
+    let mut mixed = 0;
+    for seed in 0..20 {
+        let mut st = board(&[], |st| {
+            st.turn = 3;
+            st.deck = leftover.clone();
+            st.reserve = rules.cards.era_deck(arbiter_engine::card::Era::Mid, false).into_iter().collect();
+        });
+        st.rng = Randomness::seeded(seed);
+        st.stack = vec![Task::EndTurn];
+        let g = game(st);
+        // 18 cards are dealt from 54: if the leftovers stayed on top, all 8 would always be dealt.
+        let (us, ussr) = (g.state().hands[0], g.state().hands[1]);
+        if leftover.iter().filter(|c| us.contains(**c) || ussr.contains(**c)).count() < 8 {
+            mixed += 1;
+        }
+    }
+    assert!(mixed >= 18, "leftover cards were dealt first in {} of 20 games", 20 - mixed);
+}

@@ -95,13 +95,15 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Shuffle `cards` (sorted first, so the result depends only on the seed) onto the bottom
-    /// of the draw pile... the pile is rebuilt as `cards` shuffled under the remaining deck.
+    /// Shuffle `cards` together with the remaining draw pile into a new draw pile: the Early War
+    /// deck at setup, the discards when the deck is empty (§4.3; by then the remaining cards have
+    /// all been dealt, §4.3.1), and the Mid and Late War cards with the remaining deck (§4.4).
+    /// The order before shuffling is fixed (new cards in number order under the remaining deck),
+    /// so the result depends only on the seed; scripted randomness keeps that order.
     pub fn shuffle_into_deck(&mut self, cards: CardSet) {
         let mut v: Vec<CardId> = cards.iter().collect();
-        self.st.rng.shuffle(&mut v);
-        // The remaining deck stays on top: new cards go underneath (§4.3.1 deals all first).
         v.extend(self.st.deck.iter().copied());
+        self.st.rng.shuffle(&mut v);
         self.st.deck = v;
         self.report.random.push(RandomOutcome::Shuffle { order: self.st.deck.clone() });
     }
