@@ -146,4 +146,8 @@ pub struct Expect {
     pub legal: Vec<String>,
     #[serde(default)]
     pub illegal: Vec<String>,
+    /// The case ends on purpose in the middle of a card play (an Ops or event decision still
+    /// pending), e.g. to look at the legal moves there. Without it, that fails the case.
+    #[serde(default)]
+    pub pending: bool,
 }

@@ -5,6 +5,7 @@
 use crate::format::Fixture;
 use crate::{build, FixtureError};
 use arbiter_engine::error::PlayError;
+use arbiter_engine::flow::Task;
 use arbiter_engine::report::Report;
 use arbiter_engine::{Game, Side};
 use serde_json::{json, Value};
@@ -103,6 +104,18 @@ fn play(f: &Fixture, file: &Path, g: &mut Game, log: &mut Vec<String>) -> Result
             (Err(_), Some(_)) if g.hash64() != before => return Err(format!("{label}: the rejected move changed the game")),
             (Err(_), Some(_)) => {}
         }
+    }
+    // A decision inside a card play that no step answered: the case must say it stops there.
+    let mid_play = g.outcome().is_none() && matches!(g.state().stack.last(), Some(Task::Ops(_)) | Some(Task::Event(_)));
+    match (mid_play, f.expect.pending) {
+        (true, false) => {
+            let prompt = g.decision().map(|d| d.prompt).unwrap_or_default();
+            return Err(format!(
+                "after the last step: a decision inside a card play is left unanswered ({prompt}); add steps, or set expect.pending"
+            ));
+        }
+        (false, true) => return Err("expect.pending is set, but no card play is left unfinished".into()),
+        _ => {}
     }
     let (dice, picks) = g.state().rng.leftover();
     if dice + picks > 0 {

@@ -83,3 +83,18 @@ fn bad_files_name_the_file_and_the_field() {
     let bad_defcon = r#"{"id": "T", "title": "t", "rules": [], "setup": {"defcon": 7}}"#;
     assert!(run(bad_defcon).unwrap_err().contains("setup.defcon: 7 is not a DEFCON level"));
 }
+
+#[test]
+fn a_card_play_left_unfinished_fails_unless_declared() {
+    let text = format!(
+        r#"{{"id": "T-1", "title": "t", "rules": [], {COUP}, "steps": [{{"side": "us", "move": "play \"Duck and Cover\" ops"}}]}}"#
+    );
+    let why = run(&text).unwrap().expect("fails");
+    assert!(why.starts_with("after the last step: a decision inside a card play is left unanswered"), "{why}");
+    let declared = format!(
+        r#"{{"id": "T-1", "title": "t", "rules": [], {COUP}, "steps": [{{"side": "us", "move": "play \"Duck and Cover\" ops"}}], "expect": {{"pending": true, "legal": ["coup Mexico"]}}}}"#
+    );
+    assert_eq!(run(&declared), Ok(None));
+    let wrongly = coup_case("[4]", r#", "expect": {"pending": true}"#);
+    assert!(run(&wrongly).unwrap().expect("fails").contains("no card play is left unfinished"));
+}
