@@ -53,5 +53,14 @@ pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId) {
         return;
     }
     let loser = if diff > 0 { side.opponent() } else { side };
-    ctx.exec(Instr::RemoveInfluence { side: loser, country: c, n: diff.unsigned_abs() as u8 });
+    let have = ctx.st.inf(loser, c);
+    let n = (diff.unsigned_abs() as u8).min(have);
+    log!(
+        ctx,
+        "{} wins by {}: the {loser} loses {n} Influence in {name}{}",
+        loser.opponent(),
+        diff.abs(),
+        if n == 0 { " (it has none)" } else { "" }
+    );
+    ctx.exec(Instr::RemoveInfluence { side: loser, country: c, n });
 }

@@ -72,6 +72,10 @@ pub fn attempt(ctx: &mut Ctx, side: Side, card: CardId) {
     ctx.exec(Instr::SpaceAttempt { side });
     let b = ctx.st.space[side.idx()];
     let next = &BOXES[b as usize];
+    if ctx.logging {
+        let ops = crate::ctx::ops_value(ctx.pos(), card, side, Spend::NOWHERE);
+        ctx.log(format!("{side} Ops value: {ops}; {} needs {}", next.name, next.ops_needed));
+    }
     let roll = ctx.die(side);
     let ok = roll <= next.max_roll;
     log!(
