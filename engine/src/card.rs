@@ -86,16 +86,7 @@ impl CardSet {
     }
     /// Cards in ascending number order.
     pub fn iter(self) -> impl Iterator<Item = CardId> {
-        let mut m = self.0;
-        std::iter::from_fn(move || {
-            if m == 0 {
-                None
-            } else {
-                let i = m.trailing_zeros();
-                m &= m - 1;
-                Some(CardId(i as u8))
-            }
-        })
+        crate::bits::set_bits(self.0).map(CardId)
     }
     /// The `n`-th card in ascending order.
     pub fn nth(self, n: usize) -> Option<CardId> {

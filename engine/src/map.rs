@@ -297,16 +297,8 @@ impl Map {
 }
 
 /// Iterate the set bits of a country mask as ids.
-pub fn iter_mask(mut m: u128) -> impl Iterator<Item = CountryId> {
-    std::iter::from_fn(move || {
-        if m == 0 {
-            None
-        } else {
-            let i = m.trailing_zeros();
-            m &= m - 1;
-            Some(CountryId(i as u8))
-        }
-    })
+pub fn iter_mask(m: u128) -> impl Iterator<Item = CountryId> {
+    crate::bits::set_bits(m).map(CountryId)
 }
 
 #[cfg(test)]
