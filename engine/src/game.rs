@@ -112,6 +112,9 @@ impl Game {
             return Err(PlayError::GameOver(o));
         }
         let p = self.pos();
+        if !m.well_formed(p) {
+            return Err(PlayError::Illegal { action: m.text(p), why: crate::error::Illegal::new("no such card or country", "§2") });
+        }
         let t = match self.state.stack.last() {
             Some(t) if t.is_decision() => t,
             _ => return Err(PlayError::Illegal { action: m.text(p), why: crate::error::Illegal::new("no decision is pending", "§4.5") }),

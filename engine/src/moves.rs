@@ -73,12 +73,25 @@ fn quote(s: &str) -> String {
 }
 
 impl Move {
+    /// Do the card and country numbers in this move exist? (A move read from JSON may name any
+    /// number; one read from text always names a real card or country.)
+    pub fn well_formed(&self, p: Position) -> bool {
+        let card = |c: &CardId| p.cards().get(*c).is_some();
+        let country = |c: &CountryId| c.idx() < Map::standard().countries.len();
+        match self {
+            Move::Play { card: c, .. } | Move::Headline(c) | Move::Discard(c) | Move::Take(c) => card(c),
+            Move::Influence(c) | Move::Remove(c) | Move::Coup(c) | Move::Realign(c) | Move::Target(c) => country(c),
+            Move::Cancel { card: c, country: k } => card(c) && k.as_ref().is_none_or(country),
+            Move::Choose(_) | Move::Pass => true,
+        }
+    }
+
     /// The canonical text of this move in position `p` (labels of `choose` come from the
     /// decision it answers).
     pub fn text(&self, p: Position) -> String {
         let map = Map::standard();
-        let card = |c: &CardId| quote(p.cards().name(*c));
-        let country = |c: &CountryId| quote(map.name(*c));
+        let card = |c: &CardId| p.cards().get(*c).map(|i| quote(&i.name)).unwrap_or_else(|| format!("#{}", c.0));
+        let country = |c: &CountryId| map.countries.get(c.idx()).map(|k| quote(&k.name)).unwrap_or_else(|| format!("country#{}", c.0));
         match self {
             Move::Play { card: c, mode } => format!("play {} {}", card(c), mode.text()),
             Move::Headline(c) => format!("headline {}", card(c)),
