@@ -63,6 +63,33 @@ pub fn region(view: &View, style: &Style, r: Region) -> String {
     out
 }
 
+/// A hand, one card a line: name, Ops, whose event, and marks (scoring, starred, event not yet
+/// implemented).
+pub fn hand(cards: &[String], rules: &arbiter_engine::Ruleset) -> String {
+    let mut out = String::new();
+    for name in cards {
+        let Some(id) = rules.cards.by_name(name) else { continue };
+        let info = rules.cards.info(id);
+        let side = match info.side.side() {
+            Some(s) => format!("{s} event"),
+            None => "neutral event".into(),
+        };
+        let mut marks = Vec::new();
+        if info.scoring {
+            marks.push("scoring: must be played this turn");
+        }
+        if info.starred {
+            marks.push("removed after its event");
+        }
+        if !info.scoring && !rules.implemented(id) {
+            marks.push("event not implemented yet");
+        }
+        let extra = if marks.is_empty() { String::new() } else { format!("; {}", marks.join("; ")) };
+        out.push_str(&format!("  {name:<32} {} Ops, {side}{extra}\n", info.ops));
+    }
+    out
+}
+
 /// The compact board: every country with Influence, and the tracks.
 pub fn board(view: &View, style: &Style) -> String {
     let map = Map::standard();
@@ -81,14 +108,8 @@ pub fn board(view: &View, style: &Style) -> String {
             out.push('\n');
         }
     }
-    out.push_str(&format!(
-        "Turn {}  AR {}  phasing {}  DEFCON {}  VP {}\n",
-        view.turn,
-        view.action_round,
-        view.phasing,
-        view.defcon,
-        vp(view.vp)
-    ));
+    let round = if view.action_round == 0 { "headline".to_string() } else { format!("action round {}", view.action_round) };
+    out.push_str(&format!("Turn {}, {round}  phasing {}  DEFCON {}  VP {}\n", view.turn, view.phasing, view.defcon, vp(view.vp)));
     out.push_str(&format!(
         "Military ops US {} USSR {}   Space race US {} USSR {}   China Card: {} ({})\n",
         view.military_ops.us,

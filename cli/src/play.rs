@@ -154,7 +154,8 @@ fn show_decision(game: &Game, style: &Style) {
     let Some(d) = game.decision() else { return };
     let view = game.view(Some(d.side));
     if !view.hand.is_empty() {
-        say!("{} hand: {}", style.side(d.side, &d.side.to_string()), view.hand.join(", "));
+        say!("{} hand:", style.side(d.side, &d.side.to_string()));
+        say_inline!("{}", board::hand(&view.hand, game.rules()));
     }
     say!("{}", d.prompt);
     for (i, m) in d.moves.iter().enumerate() {
