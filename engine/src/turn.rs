@@ -153,6 +153,14 @@ pub fn military_ops_check(ctx: &mut Ctx) {
 
 /// §11.1.2: a scoring card still held at the end of the turn loses the game.
 pub fn held_cards(ctx: &mut Ctx) {
+    // §11.1.1: held cards are revealed at the end of the turn.
+    for side in Side::BOTH {
+        let held: Vec<String> = ctx.st.hand(side).iter().map(|c| ctx.card_name(c).to_string()).collect();
+        if !held.is_empty() {
+            log!(ctx, "End of turn: the {side} reveals its held card(s): {} (§11.1.1)", held.join(", "));
+            ctx.reveal();
+        }
+    }
     let holds = |ctx: &Ctx, s: Side| ctx.st.hand(s).iter().any(|c| ctx.rules.cards.info(c).scoring);
     let (us, ussr) = (holds(ctx, Side::Us), holds(ctx, Side::Ussr));
     let winner = match (us, ussr) {

@@ -323,7 +323,13 @@ fn the_public_log_never_names_a_card_held_in_a_hand() {
                 "seed {seed}, {what}: a draw in the public log:\n{public}"
             );
             // A stated reason may name cards as rules ("NATO needs Marshall Plan…"): skip it.
-            let public: String = public.lines().map(|l| l.split(" does not occur: ").next().unwrap_or(l)).collect::<Vec<_>>().join("\n");
+            // Held cards revealed at the end of a turn (§11.1.1) are public from then on.
+            let public: String = public
+                .lines()
+                .filter(|l| !l.starts_with("End of turn: the"))
+                .map(|l| l.split(" does not occur: ").next().unwrap_or(l))
+                .collect::<Vec<_>>()
+                .join("\n");
             for side in arbiter_engine::Side::BOTH {
                 for c in st.hand(side).iter().filter(|c| before.hand(side).contains(*c)) {
                     let name = rules.cards.name(c);
