@@ -108,11 +108,6 @@ impl<'a> Ctx<'a> {
         self.report.random.push(RandomOutcome::Shuffle { order: self.st.deck.clone() });
     }
 
-    /// Ops value of a card played by `side`, spent as `spend` (§7.4, §9.6).
-    pub fn ops_value(&self, card: CardId, side: Side, spend: Spend) -> Traced {
-        ops_value(self.pos(), card, side, spend)
-    }
-
     /// Apply one instruction, then let lasting effects react until quiet.
     pub fn exec(&mut self, i: Instr) {
         if self.st.outcome.is_some() {

@@ -80,9 +80,3 @@ pub fn register(r: &mut Ruleset) {
     headline_cards::register(r);
     defcon_cards::register(r);
 }
-
-/// Every card whose event is implemented, for CARDS.md and tests.
-pub fn implemented() -> Vec<CardId> {
-    let r = crate::ruleset();
-    r.cards.all().map(|c| c.id).filter(|c| r.implemented(*c)).collect()
-}
