@@ -14,7 +14,7 @@ mod traps;
 mod wars;
 
 use crate::shapes::{RegionScoring, SoutheastAsiaScoring};
-use arbiter_engine::{CardId, Region, Ruleset};
+use arbiter_engine::{Region, Ruleset};
 
 /// Card numbers the events refer to.
 pub mod ids {
