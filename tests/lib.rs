@@ -198,7 +198,7 @@ pub fn give(st: &mut State, side: Side, names: &[&str]) {
 }
 
 pub fn effect(st: &mut State, name: &str, owner: Side) {
-    st.effects.push(Effect { card: card(name), owner, expiry: Expiry::EndOfTurn, param: 0 });
+    st.effects.push(Effect::new(card(name), owner, Expiry::EndOfTurn));
 }
 
 /// An empty board (no Influence, empty hands and deck) with scripted dice, then `f`.
@@ -220,7 +220,7 @@ pub fn at_round(side: Side, dice: &[u8], f: impl FnOnce(&mut State)) -> Game {
         f(st);
     });
     st.round_start_presence = [st.presence(Side::Us), st.presence(Side::Ussr)];
-    st.stack = vec![Task::EndRound { side }, Task::ChooseCard { side }];
+    st.stack = vec![Task::EndRound { side }, Task::PlayCard(arbiter_engine::PlayTask::round(side))];
     Game::from_state(arbiter_cards::ruleset(), st).0
 }
 

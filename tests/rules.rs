@@ -528,6 +528,7 @@ fn bear_trap_replaces_the_round_with_a_discard_and_an_escape_roll() {
             owner: Side::Us,
             expiry: arbiter_engine::effect::Expiry::Permanent,
             param: 0,
+            keeps_card: false,
         });
         give(st, Side::Ussr, &["Fidel", "Nasser"]);
     });
@@ -636,7 +637,7 @@ fn five_year_plan_triggers_a_us_event_discarded_at_random() {
         give(st, Side::Ussr, &["Duck and Cover", "Fidel"]);
     });
     st.rng = Randomness::Scripted { dice: Default::default(), picks: [0u8].into_iter().collect() };
-    st.stack = vec![Task::EndRound { side: Side::Us }, Task::ChooseCard { side: Side::Us }];
+    st.stack = vec![Task::EndRound { side: Side::Us }, Task::PlayCard(arbiter_engine::PlayTask::round(Side::Us))];
     let mut g = game(st);
     play(&mut g, &["play \"Five Year Plan\" event"]);
     assert_eq!((g.state().defcon, g.state().vp), (4, 1), "Duck and Cover happened for the US");
@@ -645,8 +646,12 @@ fn five_year_plan_triggers_a_us_event_discarded_at_random() {
 
 #[test]
 fn wargames_only_at_defcon_2_and_the_leader_wins() {
-    let mut g = at_round(Side::Us, &[], |st| give(st, Side::Us, &["Wargames"]));
-    assert!(reject(&mut g, "play Wargames event").contains("DEFCON 2"));
+    // Above DEFCON 2 the event may be played and does nothing; the card is discarded, not
+    // removed (§5.2, FAQ).
+    let mut g = at_round(Side::Us, &[], |st| give(st, Side::Us, &["Wargames", "Fidel"]));
+    play(&mut g, &["play Wargames event"]);
+    assert!(g.outcome().is_none());
+    assert!(g.state().discard.contains(card("Wargames")));
     let mut g = at_round(Side::Us, &[], |st| {
         st.defcon = 2;
         st.vp = 7;
@@ -697,6 +702,7 @@ fn norad_reacts_to_defcon_reaching_2_during_a_round() {
             owner: Side::Us,
             expiry: arbiter_engine::effect::Expiry::Permanent,
             param: 0,
+            keeps_card: false,
         });
         set_inf(st, "Canada", 4, 0);
         set_inf(st, "Japan", 1, 0);
@@ -768,6 +774,7 @@ fn quagmire_traps_the_us_and_ends_norad() {
             owner: Side::Us,
             expiry: arbiter_engine::effect::Expiry::Permanent,
             param: 0,
+            keeps_card: false,
         });
         give(st, Side::Ussr, &["Quagmire"]);
         give(st, Side::Us, &["Fidel", "Asia Scoring"]);

@@ -3,13 +3,13 @@
 
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::effect::{Effect, Expiry};
-use arbiter_engine::flow::EventTask;
 use arbiter_engine::instr::Instr;
-use arbiter_engine::log;
 use arbiter_engine::map::{CountryId, Map, Region};
 use arbiter_engine::pipeline::{DieModifier, OpsCondition, OpsModifier, OpsStage, RollKind, Source, Spend};
+use arbiter_engine::registry::{Intent, Verdict};
 use arbiter_engine::state::Pile;
-use arbiter_engine::{CardEvent, CardId, Move, Position, Side};
+use arbiter_engine::{log, steps};
+use arbiter_engine::{Ask, CardEvent, CardId, EventTask, Lasting, Move, NoStep, Position, Side, Task};
 
 // ---------------------------------------------------------------- scoring cards
 
@@ -18,8 +18,9 @@ use arbiter_engine::{CardEvent, CardId, Move, Position, Side};
 pub struct RegionScoring(pub Region);
 
 impl CardEvent for RegionScoring {
+    type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, _side: Side) {
-        arbiter_engine::scoring::score_region(ctx, self.0);
+        arbiter_engine::scoring::score_region(ctx, self.0, arbiter_engine::ScoringTime::Card);
     }
 }
 
@@ -27,6 +28,7 @@ impl CardEvent for RegionScoring {
 pub struct SoutheastAsiaScoring;
 
 impl CardEvent for SoutheastAsiaScoring {
+    type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, _side: Side) {
         arbiter_engine::scoring::score_southeast_asia(ctx);
     }
@@ -83,14 +85,18 @@ pub fn nothing(_: &mut Ctx, _: Side) {}
 impl Modifiers {
     pub fn start(&self, ctx: &mut Ctx, side: Side) {
         (self.first)(ctx, side);
-        ctx.exec(Instr::AddEffect(Effect { card: self.card, owner: side, expiry: Expiry::EndOfTurn, param: 0 }));
+        ctx.exec(Instr::AddEffect(Effect::new(self.card, side, Expiry::EndOfTurn)));
     }
 }
 
 impl CardEvent for Modifiers {
+    type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         self.start(ctx, side);
     }
+}
+
+impl Lasting for Modifiers {
     fn ops_modifiers(&self, e: &Effect, out: &mut Vec<OpsModifier>) {
         for s in self.ops {
             for &b in s.who.sides(e.owner) {
@@ -136,8 +142,8 @@ pub struct Markers {
 }
 
 impl Markers {
-    pub fn task(&self, card: CardId, side: Side, stage: u8) -> EventTask {
-        EventTask::new(card, side).stage(stage).count(self.total)
+    pub fn task(&self, card: CardId, side: Side, step: impl Into<u8>) -> EventTask {
+        EventTask::new(card, side).at(step).count(self.total)
     }
 
     fn used(t: &EventTask, c: CountryId) -> u8 {
@@ -158,7 +164,10 @@ impl Markers {
     pub fn apply(&self, ctx: &mut Ctx, mut t: EventTask, m: &Move) -> Option<EventTask> {
         let c = match m {
             Move::Influence(c) | Move::Remove(c) => *c,
-            _ => return None,
+            _ => {
+                ctx.unexpected(&t, m);
+                return None;
+            }
         };
         let side = self.influence_of.sides(t.side)[0];
         ctx.exec(if self.add { Instr::AddInfluence { side, country: c, n: 1 } } else { Instr::RemoveInfluence { side, country: c, n: 1 } });
@@ -166,7 +175,7 @@ impl Markers {
             t.twice |= c.bit();
         }
         t.picked |= c.bit();
-        t.count -= 1;
+        t.count = t.count.saturating_sub(1);
         (t.count > 0).then_some(t)
     }
 }
@@ -185,6 +194,8 @@ pub struct War {
     pub min_roll: u8,
     pub vp: u8,
     pub mil_ops: u8,
+    /// −1 more if the enemy controls the target itself (Arab-Israeli War, Deluxe text).
+    pub target_counts: bool,
 }
 
 impl War {
@@ -193,15 +204,19 @@ impl War {
         let map = Map::standard();
         let enemy = side.opponent();
         let neighbours: Vec<&str> =
-            map.country(target).adjacent.iter().filter(|a| ctx.st.controls(enemy, **a)).map(|a| map.name(*a)).collect();
+            map.country(target).adjacent.iter().filter(|a| ctx.st().controls(enemy, **a)).map(|a| map.name(*a)).collect();
+        let held = self.target_counts && ctx.st().controls(enemy, target);
         let roll = ctx.die(side);
-        let total = roll as i32 - neighbours.len() as i32;
         let name = map.name(target);
-        let mods = if neighbours.is_empty() {
+        let total = roll as i32 - neighbours.len() as i32 - i32::from(held);
+        let mut mods = if neighbours.is_empty() {
             String::new()
         } else {
             format!(" - {} {enemy}-controlled neighbour(s) ({})", neighbours.len(), neighbours.join(", "))
         };
+        if held {
+            mods.push_str(&format!(" - 1 ({name} itself is {enemy}-controlled)"));
+        }
         let won = total >= self.min_roll as i32;
         log!(
             ctx,
@@ -211,7 +226,7 @@ impl War {
         );
         ctx.exec(Instr::MilOps { side, n: self.mil_ops });
         if won {
-            let n = ctx.st.inf(enemy, target);
+            let n = ctx.st().inf(enemy, target);
             ctx.exec(Instr::RemoveInfluence { side: enemy, country: target, n });
             ctx.exec(Instr::AddInfluence { side, country: target, n });
             ctx.exec(Instr::Vp { side, n: self.vp });
@@ -221,20 +236,22 @@ impl War {
 
 // ---------------------------------------------------------------- traps
 
-/// Bear Trap / Quagmire: each action round of the trapped side becomes: discard a card worth
-/// 2+ Ops (modified, §7.4.2) and roll 1–4 to escape; with no such card, the round passes.
-/// Scoring cards may always be played instead, because no card can force a player to hold a
-/// scoring card (§10.1.5, which card text does not override, §5.5).
+steps! {
+    /// The trapped side's replaced action round.
+    pub enum TrapStep { Escape }
+}
+
+/// Bear Trap / Quagmire: each action round of the trapped side is replaced (an interception
+/// of its card play): discard a card worth 2+ Ops (modified, §7.4.2) and roll 1–4 to escape;
+/// with no such card, the round passes. Scoring cards may always be played instead, because
+/// no card can force a player to hold a scoring card (§10.1.5, which card text does not
+/// override, §5.5).
 pub struct Trap {
     pub card: CardId,
     pub victim: Side,
 }
 
 impl Trap {
-    pub fn spring(&self, ctx: &mut Ctx) {
-        ctx.exec(Instr::AddEffect(Effect { card: self.card, owner: self.victim.opponent(), expiry: Expiry::Permanent, param: 0 }));
-    }
-
     fn discards(p: Position, side: Side) -> Vec<CardId> {
         p.st.hand(side)
             .iter()
@@ -244,8 +261,15 @@ impl Trap {
             })
             .collect()
     }
+}
 
-    pub fn options(&self, p: Position, t: &EventTask) -> Vec<Move> {
+impl CardEvent for Trap {
+    type Step = TrapStep;
+    fn resolve(&self, ctx: &mut Ctx, _side: Side) {
+        ctx.exec(Instr::AddEffect(Effect::new(self.card, self.victim.opponent(), Expiry::Permanent)));
+    }
+
+    fn ask(&self, p: Position, _step: TrapStep, t: &EventTask) -> Ask {
         let mut v: Vec<Move> = if arbiter_engine::action_round::must_play_scoring(p, t.side).is_some() {
             Vec::new()
         } else {
@@ -260,14 +284,12 @@ impl Trap {
         if v.is_empty() {
             v.push(Move::Pass);
         }
-        v
+        let prompt =
+            format!("{}: {} is trapped: discard a card worth 2+ Ops and roll 1-4 to escape (card text)", t.side, p.cards().name(self.card));
+        Ask::new(t.side, prompt, v)
     }
 
-    pub fn prompt(&self, p: Position, t: &EventTask) -> String {
-        format!("{}: {} is trapped: discard a card worth 2+ Ops and roll 1-4 to escape (card text)", t.side, p.cards().name(self.card))
-    }
-
-    pub fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
+    fn answer(&self, ctx: &mut Ctx, _step: TrapStep, t: EventTask, m: &Move) {
         let side = t.side;
         let trap = ctx.card_name(self.card).to_string();
         match *m {
@@ -287,7 +309,21 @@ impl Trap {
                 ctx.put_in_play(card, side);
                 ctx.resolve_event(card, side);
             }
-            _ => log!(ctx, "{side} has no card to discard: the round passes ({trap})"),
+            Move::Pass => log!(ctx, "{side} has no card to discard: the round passes ({trap})"),
+            _ => ctx.unexpected(&t, m),
+        }
+    }
+}
+
+impl Lasting for Trap {
+    /// The trapped side's card play becomes the escape attempt.
+    fn intercept(&self, _p: Position, _e: &Effect, what: &Intent) -> Verdict {
+        match what {
+            Intent::Task(Task::PlayCard(pt)) if pt.is_round() && pt.side == self.victim => Verdict::Replace(
+                vec![Task::Event(EventTask::new(self.card, self.victim).at(TrapStep::Escape))],
+                format!("replaces the {} card play with an attempt to escape (card text)", self.victim),
+            ),
+            _ => Verdict::Allow,
         }
     }
 }

@@ -158,12 +158,27 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
             None if rules.cards.info(card).lasting => Expiry::Permanent,
             None | Some("turn") => Expiry::EndOfTurn,
             Some("permanent") => Expiry::Permanent,
-            Some(x) => return Err(cx.err(&field, format!("until {x:?}: use \"turn\" or \"permanent\""))),
+            Some("used") => Expiry::UntilUsed,
+            Some("us round") => Expiry::UntilRoundOf(Side::Us),
+            Some("ussr round") => Expiry::UntilRoundOf(Side::Ussr),
+            Some(x) => {
+                return Err(cx.err(&field, format!("until {x:?}: use \"turn\", \"permanent\", \"used\", \"us round\" or \"ussr round\"")))
+            }
         };
         if !rules.implemented(card) {
             return Err(cx.err(&field, format!("{} has no implemented effect", e.card)));
         }
-        st.effects.push(Effect { card, owner, expiry, param: e.param });
+        // An effect "until used" keeps its card in front of its owner (Shuttle Diplomacy).
+        let keeps_card = expiry == Expiry::UntilUsed;
+        if keeps_card {
+            if cx.placed.contains_key(&card) {
+                return Err(cx.err(&field, format!("{} is in front of its owner while its effect lasts: list it nowhere else", e.card)));
+            }
+            st.deck.retain(|c| *c != card);
+            st.reserve.remove(card);
+            st.table.insert(card);
+        }
+        st.effects.push(Effect { card, owner, expiry, param: e.param, keeps_card });
     }
     if let Some(c) = &s.china_card {
         st.china = China { holder: cx.side("setup.china_card.holder", &c.holder)?, face_up: c.face_up };

@@ -3,17 +3,18 @@
 //! opponent's event on a card played for Ops still happens, before or after, as the player
 //! chooses (§5.2). The played card stays in play until the end of the round.
 
-use crate::card::CardId;
+use crate::card::{CardId, CardSet};
 use crate::ctx::Ctx;
+use crate::effect::Expiry;
 use crate::error::{illegal, Illegal};
-use crate::flow::{OpsTask, Task};
-use crate::instr::DomainEvent;
+use crate::instr::{DomainEvent, Instr};
 use crate::log;
 use crate::moves::{Move, PlayMode};
 use crate::refuse;
-use crate::registry::Position;
+use crate::registry::{Position, Prompt};
 use crate::side::Side;
-use crate::turn::action_rounds;
+use crate::task::{OpsTask, PlayTask, Source, Task};
+use crate::turn::{action_rounds, base_action_rounds};
 
 pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
     let last = action_rounds(ctx.pos(), Side::Us).max(action_rounds(ctx.pos(), Side::Ussr));
@@ -25,21 +26,19 @@ pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
     if round > action_rounds(ctx.pos(), side) {
         return;
     }
+    // Effects that last "until the next action round" of this side end now.
+    let ending: Vec<CardId> = ctx.st.effects.iter().filter(|e| e.expiry == Expiry::UntilRoundOf(side)).map(|e| e.card).collect();
+    for c in ending {
+        ctx.exec(Instr::RemoveEffect(c));
+    }
     ctx.st.round = round;
     ctx.st.phasing = side;
     // §6.1.1: access is judged from Influence held at the start of the round.
     ctx.st.round_start_presence = ctx.st.masks().presence;
     log!(ctx, "--- Turn {}, action round {round}: {side} ---", ctx.st.turn);
     ctx.push(Task::EndRound { side });
-    let trap = ctx.st.effects.iter().copied().find(|e| ctx.rules.event(e.card).and_then(|h| h.traps(e)) == Some(side));
-    match trap {
-        Some(e) => {
-            if let Some(h) = ctx.rules.event(e.card) {
-                h.trapped_round(ctx, &e, side);
-            }
-        }
-        None => ctx.push(Task::ChooseCard { side }),
-    }
+    // Effects in play may replace the card play (Bear Trap, Quagmire).
+    ctx.push_offered(Task::PlayCard(PlayTask::round(side)));
 }
 
 pub fn end(ctx: &mut Ctx, side: Side) {
@@ -62,69 +61,116 @@ pub fn must_play_scoring(p: Position, side: Side) -> Option<(usize, usize)> {
 
 /// Whether the event on `card` would take place if `side` triggered it now.
 pub fn event_would_occur(p: Position, card: CardId, side: Side) -> bool {
-    p.rules.event(card).is_some_and(|h| h.can_occur(p, side).is_ok())
+    p.event_allowed(card, side).is_ok()
 }
 
 const MODES: [PlayMode; 5] = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
 
-/// The arbitrator of an action round's card play. What holds for the whole decision (the
-/// scoring-card lock, the Ops modifiers, the moves effects offer) is worked out once.
+/// The cards a play may use.
+fn cards(p: Position, pt: &PlayTask) -> CardSet {
+    match pt.source {
+        Source::HandAndChina => {
+            let mut s = p.st.hand(pt.side);
+            if p.st.holds_playable_china(pt.side) {
+                s.insert(CardId::CHINA);
+            }
+            s
+        }
+        Source::Hand => p.st.hand(pt.side),
+        Source::Cards(s) => s,
+    }
+}
+
+pub fn prompt(p: Position, pt: &PlayTask) -> Prompt {
+    let side = pt.side;
+    let Some(by) = pt.by else {
+        return Prompt::public(format!("{side}: action round {} of turn {}: play a card (§5)", p.st.round, p.st.turn));
+    };
+    let by = p.cards().name(by);
+    let what = if pt.opponent_events_only { format!("a card carrying the {} event", side.opponent()) } else { "a card".into() };
+    let how = if pt.event_cancelled { " for Operations; its event is cancelled" } else { "" };
+    let pass = if pt.or_else.is_some() { ", or `pass`" } else { "" };
+    match pt.source {
+        Source::Cards(set) => {
+            let names: Vec<&str> = set.iter().map(|c| p.cards().name(c)).collect();
+            Prompt {
+                text: format!("{side}: {by}: play the card it gives you{how}{pass}."),
+                secret: format!("(the card: {})", names.join(", ")),
+            }
+        }
+        _ => Prompt::public(format!("{side}: {by}: play {what}{how}{pass}")),
+    }
+}
+
+/// The arbitrator of a card play. What holds for the whole decision (the cards and modes the
+/// task allows, the scoring-card lock, the Ops modifiers) is worked out once.
 pub struct Judge<'a> {
     p: Position<'a>,
-    side: Side,
+    pt: &'a PlayTask,
     explain: bool,
+    cards: CardSet,
     scoring_lock: Option<(usize, usize)>,
     mods: Vec<crate::pipeline::OpsModifier>,
-    effect_moves: Vec<Move>,
 }
 
 impl<'a> Judge<'a> {
-    pub fn new(p: Position<'a>, side: Side, explain: bool) -> Judge<'a> {
-        let mut effect_moves = Vec::new();
-        for e in &p.st.effects {
-            if let Some(h) = p.rules.event(e.card) {
-                h.round_moves(p, e, side, &mut effect_moves);
-            }
-        }
-        Judge { p, side, explain, scoring_lock: must_play_scoring(p, side), mods: p.ops_modifiers(), effect_moves }
+    pub fn new(p: Position<'a>, pt: &'a PlayTask, explain: bool) -> Judge<'a> {
+        let scoring_lock = if pt.is_round() { must_play_scoring(p, pt.side) } else { None };
+        Judge { p, pt, explain, cards: cards(p, pt), scoring_lock, mods: p.ops_modifiers() }
     }
 
-    /// Every legal move: each playable card in each way, `pass`, and the effects' moves.
+    /// Every legal move: each playable card in each way, and `pass` where allowed.
     pub fn legal(&self) -> Vec<Move> {
-        let mut cards: Vec<CardId> = self.p.st.hand(self.side).iter().collect();
-        if self.p.st.holds_playable_china(self.side) {
-            cards.push(CardId::CHINA);
-        }
-        let mut out = Vec::with_capacity(cards.len() * 3 + 1);
-        let candidates = cards.into_iter().flat_map(|card| MODES.map(|mode| Move::Play { card, mode }));
-        out.extend(candidates.chain([Move::Pass]).chain(self.effect_moves.iter().copied()).filter(|m| self.check(m).is_ok()));
+        let mut out = Vec::with_capacity(self.cards.len() * 3 + 1);
+        let candidates = self.cards.iter().flat_map(|card| MODES.map(|mode| Move::Play { card, mode }));
+        out.extend(candidates.chain([Move::Pass]).filter(|m| self.check(m).is_ok()));
         out
+    }
+
+    /// May the player pass? Where the task allows it (an event's optional play), with no card
+    /// left (only the China Card, §9.8), or in an action round beyond the turn's six or seven,
+    /// which the Space Station or North Sea Oil only allow ("may", §6.4.4, card text).
+    fn may_pass(&self) -> Result<(), Illegal> {
+        let (p, pt) = (self.p, self.pt);
+        if pt.or_else.is_some() || p.st.hand(pt.side).is_empty() {
+            return Ok(());
+        }
+        if pt.is_round() && p.st.round > base_action_rounds(p) {
+            return Ok(());
+        }
+        if pt.is_round() {
+            illegal("a player with cards may not pass", "§5.1")
+        } else {
+            illegal("this card play may not be declined", "card text")
+        }
     }
 
     pub fn check(&self, m: &Move) -> Result<(), Illegal> {
         match m {
             Move::Play { card, mode } => self.check_play(*card, *mode),
-            Move::Pass if !self.p.st.hand(self.side).is_empty() => illegal("a player with cards may not pass", "§5.1"),
-            Move::Pass => Ok(()), // only the China Card is left: it is never forced (§9.8)
-            Move::Cancel { .. } if self.effect_moves.contains(m) => Ok(()),
-            Move::Cancel { .. } => illegal("there is no such effect to cancel now", "card text"),
-            _ => illegal("an action round needs a card play: `play CARD event|ops|space`", "§5"),
+            Move::Pass => self.may_pass(),
+            _ => illegal("a card play is needed: `play CARD event|ops|space`", "§5"),
         }
     }
 
     fn check_play(&self, card: CardId, mode: PlayMode) -> Result<(), Illegal> {
-        let (p, side, explain) = (self.p, self.side, self.explain);
+        let (p, pt, explain) = (self.p, self.pt, self.explain);
+        let side = pt.side;
         let info = p.cards().info(card);
         let name = &info.name;
-        if card == CardId::CHINA {
+        if card == CardId::CHINA && pt.source == Source::HandAndChina {
             if p.st.china.holder != side {
                 return refuse!(explain, "§9.1", "{side} does not hold The China Card");
             }
             if !p.st.china.face_up {
                 return illegal("The China Card is face down until the end of the turn", "§9.3");
             }
-        } else if !p.st.hand(side).contains(card) {
-            return refuse!(explain, "§5", "{name} is not in {side}'s hand");
+        } else if !self.cards.contains(card) {
+            return match pt.source {
+                Source::Cards(_) => refuse!(explain, "card text", "{name} is not the card this play allows"),
+                _ if card == CardId::CHINA => illegal("an event never lets The China Card be played", "§9.5"),
+                _ => refuse!(explain, "§5", "{name} is not in {side}'s hand"),
+            };
         }
         if let (false, Some((held, left))) = (info.scoring, self.scoring_lock) {
             return refuse!(
@@ -135,24 +181,32 @@ impl<'a> Judge<'a> {
         }
         let event_side = info.side.side().unwrap_or(side);
         let opponents = event_side != side;
+        if pt.opponent_events_only && !opponents {
+            return refuse!(explain, "card text", "{name} does not carry the {} event", side.opponent());
+        }
+        if !pt.modes.allows(mode) {
+            let by = pt.by.map(|c| p.cards().name(c)).unwrap_or("this play");
+            return refuse!(explain, "card text", "{by} does not allow playing {name} {}", mode.describe());
+        }
+        let event_occurs = !pt.event_cancelled && event_would_occur(p, card, event_side);
         match mode {
             PlayMode::Event if info.scoring => Ok(()),
             PlayMode::Event if opponents => {
                 refuse!(explain, "§5.2", "{name} carries the {event_side} event: play it for Ops, choosing when its event happens")
             }
-            PlayMode::Event if !p.rules.implemented(card) => {
-                refuse!(explain, "CARDS.md", "the event of {name} is not implemented yet (see CARDS.md)")
-            }
-            PlayMode::Event => p.rules.event(card).map_or(Ok(()), |h| h.can_occur(p, side)),
+            PlayMode::Event => p.event_allowed(card, side),
             _ if info.scoring => refuse!(explain, "§10.1", "{name} is a scoring card: it can only be played as an event"),
-            PlayMode::Ops if opponents && event_would_occur(p, card, event_side) => {
+            PlayMode::Ops if opponents && event_occurs => {
                 refuse!(explain, "§5.2", "the {event_side} event of {name} will happen: choose `ops then event` or `event then ops`")
             }
             PlayMode::Ops => Ok(()),
             PlayMode::OpsThenEvent | PlayMode::EventThenOps if !opponents => {
                 refuse!(explain, "§5.2", "{name} carries no opponent event: play it for `event` or `ops`")
             }
-            PlayMode::OpsThenEvent | PlayMode::EventThenOps if !event_would_occur(p, card, event_side) => {
+            PlayMode::OpsThenEvent | PlayMode::EventThenOps if pt.event_cancelled => {
+                refuse!(explain, "card text", "the event of {name} is cancelled: play it for `ops`")
+            }
+            PlayMode::OpsThenEvent | PlayMode::EventThenOps if !event_occurs => {
                 refuse!(explain, "§5.2", "the event of {name} would not take place now: play it for `ops`")
             }
             PlayMode::OpsThenEvent | PlayMode::EventThenOps => Ok(()),
@@ -161,44 +215,41 @@ impl<'a> Judge<'a> {
     }
 }
 
-pub fn check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Illegal> {
-    Judge::new(p, side, explain).check(m)
+pub fn legal(p: Position, pt: &PlayTask) -> Vec<Move> {
+    Judge::new(p, pt, false).legal()
 }
 
-pub fn legal(p: Position, side: Side) -> Vec<Move> {
-    Judge::new(p, side, false).legal()
-}
-
-pub fn apply(ctx: &mut Ctx, side: Side, m: &Move) {
+pub fn apply(ctx: &mut Ctx, pt: PlayTask, m: &Move) {
+    let side = pt.side;
     match m {
-        Move::Play { card, mode } => play(ctx, side, *card, *mode),
-        Move::Pass => log!(ctx, "{side} passes, keeping The China Card (§9.8)"),
-        Move::Cancel { card, .. } => {
-            let effect = ctx.st.effect(*card).copied();
-            if let (Some(e), Some(h)) = (effect, ctx.rules.event(*card)) {
-                h.apply_round_move(ctx, &e, side, m);
+        Move::Play { card, mode } => play(ctx, &pt, *card, *mode),
+        Move::Pass => match pt.or_else {
+            Some(next) => {
+                log!(ctx, "{side} declines the play");
+                ctx.push(Task::Continue(next));
             }
-            ctx.push(Task::ChooseCard { side });
-        }
-        _ => {}
+            None if ctx.st.hand(side).is_empty() => log!(ctx, "{side} passes, keeping The China Card (§9.8)"),
+            None => log!(ctx, "{side} passes this extra action round"),
+        },
+        _ => ctx.fault(format!("a card play cannot apply {m:?}")),
     }
 }
 
-fn play(ctx: &mut Ctx, side: Side, card: CardId, mode: PlayMode) {
+fn play(ctx: &mut Ctx, pt: &PlayTask, card: CardId, mode: PlayMode) {
+    let side = pt.side;
     let info = ctx.rules.cards.info(card);
     let event_side = info.side.side().unwrap_or(side);
-    let how = match mode {
-        PlayMode::Event => "for its event",
-        PlayMode::Ops => "for Operations",
-        PlayMode::OpsThenEvent => "for Operations, then its event",
-        PlayMode::EventThenOps => "for its event first, then Operations",
-        PlayMode::Space => "to the space race",
-    };
-    log!(ctx, "{side} plays {} ({} Ops, {:?}) {how}", info.name, info.ops, info.side);
+    log!(ctx, "{side} plays {} ({} Ops, {:?}) {}", info.name, info.ops, info.side, mode.describe());
     ctx.put_in_play(card, side);
     ctx.emit(DomainEvent::CardPlayed { side, card });
     let ops = Task::Ops(OpsTask::for_card(side, card));
     let event = Task::ResolveEvent { card, side: event_side };
+    if pt.event_cancelled && mode != PlayMode::Space && event_side != side {
+        let by = pt.by.map(|c| ctx.card_name(c).to_string()).unwrap_or_default();
+        log!(ctx, "The event of {} is cancelled ({by})", info.name);
+        ctx.push(ops);
+        return;
+    }
     match mode {
         PlayMode::Event => ctx.push(event),
         PlayMode::Ops if event_side != side => {

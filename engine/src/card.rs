@@ -60,6 +60,17 @@ pub struct CardInfo {
     /// May not be chosen as a headline (the China Card §9.5, UN Intervention by its text).
     #[serde(default)]
     pub no_headline: bool,
+    /// The event cannot occur while one of these cards' effects is in play (Socialist
+    /// Governments after The Iron Lady, Arab-Israeli War after Camp David Accords).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prevented_by: Vec<CardId>,
+    /// The event needs one of these cards' effects in play (NATO: Marshall Plan or Warsaw Pact
+    /// Formed, §5.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires_any: Vec<CardId>,
+    /// When this event takes place, these cards' effects end (Quagmire ends NORAD).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cancels: Vec<CardId>,
 }
 
 /// A set of cards as a bitset over card numbers 1–110: cheap to copy and hash.
@@ -165,6 +176,16 @@ impl CardDb {
         }
         if count(&|c| c.optional && !(104..=110).contains(&c.id.0)) != 0 {
             return Err(CardDataError("optional cards must be 104-110".into()));
+        }
+        for c in &all {
+            for x in c.prevented_by.iter().chain(&c.requires_any).chain(&c.cancels) {
+                if self.get(*x).is_none() || *x == c.id {
+                    return Err(CardDataError(format!(
+                        "{}: prevented_by/requires_any/cancels names card {} (no such other card)",
+                        c.name, x.0
+                    )));
+                }
+            }
         }
         if self.get(CardId::CHINA).map(|c| c.name.as_str()) != Some("The China Card") {
             return Err(CardDataError("card 6 must be The China Card".into()));

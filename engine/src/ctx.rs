@@ -4,21 +4,23 @@
 
 use crate::card::{CardId, CardSet};
 use crate::effect::Effect;
-use crate::flow::Task;
 use crate::instr::{DomainEvent, Instr};
 use crate::log;
 use crate::map::{CountryId, Map};
 use crate::pipeline::{self, Spend, Traced};
-use crate::registry::{Position, Ruleset};
+use crate::registry::{Cause, Intent, Position, Ruleset, Verdict};
 use crate::report::{Audience, LogLine, RandomOutcome, Report};
 use crate::rng::Exhausted;
 use crate::side::Side;
 use crate::state::{EndReason, InPlay, Outcome, Pile, State};
+use crate::task::{EventTask, Task};
 use std::collections::VecDeque;
 
 pub struct Ctx<'a> {
     pub rules: &'a Ruleset,
-    pub st: &'a mut State,
+    /// Only the kernel changes the state; card code reads it through `st()` / `pos()` and
+    /// changes it through instructions.
+    pub(crate) st: &'a mut State,
     pub report: &'a mut Report,
     /// Set when scripted randomness ran out: the move is then rejected and nothing kept.
     pub exhausted: Option<Exhausted>,
@@ -26,17 +28,32 @@ pub struct Ctx<'a> {
     pub logging: bool,
     /// The legal moves of the decision `flow::run` stopped at.
     pub legal: Vec<crate::moves::Move>,
+    /// An engine fault (card code met a move or step it does not know): the move is refused.
+    pub fault: Option<String>,
     events: VecDeque<DomainEvent>,
     reacting: bool,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(rules: &'a Ruleset, st: &'a mut State, report: &'a mut Report) -> Ctx<'a> {
-        Ctx { rules, st, report, exhausted: None, logging: true, legal: Vec::new(), events: VecDeque::new(), reacting: false }
+        Ctx { rules, st, report, exhausted: None, logging: true, legal: Vec::new(), fault: None, events: VecDeque::new(), reacting: false }
     }
 
     pub fn pos(&self) -> Position<'_> {
         Position { rules: self.rules, st: self.st }
+    }
+    /// The state, read-only.
+    pub fn st(&self) -> &State {
+        self.st
+    }
+    /// Record an engine fault: the move being played is refused and nothing is kept
+    /// (`Game::play` reports it). Card code calls it for a step or move it does not expect.
+    pub fn fault(&mut self, what: impl Into<String>) {
+        self.fault.get_or_insert(what.into());
+    }
+    pub fn unexpected(&mut self, t: &EventTask, m: &crate::moves::Move) {
+        let what = format!("{}: step {} of its event did not expect {:?}", self.card_name(t.card), t.step, m);
+        self.fault(what);
     }
     pub fn map(&self) -> &'static Map {
         Map::standard()
@@ -45,7 +62,7 @@ impl<'a> Ctx<'a> {
         self.rules.cards.name(c)
     }
     pub fn over(&self) -> bool {
-        self.st.outcome.is_some() || self.exhausted.is_some()
+        self.st.outcome.is_some() || self.exhausted.is_some() || self.fault.is_some()
     }
 
     pub fn log(&mut self, text: impl Into<String>) {
@@ -108,13 +125,67 @@ impl<'a> Ctx<'a> {
         self.report.random.push(RandomOutcome::Shuffle { order: self.st.deck.clone() });
     }
 
-    /// Apply one instruction, then let lasting effects react until quiet.
+    /// Apply one instruction (a base rule's or bookkeeping), then let lasting effects react
+    /// until quiet.
     pub fn exec(&mut self, i: Instr) {
+        self.exec_because(i, Cause::Rule);
+    }
+
+    /// Apply one instruction with its cause: the effects in play may first cancel it (Nuclear
+    /// Subs spares a coup's DEFCON drop) or replace it, and the log says why.
+    pub fn exec_because(&mut self, i: Instr, cause: Cause) {
         if self.st.outcome.is_some() {
             return;
         }
+        if !self.st.effects.is_empty() {
+            if let Some((card, v)) = self.pos().intercept(&[], &Intent::Instr { instr: &i, cause }) {
+                self.overruled(card, v);
+                return;
+            }
+        }
         self.apply(i);
         self.drain();
+    }
+
+    /// Push `t` unless an effect in play cancels or replaces it (Bear Trap, Quagmire replace the
+    /// trapped side's card play).
+    pub fn push_offered(&mut self, t: Task) {
+        match self.pos().intercept(&[], &Intent::Task(&t)) {
+            Some((card, v)) => self.overruled(card, v),
+            None => self.push(t),
+        }
+    }
+
+    /// Carry out an interception's verdict and log it: "CARD" followed by the verdict's reason,
+    /// a verb phrase ("cancels the USSR headline: …").
+    pub fn overruled(&mut self, card: CardId, v: Verdict) {
+        let name = self.card_name(card).to_string();
+        match v {
+            Verdict::Allow => {}
+            Verdict::Cancel(why) => log!(self, "{name} {why}"),
+            Verdict::Replace(tasks, why) => {
+                log!(self, "{name} {why}");
+                self.st.stack.extend(tasks);
+            }
+        }
+    }
+
+    /// Draw the top card of the deck into `side`'s hand (§4.5B), rebuilding an empty deck from
+    /// the discards first (§4.3). `None` when no card remains.
+    pub fn draw(&mut self, side: Side) -> Option<CardId> {
+        if self.st.deck.is_empty() {
+            crate::turn::reshuffle(self);
+        }
+        let card = self.st.deck.pop()?;
+        self.st.hands[side.idx()].insert(card);
+        self.report.random.push(RandomOutcome::Draw { side, card });
+        crate::log_private!(self, side, "{side} draws {}", self.card_name(card));
+        Some(card)
+    }
+
+    /// Shuffle the draw pile (a random order, recorded).
+    pub fn shuffle_deck(&mut self) {
+        self.shuffle_into_deck(CardSet::default());
     }
 
     /// Announce a domain event (instructions announce their own).
@@ -138,7 +209,7 @@ impl<'a> Ctx<'a> {
                 if !self.st.effects.iter().any(|x| x.card == e.card) {
                     continue;
                 }
-                if let Some(h) = self.rules.event(e.card) {
+                if let Some(h) = self.rules.get_lasting(e.card) {
                     h.react(self, &e, &ev);
                 }
             }
@@ -222,11 +293,34 @@ impl<'a> Ctx<'a> {
                 }
             }
             Instr::RemoveEffect(c) => {
-                let n = self.st.effects.len();
-                self.st.effects.retain(|e| e.card != c);
-                if self.st.effects.len() != n {
-                    log!(self, "{} is no longer in effect", self.card_name(c));
+                let Some(i) = self.st.effects.iter().position(|e| e.card == c) else { return };
+                let e = self.st.effects.remove(i);
+                log!(self, "{} is no longer in effect", self.card_name(c));
+                if e.keeps_card && self.st.table.contains(c) {
+                    self.move_card(c, Pile::Discard);
+                    log!(self, "{} is discarded", self.card_name(c));
                 }
+            }
+            Instr::Reveal { whose, cards, public } => {
+                if cards.is_empty() {
+                    return;
+                }
+                let names: Vec<&str> = cards.iter().map(|c| self.rules.cards.name(c)).collect();
+                let line = format!(
+                    "The {whose} reveals {} to the {}: {}",
+                    if public { "cards" } else { "cards privately" },
+                    whose.opponent(),
+                    names.join(", ")
+                );
+                if public {
+                    log!(self, "{line}");
+                } else if self.logging {
+                    self.log(format!("The {whose} shows {} card(s) to the {}", cards.len(), whose.opponent()));
+                    self.log_private(whose.opponent(), line);
+                }
+                let held = self.st.hands[whose.idx()];
+                self.st.known[whose.idx()].0 |= cards.0 & held.0;
+                self.reveal();
             }
             Instr::SetEffectParam { card, param } => {
                 if let Some(e) = self.st.effects.iter_mut().find(|e| e.card == card) {
@@ -287,9 +381,13 @@ impl<'a> Ctx<'a> {
             Pile::Deck => st.deck.retain(|c| *c != card),
             Pile::Hand(s) => {
                 st.hands[s.idx()].remove(card);
+                st.known[s.idx()].remove(card);
             }
             Pile::Discard => {
                 st.discard.remove(card);
+            }
+            Pile::Table => {
+                st.table.remove(card);
             }
             Pile::Removed => {
                 st.removed.remove(card);
@@ -307,6 +405,7 @@ impl<'a> Ctx<'a> {
             Pile::Discard => st.discard.insert(card),
             Pile::Removed => st.removed.insert(card),
             Pile::Reserve => st.reserve.insert(card),
+            Pile::Table => st.table.insert(card),
             Pile::Headline(s) => st.headline[s.idx()] = Some(card),
             Pile::InPlay => st.in_play.push(InPlay { card, side: st.phasing, event_fired: false }),
             Pile::ChinaHolder | Pile::OutOfGame => {}
@@ -325,29 +424,44 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Carry out `card`'s event for `side` (§5.2): checks the prerequisites, marks the card so a
-    /// starred card is removed at disposal, and logs an unimplemented event as such.
+    /// Carry out `card`'s event for `side` (§5.2): checks prevention and prerequisites (card
+    /// data and text), lets the effects in play intercept it, checks the card's condition,
+    /// marks the card so a starred card is removed at disposal, ends the effects the card
+    /// cancels (card data), and logs an unimplemented event as such.
     pub fn resolve_event(&mut self, card: CardId, side: Side) {
         let name = self.card_name(card).to_string();
-        let Some(h) = self.rules.event(card) else {
+        let Some(h) = self.rules.get_event(card) else {
             log!(self, "Event of {name} is not implemented in this version: no effect (see CARDS.md)");
             return;
         };
-        if let Err(why) = h.can_occur(self.pos(), side) {
+        if let Err(why) = self.pos().event_allowed(card, side) {
             log!(self, "Event of {name} does not occur: {why}");
+            return;
+        }
+        let intent = Intent::Event { card, side, headline: self.st.round == 0 };
+        if let Some((by, v)) = self.pos().intercept(&[], &intent) {
+            self.overruled(by, v);
+            return;
+        }
+        if let Err(why) = h.condition(self.pos(), side) {
+            log!(self, "Event: {name} ({side}) has no effect: {why}; the card is discarded, not removed (§5.2, FAQ)");
             return;
         }
         if let Some(p) = self.st.in_play.iter_mut().find(|p| p.card == card) {
             p.event_fired = true;
         }
         log!(self, "Event: {name} ({side})");
+        for c in self.rules.cards.info(card).cancels.clone() {
+            self.exec_because(Instr::RemoveEffect(c), Cause::Event(card));
+        }
         self.emit(DomainEvent::EventResolved { side, card });
         h.resolve(self, side);
     }
 
     /// Dispose of a card in play (§5 card disposal): removed if starred and its event took
-    /// place, the China Card passes face down (§9.3), otherwise discarded. A card an event
-    /// already moved elsewhere is left alone, so disposal never acts twice.
+    /// place, kept in front of its owner while its effect says so, the China Card passes face
+    /// down (§9.3), otherwise discarded. A card an event already moved elsewhere is left alone,
+    /// so disposal never acts twice.
     pub fn dispose(&mut self, card: CardId) {
         let Some(i) = self.st.in_play.iter().position(|p| p.card == card) else {
             return;
@@ -358,13 +472,26 @@ impl<'a> Ctx<'a> {
             return;
         }
         let info = self.rules.cards.info(card);
-        let to = if info.starred && p.event_fired { Pile::Removed } else { Pile::Discard };
+        let kept = self.st.effects.iter().any(|e| e.card == card && e.keeps_card);
+        let to = if kept {
+            Pile::Table
+        } else if info.starred && p.event_fired {
+            Pile::Removed
+        } else {
+            Pile::Discard
+        };
         self.st.discard.remove(card);
         match to {
             Pile::Removed => self.st.removed.insert(card),
+            Pile::Table => self.st.table.insert(card),
             _ => self.st.discard.insert(card),
         }
-        log!(self, "{} is {}", info.name, if to == Pile::Removed { "removed from the game" } else { "discarded" });
+        let what = match to {
+            Pile::Removed => "removed from the game",
+            Pile::Table => "kept in front of its player while its effect lasts",
+            _ => "discarded",
+        };
+        log!(self, "{} is {what}", info.name);
     }
 }
 

@@ -12,6 +12,21 @@ pub enum Expiry {
     EndOfTurn,
     /// Stays until an event or rule removes it.
     Permanent,
+    /// Until `side`'s next action round begins.
+    UntilRoundOf(Side),
+    /// Until the effect has been used (its own reaction ends it: Shuttle Diplomacy).
+    UntilUsed,
+}
+
+impl Expiry {
+    pub fn text(self) -> String {
+        match self {
+            Expiry::EndOfTurn => "until the end of the turn".into(),
+            Expiry::Permanent => "for the rest of the game".into(),
+            Expiry::UntilRoundOf(s) => format!("until the {s}'s next action round"),
+            Expiry::UntilUsed => "until used".into(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -22,4 +37,16 @@ pub struct Effect {
     pub expiry: Expiry,
     /// One card-defined parameter (e.g. NORAD: DEFCON reached 2 this action round).
     pub param: i16,
+    /// The card stays in front of its owner while the effect lives (not in the discard pile)
+    /// and is discarded when the effect ends (Shuttle Diplomacy).
+    pub keeps_card: bool,
+}
+
+impl Effect {
+    pub fn new(card: CardId, owner: Side, expiry: Expiry) -> Effect {
+        Effect { card, owner, expiry, param: 0, keeps_card: false }
+    }
+    pub fn keeping_card(self) -> Effect {
+        Effect { keeps_card: true, ..self }
+    }
 }

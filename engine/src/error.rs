@@ -47,6 +47,10 @@ pub enum PlayError {
     Illegal { action: String, why: Illegal },
     #[error("cannot {action}: {why}")]
     Randomness { action: String, why: Exhausted },
+    /// An engine fault: card code met a step or move it does not know. Never caused by a
+    /// player's input alone (the move was validated first); the soak tests fail on it.
+    #[error("cannot {action}: engine fault: {what}")]
+    Fault { action: String, what: String },
 }
 
 /// A move's text could not be read.

@@ -3,145 +3,16 @@
 //! Automatic tasks run as soon as they reach the top; a decision task waits for a move, which
 //! only its arbitrator (the module named after the rule) may accept.
 
-use crate::card::CardId;
 use crate::ctx::Ctx;
 use crate::error::Illegal;
 use crate::log;
-use crate::moves::Move;
-use crate::pipeline::Spend;
-use crate::registry::Position;
+use crate::moves::{Move, Notation};
+use crate::registry::{Ask, Position, Prompt};
 use crate::side::Side;
 use crate::state::{EndReason, Outcome};
 use crate::{action_round, headline, ops, setup, turn};
-use serde::{Deserialize, Serialize};
 
-/// A pending step of a card's event: which card, for whom, and a little card-defined data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct EventTask {
-    pub card: CardId,
-    pub side: Side,
-    pub stage: u8,
-    /// A counter (markers left to place, rolls left...).
-    pub count: u8,
-    /// Countries already chosen, as a bitset.
-    pub picked: u128,
-    /// Countries chosen twice (for "at most 2 per country").
-    pub twice: u128,
-    pub arg: i16,
-}
-
-impl EventTask {
-    pub fn new(card: CardId, side: Side) -> EventTask {
-        EventTask { card, side, stage: 0, count: 0, picked: 0, twice: 0, arg: 0 }
-    }
-    pub fn stage(self, stage: u8) -> Self {
-        EventTask { stage, ..self }
-    }
-    pub fn count(self, count: u8) -> Self {
-        EventTask { count, ..self }
-    }
-}
-
-/// What the Ops of a card play are spent on (§6: one activity per card).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum OpsKind {
-    Influence,
-    Realign,
-    Coup,
-}
-
-/// Spending the Ops of one card (§6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct OpsTask {
-    pub side: Side,
-    /// The card whose (modified) Ops are spent; `None` for Ops an event grants as a number.
-    pub card: Option<CardId>,
-    /// The granted number when `card` is `None`.
-    pub granted: u8,
-    /// Fixed by the first Op spent.
-    pub kind: Option<OpsKind>,
-    pub spent: u8,
-    pub spend: Spend,
-    /// Bitmask over `Region as usize`; 0 = anywhere.
-    pub regions: u8,
-    /// A free coup or realignment from an event: ignores DEFCON limits and earns no military
-    /// ops (§6.3.5, §8.2.5).
-    pub free: bool,
-    /// Bitmask of allowed kinds: 1 influence, 2 realign, 4 coup.
-    pub allowed: u8,
-}
-
-impl OpsTask {
-    pub const ALL: u8 = 7;
-    pub fn for_card(side: Side, card: CardId) -> OpsTask {
-        OpsTask {
-            side,
-            card: Some(card),
-            granted: 0,
-            kind: None,
-            spent: 0,
-            spend: Spend::OPEN,
-            regions: 0,
-            free: false,
-            allowed: Self::ALL,
-        }
-    }
-    pub fn granted(side: Side, ops: u8) -> OpsTask {
-        OpsTask { card: None, granted: ops, ..Self::for_card(side, CardId::CHINA) }
-    }
-    pub fn allows(&self, k: OpsKind) -> bool {
-        let bit = match k {
-            OpsKind::Influence => 1,
-            OpsKind::Realign => 2,
-            OpsKind::Coup => 4,
-        };
-        self.allowed & bit != 0 && self.kind.is_none_or(|x| x == k)
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Task {
-    // ---- setup (§3) ----
-    Setup,
-    SetupPlace { side: Side, left: u8 },
-    UsBonus { left: u8 },
-    // ---- turn (§4.5) ----
-    StartTurn,
-    ImproveDefcon,
-    Deal,
-    HeadlineStart,
-    HeadlineChoose { side: Side },
-    HeadlineResolve,
-    HeadlineEvent { side: Side },
-    HeadlineEnd,
-    ActionRound { round: u8, side: Side },
-    ChooseCard { side: Side },
-    ResolveEvent { card: CardId, side: Side },
-    Ops(OpsTask),
-    Event(EventTask),
-    EndRound { side: Side },
-    MilOpsCheck,
-    SpaceDiscard { side: Side },
-    HeldCards,
-    ChinaFlip,
-    EndTurn,
-    FinalScoring,
-}
-
-impl Task {
-    pub fn is_decision(&self) -> bool {
-        matches!(
-            self,
-            Task::SetupPlace { .. }
-                | Task::UsBonus { .. }
-                | Task::HeadlineChoose { .. }
-                | Task::ChooseCard { .. }
-                | Task::Ops(_)
-                | Task::Event(_)
-                | Task::SpaceDiscard { .. }
-        )
-    }
-}
+pub use crate::task::{EventTask, Modes, OpsKind, OpsTask, PlayTask, Source, Task};
 
 /// A decision point: who decides, what is asked, and every legal move.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,32 +22,61 @@ pub struct Decision {
     pub moves: Vec<Move>,
 }
 
+/// The pending step of an event, as its card describes it; `None` for a step the card does
+/// not know (an engine fault: no decision can be made there).
+fn ask(p: Position, e: &EventTask) -> Option<Ask> {
+    p.rules.get_event(e.card)?.ask(p, e)
+}
+
 /// Who decides the task on top of the stack.
 pub fn decider(p: Position, t: &Task) -> Side {
     match t {
-        Task::SetupPlace { side, .. } | Task::HeadlineChoose { side } | Task::ChooseCard { side } | Task::SpaceDiscard { side } => *side,
+        Task::SetupPlace { side, .. } | Task::HeadlineChoose { side } | Task::SpaceDiscard { side } => *side,
+        Task::PlayCard(pt) => pt.side,
         Task::UsBonus { .. } => Side::Us,
         Task::Ops(o) => o.side,
-        Task::Event(e) => p.rules.event(e.card).map(|h| h.decider(e)).unwrap_or(e.side),
+        Task::Event(e) => ask(p, e).map(|a| a.decider).unwrap_or(e.side),
         _ => p.st.phasing,
     }
 }
 
-pub fn prompt(p: Position, t: &Task) -> String {
-    match t {
+/// What the decision on top asks, for each viewer.
+pub fn prompt(p: Position, t: &Task) -> Prompt {
+    let text = match t {
         Task::SetupPlace { .. } | Task::UsBonus { .. } => setup::prompt(p, t),
         Task::HeadlineChoose { side } => format!("{side}: choose your headline card (§4.5C)"),
-        Task::ChooseCard { side } => format!("{side}: action round {} of turn {}: play a card (§5)", p.st.round, p.st.turn),
+        Task::PlayCard(pt) => return action_round::prompt(p, pt),
         Task::Ops(o) => ops::prompt(p, o),
-        Task::Event(e) => p.rules.event(e.card).map(|h| h.prompt(p, e)).unwrap_or_default(),
+        Task::Event(e) => return ask(p, e).map(|a| a.prompt).unwrap_or_default(),
         Task::SpaceDiscard { side } => {
             format!("{side}: you may discard one held card (space race box 6, §6.4.4), or pass")
         }
         _ => String::new(),
+    };
+    Prompt::public(text)
+}
+
+/// The labels of `choose` options at the decision on top of the stack.
+pub fn labels(p: Position) -> &'static [&'static str] {
+    match p.st.stack.last() {
+        Some(Task::Event(e)) => ask(p, e).map(|a| a.labels).unwrap_or(&[]),
+        _ => &[],
     }
 }
 
-/// Every legal move of the decision on top of the stack.
+impl<'a> Position<'a> {
+    /// The move notation of this position: card names and the labels of the pending decision.
+    pub fn notation(&self) -> Notation<'a> {
+        Notation { cards: self.cards(), labels: labels(*self) }
+    }
+    /// The canonical text of `m` here.
+    pub fn move_text(&self, m: &Move) -> String {
+        m.text(&self.notation())
+    }
+}
+
+/// Every legal move of the decision on top of the stack: the decision's own moves, then the
+/// standing moves the effects in play offer the deciding side.
 pub fn legal_moves(p: Position) -> Vec<Move> {
     let Some(t) = p.st.stack.last() else {
         return Vec::new();
@@ -184,13 +84,17 @@ pub fn legal_moves(p: Position) -> Vec<Move> {
     if p.st.outcome.is_some() {
         return Vec::new();
     }
-    match t {
-        Task::Event(e) => p.rules.event(e.card).map(|h| h.options(p, e)).unwrap_or_default(),
+    let mut v = match t {
+        Task::Event(e) => ask(p, e).map(|a| a.choices).unwrap_or_default(),
         Task::Ops(o) => ops::legal(p, o),
-        Task::ChooseCard { side } => action_round::legal(p, *side),
+        Task::PlayCard(pt) => action_round::legal(p, pt),
         Task::HeadlineChoose { side } => headline::legal(p, *side),
         _ => candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect(),
+    };
+    if !v.is_empty() && !p.st.effects.is_empty() && t.is_decision() {
+        v.extend(p.standing_moves(decider(p, t)));
     }
+    v
 }
 
 /// A superset of the legal moves of an engine decision; `check` filters it.
@@ -204,7 +108,15 @@ fn candidates(p: Position, t: &Task) -> Vec<Move> {
 
 /// Validate a move against the decision on top of the stack, with the reason if it is illegal.
 pub fn check(p: Position, t: &Task, m: &Move) -> Result<(), Illegal> {
+    if is_standing(p, t, m) {
+        return Ok(());
+    }
     judge(p, t, m, true)
+}
+
+/// Is `m` a standing move the effects in play offer the decider now?
+fn is_standing(p: Position, t: &Task, m: &Move) -> bool {
+    matches!(m, Move::Cancel { .. }) && !p.st.effects.is_empty() && p.standing_moves(decider(p, t)).contains(m)
 }
 
 /// The one validation path; `explain` only decides whether rejection messages are composed.
@@ -212,37 +124,51 @@ fn judge(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> 
     match t {
         Task::SetupPlace { .. } | Task::UsBonus { .. } => setup::check(p, t, m, explain),
         Task::HeadlineChoose { side } => headline::check(p, *side, m, explain),
-        Task::ChooseCard { side } => action_round::check(p, *side, m, explain),
+        Task::PlayCard(pt) => action_round::Judge::new(p, pt, explain).check(m),
         Task::Ops(o) => ops::Judge::new(p, o, explain).check(m),
         Task::SpaceDiscard { side } => turn::space_discard_check(p, *side, m, explain),
         Task::Event(e) => {
-            let Some(h) = p.rules.event(e.card) else {
-                return Err(Illegal::new("no such decision", "§5"));
+            let Some(a) = ask(p, e) else {
+                return Err(Illegal::new("no such decision", "engine"));
             };
-            if h.options(p, e).contains(m) {
+            if a.choices.contains(m) {
                 Ok(())
+            } else if matches!(m, Move::Cancel { .. }) {
+                Err(Illegal::new("there is no such effect to cancel now", "card text"))
             } else {
-                Err(Illegal::new(format!("not a legal choice for {}: {}", p.cards().name(e.card), h.prompt(p, e)), "card text"))
+                let name = p.cards().name(e.card);
+                Err(Illegal::new(format!("not a legal choice for {name}: {}", a.prompt.text), "card text"))
             }
         }
         _ => Err(Illegal::new("no decision is pending", "§4.5")),
     }
 }
 
-/// Apply a checked move: pop the decision and let its arbitrator emit instructions.
+/// Apply a checked move: a standing move leaves the decision pending; any other move pops the
+/// decision and lets its arbitrator emit instructions.
 pub fn apply(ctx: &mut Ctx, m: &Move) {
+    let Some(top) = ctx.st.stack.last() else { return };
+    if is_standing(ctx.pos(), top, m) {
+        let side = decider(ctx.pos(), top);
+        if let Move::Cancel { card, .. } = m {
+            let effect = ctx.st.effect(*card).copied();
+            if let (Some(e), Some(h)) = (effect, ctx.rules.get_lasting(*card)) {
+                h.apply_standing(ctx, &e, side, m);
+            }
+        }
+        return;
+    }
     let Some(t) = ctx.st.stack.pop() else { return };
     match t {
         Task::SetupPlace { .. } | Task::UsBonus { .. } => setup::apply(ctx, t, m),
         Task::HeadlineChoose { side } => headline::apply_choice(ctx, side, m),
-        Task::ChooseCard { side } => action_round::apply(ctx, side, m),
+        Task::PlayCard(pt) => action_round::apply(ctx, pt, m),
         Task::Ops(o) => ops::apply(ctx, o, m),
         Task::SpaceDiscard { side } => turn::space_discard_apply(ctx, side, m),
-        Task::Event(e) => {
-            if let Some(h) = ctx.rules.event(e.card) {
-                h.apply(ctx, e, m);
-            }
-        }
+        Task::Event(e) => match ctx.rules.get_event(e.card) {
+            Some(h) => h.answer(ctx, e, m),
+            None => ctx.fault(format!("no event registered for card {}", e.card)),
+        },
         other => ctx.push(other),
     }
 }
@@ -252,7 +178,7 @@ pub fn apply(ctx: &mut Ctx, m: &Move) {
 /// a player with no card sits out).
 pub fn run(ctx: &mut Ctx) {
     loop {
-        if ctx.exhausted.is_some() {
+        if ctx.exhausted.is_some() || ctx.fault.is_some() {
             return;
         }
         if ctx.st.outcome.is_none() && ctx.st.vp.unsigned_abs() >= 20 && !matches!(ctx.st.stack.last(), Some(Task::FinalScoring)) {
@@ -285,8 +211,15 @@ pub fn run(ctx: &mut Ctx) {
 fn no_moves(ctx: &mut Ctx, t: Task) {
     match t {
         Task::Ops(o) => ops::finish(ctx, &o, "no legal use remains"),
-        Task::ChooseCard { side } => log!(ctx, "{side} has no card to play and sits out this action round (§4.5D)"),
+        Task::PlayCard(pt) if pt.is_round() => log!(ctx, "{} has no card to play and sits out this action round (§4.5D)", pt.side),
+        Task::Event(e) if ask(ctx.pos(), &e).is_none() => ctx.fault(format!("{}: unknown event step {}", ctx.card_name(e.card), e.step)),
         Task::Event(e) => log!(ctx, "{}: no legal choice remains", ctx.card_name(e.card)),
+        Task::PlayCard(pt) if !pt.is_round() => {
+            log!(ctx, "{}: {} has no card it may play", pt.by.map(|c| ctx.card_name(c).to_string()).unwrap_or_default(), pt.side);
+            if let Some(next) = pt.or_else {
+                ctx.push(Task::Continue(next));
+            }
+        }
         Task::HeadlineChoose { side } => log!(ctx, "{side} has no card to headline"),
         _ => {}
     }
@@ -304,6 +237,10 @@ fn run_auto(ctx: &mut Ctx, t: Task) {
         Task::HeadlineEnd => headline::end(ctx),
         Task::ActionRound { round, side } => action_round::begin(ctx, round, side),
         Task::ResolveEvent { card, side } => ctx.resolve_event(card, side),
+        Task::Continue(e) => match ctx.rules.get_event(e.card) {
+            Some(h) => h.resume(ctx, e),
+            None => ctx.fault(format!("no event registered for card {}", e.card)),
+        },
         Task::EndRound { side } => action_round::end(ctx, side),
         Task::MilOpsCheck => turn::military_ops_check(ctx),
         Task::HeldCards => turn::held_cards(ctx),

@@ -75,7 +75,8 @@ impl Game {
             return None;
         }
         let p = self.pos();
-        Some(Decision { side: flow::decider(p, t), prompt: flow::prompt(p, t), moves: self.legal.clone() })
+        let side = flow::decider(p, t);
+        Some(Decision { side, prompt: flow::prompt(p, t).for_viewer(Some(side), side), moves: self.legal.clone() })
     }
 
     pub fn to_move(&self) -> Option<Side> {
@@ -101,7 +102,7 @@ impl Game {
         self.validate(m)?;
         // The arbitrator accepts what it did not list: an engine inconsistency, refused.
         Err(PlayError::Illegal {
-            action: m.text(self.pos()),
+            action: self.pos().move_text(m),
             why: crate::error::Illegal::new("not among the listed legal moves", "engine"),
         })
     }
@@ -112,14 +113,19 @@ impl Game {
             return Err(PlayError::GameOver(o));
         }
         let p = self.pos();
-        if !m.well_formed(p) {
-            return Err(PlayError::Illegal { action: m.text(p), why: crate::error::Illegal::new("no such card or country", "§2") });
+        if !m.well_formed(p.cards()) {
+            return Err(PlayError::Illegal { action: p.move_text(m), why: crate::error::Illegal::new("no such card or country", "§2") });
         }
         let t = match self.state.stack.last() {
             Some(t) if t.is_decision() => t,
-            _ => return Err(PlayError::Illegal { action: m.text(p), why: crate::error::Illegal::new("no decision is pending", "§4.5") }),
+            _ => {
+                return Err(PlayError::Illegal {
+                    action: p.move_text(m),
+                    why: crate::error::Illegal::new("no decision is pending", "§4.5"),
+                })
+            }
         };
-        flow::check(p, t, m).map_err(|why| PlayError::Illegal { action: m.text(p), why })
+        flow::check(p, t, m).map_err(|why| PlayError::Illegal { action: p.move_text(m), why })
     }
 
     /// Play a move: validate, apply on a copy, run to the next decision, then keep the result.
@@ -147,7 +153,10 @@ impl Game {
             flow::apply(&mut ctx, m);
             flow::run(&mut ctx);
             if let Some(why) = ctx.exhausted.take() {
-                return Err(PlayError::Randomness { action: m.text(self.pos()), why });
+                return Err(PlayError::Randomness { action: self.pos().move_text(m), why });
+            }
+            if let Some(what) = ctx.fault.take() {
+                return Err(PlayError::Fault { action: self.pos().move_text(m), what });
             }
             self.legal = std::mem::take(&mut ctx.legal);
         }
@@ -159,10 +168,10 @@ impl Game {
 
     /// Parse a move in this position (see [`crate::moves`] for the notation).
     pub fn parse(&self, text: &str) -> Result<Move, ParseError> {
-        Move::parse(text, self.pos())
+        Move::parse(text, &self.pos().notation())
     }
     pub fn move_text(&self, m: &Move) -> String {
-        m.text(self.pos())
+        self.pos().move_text(m)
     }
 
     /// What `viewer` may see (`None` = an observer).
@@ -205,6 +214,8 @@ impl State {
             headline: [None; 2],
             in_play: Vec::new(),
             effects: Vec::new(),
+            table: CardSet::default(),
+            known: [CardSet::default(); 2],
             round_start_presence: [0; 2],
             stack: vec![Task::Setup],
             rng,
@@ -233,6 +244,7 @@ impl State {
             (self.discard, "discard"),
             (self.removed, "removed"),
             (self.reserve, "reserve"),
+            (self.table, "in front of its owner"),
         ] {
             for c in set.iter() {
                 add(c, w)?;

@@ -5,15 +5,17 @@
 
 use crate::card::CardId;
 use crate::ctx::Ctx;
+use crate::effect::{Effect, Expiry};
 use crate::error::{illegal, Illegal};
-use crate::flow::Task;
 use crate::instr::Instr;
 use crate::moves::Move;
 use crate::refuse;
+use crate::registry::Intent;
 use crate::registry::Position;
 use crate::side::Side;
 use crate::space_race::MAN_IN_EARTH_ORBIT;
 use crate::state::Pile;
+use crate::task::Task;
 use crate::{log, log_private};
 
 /// The side that must choose (and reveal) first, if Man in Earth Orbit applies (§6.4.4).
@@ -81,21 +83,27 @@ pub fn apply_choice(ctx: &mut Ctx, side: Side, m: &Move) {
     }
 }
 
-/// Reveal both, apply headline cancels (Defectors), then order by Ops.
+/// Reveal both, let the effects in play and the revealed cards themselves intercept each
+/// headline (Defectors cancels the USSR headline), then order by Ops.
 pub fn resolve(ctx: &mut Ctx) {
     let cards = ctx.st.headline;
     let name = |c: Option<CardId>| c.map(|c| ctx.card_name(c).to_string()).unwrap_or_else(|| "nothing".into());
     let line = format!("Headlines revealed: US {}, USSR {}", name(cards[0]), name(cards[1]));
     ctx.log(line);
+    ctx.reveal();
+    // The revealed cards act as sources too, each owned by the side that headlined it.
+    let revealed: Vec<Effect> =
+        Side::BOTH.into_iter().filter_map(|s| cards[s.idx()].map(|c| Effect::new(c, s, Expiry::EndOfTurn))).collect();
+    let mut cancelled = Vec::new();
     for side in Side::BOTH {
-        let (Some(mine), Some(theirs)) = (cards[side.idx()], cards[side.opponent().idx()]) else {
-            continue;
-        };
-        if ctx.rules.event(mine).is_some_and(|h| h.cancels_opponent_headline(side)) {
-            let (a, b) = (ctx.card_name(mine).to_string(), ctx.card_name(theirs).to_string());
-            log!(ctx, "{a} cancels the {} headline: {b} is discarded without effect (card text)", side.opponent());
-            ctx.exec(Instr::MoveCard { card: theirs, to: Pile::Discard });
+        let Some(card) = cards[side.idx()] else { continue };
+        if let Some((by, v)) = ctx.pos().intercept(&revealed, &Intent::Headline { card, by: side }) {
+            ctx.overruled(by, v);
+            cancelled.push(card);
         }
+    }
+    for card in cancelled {
+        ctx.exec(Instr::MoveCard { card, to: Pile::Discard });
     }
     let ops = |c: Option<CardId>| {
         c.map(|c| {
@@ -122,6 +130,9 @@ pub fn event(ctx: &mut Ctx, side: Side) {
         return;
     };
     ctx.st.phasing = side;
+    // §6.1.1: Ops an event grants here judge access from Influence held now, where they begin
+    // (not at the start of the previous turn's last action round).
+    ctx.st.round_start_presence = ctx.st.masks().presence;
     ctx.st.headline[side.idx()] = None;
     ctx.put_in_play(card, side);
     let owner = ctx.rules.cards.info(card).side.side().unwrap_or(side);

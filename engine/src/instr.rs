@@ -1,7 +1,7 @@
 //! Instructions: the only way the state changes. Each is small, applied by
 //! [`crate::ctx::Ctx::exec`], logged, and may emit [`DomainEvent`]s that lasting effects react to.
 
-use crate::card::CardId;
+use crate::card::{CardId, CardSet};
 use crate::effect::Effect;
 use crate::map::CountryId;
 use crate::side::Side;
@@ -58,6 +58,13 @@ pub enum Instr {
         param: i16,
     },
     EndGame(Outcome),
+    /// Show `cards` of `whose` to the opponent: in the public log, or to the opponent alone.
+    /// Cards still in the hand stay known to the opponent until they leave it.
+    Reveal {
+        whose: Side,
+        cards: CardSet,
+        public: bool,
+    },
 }
 
 /// Things that happened, for lasting effects to react to.
@@ -85,5 +92,10 @@ pub enum DomainEvent {
     },
     RoundEnded {
         side: Side,
+    },
+    /// A region was scored (by its card or at final scoring).
+    RegionScored {
+        region: crate::map::Region,
+        final_scoring: bool,
     },
 }

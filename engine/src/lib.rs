@@ -22,7 +22,7 @@
 
 /// The version of the rules this engine implements. A saved game records it; a game that
 /// diverges on replay under another rules version is reported as such.
-pub const RULES_VERSION: &str = "ts-deluxe-2026.11.1";
+pub const RULES_VERSION: &str = "ts-deluxe-2026.11.2";
 
 /// The engine's own version.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -55,17 +55,19 @@ pub mod setup;
 pub mod side;
 pub mod space_race;
 pub mod state;
+pub mod task;
 pub mod turn;
 pub mod view;
 
 pub use card::{CardDb, CardId, CardInfo, CardSet};
 pub use error::{Illegal, ParseError, PlayError};
-pub use flow::{Decision, EventTask, OpsTask, Task};
+pub use flow::Decision;
 pub use game::Game;
 pub use map::{CountryId, Map, Region};
-pub use moves::{Move, PlayMode};
-pub use registry::{CardEvent, Position, Ruleset};
+pub use moves::{Move, Notation, PlayMode};
+pub use registry::{Ask, CardEvent, Cause, Intent, Lasting, NoStep, Position, Prompt, Ruleset, ScoringModifier, ScoringTime, Verdict};
 pub use report::Report;
 pub use rng::Randomness;
 pub use side::Side;
 pub use state::{Options, Outcome, State};
+pub use task::{EventTask, Modes, OpsKind, OpsTask, PlayTask, Source, Task};

@@ -19,11 +19,9 @@
 //! Card and country names match case-insensitively; an unambiguous prefix is accepted, and
 //! quotes are optional. The canonical text quotes names that contain a space.
 
-use crate::card::CardId;
+use crate::card::{CardDb, CardId};
 use crate::error::ParseError;
-use crate::flow::Task;
 use crate::map::{CountryId, Map};
-use crate::registry::Position;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -46,6 +44,16 @@ impl PlayMode {
     pub fn text(self) -> &'static str {
         Self::WORDS.iter().find(|(m, _)| *m == self).map(|x| x.1).unwrap_or("ops")
     }
+    /// In words, for the log and messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            PlayMode::Event => "for its event",
+            PlayMode::Ops => "for Operations",
+            PlayMode::OpsThenEvent => "for Operations, then its event",
+            PlayMode::EventThenOps => "for its event first, then Operations",
+            PlayMode::Space => "to the space race",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -64,6 +72,15 @@ pub enum Move {
     Pass,
 }
 
+/// What reading and writing moves needs to know: the card names and the labels of the pending
+/// decision's `choose` options. Notation depends on nothing else (not on the rules or the work
+/// stack); `Position::notation` builds one for a position.
+#[derive(Clone, Copy)]
+pub struct Notation<'a> {
+    pub cards: &'a CardDb,
+    pub labels: &'a [&'a str],
+}
+
 fn quote(s: &str) -> String {
     if s.contains(' ') {
         format!("\"{s}\"")
@@ -75,8 +92,8 @@ fn quote(s: &str) -> String {
 impl Move {
     /// Do the card and country numbers in this move exist? (A move read from JSON may name any
     /// number; one read from text always names a real card or country.)
-    pub fn well_formed(&self, p: Position) -> bool {
-        let card = |c: &CardId| p.cards().get(*c).is_some();
+    pub fn well_formed(&self, cards: &CardDb) -> bool {
+        let card = |c: &CardId| cards.get(*c).is_some();
         let country = |c: &CountryId| c.idx() < Map::standard().countries.len();
         match self {
             Move::Play { card: c, .. } | Move::Headline(c) | Move::Discard(c) | Move::Take(c) => card(c),
@@ -86,11 +103,10 @@ impl Move {
         }
     }
 
-    /// The canonical text of this move in position `p` (labels of `choose` come from the
-    /// decision it answers).
-    pub fn text(&self, p: Position) -> String {
+    /// The canonical text of this move (labels of `choose` come from the decision it answers).
+    pub fn text(&self, n: &Notation) -> String {
         let map = Map::standard();
-        let card = |c: &CardId| p.cards().get(*c).map(|i| quote(&i.name)).unwrap_or_else(|| format!("#{}", c.0));
+        let card = |c: &CardId| n.cards.get(*c).map(|i| quote(&i.name)).unwrap_or_else(|| format!("#{}", c.0));
         let country = |c: &CountryId| map.countries.get(c.idx()).map(|k| quote(&k.name)).unwrap_or_else(|| format!("country#{}", c.0));
         match self {
             Move::Play { card: c, mode } => format!("play {} {}", card(c), mode.text()),
@@ -103,7 +119,7 @@ impl Move {
             Move::Discard(c) => format!("discard {}", card(c)),
             Move::Take(c) => format!("take {}", card(c)),
             Move::Choose(i) => {
-                let label = labels(p).get(*i as usize).copied().unwrap_or("?");
+                let label = n.labels.get(*i as usize).copied().unwrap_or("?");
                 format!("choose {label}")
             }
             Move::Cancel { card: c, country: None } => format!("cancel {}", card(c)),
@@ -112,14 +128,14 @@ impl Move {
         }
     }
 
-    /// Read a move in position `p`.
-    pub fn parse(text: &str, p: Position) -> Result<Move, ParseError> {
+    /// Read a move.
+    pub fn parse(text: &str, n: &Notation) -> Result<Move, ParseError> {
         let t = text.trim();
         let (verb, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
         let rest = rest.trim();
         let verb = verb.to_ascii_lowercase();
         let country = |s: &str| find_country(s);
-        let card = |s: &str| find_card(s, p);
+        let card = |s: &str| find_card(s, n.cards);
         Ok(match verb.as_str() {
             "" => return Err(ParseError::Empty),
             "pass" if rest.is_empty() => Move::Pass,
@@ -146,7 +162,7 @@ impl Move {
             "discard" => Move::Discard(card(rest)?),
             "take" => Move::Take(card(rest)?),
             "choose" => {
-                let ls = labels(p);
+                let ls = n.labels;
                 let want = unquote(rest).to_ascii_lowercase();
                 let hits: Vec<usize> =
                     (0..ls.len()).filter(|i| ls[*i].to_ascii_lowercase().starts_with(&want) && !want.is_empty()).collect();
@@ -173,13 +189,6 @@ impl Move {
             }
             _ => return Err(ParseError::UnknownVerb(verb)),
         })
-    }
-}
-
-fn labels(p: Position) -> &'static [&'static str] {
-    match p.st.stack.last() {
-        Some(Task::Event(t)) => p.rules.event(t.card).map(|h| h.labels(t)).unwrap_or(&[]),
-        _ => &[],
     }
 }
 
@@ -221,8 +230,8 @@ pub fn find_country(s: &str) -> Result<CountryId, ParseError> {
     })
 }
 
-pub fn find_card(s: &str, p: Position) -> Result<CardId, ParseError> {
-    resolve(s, p.cards().all().map(|c| (c.id, c.name.clone()))).map_err(|hits| {
+pub fn find_card(s: &str, cards: &CardDb) -> Result<CardId, ParseError> {
+    resolve(s, cards.all().map(|c| (c.id, c.name.clone()))).map_err(|hits| {
         if hits.len() > 1 {
             ParseError::Ambiguous(s.trim().to_string(), hits.join(", "))
         } else {

@@ -5,7 +5,6 @@
 use crate::ctx::{self, Ctx};
 use crate::defcon;
 use crate::error::{illegal, Illegal};
-use crate::flow::{OpsKind, OpsTask, Task};
 use crate::log;
 use crate::map::{CountryId, Map};
 use crate::moves::Move;
@@ -14,6 +13,7 @@ use crate::pipeline::{Spend, Traced};
 use crate::refuse;
 use crate::registry::Position;
 use crate::side::Side;
+use crate::task::{OpsKind, OpsTask, Task};
 
 /// The Ops value if the rest is spent consistently with `spend`.
 pub fn value(p: Position, o: &OpsTask, spend: Spend) -> Traced {
@@ -117,11 +117,7 @@ impl<'a> Judge<'a> {
         let vetoed = [veto_mask(Action::Influence), veto_mask(Action::Realign), veto_mask(Action::Coup)];
         let closed =
             crate::map::Region::ALL.into_iter().filter(|r| defcon::closes(p.st.defcon, *r)).fold(0u128, |m, r| m | map.region_mask(r));
-        let in_regions = if o.regions == 0 {
-            u128::MAX
-        } else {
-            crate::map::Region::ALL.into_iter().filter(|r| o.regions & (1 << *r as u8) != 0).fold(0u128, |m, r| m | map.region_mask(r))
-        };
+        let in_regions = o.targets;
         Judge {
             p,
             o,
@@ -200,7 +196,7 @@ impl<'a> Judge<'a> {
             };
         }
         if self.in_regions & c.bit() == 0 {
-            return refuse!(explain, "card text", "{name} is outside the regions the event allows");
+            return refuse!(explain, "card text", "{name} is not among the countries the event allows");
         }
         let avail = self.avail(spend_after(o, c));
         match kind {
@@ -275,7 +271,12 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
             let ops = value(ctx.pos(), &o, o.spend);
             o.spent = ops.value as u8;
             log!(ctx, "{side} Ops value: {ops}");
-            crate::coup::resolve(ctx, side, c, ops.value as u8, o.free);
+            let removed = crate::coup::resolve(ctx, side, c, ops.value as u8, o.free);
+            if let Some(mut then) = o.then {
+                then.picked |= c.bit();
+                then.count = removed;
+                ctx.push(Task::Continue(then));
+            }
         }
         _ => {}
     }
@@ -291,8 +292,12 @@ fn continue_or_finish(ctx: &mut Ctx, o: OpsTask) {
     }
 }
 
-/// Log the final Ops value, following how they were actually spent.
+/// Log the final Ops value, following how they were actually spent; an event waiting on these
+/// Ops continues.
 pub fn finish(ctx: &mut Ctx, o: &OpsTask, why: &str) {
+    if let Some(then) = o.then {
+        ctx.push(Task::Continue(then));
+    }
     let v = value(ctx.pos(), o, o.spend);
     let unused = v.value - o.spent as i32;
     if unused > 0 {

@@ -1,18 +1,27 @@
-//! The card registry: the engine holds no card's event. Each implemented event is a
-//! [`CardEvent`] registered under its card number by the `arbiter-cards` crate. Lasting effects
-//! are data ([`Effect`]); their behaviour is found here by card id.
+//! The card API. The engine holds no card's event: each implemented card registers, under its
+//! number, an **event** ([`CardEvent`]: can it occur, what it does, its decisions) and, if it
+//! leaves something in play, a **lasting effect** ([`Lasting`]: what the effect in play does).
+//! Lasting effects are data ([`Effect`]); their behaviour is found here by card id.
+//!
+//! Every lasting effect is made of a few kinds of behaviour, the same for every card:
+//! modifiers (Ops, dice, scoring), vetoes, reactions to domain events, interceptions
+//! (allow / cancel / replace what is about to happen), standing moves, and extra action
+//! rounds. The trait has no method that serves a single card.
 
 use crate::card::{CardDb, CardId};
 use crate::ctx::Ctx;
 use crate::effect::Effect;
 use crate::error::Illegal;
-use crate::flow::EventTask;
-use crate::instr::DomainEvent;
+use crate::instr::{DomainEvent, Instr};
+use crate::map::{CountryId, Region};
 use crate::moves::Move;
 use crate::permission::Veto;
 use crate::pipeline::{DieModifier, OpsModifier};
 use crate::side::Side;
 use crate::state::State;
+use crate::task::{EventTask, Task};
+use std::fmt;
+use std::sync::Arc;
 
 /// Read-only access to a position, for card code and arbitrators.
 #[derive(Clone, Copy)]
@@ -21,81 +30,286 @@ pub struct Position<'a> {
     pub st: &'a State,
 }
 
-/// A card's event and, if it leaves a lasting effect, that effect's behaviour.
-///
-/// Only `resolve` is required. An event that needs a player's decision pushes a
-/// [`crate::flow::Task::Event`] and answers `options`/`apply` for it.
-pub trait CardEvent: Send + Sync {
-    /// Whether the event can take place now for `side` (prerequisites, cancelling events,
-    /// §5.2). If not, the card may still be played for Ops and a starred card is discarded.
-    fn can_occur(&self, _p: Position, _side: Side) -> Result<(), Illegal> {
+// ------------------------------------------------------------------ decisions
+
+/// What a prompt says, built for its viewers: `text` may be read by anyone, `secret` only by
+/// the side that decides (a card it alone may see: Grain Sales, Our Man in Tehran).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prompt {
+    pub text: String,
+    pub secret: String,
+}
+
+impl Prompt {
+    pub fn public(text: impl Into<String>) -> Prompt {
+        Prompt { text: text.into(), secret: String::new() }
+    }
+    /// What `viewer` may read when `decider` decides.
+    pub fn for_viewer(&self, viewer: Option<Side>, decider: Side) -> String {
+        if viewer == Some(decider) && !self.secret.is_empty() {
+            format!("{} {}", self.text, self.secret)
+        } else {
+            self.text.clone()
+        }
+    }
+}
+
+/// One pending event step, completely: who decides, what is asked, every legal move, and the
+/// labels of `choose` options (`choose boycott`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ask {
+    pub decider: Side,
+    pub prompt: Prompt,
+    pub choices: Vec<Move>,
+    pub labels: &'static [&'static str],
+}
+
+impl Ask {
+    pub fn new(decider: Side, prompt: impl Into<String>, choices: Vec<Move>) -> Ask {
+        Ask { decider, prompt: Prompt::public(prompt), choices, labels: &[] }
+    }
+    /// A choice between named options; the moves are `choose LABEL` for each label.
+    pub fn options(decider: Side, prompt: impl Into<String>, labels: &'static [&'static str]) -> Ask {
+        Ask { decider, prompt: Prompt::public(prompt), choices: (0..labels.len() as u8).map(Move::Choose).collect(), labels }
+    }
+    pub fn labels(self, labels: &'static [&'static str]) -> Ask {
+        Ask { labels, ..self }
+    }
+    pub fn secret(self, secret: impl Into<String>) -> Ask {
+        Ask { prompt: Prompt { secret: secret.into(), ..self.prompt }, ..self }
+    }
+    pub fn or_pass(mut self) -> Ask {
+        self.choices.push(Move::Pass);
+        self
+    }
+}
+
+/// The typed steps of one card's event. Declare them with [`steps!`]; they are stored in
+/// [`EventTask::step`] as a number and decoded back, so an unknown number is caught.
+pub trait Step: Copy + fmt::Debug + Into<u8> + TryFrom<u8> + Send + Sync + 'static {}
+
+/// The steps of an event that asks nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoStep {}
+
+impl From<NoStep> for u8 {
+    fn from(s: NoStep) -> u8 {
+        match s {}
+    }
+}
+impl TryFrom<u8> for NoStep {
+    type Error = ();
+    fn try_from(_: u8) -> Result<NoStep, ()> {
+        Err(())
+    }
+}
+impl Step for NoStep {}
+
+/// `steps! { pub enum Stage { Place, Ops } }`: a card's typed event steps.
+#[macro_export]
+macro_rules! steps {
+    ($(#[$m:meta])* $v:vis enum $name:ident { $($s:ident),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u8)]
+        $v enum $name { $($s),+ }
+        impl From<$name> for u8 {
+            fn from(s: $name) -> u8 { s as u8 }
+        }
+        impl TryFrom<u8> for $name {
+            type Error = ();
+            fn try_from(n: u8) -> Result<$name, ()> {
+                [$($name::$s),+].into_iter().find(|s| *s as u8 == n).ok_or(())
+            }
+        }
+        impl $crate::registry::Step for $name {}
+    };
+}
+
+/// A card's event. Only `resolve` is required. An event that needs a decision pushes a
+/// [`Task::Event`] with one of its steps and answers `ask`/`answer` for it.
+pub trait CardEvent: Send + Sync + 'static {
+    type Step: Step;
+    /// A printed prerequisite ("playable only if / after …", §5.2). If it fails, the card
+    /// cannot be played for its event; as the opponent's event it does not occur and a starred
+    /// card is discarded, not removed. Prevention by another card is data (`CardInfo`).
+    fn prerequisite(&self, _p: Position, _side: Side) -> Result<(), Illegal> {
+        Ok(())
+    }
+    /// A condition in the event's text that, unmet, leaves the event without effect while the
+    /// card counts as played for its event. Unmet, the card is discarded, not removed
+    /// (Wargames away from DEFCON 2, FAQ).
+    fn condition(&self, _p: Position, _side: Side) -> Result<(), Illegal> {
         Ok(())
     }
     /// Carry out the event for `side`.
     fn resolve(&self, ctx: &mut Ctx, side: Side);
+    /// Describe a pending step completely.
+    fn ask(&self, _p: Position, _step: Self::Step, t: &EventTask) -> Ask {
+        Ask::new(t.side, "", Vec::new())
+    }
+    /// Apply a move the kernel checked to be among `ask`'s choices. A move the card does not
+    /// expect is an engine fault (`Ctx::unexpected`), never a silent decline.
+    fn answer(&self, ctx: &mut Ctx, _step: Self::Step, t: EventTask, m: &Move) {
+        ctx.unexpected(&t, m);
+    }
+    /// An automatic step, run when a [`Task::Continue`] of this card reaches the top.
+    fn resume(&self, ctx: &mut Ctx, _step: Self::Step, t: EventTask) {
+        ctx.fault(format!("{:?}: no automatic step {}", t.card, t.step));
+    }
+}
 
-    /// Who decides a pending step of this event (default: the event's side).
-    fn decider(&self, t: &EventTask) -> Side {
-        t.side
-    }
-    fn prompt(&self, _p: Position, _t: &EventTask) -> String {
-        String::new()
-    }
-    /// The complete list of legal moves at a pending step.
-    fn options(&self, _p: Position, _t: &EventTask) -> Vec<Move> {
-        Vec::new()
-    }
-    /// Labels for `Move::Choose(i)` at this step.
-    fn labels(&self, _t: &EventTask) -> &'static [&'static str] {
-        &[]
-    }
-    /// Apply a move already checked to be in `options`.
-    fn apply(&self, _ctx: &mut Ctx, _t: EventTask, _m: &Move) {}
+/// The object-safe form of [`CardEvent`] the kernel calls: it decodes the step.
+pub trait Event: Send + Sync {
+    fn prerequisite(&self, p: Position, side: Side) -> Result<(), Illegal>;
+    fn condition(&self, p: Position, side: Side) -> Result<(), Illegal>;
+    fn resolve(&self, ctx: &mut Ctx, side: Side);
+    /// `None` if the step number is not one of the card's steps (an engine fault).
+    fn ask(&self, p: Position, t: &EventTask) -> Option<Ask>;
+    fn answer(&self, ctx: &mut Ctx, t: EventTask, m: &Move);
+    fn resume(&self, ctx: &mut Ctx, t: EventTask);
+}
 
-    /// Headlined by `side`, this card cancels the opponent's headline (Defectors).
-    fn cancels_opponent_headline(&self, _side: Side) -> bool {
-        false
+impl<E: CardEvent> Event for E {
+    fn prerequisite(&self, p: Position, side: Side) -> Result<(), Illegal> {
+        CardEvent::prerequisite(self, p, side)
     }
+    fn condition(&self, p: Position, side: Side) -> Result<(), Illegal> {
+        CardEvent::condition(self, p, side)
+    }
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        CardEvent::resolve(self, ctx, side)
+    }
+    fn ask(&self, p: Position, t: &EventTask) -> Option<Ask> {
+        let step = E::Step::try_from(t.step).ok()?;
+        Some(CardEvent::ask(self, p, step, t))
+    }
+    fn answer(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
+        match E::Step::try_from(t.step) {
+            Ok(step) => CardEvent::answer(self, ctx, step, t, m),
+            Err(_) => ctx.unexpected(&t, m),
+        }
+    }
+    fn resume(&self, ctx: &mut Ctx, t: EventTask) {
+        match E::Step::try_from(t.step) {
+            Ok(step) => CardEvent::resume(self, ctx, step, t),
+            Err(_) => ctx.fault(format!("{:?}: no step {}", t.card, t.step)),
+        }
+    }
+}
 
-    // ---- lasting-effect behaviour, for an effect of this card in play ----
+// ------------------------------------------------------------------ lasting effects
+
+/// Why an instruction is about to be applied, for interceptors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// A base rule or bookkeeping.
+    Rule,
+    /// A coup (§6.3): its DEFCON drop in a battleground (§6.3.4), its military ops.
+    Coup { side: Side, country: CountryId, free: bool },
+    /// A card's event.
+    Event(CardId),
+}
+
+/// Something about to happen, offered to the effects in play ("I'm about to do X, any
+/// objections?").
+#[derive(Clone, Copy, Debug)]
+pub enum Intent<'a> {
+    /// An instruction, with its cause.
+    Instr { instr: &'a Instr, cause: Cause },
+    /// A card's event about to take place for `side`.
+    Event { card: CardId, side: Side, headline: bool },
+    /// A headline card, revealed, about to be resolved for the side that headlined it.
+    Headline { card: CardId, by: Side },
+    /// A task about to start (an action round's card play).
+    Task(&'a Task),
+}
+
+/// An effect's answer to an [`Intent`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Allow,
+    /// It does not happen. The reason is a verb phrase logged after the card's name ("Nuclear
+    /// Subs spares …").
+    Cancel(String),
+    /// It does not happen; these tasks are pushed instead (the last runs first). The reason as
+    /// for `Cancel`.
+    Replace(Vec<Task>, String),
+}
+
+/// When a region is scored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoringTime {
+    /// By its scoring card (§10.1).
+    Card,
+    /// At final scoring (§10.3.2).
+    Final,
+}
+
+/// A change to how a region is scored, contributed by an effect in play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoringModifier {
+    /// `country` counts as a battleground, when `side` controls it (Formosan Resolution).
+    ExtraBattleground { source: CardId, country: CountryId, side: Side },
+    /// One battleground controlled by `side` is not counted for it (Shuttle Diplomacy).
+    IgnoreBattleground { source: CardId, side: Side },
+}
+
+/// What an effect in play does. Every method has a neutral default.
+pub trait Lasting: Send + Sync + 'static {
     fn ops_modifiers(&self, _e: &Effect, _out: &mut Vec<OpsModifier>) {}
     fn die_modifiers(&self, _e: &Effect, _out: &mut Vec<DieModifier>) {}
     fn vetoes(&self, _e: &Effect, _out: &mut Vec<Veto>) {}
+    fn scoring(&self, _p: Position, _e: &Effect, _region: Region, _when: ScoringTime, _out: &mut Vec<ScoringModifier>) {}
+    /// React to something that happened (in the order effects entered play).
     fn react(&self, _ctx: &mut Ctx, _e: &Effect, _ev: &DomainEvent) {}
-    /// The side whose action rounds this effect replaces (Bear Trap, Quagmire).
-    fn traps(&self, _e: &Effect) -> Option<Side> {
-        None
+    /// Allow, cancel or replace something about to happen.
+    fn intercept(&self, _p: Position, _e: &Effect, _what: &Intent) -> Verdict {
+        Verdict::Allow
     }
-    /// Push the replacement for `side`'s action round.
-    fn trapped_round(&self, _ctx: &mut Ctx, _e: &Effect, _side: Side) {}
-    /// A coup by `side` in a battleground does not lower DEFCON (Nuclear Subs).
-    fn spares_defcon(&self, _e: &Effect, _side: Side, _free: bool) -> bool {
-        false
+    /// Moves `side` may make "at any time" while the effect is in play, offered at every
+    /// decision of that side (cancelling the Cuban Missile Crisis).
+    fn standing_moves(&self, _p: Position, _e: &Effect, _side: Side, _out: &mut Vec<Move>) {}
+    fn apply_standing(&self, _ctx: &mut Ctx, _e: &Effect, _side: Side, _m: &Move) {}
+    /// Action rounds this effect adds for `side` this turn (North Sea Oil).
+    fn extra_action_rounds(&self, _e: &Effect, _side: Side) -> u8 {
+        0
     }
-    /// Moves this effect offers at an action round besides playing a card (cancelling the
-    /// Cuban Missile Crisis), and how to apply them.
-    fn round_moves(&self, _p: Position, _e: &Effect, _side: Side, _out: &mut Vec<Move>) {}
-    fn apply_round_move(&self, _ctx: &mut Ctx, _e: &Effect, _side: Side, _m: &Move) {}
 }
 
-/// Card data plus the registered events.
+/// Card data plus the registered events and lasting effects.
 pub struct Ruleset {
     pub cards: CardDb,
-    events: Vec<Option<Box<dyn CardEvent>>>,
+    events: Vec<Option<Arc<dyn Event>>>,
+    lasting: Vec<Option<Arc<dyn Lasting>>>,
 }
 
 impl Ruleset {
     pub fn new(cards: CardDb) -> Ruleset {
-        Ruleset { cards, events: (0..=110).map(|_| None).collect() }
+        Ruleset { cards, events: (0..=110).map(|_| None).collect(), lasting: (0..=110).map(|_| None).collect() }
     }
-    pub fn register(&mut self, card: CardId, ev: Box<dyn CardEvent>) {
-        self.events[card.idx()] = Some(ev);
+    /// Register `card`'s event.
+    pub fn event<E: CardEvent>(&mut self, card: CardId, e: E) {
+        self.events[card.idx()] = Some(Arc::new(e));
     }
-    pub fn event(&self, card: CardId) -> Option<&dyn CardEvent> {
+    /// Register what `card`'s effect does in play.
+    pub fn lasting<L: Lasting>(&mut self, card: CardId, l: L) {
+        self.lasting[card.idx()] = Some(Arc::new(l));
+    }
+    /// Register one value as both the event and the lasting effect of `card`.
+    pub fn both<T: CardEvent + Lasting>(&mut self, card: CardId, t: T) {
+        let t = Arc::new(t);
+        self.events[card.idx()] = Some(t.clone());
+        self.lasting[card.idx()] = Some(t);
+    }
+    pub fn get_event(&self, card: CardId) -> Option<&dyn Event> {
         self.events.get(card.idx()).and_then(|e| e.as_deref())
     }
+    pub fn get_lasting(&self, card: CardId) -> Option<&dyn Lasting> {
+        self.lasting.get(card.idx()).and_then(|e| e.as_deref())
+    }
     pub fn implemented(&self, card: CardId) -> bool {
-        self.event(card).is_some()
+        self.get_event(card).is_some()
     }
 }
 
@@ -103,32 +317,86 @@ impl<'a> Position<'a> {
     pub fn cards(&self) -> &'a CardDb {
         &self.rules.cards
     }
+    /// The effects in play with their behaviour, in the order they entered play.
+    pub fn lasting(&self) -> impl Iterator<Item = (&'a Effect, &'a dyn Lasting)> + 'a {
+        let rules = self.rules;
+        self.st.effects.iter().filter_map(move |e| rules.get_lasting(e.card).map(|l| (e, l)))
+    }
     /// All Ops modifiers in play, in the order their effects entered play.
     pub fn ops_modifiers(&self) -> Vec<OpsModifier> {
         let mut v = Vec::new();
-        for e in &self.st.effects {
-            if let Some(h) = self.rules.event(e.card) {
-                h.ops_modifiers(e, &mut v);
-            }
+        for (e, l) in self.lasting() {
+            l.ops_modifiers(e, &mut v);
         }
         v
     }
     pub fn die_modifiers(&self) -> Vec<DieModifier> {
         let mut v = Vec::new();
-        for e in &self.st.effects {
-            if let Some(h) = self.rules.event(e.card) {
-                h.die_modifiers(e, &mut v);
-            }
+        for (e, l) in self.lasting() {
+            l.die_modifiers(e, &mut v);
         }
         v
     }
     pub fn vetoes(&self) -> Vec<Veto> {
         let mut v = Vec::new();
-        for e in &self.st.effects {
-            if let Some(h) = self.rules.event(e.card) {
-                h.vetoes(e, &mut v);
-            }
+        for (e, l) in self.lasting() {
+            l.vetoes(e, &mut v);
         }
         v
+    }
+    pub fn scoring_modifiers(&self, region: Region, when: ScoringTime) -> Vec<ScoringModifier> {
+        let mut v = Vec::new();
+        for (e, l) in self.lasting() {
+            l.scoring(*self, e, region, when, &mut v);
+        }
+        v
+    }
+    /// The first effect in play that does not allow `what`, with its verdict. `extra` are
+    /// sources acting outside the effects in play (the revealed headline cards).
+    pub fn intercept(&self, extra: &[Effect], what: &Intent) -> Option<(CardId, Verdict)> {
+        let rules = self.rules;
+        let extra = extra.iter().filter_map(|e| rules.get_lasting(e.card).map(|l| (e, l)));
+        for (e, l) in self.lasting().chain(extra) {
+            match l.intercept(*self, e, what) {
+                Verdict::Allow => {}
+                v => return Some((e.card, v)),
+            }
+        }
+        None
+    }
+    /// Moves the effects in play offer `side` at any of its decisions.
+    pub fn standing_moves(&self, side: Side) -> Vec<Move> {
+        let mut v = Vec::new();
+        for (e, l) in self.lasting() {
+            l.standing_moves(*self, e, side, &mut v);
+        }
+        v
+    }
+    pub fn extra_action_rounds(&self, side: Side) -> u8 {
+        self.lasting().map(|(e, l)| l.extra_action_rounds(e, side)).sum()
+    }
+
+    /// Can `card`'s event take place for `side` now? Checks prevention and requirements stated
+    /// as card data, then the card's printed prerequisite (§5.2). `Ok` does not mean it will
+    /// have an effect: see [`CardEvent::condition`].
+    pub fn event_allowed(&self, card: CardId, side: Side) -> Result<(), Illegal> {
+        let Some(ev) = self.rules.get_event(card) else {
+            return Err(Illegal::new(
+                format!("the event of {} is not implemented yet (see CARDS.md)", self.cards().name(card)),
+                "CARDS.md",
+            ));
+        };
+        let info = self.cards().info(card);
+        if let Some(by) = info.prevented_by.iter().find(|x| self.st.has_effect(**x)) {
+            return Err(Illegal::new(
+                format!("{} cannot be played as an event while {} is in effect", info.name, self.cards().name(*by)),
+                "card text",
+            ));
+        }
+        if !info.requires_any.is_empty() && !info.requires_any.iter().any(|x| self.st.has_effect(*x)) {
+            let names: Vec<&str> = info.requires_any.iter().map(|x| self.cards().name(*x)).collect();
+            return Err(Illegal::new(format!("{} needs {} to have been played first", info.name, names.join(" or ")), "card text, §5.2"));
+        }
+        ev.prerequisite(*self, side)
     }
 }

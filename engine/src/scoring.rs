@@ -3,9 +3,10 @@
 //! difference moves the marker. Final scoring after turn 10 (§10.3.2).
 
 use crate::ctx::Ctx;
-use crate::instr::Instr;
+use crate::instr::{DomainEvent, Instr};
 use crate::log;
 use crate::map::{iter_mask, Map, Region, SubRegion};
+use crate::registry::{Position, ScoringModifier, ScoringTime};
 use crate::side::Side;
 use crate::state::{EndReason, Outcome, State};
 
@@ -45,13 +46,23 @@ impl RegionScore {
     }
 }
 
-/// Score a region in the current position.
-pub fn score(st: &State, r: Region) -> RegionScore {
+/// Score a region in the current position, with the scoring modifiers of the effects in play
+/// (Formosan Resolution's Taiwan, Shuttle Diplomacy's ignored battleground).
+pub fn score(p: Position, r: Region, when: ScoringTime) -> RegionScore {
+    let st = p.st;
     let map = Map::standard();
-    let bgs = map.battleground_mask() & map.region_mask(r);
+    let mods = if st.effects.is_empty() { Vec::new() } else { p.scoring_modifiers(r, when) };
+    let mut bgs = map.battleground_mask() & map.region_mask(r);
+    let mut notes = [Vec::<String>::new(), Vec::new()];
+    for m in &mods {
+        if let ScoringModifier::ExtraBattleground { source, country, side } = *m {
+            if map.region_mask(r) & country.bit() != 0 && st.controls(side, country) {
+                bgs |= country.bit();
+                notes[side.idx()].push(format!("{} counts as a battleground ({})", map.name(country), p.cards().name(source)));
+            }
+        }
+    }
     let (presence, domination, control) = levels(r);
-    let mut countries = [0u32; 2];
-    let mut battlegrounds = [0u32; 2];
     let mut controlled = [0u128; 2];
     for s in Side::BOTH {
         for c in iter_mask(map.region_mask(r)) {
@@ -59,6 +70,22 @@ pub fn score(st: &State, r: Region) -> RegionScore {
                 controlled[s.idx()] |= c.bit();
             }
         }
+    }
+    for m in &mods {
+        if let ScoringModifier::IgnoreBattleground { source, side } = *m {
+            // The opponent would pick the battleground worth most to `side`: one adjacent to the
+            // opponent's superpower first (it also carries that +1), else the first listed.
+            let mine = controlled[side.idx()] & bgs;
+            let adjacent = iter_mask(mine).find(|c| map.country(*c).superpower == Some(side.opponent()));
+            if let Some(c) = adjacent.or_else(|| iter_mask(mine).next()) {
+                controlled[side.idx()] &= !c.bit();
+                notes[side.idx()].push(format!("{} is not counted ({})", map.name(c), p.cards().name(source)));
+            }
+        }
+    }
+    let mut countries = [0u32; 2];
+    let mut battlegrounds = [0u32; 2];
+    for s in Side::BOTH {
         countries[s.idx()] = controlled[s.idx()].count_ones();
         battlegrounds[s.idx()] = (controlled[s.idx()] & bgs).count_ones();
     }
@@ -97,13 +124,16 @@ pub fn score(st: &State, r: Region) -> RegionScore {
             d.push_str(&format!(" + {} adjacent to the {} ({})", adjacent.len(), s.opponent(), adjacent.join(", ")));
         }
         out.detail[i] = format!("{d} = {}", out.vp[i]);
+        if !notes[i].is_empty() {
+            out.detail[i].push_str(&format!(" [{}]", notes[i].join("; ")));
+        }
     }
     out
 }
 
 /// Play a region's scoring (the scoring cards' events, and final scoring).
-pub fn score_region(ctx: &mut Ctx, r: Region) {
-    let s = score(ctx.st, r);
+pub fn score_region(ctx: &mut Ctx, r: Region, when: ScoringTime) {
+    let s = score(ctx.pos(), r, when);
     log!(ctx, "{r} scoring (§10.1): US {}; USSR {}", s.detail[0], s.detail[1]);
     if r == Region::Europe {
         if let Some(side) = Side::BOTH.into_iter().find(|x| s.level[x.idx()] == Level::Control) {
@@ -112,6 +142,7 @@ pub fn score_region(ctx: &mut Ctx, r: Region) {
         }
     }
     ctx.exec(Instr::VpNet(s.net()));
+    ctx.emit(DomainEvent::RegionScored { region: r, final_scoring: when == ScoringTime::Final });
 }
 
 /// Southeast Asia Scoring: 1 VP per controlled country, 2 for Thailand, no tiers.
@@ -139,7 +170,7 @@ pub fn score_southeast_asia(ctx: &mut Ctx) {
 pub fn final_scoring(ctx: &mut Ctx) {
     ctx.log("=== Final scoring (§10.3.2) ===");
     for r in Region::ALL {
-        score_region(ctx, r);
+        score_region(ctx, r, ScoringTime::Final);
         if ctx.over() {
             return;
         }

@@ -3,10 +3,10 @@
 
 use crate::card::{CardId, CardSet};
 use crate::effect::Effect;
-use crate::flow::Task;
 use crate::map::{CountryId, Map};
 use crate::rng::Randomness;
 use crate::side::Side;
+use crate::task::Task;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -124,6 +124,8 @@ pub enum Pile {
     Reserve,
     Headline(Side),
     InPlay,
+    /// In front of its owner while its lasting effect lives (Shuttle Diplomacy).
+    Table,
     ChinaHolder,
     /// An optional card in a game without optional cards.
     OutOfGame,
@@ -161,6 +163,11 @@ pub struct State {
     pub headline: [Option<CardId>; 2],
     pub in_play: Vec<InPlay>,
     pub effects: Vec<Effect>,
+    /// Cards kept in front of their owner by a live effect (`Effect::keeps_card`).
+    pub table: CardSet,
+    /// Cards in each side's hand that the other side has been shown (CIA Created), [US, USSR].
+    /// A card leaves this set when it leaves the hand.
+    pub known: [CardSet; 2],
     /// Countries where each side had Influence at the start of the action round (§6.1.1).
     pub round_start_presence: [u128; 2],
     /// The work stack: the last task is the next to run.
@@ -277,6 +284,8 @@ impl State {
             Pile::Removed
         } else if self.reserve.contains(c) {
             Pile::Reserve
+        } else if self.table.contains(c) {
+            Pile::Table
         } else if self.in_play.iter().any(|p| p.card == c) {
             Pile::InPlay
         } else {

@@ -6,16 +6,15 @@ use crate::card::{CardId, CardSet, Era};
 use crate::ctx::Ctx;
 use crate::effect::Expiry;
 use crate::error::{illegal, Illegal};
-use crate::flow::Task;
 use crate::instr::Instr;
+use crate::log;
 use crate::moves::Move;
 use crate::refuse;
 use crate::registry::Position;
-use crate::report::RandomOutcome;
 use crate::side::Side;
 use crate::space_race::EAGLE_BEAR_HAS_LANDED;
 use crate::state::{EndReason, Outcome, Pile};
-use crate::{log, log_private};
+use crate::task::Task;
 
 pub const LAST_TURN: u8 = 10;
 
@@ -28,10 +27,21 @@ pub fn hand_size(turn: u8) -> usize {
     }
 }
 
-/// Action rounds (§4.5D): 6 in turns 1–3, 7 afterwards; 8 for the Space Station holder.
+/// The turn's action rounds before any ability or effect (§4.5D): 6 in turns 1–3, 7 afterwards.
+pub fn base_action_rounds(p: Position) -> u8 {
+    if p.st.turn <= 3 {
+        6
+    } else {
+        7
+    }
+}
+
+/// Action rounds of `side` this turn (§4.5D): the base, 8 for the Space Station holder
+/// (§6.4.4), plus what effects in play add (North Sea Oil), at most 8.
 pub fn action_rounds(p: Position, side: Side) -> u8 {
-    let base = if p.st.turn <= 3 { 6 } else { 7 };
-    base + u8::from(p.st.space_ability(side, crate::space_race::SPACE_STATION))
+    let space_station = u8::from(p.st.space_ability(side, crate::space_race::SPACE_STATION));
+    let extra = if p.st.effects.is_empty() { 0 } else { p.extra_action_rounds(side) };
+    (base_action_rounds(p) + space_station.max(extra)).min(8)
 }
 
 /// A point in the turn from which play can continue (for building positions).
@@ -103,11 +113,9 @@ pub fn deal(ctx: &mut Ctx) {
                     return log_deal(ctx, drawn);
                 }
             }
-            let card = ctx.st.deck.pop().expect("deck is not empty");
-            ctx.st.hands[side.idx()].insert(card);
-            ctx.report.random.push(RandomOutcome::Draw { side, card });
-            let name = ctx.card_name(card).to_string();
-            log_private!(ctx, side, "{side} draws {name}");
+            if ctx.draw(side).is_none() {
+                return log_deal(ctx, drawn);
+            }
             drawn[side.idx()] += 1;
             any = true;
         }

@@ -2,11 +2,12 @@
 //! order, a secret headline and the random source stay hidden.
 
 use crate::card::CardId;
-use crate::flow::{self, Task};
+use crate::flow;
 use crate::map::Map;
 use crate::registry::Position;
 use crate::side::Side;
 use crate::state::Outcome;
+use crate::task::Task;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -32,6 +33,8 @@ pub struct ChinaView {
 pub struct EffectView {
     pub card: String,
     pub owner: Side,
+    /// How long it lasts, in words.
+    pub lasts: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -48,6 +51,11 @@ pub struct View {
     pub china_card: ChinaView,
     /// The viewer's own hand (empty for an observer).
     pub hand: Vec<String>,
+    /// Cards of the opponent's hand the viewer has been shown (CIA Created) and that are
+    /// still there.
+    pub opponent_known: Vec<String>,
+    /// Cards in front of their owners while their effects last.
+    pub table: Vec<String>,
     pub hand_sizes: PerSide<usize>,
     pub deck_size: usize,
     pub discard: Vec<String>,
@@ -86,14 +94,25 @@ impl View {
             influence: map.ids().map(|c| (map.name(c).to_string(), PerSide::of(st.influence[c.idx()]))).collect(),
             china_card: ChinaView { holder: st.china.holder, face_up: st.china.face_up },
             hand: viewer.map(|s| names(st.hand(s).iter().collect())).unwrap_or_default(),
+            opponent_known: viewer
+                .map(|s| {
+                    let o = s.opponent();
+                    names(crate::card::CardSet(st.known[o.idx()].0 & st.hand(o).0).iter().collect())
+                })
+                .unwrap_or_default(),
+            table: names(st.table.iter().collect()),
             hand_sizes: PerSide::of([st.hand(Side::Us).len(), st.hand(Side::Ussr).len()]),
             deck_size: st.deck.len(),
             discard: names(st.discard.iter().collect()),
             removed: names(st.removed.iter().collect()),
-            effects: st.effects.iter().map(|e| EffectView { card: p.cards().name(e.card).to_string(), owner: e.owner }).collect(),
+            effects: st
+                .effects
+                .iter()
+                .map(|e| EffectView { card: p.cards().name(e.card).to_string(), owner: e.owner, lasts: e.expiry.text() })
+                .collect(),
             headline: PerSide { us: seen(Side::Us), ussr: seen(Side::Ussr) },
             to_move: top.map(|t| flow::decider(p, t)),
-            prompt: top.map(|t| flow::prompt(p, t)),
+            prompt: top.map(|t| flow::prompt(p, t).for_viewer(viewer, flow::decider(p, t))),
             outcome: st.outcome,
         }
     }

@@ -40,7 +40,7 @@ fn engine(c: &mut Criterion) {
     });
     let (round, _) = midgame(60);
     let (mut card_play, _) = (round.clone(), ());
-    while !matches!(card_play.state().stack.last(), Some(arbiter_engine::Task::ChooseCard { .. })) {
+    while !matches!(card_play.state().stack.last(), Some(arbiter_engine::Task::PlayCard(_))) {
         let m = card_play.legal_moves()[0];
         card_play.play(&m).unwrap();
     }

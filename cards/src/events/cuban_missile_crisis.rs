@@ -1,6 +1,7 @@
 //! Cuban Missile Crisis (#40): DEFCON to 2; for the rest of the turn the opponent loses if it
-//! coups. The opponent may cancel it by removing 2 Influence: the USSR from Cuba, the US from
-//! West Germany or Turkey (card text; "Germany" means West Germany, FAQ).
+//! coups. The opponent may cancel it at any time by removing 2 Influence: the USSR from Cuba,
+//! the US from West Germany or Turkey (card text; "Germany" means West Germany, FAQ). The
+//! cancel is a standing move, offered at every decision of that side.
 
 use super::ids::CUBAN_MISSILE_CRISIS;
 use arbiter_engine::ctx::Ctx;
@@ -8,7 +9,7 @@ use arbiter_engine::effect::{Effect, Expiry};
 use arbiter_engine::instr::{DomainEvent, Instr};
 use arbiter_engine::log;
 use arbiter_engine::state::{EndReason, Outcome};
-use arbiter_engine::{CardEvent, CountryId, Map, Move, Position, Side};
+use arbiter_engine::{CardEvent, CountryId, Lasting, Map, Move, NoStep, Position, Side};
 
 pub struct CubanMissileCrisis {
     /// Where each side may remove 2 Influence to cancel it: [US, USSR].
@@ -23,10 +24,14 @@ impl CubanMissileCrisis {
 }
 
 impl CardEvent for CubanMissileCrisis {
+    type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.exec(Instr::SetDefcon(2));
-        ctx.exec(Instr::AddEffect(Effect { card: CUBAN_MISSILE_CRISIS, owner: side, expiry: Expiry::EndOfTurn, param: 0 }));
+        ctx.exec(Instr::AddEffect(Effect::new(CUBAN_MISSILE_CRISIS, side, Expiry::EndOfTurn)));
     }
+}
+
+impl Lasting for CubanMissileCrisis {
     /// The loss trigger: a coup declared by the opponent ends the game before its roll.
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         if let DomainEvent::CoupAttempted { side, .. } = ev {
@@ -36,7 +41,7 @@ impl CardEvent for CubanMissileCrisis {
             }
         }
     }
-    fn round_moves(&self, p: Position, e: &Effect, side: Side, out: &mut Vec<Move>) {
+    fn standing_moves(&self, p: Position, e: &Effect, side: Side, out: &mut Vec<Move>) {
         if side != e.owner.opponent() {
             return;
         }
@@ -46,7 +51,7 @@ impl CardEvent for CubanMissileCrisis {
             }
         }
     }
-    fn apply_round_move(&self, ctx: &mut Ctx, _e: &Effect, side: Side, m: &Move) {
+    fn apply_standing(&self, ctx: &mut Ctx, _e: &Effect, side: Side, m: &Move) {
         if let Move::Cancel { country: Some(c), .. } = m {
             log!(ctx, "{side} removes 2 Influence from {} to cancel the Cuban Missile Crisis", Map::standard().name(*c));
             ctx.exec(Instr::RemoveInfluence { side, country: *c, n: 2 });

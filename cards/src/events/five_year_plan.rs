@@ -7,11 +7,12 @@ use arbiter_engine::ctx::Ctx;
 use arbiter_engine::instr::Instr;
 use arbiter_engine::log;
 use arbiter_engine::state::Pile;
-use arbiter_engine::{CardEvent, Side};
+use arbiter_engine::{CardEvent, NoStep, Side};
 
 pub struct FiveYearPlan;
 
 impl CardEvent for FiveYearPlan {
+    type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, _side: Side) {
         let Some(card) = ctx.random_card(Side::Ussr) else {
             ctx.log("Five Year Plan: the USSR has no card to discard");

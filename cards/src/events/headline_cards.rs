@@ -1,19 +1,20 @@
 //! Defectors (#103): headlined by the US, it cancels the USSR headline (even a scoring card,
-//! even one of higher Ops, FAQ). Played by the USSR in an action round, the US gains 1 VP.
+//! even one of higher Ops, FAQ): at the reveal the revealed cards may intercept each other's
+//! headline. Played by the USSR in an action round, the US gains 1 VP.
 
 use super::ids::DEFECTORS;
 use arbiter_engine::ctx::Ctx;
+use arbiter_engine::effect::Effect;
 use arbiter_engine::instr::Instr;
-use arbiter_engine::{CardEvent, Ruleset, Side};
+use arbiter_engine::registry::{Intent, Verdict};
+use arbiter_engine::{CardEvent, Lasting, NoStep, Position, Ruleset, Side};
 
 struct Defectors;
 
 impl CardEvent for Defectors {
-    fn cancels_opponent_headline(&self, side: Side) -> bool {
-        side == Side::Us
-    }
+    type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, _side: Side) {
-        if ctx.st.round > 0 && ctx.st.phasing == Side::Ussr {
+        if ctx.st().round > 0 && ctx.st().phasing == Side::Ussr {
             ctx.exec(Instr::Vp { side: Side::Us, n: 1 });
         } else {
             ctx.log("Defectors: no effect here (the headline cancel happens at the reveal)");
@@ -21,6 +22,17 @@ impl CardEvent for Defectors {
     }
 }
 
+impl Lasting for Defectors {
+    fn intercept(&self, p: Position, e: &Effect, what: &Intent) -> Verdict {
+        match *what {
+            Intent::Headline { card, by: Side::Ussr } if e.owner == Side::Us && e.card == DEFECTORS => {
+                Verdict::Cancel(format!("cancels the USSR headline: {} is discarded without effect (card text)", p.cards().name(card)))
+            }
+            _ => Verdict::Allow,
+        }
+    }
+}
+
 pub fn register(r: &mut Ruleset) {
-    r.register(DEFECTORS, Box::new(Defectors));
+    r.both(DEFECTORS, Defectors);
 }

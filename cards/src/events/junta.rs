@@ -4,50 +4,53 @@
 
 use super::ids::JUNTA;
 use arbiter_engine::ctx::Ctx;
-use arbiter_engine::flow::{EventTask, OpsTask};
 use arbiter_engine::instr::Instr;
-use arbiter_engine::log;
-use arbiter_engine::{CardEvent, Map, Move, Position, Region, Side, Task};
+use arbiter_engine::{log, steps};
+use arbiter_engine::{Ask, CardEvent, EventTask, Map, Move, OpsKind, OpsTask, Position, Region, Side, Task};
 
 pub struct Junta;
 
-const PLACE: u8 = 0;
-const OPS: u8 = 1;
+steps! {
+    pub enum JuntaStep { Place, Ops }
+}
 
-fn latin(c: arbiter_engine::CountryId) -> bool {
-    matches!(Map::standard().country(c).region, Region::CentralAmerica | Region::SouthAmerica)
+fn latin_america() -> u128 {
+    let map = Map::standard();
+    map.region_mask(Region::CentralAmerica) | map.region_mask(Region::SouthAmerica)
 }
 
 impl CardEvent for Junta {
+    type Step = JuntaStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
-        ctx.push(Task::Event(EventTask::new(JUNTA, side)));
+        ctx.push(Task::Event(EventTask::new(JUNTA, side).at(JuntaStep::Place)));
     }
-    fn labels(&self, _t: &EventTask) -> &'static [&'static str] {
-        &["coup or realign"]
-    }
-    fn prompt(&self, _p: Position, t: &EventTask) -> String {
-        match t.stage {
-            PLACE => format!("{}: Junta: choose a Central or South American country for 2 Influence (`target COUNTRY`)", t.side),
-            _ => format!("{}: Junta: `choose coup or realign` in Central/South America with this card's Ops, or `pass`", t.side),
+    fn ask(&self, _p: Position, step: JuntaStep, t: &EventTask) -> Ask {
+        match step {
+            JuntaStep::Place => Ask::new(
+                t.side,
+                format!("{}: Junta: choose a Central or South American country for 2 Influence (`target COUNTRY`)", t.side),
+                arbiter_engine::map::iter_mask(latin_america()).map(Move::Target).collect(),
+            ),
+            JuntaStep::Ops => Ask::options(
+                t.side,
+                format!("{}: Junta: `choose coup or realign` in Central/South America with this card's Ops, or `pass`", t.side),
+                &["coup or realign"],
+            )
+            .or_pass(),
         }
     }
-    fn options(&self, _p: Position, t: &EventTask) -> Vec<Move> {
-        match t.stage {
-            PLACE => Map::standard().ids().filter(|c| latin(*c)).map(Move::Target).collect(),
-            _ => vec![Move::Choose(0), Move::Pass],
-        }
-    }
-    fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
-        match (t.stage, m) {
-            (PLACE, Move::Target(c)) => {
+    fn answer(&self, ctx: &mut Ctx, step: JuntaStep, t: EventTask, m: &Move) {
+        match (step, m) {
+            (JuntaStep::Place, Move::Target(c)) => {
                 ctx.exec(Instr::AddInfluence { side: t.side, country: *c, n: 2 });
-                ctx.push(Task::Event(t.stage(OPS)));
+                ctx.push(Task::Event(t.at(JuntaStep::Ops)));
             }
-            (OPS, Move::Choose(0)) => {
-                let regions = (1 << Region::CentralAmerica as u8) | (1 << Region::SouthAmerica as u8);
-                ctx.push(Task::Ops(OpsTask { regions, free: true, allowed: 2 | 4, ..OpsTask::for_card(t.side, JUNTA) }));
+            (JuntaStep::Ops, Move::Choose(0)) => {
+                let ops = OpsTask { targets: latin_america(), free: true, ..OpsTask::for_card(t.side, JUNTA) };
+                ctx.push(Task::Ops(ops.only(&[OpsKind::Realign, OpsKind::Coup])));
             }
-            _ => log!(ctx, "{} declines Junta's coup or realignment", t.side),
+            (JuntaStep::Ops, Move::Pass) => log!(ctx, "{} declines Junta's coup or realignment", t.side),
+            _ => ctx.unexpected(&t, m),
         }
     }
 }

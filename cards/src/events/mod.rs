@@ -25,15 +25,20 @@ pub mod ids {
     pub const DUCK_AND_COVER: CardId = CardId(4);
     pub const FIVE_YEAR_PLAN: CardId = CardId(5);
     pub const VIETNAM_REVOLTS: CardId = CardId(9);
+    pub const SOCIALIST_GOVERNMENTS: CardId = CardId(7);
     pub const KOREAN_WAR: CardId = CardId(11);
+    pub const ARAB_ISRAELI_WAR: CardId = CardId(13);
     pub const WARSAW_PACT: CardId = CardId(16);
     pub const DE_GAULLE: CardId = CardId(17);
     pub const OLYMPIC_GAMES: CardId = CardId(20);
     pub const NATO: CardId = CardId(21);
     pub const MARSHALL_PLAN: CardId = CardId(23);
     pub const CONTAINMENT: CardId = CardId(25);
+    pub const CIA_CREATED: CardId = CardId(26);
     pub const DECOLONIZATION: CardId = CardId(30);
     pub const RED_SCARE: CardId = CardId(31);
+    pub const UN_INTERVENTION: CardId = CardId(32);
+    pub const FORMOSAN_RESOLUTION: CardId = CardId(35);
     pub const CENTRAL_AMERICA_SCORING: CardId = CardId(37);
     pub const SOUTHEAST_ASIA_SCORING: CardId = CardId(38);
     pub const CUBAN_MISSILE_CRISIS: CardId = CardId(40);
@@ -44,13 +49,21 @@ pub mod ids {
     pub const JUNTA: CardId = CardId(47);
     pub const BREZHNEV_DOCTRINE: CardId = CardId(51);
     pub const WILLY_BRANDT: CardId = CardId(55);
+    pub const CAMP_DAVID: CardId = CardId(65);
+    pub const GRAIN_SALES: CardId = CardId(67);
     pub const LATIN_AMERICAN_DEATH_SQUADS: CardId = CardId(69);
+    pub const SHUTTLE_DIPLOMACY: CardId = CardId(73);
+    pub const ASK_NOT: CardId = CardId(77);
     pub const AFRICA_SCORING: CardId = CardId(79);
     pub const SOUTH_AMERICA_SCORING: CardId = CardId(81);
+    pub const IRON_LADY: CardId = CardId(83);
+    pub const NORTH_SEA_OIL: CardId = CardId(86);
     pub const IRAN_CONTRA: CardId = CardId(93);
     pub const WARGAMES: CardId = CardId(100);
     pub const DEFECTORS: CardId = CardId(103);
     pub const NORAD: CardId = CardId(106);
+    pub const CHE: CardId = CardId(107);
+    pub const OUR_MAN_IN_TEHRAN: CardId = CardId(108);
 }
 
 use ids::*;
@@ -64,19 +77,19 @@ pub fn register(r: &mut Ruleset) {
         (SOUTH_AMERICA_SCORING, Region::SouthAmerica),
         (AFRICA_SCORING, Region::Africa),
     ] {
-        r.register(card, Box::new(RegionScoring(region)));
+        r.event(card, RegionScoring(region));
     }
-    r.register(SOUTHEAST_ASIA_SCORING, Box::new(SoutheastAsiaScoring));
+    r.event(SOUTHEAST_ASIA_SCORING, SoutheastAsiaScoring);
     modifiers::register(r);
     nato::register(r);
     placement::register(r);
     traps::register(r);
     wars::register(r);
-    r.register(CUBAN_MISSILE_CRISIS, Box::new(cuban_missile_crisis::CubanMissileCrisis::new()));
-    r.register(JUNTA, Box::new(junta::Junta));
-    r.register(OLYMPIC_GAMES, Box::new(olympic_games::OlympicGames));
-    r.register(FIVE_YEAR_PLAN, Box::new(five_year_plan::FiveYearPlan));
-    r.register(NORAD, Box::new(norad::Norad));
+    r.both(CUBAN_MISSILE_CRISIS, cuban_missile_crisis::CubanMissileCrisis::new());
+    r.event(JUNTA, junta::Junta);
+    r.event(OLYMPIC_GAMES, olympic_games::OlympicGames);
+    r.event(FIVE_YEAR_PLAN, five_year_plan::FiveYearPlan);
+    r.both(NORAD, norad::Norad);
     headline_cards::register(r);
     defcon_cards::register(r);
 }

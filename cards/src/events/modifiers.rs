@@ -4,12 +4,11 @@ use super::ids::*;
 use crate::shapes::{nothing, DieSpec, Modifiers, OpsSpec, Who};
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::effect::Effect;
-use arbiter_engine::flow::EventTask;
 use arbiter_engine::instr::Instr;
-use arbiter_engine::log;
 use arbiter_engine::pipeline::{DieModifier, OpsCondition, OpsModifier, OpsStage, RollKind};
 use arbiter_engine::state::Pile;
-use arbiter_engine::{CardEvent, Map, Move, Position, Region, Ruleset, Side};
+use arbiter_engine::{log, steps};
+use arbiter_engine::{Ask, CardEvent, EventTask, Lasting, Map, Move, Position, Region, Ruleset, Side, Task};
 
 /// "+1 Op, 4 maximum" (Containment, Brezhnev Doctrine).
 const PLUS_ONE_MAX_FOUR: &[OpsSpec] =
@@ -33,11 +32,11 @@ pub const SALT_MODIFIERS: Modifiers = Modifiers {
 };
 
 pub fn register(r: &mut Ruleset) {
-    r.register(CONTAINMENT, Box::new(Modifiers { card: CONTAINMENT, ops: PLUS_ONE_MAX_FOUR, dice: &[], first: nothing }));
-    r.register(BREZHNEV_DOCTRINE, Box::new(Modifiers { card: BREZHNEV_DOCTRINE, ops: PLUS_ONE_MAX_FOUR, dice: &[], first: nothing }));
-    r.register(
+    r.both(CONTAINMENT, Modifiers { card: CONTAINMENT, ops: PLUS_ONE_MAX_FOUR, dice: &[], first: nothing });
+    r.both(BREZHNEV_DOCTRINE, Modifiers { card: BREZHNEV_DOCTRINE, ops: PLUS_ONE_MAX_FOUR, dice: &[], first: nothing });
+    r.both(
         RED_SCARE,
-        Box::new(Modifiers {
+        Modifiers {
             card: RED_SCARE,
             ops: &[OpsSpec {
                 who: Who::Opponent,
@@ -49,11 +48,11 @@ pub fn register(r: &mut Ruleset) {
             }],
             dice: &[],
             first: nothing,
-        }),
+        },
     );
-    r.register(
+    r.both(
         VIETNAM_REVOLTS,
-        Box::new(Modifiers {
+        Modifiers {
             card: VIETNAM_REVOLTS,
             ops: &[OpsSpec {
                 who: Who::Owner,
@@ -65,11 +64,11 @@ pub fn register(r: &mut Ruleset) {
             }],
             dice: &[],
             first: vietnam_influence,
-        }),
+        },
     );
-    r.register(
+    r.both(
         LATIN_AMERICAN_DEATH_SQUADS,
-        Box::new(Modifiers {
+        Modifiers {
             card: LATIN_AMERICAN_DEATH_SQUADS,
             ops: &[],
             // Die roll only, not Ops: military ops are unaffected (AAS RULINGS #4).
@@ -78,49 +77,58 @@ pub fn register(r: &mut Ruleset) {
                 DieSpec { who: Who::Opponent, kind: RollKind::Coup, regions: Some(LATIN_AMERICA), add: -1 },
             ],
             first: nothing,
-        }),
+        },
     );
-    r.register(
+    r.both(
         IRAN_CONTRA,
-        Box::new(Modifiers {
+        Modifiers {
             card: IRAN_CONTRA,
             ops: &[],
             dice: &[DieSpec { who: Who::Opponent, kind: RollKind::Realign, regions: None, add: -1 }],
             first: nothing,
-        }),
+        },
     );
-    r.register(SALT, Box::new(Salt));
+    r.both(SALT, Salt);
 }
 
 /// SALT Negotiations: DEFCON +2, coup rolls −1 for both this turn, then the player may take a
 /// non-scoring card from the discard pile.
 struct Salt;
 
+steps! {
+    enum SaltStep { Take }
+}
+
+fn salt_choices(p: Position) -> Vec<Move> {
+    p.st.discard.iter().filter(|c| !p.cards().info(*c).scoring).map(Move::Take).collect()
+}
+
 impl CardEvent for Salt {
+    type Step = SaltStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         SALT_MODIFIERS.start(ctx, side);
-        if !self.options(ctx.pos(), &EventTask::new(SALT, side)).is_empty() {
-            ctx.push(arbiter_engine::Task::Event(EventTask::new(SALT, side)));
+        if !salt_choices(ctx.pos()).is_empty() {
+            ctx.push(Task::Event(EventTask::new(SALT, side).at(SaltStep::Take)));
         }
     }
-    fn prompt(&self, _p: Position, t: &EventTask) -> String {
-        format!("{}: take one non-scoring card from the discard pile, or pass (SALT Negotiations)", t.side)
+    fn ask(&self, p: Position, _step: SaltStep, t: &EventTask) -> Ask {
+        let prompt = format!("{}: take one non-scoring card from the discard pile, or pass (SALT Negotiations)", t.side);
+        Ask::new(t.side, prompt, salt_choices(p)).or_pass()
     }
-    fn options(&self, p: Position, _t: &EventTask) -> Vec<Move> {
-        let cards: Vec<Move> = p.st.discard.iter().filter(|c| !p.cards().info(*c).scoring).map(Move::Take).collect();
-        if cards.is_empty() {
-            cards
-        } else {
-            cards.into_iter().chain([Move::Pass]).collect()
+    fn answer(&self, ctx: &mut Ctx, _step: SaltStep, t: EventTask, m: &Move) {
+        match m {
+            Move::Take(c) => {
+                let name = ctx.card_name(*c).to_string();
+                log!(ctx, "{} takes {name} from the discard pile (SALT Negotiations)", t.side);
+                ctx.exec(Instr::MoveCard { card: *c, to: Pile::Hand(t.side) });
+            }
+            Move::Pass => log!(ctx, "{} takes no card (SALT Negotiations)", t.side),
+            _ => ctx.unexpected(&t, m),
         }
     }
-    fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
-        if let Move::Take(c) = m {
-            let name = ctx.card_name(*c).to_string();
-            log!(ctx, "{} takes {name} from the discard pile (SALT Negotiations)", t.side);
-            ctx.exec(Instr::MoveCard { card: *c, to: Pile::Hand(t.side) });
-        }
-    }
+}
+
+impl Lasting for Salt {
     fn die_modifiers(&self, e: &Effect, out: &mut Vec<DieModifier>) {
         SALT_MODIFIERS.die_modifiers(e, out);
     }

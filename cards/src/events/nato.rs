@@ -1,35 +1,31 @@
 //! NATO (#21) and its prerequisites, Marshall Plan (#23, in `placement`) and Warsaw Pact
-//! Formed (#16).
+//! Formed (#16). NATO's prerequisite is card data (`requires_any`); De Gaulle Leads France and
+//! Willy Brandt free France and West Germany from it (data in the veto).
 
 use super::ids::*;
 use crate::shapes::{Markers, Who};
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::effect::{Effect, Expiry};
-use arbiter_engine::error::{illegal, Illegal};
-use arbiter_engine::flow::EventTask;
 use arbiter_engine::instr::Instr;
 use arbiter_engine::map::{CountryId, Map, SubRegion};
 use arbiter_engine::permission::{Action, Scope, Veto};
-use arbiter_engine::{CardEvent, Move, Position, Region, Ruleset, Side, Task};
+use arbiter_engine::steps;
+use arbiter_engine::{Ask, CardEvent, EventTask, Lasting, Move, NoStep, Position, Region, Ruleset, Side, Task};
 
 struct Nato {
-    /// Freed from NATO by De Gaulle Leads France and Willy Brandt: resolved once.
+    /// Freed from NATO by De Gaulle Leads France and Willy Brandt.
     france: CountryId,
     west_germany: CountryId,
 }
 
 impl CardEvent for Nato {
-    /// §5.2: NATO needs Marshall Plan or Warsaw Pact Formed played first.
-    fn can_occur(&self, p: Position, _side: Side) -> Result<(), Illegal> {
-        if p.st.has_effect(MARSHALL_PLAN) || p.st.has_effect(WARSAW_PACT) {
-            Ok(())
-        } else {
-            illegal("NATO needs Marshall Plan or Warsaw Pact Formed to have been played", "card text, §5.2")
-        }
-    }
+    type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
-        ctx.exec(Instr::AddEffect(Effect { card: NATO, owner: side, expiry: Expiry::Permanent, param: 0 }));
+        ctx.exec(Instr::AddEffect(Effect::new(NATO, side, Expiry::Permanent)));
     }
+}
+
+impl Lasting for Nato {
     fn vetoes(&self, _e: &Effect, out: &mut Vec<Veto>) {
         out.push(Veto {
             source: NATO,
@@ -50,9 +46,9 @@ impl CardEvent for Nato {
 /// USSR Influence there (at most 2 per country). Enables NATO.
 struct WarsawPact;
 
-const CHOOSE: u8 = 0;
-const REMOVE: u8 = 1;
-const ADD: u8 = 2;
+steps! {
+    enum WarsawStep { Choose, Remove, Add }
+}
 
 fn eastern_europe(_p: Position, _s: Side, c: CountryId) -> bool {
     Map::standard().country(c).in_sub(SubRegion::EasternEurope)
@@ -61,54 +57,57 @@ fn eastern_europe(_p: Position, _s: Side, c: CountryId) -> bool {
 const ADD_FIVE: Markers = Markers { influence_of: Who::Owner, add: true, total: 5, max_per_country: 2, eligible: eastern_europe };
 
 impl CardEvent for WarsawPact {
+    type Step = WarsawStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
-        ctx.exec(Instr::AddEffect(Effect { card: WARSAW_PACT, owner: side, expiry: Expiry::Permanent, param: 0 }));
-        ctx.push(Task::Event(EventTask::new(WARSAW_PACT, side)));
+        ctx.exec(Instr::AddEffect(Effect::new(WARSAW_PACT, side, Expiry::Permanent)));
+        ctx.push(Task::Event(EventTask::new(WARSAW_PACT, side).at(WarsawStep::Choose)));
     }
-    fn labels(&self, _t: &EventTask) -> &'static [&'static str] {
-        &["remove", "add"]
-    }
-    fn prompt(&self, _p: Position, t: &EventTask) -> String {
-        match t.stage {
-            CHOOSE => "USSR: Warsaw Pact Formed: `choose remove` (all US Influence from 4 Eastern European countries) or `choose add` (5 Influence in Eastern Europe, at most 2 per country)".into(),
-            REMOVE => format!("USSR: remove all US Influence from an Eastern European country ({} left)", t.count),
-            _ => format!("USSR: add Influence in Eastern Europe, at most 2 per country ({} left)", t.count),
-        }
-    }
-    fn options(&self, p: Position, t: &EventTask) -> Vec<Move> {
+    fn ask(&self, p: Position, step: WarsawStep, t: &EventTask) -> Ask {
         let map = Map::standard();
-        match t.stage {
-            CHOOSE => vec![Move::Choose(0), Move::Choose(1)],
-            REMOVE => map
-                .ids()
-                .filter(|c| eastern_europe(p, t.side, *c) && p.st.inf(Side::Us, *c) > 0 && t.picked & c.bit() == 0)
-                .map(Move::Target)
-                .collect(),
-            _ => ADD_FIVE.options(p, t),
+        match step {
+            WarsawStep::Choose => Ask::options(
+                t.side,
+                "USSR: Warsaw Pact Formed: `choose remove` (all US Influence from 4 Eastern European countries) or `choose add` (5 Influence in Eastern Europe, at most 2 per country)",
+                &["remove", "add"],
+            ),
+            WarsawStep::Remove => Ask::new(
+                t.side,
+                format!("USSR: remove all US Influence from an Eastern European country ({} left)", t.count),
+                map.ids()
+                    .filter(|c| eastern_europe(p, t.side, *c) && p.st.inf(Side::Us, *c) > 0 && t.picked & c.bit() == 0)
+                    .map(Move::Target)
+                    .collect(),
+            ),
+            WarsawStep::Add => Ask::new(
+                t.side,
+                format!("USSR: add Influence in Eastern Europe, at most 2 per country ({} left)", t.count),
+                ADD_FIVE.options(p, t),
+            ),
         }
     }
-    fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
-        match (t.stage, m) {
-            (CHOOSE, Move::Choose(0)) => ctx.push(Task::Event(EventTask::new(WARSAW_PACT, t.side).stage(REMOVE).count(4))),
-            (CHOOSE, _) => ctx.push(Task::Event(ADD_FIVE.task(WARSAW_PACT, t.side, ADD))),
-            (REMOVE, Move::Target(c)) => {
-                let n = ctx.st.inf(Side::Us, *c);
+    fn answer(&self, ctx: &mut Ctx, step: WarsawStep, t: EventTask, m: &Move) {
+        match (step, m) {
+            (WarsawStep::Choose, Move::Choose(0)) => ctx.push(Task::Event(t.at(WarsawStep::Remove).count(4))),
+            (WarsawStep::Choose, Move::Choose(1)) => ctx.push(Task::Event(ADD_FIVE.task(WARSAW_PACT, t.side, WarsawStep::Add))),
+            (WarsawStep::Remove, Move::Target(c)) => {
+                let n = ctx.st().inf(Side::Us, *c);
                 ctx.exec(Instr::RemoveInfluence { side: Side::Us, country: *c, n });
                 if t.count > 1 {
                     ctx.push(Task::Event(EventTask { count: t.count - 1, picked: t.picked | c.bit(), ..t }));
                 }
             }
-            _ => {
+            (WarsawStep::Add, _) => {
                 if let Some(next) = ADD_FIVE.apply(ctx, t, m) {
                     ctx.push(Task::Event(next));
                 }
             }
+            _ => ctx.unexpected(&t, m),
         }
     }
 }
 
 pub fn register(r: &mut Ruleset) {
     let map = Map::standard();
-    r.register(NATO, Box::new(Nato { france: map.id("France"), west_germany: map.id("West Germany") }));
-    r.register(WARSAW_PACT, Box::new(WarsawPact));
+    r.both(NATO, Nato { france: map.id("France"), west_germany: map.id("West Germany") });
+    r.event(WARSAW_PACT, WarsawPact);
 }

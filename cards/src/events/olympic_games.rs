@@ -4,52 +4,56 @@
 
 use super::ids::OLYMPIC_GAMES;
 use arbiter_engine::ctx::Ctx;
-use arbiter_engine::flow::{EventTask, OpsTask};
 use arbiter_engine::instr::Instr;
-use arbiter_engine::log;
-use arbiter_engine::{CardEvent, Move, Position, Side, Task};
+use arbiter_engine::{log, steps};
+use arbiter_engine::{Ask, CardEvent, EventTask, Move, OpsTask, Position, Side, Task};
 
 pub struct OlympicGames;
 
+steps! {
+    pub enum OlympicStep { Invite }
+}
+
 impl CardEvent for OlympicGames {
+    type Step = OlympicStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
-        ctx.push(Task::Event(EventTask::new(OLYMPIC_GAMES, side)));
+        ctx.push(Task::Event(EventTask::new(OLYMPIC_GAMES, side).at(OlympicStep::Invite)));
     }
-    fn decider(&self, t: &EventTask) -> Side {
-        t.side.opponent()
+    fn ask(&self, _p: Position, _step: OlympicStep, t: &EventTask) -> Ask {
+        let guest = t.side.opponent();
+        Ask::options(
+            guest,
+            format!("{guest}: the {} sponsors the Olympic Games: `choose participate` or `choose boycott`", t.side),
+            &["participate", "boycott"],
+        )
     }
-    fn labels(&self, _t: &EventTask) -> &'static [&'static str] {
-        &["participate", "boycott"]
-    }
-    fn prompt(&self, _p: Position, t: &EventTask) -> String {
-        format!("{}: the {} sponsors the Olympic Games: `choose participate` or `choose boycott`", t.side.opponent(), t.side)
-    }
-    fn options(&self, _p: Position, _t: &EventTask) -> Vec<Move> {
-        vec![Move::Choose(0), Move::Choose(1)]
-    }
-    fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
+    fn answer(&self, ctx: &mut Ctx, _step: OlympicStep, t: EventTask, m: &Move) {
         let sponsor = t.side;
         let guest = sponsor.opponent();
-        if *m == Move::Choose(1) {
-            log!(ctx, "{guest} boycotts the Olympic Games");
-            ctx.exec(Instr::ChangeDefcon(-1));
-            ctx.push(Task::Ops(OpsTask::granted(sponsor, 4)));
-            return;
-        }
-        log!(ctx, "{guest} takes part in the Olympic Games");
-        loop {
-            let (a, b) = (ctx.die(sponsor), ctx.die(guest));
-            if ctx.over() {
-                return;
+        match m {
+            Move::Choose(1) => {
+                log!(ctx, "{guest} boycotts the Olympic Games");
+                ctx.exec(Instr::ChangeDefcon(-1));
+                ctx.push(Task::Ops(OpsTask::granted(sponsor, 4)));
             }
-            let sa = a + 2;
-            log!(ctx, "Olympic Games: {sponsor} rolls {a} +2 (sponsor) = {sa}; {guest} rolls {b}");
-            if sa != b {
-                let winner = if sa > b { sponsor } else { guest };
-                ctx.exec(Instr::Vp { side: winner, n: 2 });
-                return;
+            Move::Choose(0) => {
+                log!(ctx, "{guest} takes part in the Olympic Games");
+                loop {
+                    let (a, b) = (ctx.die(sponsor), ctx.die(guest));
+                    if ctx.over() {
+                        return;
+                    }
+                    let sa = a + 2;
+                    log!(ctx, "Olympic Games: {sponsor} rolls {a} +2 (sponsor) = {sa}; {guest} rolls {b}");
+                    if sa != b {
+                        let winner = if sa > b { sponsor } else { guest };
+                        ctx.exec(Instr::Vp { side: winner, n: 2 });
+                        return;
+                    }
+                    ctx.log("Tie: both roll again");
+                }
             }
-            ctx.log("Tie: both roll again");
+            _ => ctx.unexpected(&t, m),
         }
     }
 }

@@ -4,10 +4,14 @@ use super::ids::*;
 use crate::shapes::{in_region, Markers, Who};
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::effect::{Effect, Expiry};
-use arbiter_engine::flow::EventTask;
 use arbiter_engine::instr::Instr;
 use arbiter_engine::map::{CountryId, Map, SubRegion};
-use arbiter_engine::{CardEvent, CardId, Move, Position, Region, Ruleset, Side, Task};
+use arbiter_engine::steps;
+use arbiter_engine::{Ask, CardEvent, CardId, EventTask, Move, Position, Region, Ruleset, Side, Task};
+
+steps! {
+    pub enum PlaceStep { Place }
+}
 
 /// An event that is one [`Markers`] step, optionally leaving a permanent marker effect.
 pub struct PlaceEvent {
@@ -19,19 +23,17 @@ pub struct PlaceEvent {
 }
 
 impl CardEvent for PlaceEvent {
+    type Step = PlaceStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         if self.lasting {
-            ctx.exec(Instr::AddEffect(Effect { card: self.card, owner: side, expiry: Expiry::Permanent, param: 0 }));
+            ctx.exec(Instr::AddEffect(Effect::new(self.card, side, Expiry::Permanent)));
         }
-        ctx.push(Task::Event(self.markers.task(self.card, side, 0)));
+        ctx.push(Task::Event(self.markers.task(self.card, side, PlaceStep::Place)));
     }
-    fn prompt(&self, p: Position, t: &EventTask) -> String {
-        format!("{}: {} ({} left, {})", t.side, self.what, t.count, p.cards().name(self.card))
+    fn ask(&self, p: Position, _step: PlaceStep, t: &EventTask) -> Ask {
+        Ask::new(t.side, format!("{}: {} ({} left, {})", t.side, self.what, t.count, p.cards().name(self.card)), self.markers.options(p, t))
     }
-    fn options(&self, p: Position, t: &EventTask) -> Vec<Move> {
-        self.markers.options(p, t)
-    }
-    fn apply(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
+    fn answer(&self, ctx: &mut Ctx, _step: PlaceStep, t: EventTask, m: &Move) {
         if let Some(next) = self.markers.apply(ctx, t, m) {
             ctx.push(Task::Event(next));
         }
@@ -47,18 +49,18 @@ fn western_europe_not_ussr_controlled(p: Position, _s: Side, c: CountryId) -> bo
 }
 
 pub fn register(r: &mut Ruleset) {
-    r.register(
+    r.event(
         DECOLONIZATION,
-        Box::new(PlaceEvent {
+        PlaceEvent {
             card: DECOLONIZATION,
             markers: Markers { influence_of: Who::Owner, add: true, total: 4, max_per_country: 1, eligible: africa_or_southeast_asia },
             what: "add 1 Influence to each of 4 different countries in Africa or Southeast Asia",
             lasting: false,
-        }),
+        },
     );
-    r.register(
+    r.event(
         MARSHALL_PLAN,
-        Box::new(PlaceEvent {
+        PlaceEvent {
             card: MARSHALL_PLAN,
             markers: Markers {
                 influence_of: Who::Owner,
@@ -69,6 +71,6 @@ pub fn register(r: &mut Ruleset) {
             },
             what: "add 1 Influence to each of 7 Western European countries not controlled by the USSR",
             lasting: true,
-        }),
+        },
     );
 }

@@ -1,0 +1,252 @@
+//! The tasks of the work stack, as plain data. The state holds the stack (`State::stack`); the
+//! flow module (`crate::flow`) runs it. Keeping the data here, below the state, is what lets
+//! the kernel modules form layers (see ARCHITECTURE.md).
+
+use crate::card::{CardId, CardSet};
+use crate::moves::PlayMode;
+use crate::pipeline::Spend;
+use crate::side::Side;
+use serde::{Deserialize, Serialize};
+
+/// A pending step of a card's event: which card, for whom, which step, and a little
+/// card-defined data. The step is stored as a number and read back through the card's own
+/// typed enum (`registry::Step`); an unknown number is an engine fault, never a silent no-op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct EventTask {
+    pub card: CardId,
+    pub side: Side,
+    pub step: u8,
+    /// A counter (markers left to place, rolls left...).
+    pub count: u8,
+    /// Countries (or cards) already chosen, as a bitset.
+    pub picked: u128,
+    /// Countries chosen twice (for "at most 2 per country").
+    pub twice: u128,
+    pub arg: i16,
+}
+
+impl EventTask {
+    pub fn new(card: CardId, side: Side) -> EventTask {
+        EventTask { card, side, step: 0, count: 0, picked: 0, twice: 0, arg: 0 }
+    }
+    pub fn at(self, step: impl Into<u8>) -> Self {
+        EventTask { step: step.into(), ..self }
+    }
+    pub fn count(self, count: u8) -> Self {
+        EventTask { count, ..self }
+    }
+    pub fn arg(self, arg: i16) -> Self {
+        EventTask { arg, ..self }
+    }
+    pub fn picked_cards(&self) -> CardSet {
+        CardSet(self.picked)
+    }
+}
+
+/// What the Ops of a card play are spent on (§6: one activity per card).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum OpsKind {
+    Influence,
+    Realign,
+    Coup,
+}
+
+impl OpsKind {
+    pub const fn bit(self) -> u8 {
+        match self {
+            OpsKind::Influence => 1,
+            OpsKind::Realign => 2,
+            OpsKind::Coup => 4,
+        }
+    }
+}
+
+/// Spending the Ops of one card (§6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct OpsTask {
+    pub side: Side,
+    /// The card whose (modified) Ops are spent; `None` for Ops an event grants as a number.
+    pub card: Option<CardId>,
+    /// The granted number when `card` is `None`.
+    pub granted: u8,
+    /// Fixed by the first Op spent.
+    pub kind: Option<OpsKind>,
+    pub spent: u8,
+    pub spend: Spend,
+    /// The countries these Ops may be spent in, as a bitmask (`u128::MAX`: anywhere). Events
+    /// limit their Ops to regions (Junta) or to any set of countries (Che).
+    pub targets: u128,
+    /// A free coup or realignment from an event: ignores DEFCON limits and earns no military
+    /// ops (§6.3.5, §8.2.5).
+    pub free: bool,
+    /// Bitmask of allowed kinds (`OpsKind::bit`).
+    pub allowed: u8,
+    /// The event that granted these Ops, if any: it is told when they are spent
+    /// (`Task::Continue`, e.g. Che's second coup).
+    pub then: Option<EventTask>,
+}
+
+impl OpsTask {
+    pub const ALL: u8 = 7;
+    pub fn for_card(side: Side, card: CardId) -> OpsTask {
+        OpsTask {
+            side,
+            card: Some(card),
+            granted: 0,
+            kind: None,
+            spent: 0,
+            spend: Spend::OPEN,
+            targets: u128::MAX,
+            free: false,
+            allowed: Self::ALL,
+            then: None,
+        }
+    }
+    pub fn granted(side: Side, ops: u8) -> OpsTask {
+        OpsTask { card: None, granted: ops, ..Self::for_card(side, CardId::CHINA) }
+    }
+    pub fn only(self, kinds: &[OpsKind]) -> OpsTask {
+        OpsTask { allowed: kinds.iter().fold(0, |m, k| m | k.bit()), ..self }
+    }
+    pub fn allows(&self, k: OpsKind) -> bool {
+        self.allowed & k.bit() != 0 && self.kind.is_none_or(|x| x == k)
+    }
+}
+
+/// A set of play modes (§5): which ways a card-play task allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Modes(pub u8);
+
+impl Modes {
+    pub const ALL: Modes = Modes(0b11111);
+    /// Operations only (the card's own event, if any, in the order the player chooses).
+    pub const OPS: Modes = Modes(0b00010 | 0b00100 | 0b01000);
+    pub fn bit(m: PlayMode) -> u8 {
+        match m {
+            PlayMode::Event => 1,
+            PlayMode::Ops => 2,
+            PlayMode::OpsThenEvent => 4,
+            PlayMode::EventThenOps => 8,
+            PlayMode::Space => 16,
+        }
+    }
+    pub fn of(ms: &[PlayMode]) -> Modes {
+        Modes(ms.iter().fold(0, |m, x| m | Self::bit(*x)))
+    }
+    pub fn allows(self, m: PlayMode) -> bool {
+        self.0 & Self::bit(m) != 0
+    }
+}
+
+/// Where the cards of a card-play task come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Source {
+    /// The player's hand, and The China Card when it may be played (an action round, §5).
+    HandAndChina,
+    /// The player's hand only (events never force or offer The China Card, §9.5).
+    Hand,
+    /// Only these cards, wherever they are (a card taken from the opponent: Grain Sales).
+    Cards(CardSet),
+}
+
+/// Playing a card (§5) as a task: an action round's play, or a play an event asks for (UN
+/// Intervention's card, Grain Sales' taken card).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PlayTask {
+    pub side: Side,
+    pub source: Source,
+    /// Only cards carrying the opponent's event (UN Intervention).
+    pub opponent_events_only: bool,
+    pub modes: Modes,
+    /// The played card's event does not occur (UN Intervention cancels it).
+    pub event_cancelled: bool,
+    /// The event that asks for this play (`None`: the action round's own play).
+    pub by: Option<CardId>,
+    /// `pass` is allowed and continues with this event step (Grain Sales: return the card).
+    pub or_else: Option<EventTask>,
+}
+
+impl PlayTask {
+    /// The card play of an action round (§5).
+    pub fn round(side: Side) -> PlayTask {
+        PlayTask {
+            side,
+            source: Source::HandAndChina,
+            opponent_events_only: false,
+            modes: Modes::ALL,
+            event_cancelled: false,
+            by: None,
+            or_else: None,
+        }
+    }
+    pub fn is_round(&self) -> bool {
+        self.by.is_none()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Task {
+    // ---- setup (§3) ----
+    Setup,
+    SetupPlace {
+        side: Side,
+        left: u8,
+    },
+    UsBonus {
+        left: u8,
+    },
+    // ---- turn (§4.5) ----
+    StartTurn,
+    ImproveDefcon,
+    Deal,
+    HeadlineStart,
+    HeadlineChoose {
+        side: Side,
+    },
+    HeadlineResolve,
+    HeadlineEvent {
+        side: Side,
+    },
+    HeadlineEnd,
+    ActionRound {
+        round: u8,
+        side: Side,
+    },
+    /// A card play (§5): the action round's, or one an event asks for.
+    PlayCard(PlayTask),
+    ResolveEvent {
+        card: CardId,
+        side: Side,
+    },
+    Ops(OpsTask),
+    /// A decision step of a card's event.
+    Event(EventTask),
+    /// An automatic step of a card's event (what it does after a task it pushed).
+    Continue(EventTask),
+    EndRound {
+        side: Side,
+    },
+    MilOpsCheck,
+    SpaceDiscard {
+        side: Side,
+    },
+    HeldCards,
+    ChinaFlip,
+    EndTurn,
+    FinalScoring,
+}
+
+impl Task {
+    pub fn is_decision(&self) -> bool {
+        matches!(
+            self,
+            Task::SetupPlace { .. }
+                | Task::UsBonus { .. }
+                | Task::HeadlineChoose { .. }
+                | Task::PlayCard(_)
+                | Task::Ops(_)
+                | Task::Event(_)
+                | Task::SpaceDiscard { .. }
+        )
+    }
+}
