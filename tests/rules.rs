@@ -242,7 +242,12 @@ fn headline(us: &str, ussr: &str, dice: &[u8]) -> (Game, Vec<String>) {
     });
     st.stack = vec![Task::HeadlineStart];
     let mut g = game(st);
-    let log = play(&mut g, &[&format!("headline \"{ussr}\""), &format!("headline \"{us}\"")]);
+    let mut log = play(&mut g, &[&format!("headline \"{ussr}\""), &format!("headline \"{us}\"")]);
+    // Ops an event grants in the headline (CIA Created) are spent on the first legal move.
+    while g.state().round == 0 && matches!(g.state().stack.last(), Some(Task::Ops(_))) {
+        let m = g.legal_moves()[0];
+        log.extend(g.play(&m).expect("a listed move").log.into_iter().map(|l| l.text));
+    }
     (g, log)
 }
 

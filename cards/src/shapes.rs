@@ -45,7 +45,7 @@ pub enum Who {
 }
 
 impl Who {
-    fn sides(self, owner: Side) -> &'static [Side] {
+    pub fn sides(self, owner: Side) -> &'static [Side] {
         match (self, owner) {
             (Who::Both, _) => &Side::BOTH,
             (Who::Owner, Side::Us) | (Who::Opponent, Side::Ussr) => &[Side::Us],
@@ -324,6 +324,53 @@ impl Lasting for Trap {
                 format!("replaces the {} card play with an attempt to escape (card text)", self.victim),
             ),
             _ => Verdict::Allow,
+        }
+    }
+}
+
+// ---------------------------------------------------------------- fixed changes
+
+/// One printed change of an event with no decision.
+#[derive(Clone, Copy)]
+pub enum Change {
+    /// VP to a side, relative to the event's side.
+    Vp(Who, u8),
+    /// Add Influence of a side (relative to the event's side) in a named country.
+    Add(Who, &'static str, u8),
+    /// Remove up to N Influence of a side in a named country.
+    Remove(Who, &'static str, u8),
+    /// Remove all Influence of a side in a named country.
+    RemoveAll(Who, &'static str),
+}
+
+/// An event that makes a fixed list of changes in the printed order and may stay in play as a
+/// marker for other cards and effects (The Iron Lady, Camp David Accords, De Gaulle Leads
+/// France, Willy Brandt). What its marker prevents or frees is card data and veto data.
+pub struct FixedChanges {
+    pub card: CardId,
+    pub changes: &'static [Change],
+    /// Stays in play for the rest of the game (underlined, §7.3).
+    pub lasting: bool,
+}
+
+impl CardEvent for FixedChanges {
+    type Step = NoStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        let map = Map::standard();
+        for change in self.changes {
+            let instr = match *change {
+                Change::Vp(who, n) => Instr::Vp { side: who.sides(side)[0], n },
+                Change::Add(who, c, n) => Instr::AddInfluence { side: who.sides(side)[0], country: map.id(c), n },
+                Change::Remove(who, c, n) => Instr::RemoveInfluence { side: who.sides(side)[0], country: map.id(c), n },
+                Change::RemoveAll(who, c) => {
+                    let (s, c) = (who.sides(side)[0], map.id(c));
+                    Instr::RemoveInfluence { side: s, country: c, n: ctx.st().inf(s, c) }
+                }
+            };
+            ctx.exec(instr);
+        }
+        if self.lasting {
+            ctx.exec(Instr::AddEffect(Effect::new(self.card, side, Expiry::Permanent)));
         }
     }
 }

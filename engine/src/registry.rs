@@ -272,7 +272,7 @@ pub trait Lasting: Send + Sync + 'static {
     fn standing_moves(&self, _p: Position, _e: &Effect, _side: Side, _out: &mut Vec<Move>) {}
     fn apply_standing(&self, _ctx: &mut Ctx, _e: &Effect, _side: Side, _m: &Move) {}
     /// Action rounds this effect adds for `side` this turn (North Sea Oil).
-    fn extra_action_rounds(&self, _e: &Effect, _side: Side) -> u8 {
+    fn extra_action_rounds(&self, _p: Position, _e: &Effect, _side: Side) -> u8 {
         0
     }
 }
@@ -373,7 +373,7 @@ impl<'a> Position<'a> {
         v
     }
     pub fn extra_action_rounds(&self, side: Side) -> u8 {
-        self.lasting().map(|(e, l)| l.extra_action_rounds(e, side)).sum()
+        self.lasting().map(|(e, l)| l.extra_action_rounds(*self, e, side)).sum()
     }
 
     /// Can `card`'s event take place for `side` now? Checks prevention and requirements stated

@@ -71,23 +71,28 @@ pub fn score(p: Position, r: Region, when: ScoringTime) -> RegionScore {
             }
         }
     }
-    for m in &mods {
-        if let ScoringModifier::IgnoreBattleground { source, side } = *m {
-            // The opponent would pick the battleground worth most to `side`: one adjacent to the
-            // opponent's superpower first (it also carries that +1), else the first listed.
-            let mine = controlled[side.idx()] & bgs;
-            let adjacent = iter_mask(mine).find(|c| map.country(*c).superpower == Some(side.opponent()));
-            if let Some(c) = adjacent.or_else(|| iter_mask(mine).next()) {
-                controlled[side.idx()] &= !c.bit();
-                notes[side.idx()].push(format!("{} is not counted ({})", map.name(c), p.cards().name(source)));
-            }
-        }
-    }
     let mut countries = [0u32; 2];
     let mut battlegrounds = [0u32; 2];
     for s in Side::BOTH {
         countries[s.idx()] = controlled[s.idx()].count_ones();
         battlegrounds[s.idx()] = (controlled[s.idx()] & bgs).count_ones();
+    }
+    // One controlled battleground subtracted from a side's totals: its country and battleground
+    // counts for every level, and the battleground VP. The adjacency bonus stays (no ruling ties
+    // the subtraction to a particular country; see ARCHITECTURE.md, Rulings).
+    let mut ignored = [0u32; 2];
+    for m in &mods {
+        if let ScoringModifier::IgnoreBattleground { source, side } = *m {
+            let i = side.idx();
+            if battlegrounds[i] > ignored[i] {
+                ignored[i] += 1;
+                notes[i].push(format!("one battleground is not counted ({})", p.cards().name(source)));
+            }
+        }
+    }
+    for s in Side::BOTH {
+        countries[s.idx()] -= ignored[s.idx()];
+        battlegrounds[s.idx()] -= ignored[s.idx()];
     }
     let mut out = RegionScore { region: r, level: [Level::None; 2], vp: [0; 2], detail: [String::new(), String::new()] };
     for s in Side::BOTH {
@@ -115,10 +120,10 @@ pub fn score(p: Position, r: Region, when: ScoringTime) -> RegionScore {
             iter_mask(controlled[i]).filter(|c| map.country(*c).superpower == Some(s.opponent())).map(|c| map.name(c)).collect();
         let bg_names: Vec<&str> = iter_mask(controlled[i] & bgs).map(|c| map.name(c)).collect();
         out.level[i] = level;
-        out.vp[i] = base + bg_names.len() as i32 + adjacent.len() as i32;
+        out.vp[i] = base + battlegrounds[i] as i32 + adjacent.len() as i32;
         let mut d = format!("{level:?} {base}");
-        if !bg_names.is_empty() {
-            d.push_str(&format!(" + {} battleground ({})", bg_names.len(), bg_names.join(", ")));
+        if battlegrounds[i] > 0 {
+            d.push_str(&format!(" + {} battleground ({})", battlegrounds[i], bg_names.join(", ")));
         }
         if !adjacent.is_empty() {
             d.push_str(&format!(" + {} adjacent to the {} ({})", adjacent.len(), s.opponent(), adjacent.join(", ")));

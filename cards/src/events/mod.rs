@@ -1,15 +1,21 @@
 //! The implemented events, registered by card number.
 
+mod card_plays;
+mod che;
 mod cuban_missile_crisis;
 mod defcon_cards;
+mod europe;
 mod five_year_plan;
 mod headline_cards;
 mod junta;
+mod middle_east;
 mod modifiers;
 mod nato;
 mod norad;
+mod north_sea_oil;
 mod olympic_games;
 mod placement;
+mod scoring_effects;
 mod traps;
 mod wars;
 
@@ -92,4 +98,10 @@ pub fn register(r: &mut Ruleset) {
     r.both(NORAD, norad::Norad);
     headline_cards::register(r);
     defcon_cards::register(r);
+    europe::register(r);
+    middle_east::register(r);
+    scoring_effects::register(r);
+    card_plays::register(r);
+    che::register(r);
+    north_sea_oil::register(r);
 }

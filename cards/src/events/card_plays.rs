@@ -1,0 +1,161 @@
+//! Events that play, show, discard or draw cards.
+//!
+//! - UN Intervention (#32): played together with a card carrying the opponent's event, whose
+//!   event is cancelled; its Ops are used (modified by the player's own modifiers, §7.4). A
+//!   card-play task limited to such cards, for Operations only. With no such card in hand the
+//!   event cannot be played (card text: "together with"). Never in the headline (card data).
+//! - Grain Sales to Soviets (#67): the US takes a random card from the USSR hand (never The
+//!   China Card, §9.2) and plays it as its own, or returns it and uses this card's Ops.
+//! - CIA Created (#26): the USSR shows its hand to the US; the US uses this card's Ops
+//!   (modified: 2 under Containment, §7.4.2).
+//! - "Ask Not What Your Country…" (#77): the US discards any number of held cards, scoring
+//!   cards included, then draws as many (§4.3 if the deck runs out).
+
+use super::ids::*;
+use arbiter_engine::card::CardSet;
+use arbiter_engine::ctx::Ctx;
+use arbiter_engine::error::{illegal, Illegal};
+use arbiter_engine::instr::Instr;
+use arbiter_engine::state::Pile;
+use arbiter_engine::{log, log_private, steps};
+use arbiter_engine::{Ask, CardEvent, EventTask, Modes, Move, NoStep, OpsTask, PlayMode, PlayTask, Position, Ruleset, Side, Source, Task};
+
+struct UnIntervention;
+
+fn opponent_event_cards(p: Position, side: Side) -> CardSet {
+    p.st.hand(side).iter().filter(|c| p.cards().info(*c).side.side() == Some(side.opponent())).collect()
+}
+
+impl CardEvent for UnIntervention {
+    type Step = NoStep;
+    fn prerequisite(&self, p: Position, side: Side) -> Result<(), Illegal> {
+        if opponent_event_cards(p, side).is_empty() {
+            illegal(
+                format!("UN Intervention is played together with a card carrying the {} event, and the {side} holds none", side.opponent()),
+                "card text",
+            )
+        } else {
+            Ok(())
+        }
+    }
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        ctx.push(Task::PlayCard(PlayTask {
+            side,
+            source: Source::Hand,
+            opponent_events_only: true,
+            modes: Modes::of(&[PlayMode::Ops]),
+            event_cancelled: true,
+            by: Some(UN_INTERVENTION),
+            or_else: None,
+        }));
+    }
+}
+
+steps! {
+    enum GrainStep { Returned }
+}
+
+struct GrainSales;
+
+impl CardEvent for GrainSales {
+    type Step = GrainStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        let Some(card) = ctx.random_card(side.opponent()) else {
+            if !ctx.over() {
+                log!(ctx, "Grain Sales to Soviets: the {} has no card; the {side} uses this card's Ops", side.opponent());
+                ctx.push(Task::Ops(OpsTask::for_card(side, GRAIN_SALES)));
+            }
+            return;
+        };
+        let name = ctx.card_name(card).to_string();
+        log!(ctx, "Grain Sales to Soviets: the {side} takes a card at random from the {} hand", side.opponent());
+        log_private!(ctx, side, "The {side} takes {name}");
+        log_private!(ctx, side.opponent(), "The {side} takes {name} from your hand");
+        ctx.put_in_play(card, side);
+        ctx.push(Task::PlayCard(PlayTask {
+            side,
+            source: Source::Cards([card].into_iter().collect()),
+            opponent_events_only: false,
+            modes: Modes::ALL,
+            event_cancelled: false,
+            by: Some(GRAIN_SALES),
+            or_else: Some(EventTask::new(GRAIN_SALES, side).at(GrainStep::Returned).arg(card.0 as i16)),
+        }));
+    }
+    /// The card was returned: back to the opponent's hand, then this card's Ops.
+    fn resume(&self, ctx: &mut Ctx, _step: GrainStep, t: EventTask) {
+        let card = arbiter_engine::CardId(t.arg as u8);
+        if ctx.st().locate(card) != Pile::InPlay {
+            return ctx.unexpected(&t, &Move::Pass);
+        }
+        log!(ctx, "The {} returns the card to the {} and uses the Ops of Grain Sales to Soviets", t.side, t.side.opponent());
+        ctx.exec(Instr::MoveCard { card, to: Pile::Hand(t.side.opponent()) });
+        ctx.push(Task::Ops(OpsTask::for_card(t.side, GRAIN_SALES)));
+    }
+}
+
+struct CiaCreated;
+
+impl CardEvent for CiaCreated {
+    type Step = NoStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        let hand = ctx.st().hand(side.opponent());
+        if hand.is_empty() {
+            log!(ctx, "CIA Created: the {} has no card to show", side.opponent());
+        }
+        ctx.exec(Instr::Reveal { whose: side.opponent(), cards: hand, public: false });
+        ctx.push(Task::Ops(OpsTask::for_card(side, CIA_CREATED)));
+    }
+}
+
+steps! {
+    enum AskNotStep { Discard }
+}
+
+struct AskNot;
+
+impl CardEvent for AskNot {
+    type Step = AskNotStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        ctx.push(Task::Event(EventTask::new(ASK_NOT, side).at(AskNotStep::Discard)));
+    }
+    fn ask(&self, p: Position, _step: AskNotStep, t: &EventTask) -> Ask {
+        let prompt = format!(
+            "{}: \"Ask Not What Your Country…\": `discard CARD` for each card to replace ({} so far), then `pass` to draw as many",
+            t.side, t.count
+        );
+        Ask::new(t.side, prompt, p.st.hand(t.side).iter().map(Move::Discard).collect()).or_pass()
+    }
+    fn answer(&self, ctx: &mut Ctx, _step: AskNotStep, t: EventTask, m: &Move) {
+        match m {
+            Move::Discard(c) => {
+                log!(
+                    ctx,
+                    "The {} discards {} (\"Ask Not What Your Country…\"); its event does not occur (§5.4)",
+                    t.side,
+                    ctx.card_name(*c)
+                );
+                ctx.exec(Instr::MoveCard { card: *c, to: Pile::Discard });
+                ctx.push(Task::Event(t.count(t.count.saturating_add(1))));
+            }
+            Move::Pass => {
+                let mut drawn = 0;
+                for _ in 0..t.count {
+                    if ctx.draw(t.side).is_none() {
+                        break;
+                    }
+                    drawn += 1;
+                }
+                log!(ctx, "The {} replaces {drawn} card(s) from the draw pile (\"Ask Not What Your Country…\")", t.side);
+            }
+            _ => ctx.unexpected(&t, m),
+        }
+    }
+}
+
+pub fn register(r: &mut Ruleset) {
+    r.event(UN_INTERVENTION, UnIntervention);
+    r.event(GRAIN_SALES, GrainSales);
+    r.event(CIA_CREATED, CiaCreated);
+    r.event(ASK_NOT, AskNot);
+}
