@@ -2,9 +2,40 @@
 //! tests that name it. Run with `BLESS=1` to rewrite CARDS.md after adding an event or a test.
 
 use pretty_assertions::assert_eq;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Fixture ids by the card numbers their `rules` cite (`"card #83"`).
+fn fixtures_by_card() -> BTreeMap<u8, Vec<String>> {
+    fn walk(dir: &Path, out: &mut BTreeMap<u8, Vec<String>>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).expect("fixtures folder").flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, out);
+                continue;
+            }
+            if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("readable fixture");
+            let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let id = json["id"].as_str().unwrap_or("?").to_string();
+            for rule in json["rules"].as_array().into_iter().flatten().filter_map(|r| r.as_str()) {
+                if let Some(n) = rule.strip_prefix("card #").and_then(|n| n.parse::<u8>().ok()) {
+                    out.entry(n).or_default().push(id.clone());
+                }
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"), &mut out);
+    out
+}
 
 fn expected() -> String {
     let rules = arbiter_cards::ruleset();
+    let fixtures = fixtures_by_card();
     let tests_src = include_str!("rules.rs");
     // Split the rules tests into (name, body) by `fn ` at the start of a line.
     let mut tests: Vec<(&str, &str)> = Vec::new();
@@ -27,10 +58,12 @@ Status:\n\
   (`Event of X is not implemented in this version: no effect`). In the headline such cards are\n\
   offered only when the hand holds no card with an implemented event.\n\
 - **base rule**: The China Card's rules (§9) are part of the engine.\n\n\
-Every card is also exercised by `tests/playouts.rs` (1,000 random games). This file is checked\n\
-by `tests/cards_doc.rs`; `BLESS=1 cargo test -p arbiter-tests --test cards_doc` rewrites it.\n\n\
-| # | Card | Ops | Side | Era | Flags | Status | Tests (tests/rules.rs) |\n\
-|---|---|---|---|---|---|---|---|\n",
+Every card is also exercised by the soak test (`tests/soak.rs`, 2,000 random games), which\n\
+checks that every implemented event takes place at least once. Fixtures are listed when their\n\
+`rules` cite the card (`\"card #N\"`). This file is checked by `tests/cards_doc.rs`;\n\
+`BLESS=1 cargo test -p arbiter-tests --test cards_doc` rewrites it.\n\n\
+| # | Card | Ops | Side | Era | Flags | Status | Fixtures | Tests (tests/rules.rs) |\n\
+|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut events = 0;
     for c in rules.cards.all() {
@@ -57,13 +90,14 @@ by `tests/cards_doc.rs`; `BLESS=1 cargo test -p arbiter-tests --test cards_doc` 
             .map(|(n, _)| format!("`{n}`"))
             .collect();
         out.push_str(&format!(
-            "| {} | {} | {} | {:?} | {:?} | {} | {status} | {} |\n",
+            "| {} | {} | {} | {:?} | {:?} | {} | {status} | {} | {} |\n",
             c.id.0,
             c.name,
             c.ops,
             c.side,
             c.era,
             flags.join(" "),
+            fixtures.get(&c.id.0).map(|v| v.join(", ")).unwrap_or_default(),
             covering.join(", ")
         ));
     }
@@ -82,9 +116,12 @@ fn cards_md_matches_the_registry() {
     assert_eq!(have, want, "CARDS.md is out of date: run BLESS=1 cargo test -p arbiter-tests --test cards_doc");
 }
 
+/// Every implemented event has at least one fixture citing its card number.
 #[test]
-fn every_implemented_event_is_covered_by_a_rules_test() {
-    let doc = expected();
-    let uncovered: Vec<&str> = doc.lines().filter(|l| l.contains("| event |") && l.ends_with("|  |")).collect();
-    assert!(uncovered.is_empty(), "events without a rules test:\n{}", uncovered.join("\n"));
+fn every_implemented_event_has_a_fixture() {
+    let rules = arbiter_cards::ruleset();
+    let fixtures = fixtures_by_card();
+    let uncovered: Vec<&str> =
+        rules.cards.all().filter(|c| rules.implemented(c.id) && !fixtures.contains_key(&c.id.0)).map(|c| c.name.as_str()).collect();
+    assert!(uncovered.is_empty(), "events without a fixture citing \"card #N\": {uncovered:?}");
 }

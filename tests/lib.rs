@@ -40,6 +40,8 @@ pub struct Playout {
     pub decisions: usize,
     /// Canonical text of every move, in order (to replay through a store).
     pub moves: Vec<String>,
+    /// The card events that took place, in order.
+    pub events: Vec<arbiter_engine::CardId>,
 }
 
 /// How much of the legal-move agreement to check at each decision.
@@ -65,6 +67,7 @@ pub fn random_game(seed: u64, options: Options, agreement: Option<Agreement>) ->
     let universe = move_universe(&g);
     let mut decisions = 0;
     let mut moves = Vec::new();
+    let mut events = Vec::new();
     check_invariants(&g)?;
     while g.outcome().is_none() {
         let d = g.decision().ok_or("no decision")?;
@@ -77,7 +80,8 @@ pub fn random_game(seed: u64, options: Options, agreement: Option<Agreement>) ->
         let m = d.moves[rng.random_range(0..d.moves.len())];
         let before = g.hash64();
         moves.push(g.move_text(&m));
-        g.play_quiet(&m).map_err(|e| format!("seed {seed}: listed move {} rejected: {e}", g.move_text(&m)))?;
+        let report = g.play_quiet(&m).map_err(|e| format!("seed {seed}: listed move {} rejected: {e}", g.move_text(&m)))?;
+        events.extend(report.events);
         if g.hash64() == before && g.outcome().is_none() {
             // Every accepted move changes the state (at least the work stack).
             return Err(format!("seed {seed}: move {:?} changed nothing", m));
@@ -88,7 +92,7 @@ pub fn random_game(seed: u64, options: Options, agreement: Option<Agreement>) ->
             return Err(format!("seed {seed}: game did not end"));
         }
     }
-    Ok(Playout { game: g, decisions, moves })
+    Ok(Playout { game: g, decisions, moves, events })
 }
 
 /// A move like `m` but different: another country, card or way of playing.

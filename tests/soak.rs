@@ -14,6 +14,7 @@ fn soak_random_games() {
     let dir = tempfile::tempdir().unwrap();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let mut replayed = 0;
+    let mut resolved: BTreeMap<arbiter_engine::CardId, usize> = BTreeMap::new();
     for seed in 0..GAMES {
         let options = Options { optional_cards: seed % 2 == 1, us_bonus: (seed % 3) as u8 };
         // Every decision of every game: each listed move validates, moves outside the list are
@@ -23,6 +24,9 @@ fn soak_random_games() {
         let p = random_game(seed, options, Some(agreement)).unwrap_or_else(|e| panic!("{e}"));
         let outcome = p.game.outcome().expect("a finished game records its outcome");
         *reasons.entry(format!("{:?}", outcome.reason)).or_default() += 1;
+        for c in &p.events {
+            *resolved.entry(*c).or_default() += 1;
+        }
         if seed % 50 == 0 {
             // Through SQLite: store every move, reopen (which replays and checks every row).
             let path = dir.path().join(format!("{seed}.arbiter"));
@@ -37,6 +41,14 @@ fn soak_random_games() {
         }
     }
     assert_eq!(replayed, GAMES / 50);
+    // Every implemented event took place at least once across the games.
+    let rules = arbiter_cards::ruleset();
+    let never: Vec<&str> = rules.cards.all().filter(|c| rules.implemented(c.id) && !resolved.contains_key(&c.id)).map(|c| c.name.as_str()).collect();
+    assert!(never.is_empty(), "implemented events that never took place in {GAMES} random games: {never:?}");
+    println!(
+        "events resolved in {GAMES} games: {}",
+        resolved.iter().map(|(c, n)| format!("{} {n}", rules.cards.name(*c))).collect::<Vec<_>>().join(", ")
+    );
     // Random play must reach the ordinary game ends, not only one of them.
     for reason in ["Defcon1", "FinalScoring", "VictoryPoints"] {
         assert!(reasons.contains_key(reason), "no game ended by {reason}: {reasons:?}");

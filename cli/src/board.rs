@@ -128,8 +128,14 @@ pub fn board(view: &View, style: &Style) -> String {
         view.removed.len()
     ));
     if !view.effects.is_empty() {
-        let e: Vec<String> = view.effects.iter().map(|e| format!("{} ({})", e.card, e.owner)).collect();
+        let e: Vec<String> = view.effects.iter().map(|e| format!("{} ({}, {})", e.card, e.owner, e.lasts)).collect();
         out.push_str(&format!("In effect: {}\n", e.join(", ")));
+    }
+    if !view.table.is_empty() {
+        out.push_str(&format!("In front of their players: {}\n", view.table.join(", ")));
+    }
+    if !view.opponent_known.is_empty() {
+        out.push_str(&format!("Seen in the opponent's hand: {}\n", view.opponent_known.join(", ")));
     }
     out
 }

@@ -174,13 +174,23 @@ impl<'a> Ctx<'a> {
     /// the discards first (§4.3). `None` when no card remains.
     pub fn draw(&mut self, side: Side) -> Option<CardId> {
         if self.st.deck.is_empty() {
-            crate::turn::reshuffle(self);
+            self.reshuffle_discards();
         }
         let card = self.st.deck.pop()?;
         self.st.hands[side.idx()].insert(card);
         self.report.random.push(RandomOutcome::Draw { side, card });
         crate::log_private!(self, side, "{side} draws {}", self.card_name(card));
         Some(card)
+    }
+
+    /// §4.3: the discard pile becomes the new deck, shuffled.
+    pub fn reshuffle_discards(&mut self) {
+        let discards = std::mem::take(&mut self.st.discard);
+        if discards.is_empty() {
+            return;
+        }
+        log!(self, "The deck is empty: {} discarded cards are shuffled into a new deck (§4.3)", discards.len());
+        self.shuffle_into_deck(discards);
     }
 
     /// Shuffle the draw pile (a random order, recorded).
@@ -451,6 +461,7 @@ impl<'a> Ctx<'a> {
             p.event_fired = true;
         }
         log!(self, "Event: {name} ({side})");
+        self.report.events.push(card);
         for c in self.rules.cards.info(card).cancels.clone() {
             self.exec_because(Instr::RemoveEffect(c), Cause::Event(card));
         }

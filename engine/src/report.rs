@@ -45,6 +45,10 @@ pub struct Report {
     pub random: Vec<RandomOutcome>,
     /// Hidden information was revealed (a headline, a hand...), besides random outcomes.
     pub revealed: bool,
+    /// The card events that took place during the move, in order (for statistics and tests;
+    /// not stored, the log says the same in words).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<CardId>,
 }
 
 impl Report {

@@ -3,7 +3,7 @@
 
 use crate::ctx::Ctx;
 use crate::error::{illegal, Illegal};
-use crate::flow::Task;
+use crate::task::Task;
 use crate::instr::Instr;
 use crate::map::{Map, SubRegion};
 use crate::moves::Move;

@@ -132,12 +132,7 @@ fn log_deal(ctx: &mut Ctx, drawn: [usize; 2]) {
 
 /// §4.3: the discard pile becomes the new deck, shuffled.
 pub fn reshuffle(ctx: &mut Ctx) {
-    let discards = std::mem::take(&mut ctx.st.discard);
-    if discards.is_empty() {
-        return;
-    }
-    log!(ctx, "The deck is empty: {} discarded cards are shuffled into a new deck (§4.3)", discards.len());
-    ctx.shuffle_into_deck(discards);
+    ctx.reshuffle_discards();
 }
 
 /// §8.2.3: each player short of the DEFCON level gives the opponent 1 VP per missing op;
