@@ -84,15 +84,18 @@ pub fn legal_moves(p: Position) -> Vec<Move> {
     if p.st.outcome.is_some() {
         return Vec::new();
     }
-    let mut v = match t {
-        Task::Event(e) => ask(p, e).map(|a| a.choices).unwrap_or_default(),
-        Task::Ops(o) => ops::legal(p, o),
-        Task::PlayCard(pt) => action_round::legal(p, pt),
-        Task::HeadlineChoose { side } => headline::legal(p, *side),
-        _ => candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect(),
+    let (mut v, side) = match t {
+        Task::Event(e) => match ask(p, e) {
+            Some(a) => (a.choices, a.decider),
+            None => return Vec::new(),
+        },
+        Task::Ops(o) => (ops::legal(p, o), o.side),
+        Task::PlayCard(pt) => (action_round::legal(p, pt), pt.side),
+        Task::HeadlineChoose { side } => (headline::legal(p, *side), *side),
+        _ => (candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect(), decider(p, t)),
     };
     if !v.is_empty() && !p.st.effects.is_empty() && t.is_decision() {
-        v.extend(p.standing_moves(decider(p, t)));
+        v.extend(p.standing_moves(side));
     }
     v
 }

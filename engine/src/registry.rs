@@ -380,20 +380,29 @@ impl<'a> Position<'a> {
     /// as card data, then the card's printed prerequisite (§5.2). `Ok` does not mean it will
     /// have an effect: see [`CardEvent::condition`].
     pub fn event_allowed(&self, card: CardId, side: Side) -> Result<(), Illegal> {
+        self.event_check(card, side, true)
+    }
+
+    /// `event_allowed` without composing the reason (listing legal moves).
+    pub fn event_possible(&self, card: CardId, side: Side) -> bool {
+        self.event_check(card, side, false).is_ok()
+    }
+
+    fn event_check(&self, card: CardId, side: Side, explain: bool) -> Result<(), Illegal> {
         let Some(ev) = self.rules.get_event(card) else {
-            return Err(Illegal::new(
-                format!("the event of {} is not implemented yet (see CARDS.md)", self.cards().name(card)),
-                "CARDS.md",
-            ));
+            return crate::refuse!(explain, "CARDS.md", "the event of {} is not implemented yet (see CARDS.md)", self.cards().name(card));
         };
         let info = self.cards().info(card);
-        if let Some(by) = info.prevented_by.iter().find(|x| self.st.has_effect(**x)) {
-            return Err(Illegal::new(
-                format!("{} cannot be played as an event while {} is in effect", info.name, self.cards().name(*by)),
-                "card text",
-            ));
+        if !info.prevented_by.is_empty() {
+            if let Some(by) = info.prevented_by.iter().find(|x| self.st.has_effect(**x)) {
+                let by = self.cards().name(*by);
+                return crate::refuse!(explain, "card text", "{} cannot be played as an event while {by} is in effect", info.name);
+            }
         }
         if !info.requires_any.is_empty() && !info.requires_any.iter().any(|x| self.st.has_effect(*x)) {
+            if !explain {
+                return Err(Illegal::new("a required card has not been played", "card text, §5.2"));
+            }
             let names: Vec<&str> = info.requires_any.iter().map(|x| self.cards().name(*x)).collect();
             return Err(Illegal::new(format!("{} needs {} to have been played first", info.name, names.join(" or ")), "card text, §5.2"));
         }
