@@ -18,6 +18,14 @@
 //!
 //! Card and country names match case-insensitively; an unambiguous prefix is accepted, and
 //! quotes are optional. The canonical text quotes names that contain a space.
+//!
+//! Event decisions use the same words for every card: `target COUNTRY` for the event's
+//! country; `influence COUNTRY` / `remove COUNTRY` per marker; `discard CARD` / `take CARD` /
+//! `play CARD MODE` for cards (UN Intervention's paired card, Grain Sales' taken card);
+//! `choose LABEL` for a named option, the label being what a player would say (`choose
+//! boycott`, `choose remove`, `choose coup`; the labels come with the decision, see
+//! [`Notation`]); `pass` to decline where the card allows it; `cancel CARD [COUNTRY]` for a move
+//! an effect allows at any time.
 
 use crate::card::{CardDb, CardId};
 use crate::error::ParseError;
