@@ -993,3 +993,47 @@ fn new_era_cards_are_shuffled_together_with_the_remaining_deck() {
     }
     assert!(mixed >= 18, "leftover cards were dealt first in {} of 20 games", 20 - mixed);
 }
+
+// ---------------------------------------------------------------- the card API
+
+/// A card whose `answer` does not handle a move its own `ask` offers: the kernel refuses the
+/// move as an engine fault (loudly, `PlayError::Fault`), never as a silent decline.
+#[test]
+fn an_unexpected_move_at_an_event_step_is_an_engine_fault() {
+    use arbiter_engine::{steps, Ask, CardEvent, EventTask, Move, PlayError, Position, Ruleset};
+    steps! {
+        enum Broken { Ask }
+    }
+    struct BrokenCard;
+    impl CardEvent for BrokenCard {
+        type Step = Broken;
+        fn resolve(&self, ctx: &mut arbiter_engine::ctx::Ctx, side: Side) {
+            ctx.push(Task::Event(EventTask::new(card("Fidel"), side).at(Broken::Ask)));
+        }
+        fn ask(&self, _p: Position, _s: Broken, t: &EventTask) -> Ask {
+            Ask::options(t.side, "choose one", &["one", "two"])
+        }
+        fn answer(&self, ctx: &mut arbiter_engine::ctx::Ctx, _s: Broken, t: EventTask, m: &Move) {
+            match m {
+                Move::Choose(0) => {}
+                _ => ctx.unexpected(&t, m),
+            }
+        }
+    }
+    let mut rules = Ruleset::new(arbiter_cards::card_db());
+    rules.event(card("Fidel"), BrokenCard);
+    let mut st = board(&[], |st| {
+        st.round = 1;
+        st.phasing = Side::Ussr;
+        give(st, Side::Ussr, &["Fidel", "Nasser"]);
+        give(st, Side::Us, &["Truman Doctrine"]);
+    });
+    st.stack = vec![Task::EndRound { side: Side::Ussr }, Task::PlayCard(arbiter_engine::PlayTask::round(Side::Ussr))];
+    let (mut g, _) = Game::from_state(std::sync::Arc::new(rules), st);
+    play(&mut g, &["play Fidel event"]);
+    let m = g.parse("choose two").unwrap();
+    match g.play(&m) {
+        Err(PlayError::Fault { what, .. }) => assert!(what.contains("did not expect"), "{what}"),
+        other => panic!("expected an engine fault, got {other:?}"),
+    }
+}
