@@ -122,7 +122,9 @@ pub fn score(p: Position, r: Region, when: ScoringTime) -> RegionScore {
         out.level[i] = level;
         out.vp[i] = base + battlegrounds[i] as i32 + adjacent.len() as i32;
         let mut d = format!("{level:?} {base}");
-        if battlegrounds[i] > 0 {
+        if battlegrounds[i] > 0 && ignored[i] > 0 {
+            d.push_str(&format!(" + {} battleground (of {}: {} not counted)", battlegrounds[i], bg_names.join(", "), ignored[i]));
+        } else if battlegrounds[i] > 0 {
             d.push_str(&format!(" + {} battleground ({})", battlegrounds[i], bg_names.join(", ")));
         }
         if !adjacent.is_empty() {
