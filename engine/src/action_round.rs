@@ -17,11 +17,15 @@ use crate::task::{OpsTask, PlayTask, Source, Task};
 use crate::turn::{action_rounds, base_action_rounds};
 
 pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
+    // Whether there is a round `round` is judged when it would begin, so a round granted during
+    // the turn (North Sea Oil, the Space Station reached) is played (§4.5D).
     let last = action_rounds(ctx.pos(), Side::Us).max(action_rounds(ctx.pos(), Side::Ussr));
+    if round > last {
+        return;
+    }
     match side {
         Side::Ussr => ctx.push(Task::ActionRound { round, side: Side::Us }),
-        Side::Us if round < last => ctx.push(Task::ActionRound { round: round + 1, side: Side::Ussr }),
-        Side::Us => {}
+        Side::Us => ctx.push(Task::ActionRound { round: round + 1, side: Side::Ussr }),
     }
     if round > action_rounds(ctx.pos(), side) {
         return;

@@ -389,9 +389,6 @@ impl<'a> Position<'a> {
     }
 
     fn event_check(&self, card: CardId, side: Side, explain: bool) -> Result<(), Illegal> {
-        let Some(ev) = self.rules.get_event(card) else {
-            return crate::refuse!(explain, "CARDS.md", "the event of {} is not implemented yet (see CARDS.md)", self.cards().name(card));
-        };
         let info = self.cards().info(card);
         if !info.prevented_by.is_empty() {
             if let Some(by) = info.prevented_by.iter().find(|x| self.st.has_effect(**x)) {
@@ -406,6 +403,10 @@ impl<'a> Position<'a> {
             let names: Vec<&str> = info.requires_any.iter().map(|x| self.cards().name(*x)).collect();
             return Err(Illegal::new(format!("{} needs {} to have been played first", info.name, names.join(" or ")), "card text, §5.2"));
         }
+        // Prevention and requirements are rules whether or not the event is implemented yet.
+        let Some(ev) = self.rules.get_event(card) else {
+            return crate::refuse!(explain, "CARDS.md", "the event of {} is not implemented yet (see CARDS.md)", self.cards().name(card));
+        };
         ev.prerequisite(*self, side)
     }
 }
