@@ -341,6 +341,16 @@ pub enum Change {
     Remove(Who, &'static str, u8),
     /// Remove all Influence of a side in a named country.
     RemoveAll(Who, &'static str),
+    /// Remove half of a side's Influence in a named country, rounded up (Nasser).
+    RemoveHalf(Who, &'static str),
+    /// Add just enough Influence of a side to control a named country (Fidel).
+    Control(Who, &'static str),
+    /// VP equal to DEFCON plus an offset, when positive (Nuclear Test Ban: DEFCON − 2).
+    VpFromDefcon(Who, i8),
+    /// Move DEFCON (kept within 1–5).
+    Defcon(i8),
+    /// One box up the space race, not an attempt (Captured Nazi Scientist).
+    Space(Who),
 }
 
 /// An event that makes a fixed list of changes in the printed order and may stay in play as a
@@ -366,6 +376,23 @@ impl CardEvent for FixedChanges {
                     let (s, c) = (who.sides(side)[0], map.id(c));
                     Instr::RemoveInfluence { side: s, country: c, n: ctx.st().inf(s, c) }
                 }
+                Change::RemoveHalf(who, c) => {
+                    let (s, c) = (who.sides(side)[0], map.id(c));
+                    Instr::RemoveInfluence { side: s, country: c, n: ctx.st().inf(s, c).div_ceil(2) }
+                }
+                Change::Control(who, c) => {
+                    // §2.1.7: own ≥ stability and own − opponent ≥ stability.
+                    let (s, c) = (who.sides(side)[0], map.id(c));
+                    let need = map.country(c).stability as i32 + ctx.st().inf(s.opponent(), c) as i32;
+                    let n = (need - ctx.st().inf(s, c) as i32).max(0);
+                    Instr::AddInfluence { side: s, country: c, n: u8::try_from(n).unwrap_or(u8::MAX) }
+                }
+                Change::VpFromDefcon(who, offset) => {
+                    let n = (ctx.st().defcon as i8 + offset).max(0) as u8;
+                    Instr::Vp { side: who.sides(side)[0], n }
+                }
+                Change::Defcon(d) => Instr::ChangeDefcon(d),
+                Change::Space(who) => Instr::SpaceAdvance { side: who.sides(side)[0] },
             };
             ctx.exec(instr);
         }
