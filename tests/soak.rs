@@ -43,7 +43,8 @@ fn soak_random_games() {
     assert_eq!(replayed, GAMES / 50);
     // Every implemented event took place at least once across the games.
     let rules = arbiter_cards::ruleset();
-    let never: Vec<&str> = rules.cards.all().filter(|c| rules.implemented(c.id) && !resolved.contains_key(&c.id)).map(|c| c.name.as_str()).collect();
+    let never: Vec<&str> =
+        rules.cards.all().filter(|c| rules.implemented(c.id) && !resolved.contains_key(&c.id)).map(|c| c.name.as_str()).collect();
     assert!(never.is_empty(), "implemented events that never took place in {GAMES} random games: {never:?}");
     println!(
         "events resolved in {GAMES} games: {}",

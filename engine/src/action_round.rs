@@ -198,7 +198,9 @@ impl<'a> Judge<'a> {
             PlayMode::Event if opponents => {
                 refuse!(explain, "§5.2", "{name} carries the {event_side} event: play it for Ops, choosing when its event happens")
             }
-            PlayMode::Event if !explain => p.event_possible(card, side).then_some(()).ok_or(Illegal::new("the event cannot take place", "§5.2")),
+            PlayMode::Event if !explain => {
+                p.event_possible(card, side).then_some(()).ok_or(Illegal::new("the event cannot take place", "§5.2"))
+            }
             PlayMode::Event => p.event_allowed(card, side),
             _ if info.scoring => refuse!(explain, "§10.1", "{name} is a scoring card: it can only be played as an event"),
             PlayMode::Ops if opponents && event_occurs => {

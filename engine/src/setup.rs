@@ -3,13 +3,13 @@
 
 use crate::ctx::Ctx;
 use crate::error::{illegal, Illegal};
-use crate::task::Task;
 use crate::instr::Instr;
 use crate::map::{Map, SubRegion};
 use crate::moves::Move;
 use crate::refuse;
 use crate::registry::Position;
 use crate::side::Side;
+use crate::task::Task;
 
 pub fn begin(ctx: &mut Ctx) {
     crate::turn::deal(ctx);
