@@ -99,7 +99,13 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
         st.mil_ops = [m.us, m.ussr];
     }
     if let Some(a) = s.space_attempts {
+        if a.us > 2 || a.ussr > 2 {
+            return Err(cx.err("setup.space_attempts", "at most 2 attempts a turn (§6.4.2, Animal in Space)"));
+        }
         st.space_attempts = [a.us, a.ussr];
+    }
+    if options.us_bonus > 20 {
+        return Err(cx.err("setup.options.us_bonus", format!("{}: the US bonus is a few Influence (0-20)", options.us_bonus)));
     }
     if let Some(sp) = s.space_race {
         if sp.us > 8 || sp.ussr > 8 {
@@ -124,7 +130,12 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
         }
     }
     for (name, inf) in &s.influence {
-        let c = map.by_name(name).ok_or_else(|| cx.err(&format!("setup.influence.{name}"), format!("no country named {name:?}")))?;
+        let field = format!("setup.influence.{name}");
+        let c = map.by_name(name).ok_or_else(|| cx.err(&field, format!("no country named {name:?}")))?;
+        let max = arbiter_engine::ctx::MAX_INFLUENCE;
+        if inf.us > max || inf.ussr > max {
+            return Err(cx.err(&field, format!("at most {max} Influence of a side in a country")));
+        }
         st.influence[c.idx()] = [inf.us, inf.ussr];
     }
     if let Some(h) = &s.hands {

@@ -16,6 +16,10 @@ use crate::state::{EndReason, InPlay, Outcome, Pile, State};
 use crate::task::{EventTask, Task};
 use std::collections::VecDeque;
 
+/// The most Influence of one side in one country: more than the game's markers could ever put
+/// there, well inside `u8`.
+pub const MAX_INFLUENCE: u8 = 99;
+
 pub struct Ctx<'a> {
     pub rules: &'a Ruleset,
     /// Only the kernel changes the state; card code reads it through `st()` / `pos()` and
@@ -234,7 +238,10 @@ impl<'a> Ctx<'a> {
                     return;
                 }
                 let before = self.influence_text(country);
-                self.st.influence[country.idx()][side.idx()] += n;
+                // A physical limit far above any reachable count; saturating so that nothing wraps
+                // (release builds check overflow too).
+                let cell = &mut self.st.influence[country.idx()][side.idx()];
+                *cell = cell.saturating_add(n).min(MAX_INFLUENCE);
                 self.st.refresh_country(country);
                 if self.logging {
                     self.log_influence(country, before, format!("{side} +{n}"));
@@ -263,12 +270,15 @@ impl<'a> Ctx<'a> {
             Instr::MilOps { side, n } => {
                 let s = &mut self.st.mil_ops[side.idx()];
                 let before = *s;
-                *s = (*s + n).min(5); // the track runs 0–5 (§8.2)
+                *s = s.saturating_add(n).min(5); // the track runs 0–5 (§8.2)
                 let after = *s;
                 log!(self, "{side} military ops {before} -> {after}");
             }
             Instr::ResetMilOps => self.st.mil_ops = [0, 0],
-            Instr::SpaceAttempt { side } => self.st.space_attempts[side.idx()] += 1,
+            Instr::SpaceAttempt { side } => {
+                let a = &mut self.st.space_attempts[side.idx()];
+                *a = a.saturating_add(1);
+            }
             Instr::SpaceAdvance { side } => {
                 let b = self.st.space[side.idx()] + 1;
                 if b > 8 {
