@@ -5,6 +5,26 @@
 //! [`arbiter_engine::Ruleset`]. Events that share a shape use one named shape from
 //! [`shapes`]; `CARDS.md` lists each card's status.
 
+/// The bitmask of named countries, looked up once per call site (names are checked against
+/// the map the first time; listing legal moves then costs nothing).
+macro_rules! countries {
+    ($($name:literal),+ $(,)?) => {{
+        static MASK: std::sync::OnceLock<u128> = std::sync::OnceLock::new();
+        *MASK.get_or_init(|| {
+            let map = arbiter_engine::Map::standard();
+            0u128 $(| map.id($name).bit())+
+        })
+    }};
+}
+
+/// One named country, looked up once per call site.
+macro_rules! country {
+    ($name:literal) => {{
+        static ID: std::sync::OnceLock<arbiter_engine::CountryId> = std::sync::OnceLock::new();
+        *ID.get_or_init(|| arbiter_engine::Map::standard().id($name))
+    }};
+}
+
 pub mod events;
 pub mod shapes;
 

@@ -115,12 +115,27 @@ pub struct Judge<'a> {
     cards: CardSet,
     scoring_lock: Option<(usize, usize)>,
     mods: Vec<crate::pipeline::OpsModifier>,
+    /// The cards whose event would take place if played now, for the side whose event it is
+    /// (worked out once: every mode of a card asks).
+    occurs: CardSet,
 }
 
 impl<'a> Judge<'a> {
     pub fn new(p: Position<'a>, pt: &'a PlayTask, explain: bool) -> Judge<'a> {
         let scoring_lock = if pt.is_round() { must_play_scoring(p, pt.side) } else { None };
-        Judge { p, pt, explain, cards: cards(p, pt), scoring_lock, mods: p.ops_modifiers() }
+        let cards = cards(p, pt);
+        let occurs = if pt.event_cancelled {
+            CardSet::default()
+        } else {
+            cards
+                .iter()
+                .filter(|c| {
+                    let event_side = p.cards().info(*c).side.side().unwrap_or(pt.side);
+                    event_would_occur(p, *c, event_side)
+                })
+                .collect()
+        };
+        Judge { p, pt, explain, cards, scoring_lock, mods: p.ops_modifiers(), occurs }
     }
 
     /// Every legal move: each playable card in each way, and `pass` where allowed.
@@ -192,15 +207,13 @@ impl<'a> Judge<'a> {
             let by = pt.by.map(|c| p.cards().name(c)).unwrap_or("this play");
             return refuse!(explain, "card text", "{by} does not allow playing {name} {}", mode.describe());
         }
-        let event_occurs = !pt.event_cancelled && event_would_occur(p, card, event_side);
+        let event_occurs = self.occurs.contains(card);
         match mode {
             PlayMode::Event if info.scoring => Ok(()),
             PlayMode::Event if opponents => {
                 refuse!(explain, "§5.2", "{name} carries the {event_side} event: play it for Ops, choosing when its event happens")
             }
-            PlayMode::Event if !explain => {
-                p.event_possible(card, side).then_some(()).ok_or(Illegal::new("the event cannot take place", "§5.2"))
-            }
+            PlayMode::Event if !explain => event_occurs.then_some(()).ok_or(Illegal::new("the event cannot take place", "§5.2")),
             PlayMode::Event => p.event_allowed(card, side),
             _ if info.scoring => refuse!(explain, "§10.1", "{name} is a scoring card: it can only be played as an event"),
             PlayMode::Ops if opponents && event_occurs => {

@@ -214,8 +214,16 @@ impl<'a> Ctx<'a> {
         }
         self.reacting = true;
         while let Some(ev) = self.events.pop_front() {
-            let effects: Vec<Effect> = self.st.effects.clone();
-            for e in effects {
+            // The effects in play when the event happened, in order (a reaction may add or
+            // remove effects); a fixed buffer, since this runs for every domain event.
+            let mut buf = [None::<Effect>; 40];
+            let n = self.st.effects.len();
+            let spill: Vec<Effect> = if n > buf.len() { self.st.effects.clone() } else { Vec::new() };
+            for (slot, e) in buf.iter_mut().zip(&self.st.effects) {
+                *slot = Some(*e);
+            }
+            for i in 0..n {
+                let Some(e) = spill.get(i).copied().or(buf.get(i).copied().flatten()) else { break };
                 if self.st.outcome.is_some() {
                     break;
                 }

@@ -155,7 +155,8 @@ pub fn score_region(ctx: &mut Ctx, r: Region, when: ScoringTime) {
 /// Southeast Asia Scoring: 1 VP per controlled country, 2 for Thailand, no tiers.
 pub fn southeast_asia(st: &State) -> [i32; 2] {
     let map = Map::standard();
-    let thailand = map.id("Thailand");
+    static THAILAND: std::sync::OnceLock<crate::map::CountryId> = std::sync::OnceLock::new();
+    let thailand = *THAILAND.get_or_init(|| map.id("Thailand"));
     let mut vp = [0; 2];
     for s in Side::BOTH {
         vp[s.idx()] = iter_mask(map.sub_mask(SubRegion::SoutheastAsia))

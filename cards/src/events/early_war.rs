@@ -20,11 +20,6 @@ fn in_sub(c: CountryId, s: SubRegion) -> bool {
     Map::standard().country(c).in_sub(s)
 }
 
-fn named(names: &[&str]) -> u128 {
-    let map = Map::standard();
-    names.iter().fold(0, |m, n| m | map.id(n).bit())
-}
-
 // ------------------------------------------------------------------ Blockade (#10)
 
 steps! {
@@ -41,7 +36,7 @@ fn blockade_cards(p: Position) -> Vec<CardId> {
 }
 
 fn lose_west_germany(ctx: &mut Ctx) {
-    let wg = Map::standard().id("West Germany");
+    let wg = country!("West Germany");
     let n = ctx.st().inf(Side::Us, wg);
     log!(ctx, "Blockade: the US loses all its Influence in West Germany");
     ctx.exec(Instr::RemoveInfluence { side: Side::Us, country: wg, n });
@@ -127,10 +122,9 @@ fn truman(ctx: &mut Ctx, _side: Side, c: CountryId) {
     ctx.exec(Instr::RemoveInfluence { side: Side::Ussr, country: c, n });
 }
 
-const INDEPENDENT_REDS: &[&str] = &["Yugoslavia", "Romania", "Bulgaria", "Hungary", "Czechoslovakia"];
-
 fn reds_eligible(p: Position, _s: Side, c: CountryId) -> bool {
-    named(INDEPENDENT_REDS) & c.bit() != 0 && p.st.inf(Side::Ussr, c) > p.st.inf(Side::Us, c)
+    countries!("Yugoslavia", "Romania", "Bulgaria", "Hungary", "Czechoslovakia") & c.bit() != 0
+        && p.st.inf(Side::Ussr, c) > p.st.inf(Side::Us, c)
 }
 
 fn independent_reds(ctx: &mut Ctx, _side: Side, c: CountryId) {
@@ -139,7 +133,7 @@ fn independent_reds(ctx: &mut Ctx, _side: Side, c: CountryId) {
 }
 
 fn indo_pakistani_eligible(_p: Position, _s: Side, c: CountryId) -> bool {
-    named(&["India", "Pakistan"]) & c.bit() != 0
+    countries!("India", "Pakistan") & c.bit() != 0
 }
 
 const INDO_PAKISTANI: War = War { target: "India", min_roll: 4, vp: 2, mil_ops: 2, target_counts: false };
@@ -325,7 +319,7 @@ struct SpecialRelationship;
 impl CardEvent for SpecialRelationship {
     type Step = SpecialStep;
     fn condition(&self, p: Position, side: Side) -> Result<(), Illegal> {
-        if p.st.controls(side, Map::standard().id("United Kingdom")) {
+        if p.st.controls(side, country!("United Kingdom")) {
             Ok(())
         } else {
             illegal("the US does not control the United Kingdom", "card text")
@@ -341,7 +335,7 @@ impl CardEvent for SpecialRelationship {
             SpecialStep::NextToUk => Ask::new(
                 t.side,
                 format!("{}: Special Relationship: `influence COUNTRY` next to the United Kingdom", t.side),
-                map.country(map.id("United Kingdom")).adjacent.iter().copied().map(Move::Influence).collect(),
+                map.country(country!("United Kingdom")).adjacent.iter().copied().map(Move::Influence).collect(),
             ),
             SpecialStep::WesternEurope => Ask::new(
                 t.side,
@@ -373,7 +367,7 @@ impl Lasting for JapanPact {
             source: US_JAPAN_PACT,
             actor: Side::Ussr,
             actions: vec![Action::Coup, Action::Realign],
-            scope: Scope::Country(Map::standard().id("Japan")),
+            scope: Scope::Country(country!("Japan")),
             reason: "the US/Japan Mutual Defense Pact forbids USSR coups and realignments in Japan",
             rule: "card text",
         });
@@ -387,7 +381,7 @@ fn eastern_europe_not_us_controlled(p: Position, _s: Side, c: CountryId) -> bool
 }
 
 fn suez(_p: Position, _s: Side, c: CountryId) -> bool {
-    named(&["France", "United Kingdom", "Israel"]) & c.bit() != 0
+    countries!("France", "United Kingdom", "Israel") & c.bit() != 0
 }
 
 pub fn register(r: &mut Ruleset) {

@@ -42,7 +42,7 @@ impl Lasting for Norad {
             DomainEvent::DefconChanged { to: 2, .. } => ctx.exec(Instr::SetEffectParam { card: NORAD, param: 1 }),
             DomainEvent::RoundEnded { .. } if e.param == 1 => {
                 ctx.exec(Instr::SetEffectParam { card: NORAD, param: 0 });
-                let canada = Map::standard().id("Canada");
+                let canada = country!("Canada");
                 if ctx.st().controls(Side::Us, canada) {
                     ctx.log("NORAD: DEFCON moved to 2 this round and the US controls Canada");
                     ctx.push(Task::Event(EventTask::new(NORAD, Side::Us).at(NoradStep::Place)));

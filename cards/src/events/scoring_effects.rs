@@ -12,7 +12,7 @@ use super::ids::*;
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::effect::{Effect, Expiry};
 use arbiter_engine::instr::{DomainEvent, Instr};
-use arbiter_engine::{CardEvent, CardId, Lasting, Map, NoStep, Position, Region, Ruleset, ScoringModifier, ScoringTime, Side};
+use arbiter_engine::{CardEvent, CardId, Lasting, NoStep, Position, Region, Ruleset, ScoringModifier, ScoringTime, Side};
 
 struct Formosan;
 
@@ -26,11 +26,7 @@ impl CardEvent for Formosan {
 impl Lasting for Formosan {
     fn scoring(&self, _p: Position, _e: &Effect, region: Region, _when: ScoringTime, out: &mut Vec<ScoringModifier>) {
         if region == Region::Asia {
-            out.push(ScoringModifier::ExtraBattleground {
-                source: FORMOSAN_RESOLUTION,
-                country: Map::standard().id("Taiwan"),
-                side: Side::Us,
-            });
+            out.push(ScoringModifier::ExtraBattleground { source: FORMOSAN_RESOLUTION, country: country!("Taiwan"), side: Side::Us });
         }
     }
     fn react(&self, ctx: &mut Ctx, _e: &Effect, ev: &arbiter_engine::instr::DomainEvent) {
