@@ -1,7 +1,10 @@
 //! From a fixture's setup to a validated engine state. Every name is checked; a card listed in
 //! two places, an impossible number or an unknown field is an error naming the field.
+//!
+//! Every number is checked against the game's range before it is converted to the engine's
+//! type (see [`Ctx::num`]): no fixture can wrap a count or make the engine panic.
 
-use crate::format::{At, Fixture, Start};
+use crate::format::{At, Fixture, Number, PerSide, Start};
 use crate::FixtureError;
 use arbiter_engine::card::{CardSet, Era};
 use arbiter_engine::effect::{Effect, Expiry};
@@ -13,6 +16,34 @@ use arbiter_engine::turn::{rest_of_turn, Stage};
 use arbiter_engine::{CardId, Options, Ruleset, Side, State};
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// The range of a number a fixture sets, inclusive, and the rule (or reason) behind it.
+type Range = (i64, i64, &'static str);
+
+// The game's ranges, one per number a fixture can set (documented in fixtures/README.md).
+const TURN: Range = (1, 10, "");
+/// Round 8 exists with the Space Station or North Sea Oil.
+const ACTION_ROUND: Range = (1, 8, "");
+const DEFCON: Range = (1, 5, "§8.1");
+/// At 20 VP the game is already over.
+const VP: Range = (-19, 19, "the game ends at 20, §10.3.1");
+const MILITARY_OPS: Range = (0, 5, "the track, §8.2");
+const SPACE_RACE: Range = (0, 8, "the track, §6.4");
+/// One attempt a turn, two with Animal in Space.
+const SPACE_ATTEMPTS: Range = (0, 2, "§6.4.2");
+/// Influence of one side in one country. The game prints no limit; the bound is a physical one:
+/// the engine's `MAX_INFLUENCE` (99), far more than the markers in the box could put in one
+/// country, the value the engine saturates at, and well inside `u8`, so no addition can wrap.
+const INFLUENCE: Range = (0, arbiter_engine::ctx::MAX_INFLUENCE as i64, "the engine's limit");
+const DIE: Range = (1, 6, "");
+/// A scripted pick is an index into a hand, which holds fewer than the game's 110 cards.
+const PICK: Range = (0, 109, "an index into a hand");
+/// An effect's parameter is card-defined: NORAD's flag (0 or 1), North Sea Oil's turn (1-10);
+/// every other card leaves it 0. Widen this when a card needs more.
+const PARAM: Range = (0, 10, "a flag or a turn");
+/// The US bonus option: the convention is +2; a handicap of a few more is plausible, 20 is
+/// already a lot.
+const US_BONUS: Range = (0, 20, "");
 
 struct Ctx<'a> {
     file: &'a Path,
@@ -43,26 +74,62 @@ impl Ctx<'_> {
     fn cards(&mut self, field: &str, names: &[String]) -> Result<Vec<CardId>, FixtureError> {
         names.iter().map(|n| self.card(field, n, true)).collect()
     }
+    /// A number of the file, checked against the game's `range` and only then converted to the
+    /// engine's type `T` (by `try_from`, never a cast). Out of range, or not a whole number, it
+    /// is an error naming the field: "300 is not an Influence count (0-99, why)".
+    fn num<T: TryFrom<i64>>(&self, field: &str, n: &Number, range: Range, what: &str) -> Result<T, FixtureError> {
+        let (lo, hi, why) = range;
+        // A fraction, an exponent, or an integer past `u64` (which the JSON parser reads as a
+        // float): only a whole number in range is let through, and only as written.
+        if let Some(x) = n.as_f64().filter(|_| n.is_f64()) {
+            if x.fract() != 0.0 || !x.is_finite() {
+                return Err(self.err(field, format!("{n} is not a whole number")));
+            }
+            if (lo as f64..=hi as f64).contains(&x) {
+                return Err(self.err(field, format!("{n}: write the whole number without a decimal point or exponent")));
+            }
+        }
+        // `as_i64` is `None` past `i64::MAX`: out of every range, like a float left here.
+        let v = n.as_i64().filter(|v| (lo..=hi).contains(v));
+        v.and_then(|v| T::try_from(v).ok()).ok_or_else(|| {
+            let span = if lo < 0 { format!("{lo} to {hi}") } else { format!("{lo}-{hi}") };
+            let why = if why.is_empty() { String::new() } else { format!(", {why}") };
+            self.err(field, format!("{n} is not {what} ({span}{why})"))
+        })
+    }
+    /// Both sides' numbers of a field (`field.us`, `field.ussr`), as `[us, ussr]`.
+    fn per_side<T: TryFrom<i64>>(&self, field: &str, p: &PerSide<Number>, range: Range, what: &str) -> Result<[T; 2], FixtureError> {
+        Ok([self.num(&format!("{field}.us"), &p.us, range, what)?, self.num(&format!("{field}.ussr"), &p.ussr, range, what)?])
+    }
 }
 
 /// Build the starting state of a fixture.
 pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, FixtureError> {
     let s = &f.setup;
     let mut cx = Ctx { file, rules, placed: BTreeMap::new() };
-    let options = s
-        .options
-        .map(|o| Options { optional_cards: o.optional_cards, us_bonus: o.us_bonus })
-        .unwrap_or(Options { optional_cards: true, us_bonus: 0 });
-    if let Some(d) = f.dice.iter().find(|d| !(1..=6).contains(*d)) {
-        return Err(cx.err("dice", format!("{d} is not a die roll (1-6)")));
-    }
-    let mut st = State::initial(
-        rules,
-        options,
-        Randomness::Scripted { dice: f.dice.iter().copied().collect(), picks: f.picks.iter().copied().collect() },
-    );
-    let map = Map::standard();
     let at = s.at.unwrap_or(if s.start == Start::Standard { At::Setup } else { At::ActionRound });
+    let options = match &s.options {
+        Some(o) => {
+            let us_bonus = match &o.us_bonus {
+                Some(n) => cx.num("setup.options.us_bonus", n, US_BONUS, "a US bonus")?,
+                None => 0,
+            };
+            // The bonus is placed at setup (§3, after the free placement): from anywhere else
+            // it would be silently ignored.
+            if us_bonus > 0 && at != At::Setup {
+                return Err(cx.err(
+                    "setup.options.us_bonus",
+                    "the US bonus is placed at setup: it needs \"at\": \"setup\" (and \"start\": \"standard\")",
+                ));
+            }
+            Options { optional_cards: o.optional_cards, us_bonus }
+        }
+        None => Options { optional_cards: true, us_bonus: 0 },
+    };
+    let dice = f.dice.iter().enumerate().map(|(i, d)| cx.num(&format!("dice[{i}]"), d, DIE, "a die roll")).collect::<Result<_, _>>()?;
+    let picks = f.picks.iter().enumerate().map(|(i, p)| cx.num(&format!("picks[{i}]"), p, PICK, "a pick")).collect::<Result<_, _>>()?;
+    let mut st = State::initial(rules, options, Randomness::Scripted { dice, picks });
+    let map = Map::standard();
     match s.start {
         Start::Standard => {
             // The Early War deck in card-number order (scripted randomness does not shuffle);
@@ -74,50 +141,31 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
             st.reserve = CardSet::default();
         }
     }
-    if let Some(t) = s.turn {
-        if !(1..=10).contains(&t) {
-            return Err(cx.err("setup.turn", format!("{t} is not a turn (1-10)")));
-        }
-        st.turn = t;
+    if let Some(t) = &s.turn {
+        st.turn = cx.num("setup.turn", t, TURN, "a turn")?;
     }
-    if let Some(d) = s.defcon {
-        if !(1..=5).contains(&d) {
-            return Err(cx.err("setup.defcon", format!("{d} is not a DEFCON level (1-5)")));
-        }
-        st.defcon = d;
+    if let Some(d) = &s.defcon {
+        st.defcon = cx.num("setup.defcon", d, DEFCON, "a DEFCON level")?;
     }
-    if let Some(v) = s.vp {
-        if v.unsigned_abs() >= 20 {
-            return Err(cx.err("setup.vp", format!("{v}: the game would already be over (§10.3.1)")));
-        }
-        st.vp = v;
+    if let Some(v) = &s.vp {
+        st.vp = cx.num("setup.vp", v, VP, "a VP score the game goes on at")?;
     }
-    if let Some(m) = s.military_ops {
-        if m.us > 5 || m.ussr > 5 {
-            return Err(cx.err("setup.military_ops", "the track runs 0-5 (§8.2)"));
-        }
-        st.mil_ops = [m.us, m.ussr];
+    if let Some(m) = &s.military_ops {
+        st.mil_ops = cx.per_side("setup.military_ops", m, MILITARY_OPS, "a military ops count")?;
     }
-    if let Some(a) = s.space_attempts {
-        if a.us > 2 || a.ussr > 2 {
-            return Err(cx.err("setup.space_attempts", "at most 2 attempts a turn (§6.4.2, Animal in Space)"));
-        }
-        st.space_attempts = [a.us, a.ussr];
+    if let Some(a) = &s.space_attempts {
+        st.space_attempts = cx.per_side("setup.space_attempts", a, SPACE_ATTEMPTS, "a number of space race attempts this turn")?;
     }
-    if options.us_bonus > 20 {
-        return Err(cx.err("setup.options.us_bonus", format!("{}: the US bonus is a few Influence (0-20)", options.us_bonus)));
-    }
-    if let Some(sp) = s.space_race {
-        if sp.us > 8 || sp.ussr > 8 {
-            return Err(cx.err("setup.space_race", "the track runs 0-8 (§6.4)"));
-        }
-        st.space = [sp.us, sp.ussr];
-        for b in 1..=8u8 {
-            st.space_first[(b - 1) as usize] = match (sp.us >= b, sp.ussr >= b) {
+    if let Some(sp) = &s.space_race {
+        let [us, ussr]: [u8; 2] = cx.per_side("setup.space_race", sp, SPACE_RACE, "a space race box")?;
+        st.space = [us, ussr];
+        for (i, first) in st.space_first.iter_mut().enumerate() {
+            let b = i + 1; // box b, 1-8
+            *first = match (usize::from(us) >= b, usize::from(ussr) >= b) {
                 (false, false) => None,
                 (true, false) => Some(Side::Us),
                 (false, true) => Some(Side::Ussr),
-                (true, true) => Some(if sp.us > sp.ussr { Side::Us } else { Side::Ussr }),
+                (true, true) => Some(if us > ussr { Side::Us } else { Side::Ussr }),
             };
         }
     }
@@ -132,11 +180,7 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
     for (name, inf) in &s.influence {
         let field = format!("setup.influence.{name}");
         let c = map.by_name(name).ok_or_else(|| cx.err(&field, format!("no country named {name:?}")))?;
-        let max = arbiter_engine::ctx::MAX_INFLUENCE;
-        if inf.us > max || inf.ussr > max {
-            return Err(cx.err(&field, format!("at most {max} Influence of a side in a country")));
-        }
-        st.influence[c.idx()] = [inf.us, inf.ussr];
+        st.influence[c.idx()] = cx.per_side(&field, inf, INFLUENCE, "an Influence count")?;
     }
     if let Some(h) = &s.hands {
         st.hands = [cx.cards("setup.hands.us", &h.us)?.into_iter().collect(), cx.cards("setup.hands.ussr", &h.ussr)?.into_iter().collect()];
@@ -189,17 +233,21 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
             st.reserve.remove(card);
             st.table.insert(card);
         }
-        st.effects.push(Effect { card, owner, expiry, param: e.param, keeps_card });
+        let param = match &e.param {
+            Some(p) => cx.num(&format!("{field}.param"), p, PARAM, "an effect parameter")?,
+            None => 0,
+        };
+        st.effects.push(Effect { card, owner, expiry, param, keeps_card });
     }
     if let Some(c) = &s.china_card {
         st.china = China { holder: cx.side("setup.china_card.holder", &c.holder)?, face_up: c.face_up };
     }
     let phasing = s.phasing.as_deref().map(|p| cx.side("setup.phasing", p)).transpose()?.unwrap_or(Side::Ussr);
     st.phasing = phasing;
-    let round = s.action_round.unwrap_or(1);
-    if !(1..=8).contains(&round) {
-        return Err(cx.err("setup.action_round", format!("{round} is not an action round (1-8)")));
-    }
+    let round = match &s.action_round {
+        Some(r) => cx.num("setup.action_round", r, ACTION_ROUND, "an action round")?,
+        None => 1,
+    };
     st.stack = match at {
         At::Setup if s.start != Start::Standard => return Err(cx.err("setup.at", "\"setup\" needs \"start\": \"standard\"")),
         At::Setup => vec![Task::Setup],

@@ -3,6 +3,13 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
+/// A number as written in the file: any JSON number. Every count, level and index a fixture
+/// sets is read as one, so that a value outside the game's range (Influence 300, DEFCON -1,
+/// VP 1000) reaches [`build`](crate::build), which refuses it with an error naming the field and
+/// the range, instead of failing the parse with only a line and column (or wrapping). `build`
+/// converts it to the engine's type only after the range check, never with a cast.
+pub type Number = serde_json::Number;
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fixture {
@@ -16,12 +23,12 @@ pub struct Fixture {
     pub note: Option<String>,
     #[serde(default)]
     pub setup: Setup,
-    /// Die rolls, in the order they are needed.
+    /// Die rolls, in the order they are needed (1-6).
     #[serde(default)]
-    pub dice: Vec<u8>,
-    /// Random picks (index into the hand in card-number order), in order.
+    pub dice: Vec<Number>,
+    /// Random picks (index into the hand in card-number order), in order (0-109).
     #[serde(default)]
-    pub picks: Vec<u8>,
+    pub picks: Vec<Number>,
     #[serde(default)]
     pub steps: Vec<Step>,
     #[serde(default)]
@@ -64,8 +71,9 @@ pub struct EffectSpec {
     /// "turn" or "permanent"; default: permanent for lasting (underlined) cards, else turn.
     #[serde(default)]
     pub until: Option<String>,
+    /// The card's parameter (0-10): NORAD's flag, North Sea Oil's turn; default 0.
     #[serde(default)]
-    pub param: i16,
+    pub param: Option<Number>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -75,13 +83,14 @@ pub struct ChinaSpec {
     pub face_up: bool,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OptionsSpec {
     #[serde(default)]
     pub optional_cards: bool,
+    /// Extra US Influence placed at setup (0-20); default 0.
     #[serde(default)]
-    pub us_bonus: u8,
+    pub us_bonus: Option<Number>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -92,20 +101,28 @@ pub struct Setup {
     /// Where play begins; default `setup` for the standard start, `action_round` otherwise.
     #[serde(default)]
     pub at: Option<At>,
-    pub turn: Option<u8>,
-    pub action_round: Option<u8>,
+    /// 1-10.
+    pub turn: Option<Number>,
+    /// 1-8.
+    pub action_round: Option<Number>,
     pub phasing: Option<String>,
-    pub defcon: Option<u8>,
-    pub vp: Option<i8>,
-    pub military_ops: Option<PerSide<u8>>,
-    pub space_race: Option<PerSide<u8>>,
+    /// 1-5.
+    pub defcon: Option<Number>,
+    /// -19 to 19, positive favours the US.
+    pub vp: Option<Number>,
+    /// 0-5 each.
+    pub military_ops: Option<PerSide<Number>>,
+    /// 0-8 each.
+    pub space_race: Option<PerSide<Number>>,
     /// Who reached each box first, box 1 first ("us", "ussr" or null); by default the side
     /// further along (the USSR if level).
     pub space_first: Option<Vec<Option<String>>>,
-    pub space_attempts: Option<PerSide<u8>>,
-    /// Influence per country; listed countries are set, others keep their start value.
+    /// 0-2 each.
+    pub space_attempts: Option<PerSide<Number>>,
+    /// Influence per country (0-99 each side); listed countries are set, others keep their
+    /// start value.
     #[serde(default)]
-    pub influence: BTreeMap<String, PerSide<u8>>,
+    pub influence: BTreeMap<String, PerSide<Number>>,
     pub hands: Option<PerSide<Vec<String>>>,
     /// The draw pile, top card first.
     pub deck: Option<Vec<String>>,
