@@ -388,7 +388,7 @@ impl CardEvent for FixedChanges {
                     Instr::AddInfluence { side: s, country: c, n: u8::try_from(n).unwrap_or(u8::MAX) }
                 }
                 Change::VpFromDefcon(who, offset) => {
-                    let n = (ctx.st().defcon as i8 + offset).max(0) as u8;
+                    let n = (ctx.st().defcon as i8).saturating_add(offset).max(0) as u8;
                     Instr::Vp { side: who.sides(side)[0], n }
                 }
                 Change::Defcon(d) => Instr::ChangeDefcon(d),

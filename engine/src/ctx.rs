@@ -249,10 +249,12 @@ impl<'a> Ctx<'a> {
                 // A physical limit far above any reachable count; saturating so that nothing wraps
                 // (release builds check overflow too).
                 let cell = &mut self.st.influence[country.idx()][side.idx()];
+                let had = *cell;
                 *cell = cell.saturating_add(n).min(MAX_INFLUENCE);
+                let added = *cell - had;
                 self.st.refresh_country(country);
                 if self.logging {
-                    self.log_influence(country, before, format!("{side} +{n}"));
+                    self.log_influence(country, before, format!("{side} +{added}"));
                 }
             }
             Instr::RemoveInfluence { side, country, n } => {
@@ -269,7 +271,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             Instr::ChangeDefcon(d) => {
-                let to = (self.st.defcon as i8 + d).clamp(1, 5) as u8;
+                let to = (self.st.defcon as i8).saturating_add(d).clamp(1, 5) as u8;
                 self.set_defcon(to);
             }
             Instr::SetDefcon(to) => self.set_defcon(to.clamp(1, 5)),
