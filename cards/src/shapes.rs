@@ -190,7 +190,6 @@ pub fn in_region(c: CountryId, r: Region) -> bool {
 /// some wars if the target itself is enemy-controlled); on `min_roll`+ the attacker gains VP
 /// and replaces the enemy's Influence with its own; military ops are gained win or lose.
 pub struct War {
-    pub target: &'static str,
     pub min_roll: u8,
     pub vp: u8,
     pub mil_ops: u8,
@@ -392,12 +391,167 @@ impl CardEvent for FixedChanges {
                     Instr::Vp { side: who.sides(side)[0], n }
                 }
                 Change::Defcon(d) => Instr::ChangeDefcon(d),
-                Change::Space(who) => Instr::SpaceAdvance { side: who.sides(side)[0] },
+                Change::Space(who) => Instr::SpaceAdvance { side: who.sides(side)[0], boxes: 1 },
             };
             ctx.exec(instr);
         }
         if self.lasting {
             ctx.exec(Instr::AddEffect(Effect::new(self.card, side, Expiry::Permanent)));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- chosen target countries
+
+steps! {
+    pub enum TargetStep { Target }
+}
+
+/// An event that acts on `times` different countries the player chooses (`target COUNTRY`)
+/// among those `eligible` allows: Truman Doctrine, Independent Reds, Indo-Pakistani War,
+/// Brush War (one each), Muslim Revolution (two).
+pub struct TargetEvent {
+    pub card: CardId,
+    pub what: &'static str,
+    pub eligible: fn(Position, Side, CountryId) -> bool,
+    pub act: fn(&mut Ctx, Side, CountryId),
+    pub times: u8,
+}
+
+impl TargetEvent {
+    fn targets<'a>(&'a self, p: Position<'a>, t: &EventTask) -> impl Iterator<Item = CountryId> + 'a {
+        let (side, picked) = (t.side, t.picked);
+        Map::standard().ids().filter(move |c| picked & c.bit() == 0 && (self.eligible)(p, side, *c))
+    }
+
+    fn next(&self, ctx: &mut Ctx, t: EventTask) {
+        if t.count == 0 {
+            return;
+        }
+        if self.targets(ctx.pos(), &t).next().is_none() {
+            let more = if t.picked == 0 { "" } else { " more" };
+            log!(ctx, "{}: no{more} country qualifies ({})", ctx.card_name(self.card), self.what);
+            return;
+        }
+        ctx.push(Task::Event(t));
+    }
+}
+
+impl CardEvent for TargetEvent {
+    type Step = TargetStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        self.next(ctx, EventTask::new(self.card, side).at(TargetStep::Target).count(self.times));
+    }
+    fn ask(&self, p: Position, _step: TargetStep, t: &EventTask) -> Ask {
+        let choices = self.targets(p, t).map(Move::Target).collect();
+        let left = if self.times > 1 { format!(" ({} left)", t.count) } else { String::new() };
+        Ask::new(t.side, format!("{}: {}: `target COUNTRY`: {}{left}", t.side, p.cards().name(self.card), self.what), choices)
+    }
+    fn answer(&self, ctx: &mut Ctx, _step: TargetStep, t: EventTask, m: &Move) {
+        match m {
+            Move::Target(c) => {
+                (self.act)(ctx, t.side, *c);
+                self.next(ctx, EventTask { count: t.count - 1, picked: t.picked | c.bit(), ..t });
+            }
+            _ => ctx.unexpected(&t, m),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- VP from a count
+
+/// What a counting event found: the VP it gives and the count that decided, in words.
+pub struct Count {
+    pub vp: u8,
+    pub why: String,
+}
+
+/// An event whose VP depend on the position when it resolves (Kitchen Debates, Alliance for
+/// Progress, OPEC, Arms Race). The log shows the count that decided.
+pub struct VpFromCount {
+    pub card: CardId,
+    pub count: fn(Position, Side) -> Count,
+}
+
+impl CardEvent for VpFromCount {
+    type Step = NoStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        let Count { vp, why } = (self.count)(ctx.pos(), side);
+        log!(ctx, "{}: {why}: {side} +{vp} VP", ctx.card_name(self.card));
+        ctx.exec(Instr::Vp { side, n: vp });
+    }
+}
+
+/// The names of the countries in `mask`, for a log line ("none" if empty).
+pub fn names(mask: u128) -> String {
+    let map = Map::standard();
+    let v: Vec<&str> = arbiter_engine::map::iter_mask(mask).map(|c| map.name(c)).collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+// ---------------------------------------------------------------- The China Card claimed
+
+/// What a China Card event does when its side already holds the card.
+pub enum Otherwise {
+    Vp(u8),
+    /// Place markers (a `Markers` step of the same card).
+    Place(Markers, &'static str),
+}
+
+steps! {
+    pub enum ClaimStep { Place }
+}
+
+/// "If the opponent holds The China Card, it passes to you (face up or down); if you already
+/// hold it, …" (Cultural Revolution, Nixon Plays the China Card, Ussuri River Skirmish). An
+/// event passing the card makes it face up unless the card says otherwise (§9.4).
+pub struct ClaimChinaCard {
+    pub card: CardId,
+    pub face_up: bool,
+    pub otherwise: Otherwise,
+}
+
+impl CardEvent for ClaimChinaCard {
+    type Step = ClaimStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        let name = ctx.card_name(self.card).to_string();
+        if ctx.st().china.holder != side {
+            let how = if self.face_up { "face up, playable this turn (§9.4)" } else { "face down, not playable this turn (card text)" };
+            log!(ctx, "{name}: the {} holds The China Card: it passes to the {side}, {how}", side.opponent());
+            ctx.exec(Instr::PassChina { to: side, face_up: self.face_up });
+            return;
+        }
+        match &self.otherwise {
+            Otherwise::Vp(n) => {
+                log!(ctx, "{name}: the {side} already holds The China Card");
+                ctx.exec(Instr::Vp { side, n: *n });
+            }
+            Otherwise::Place(m, what) => {
+                log!(ctx, "{name}: the {side} already holds The China Card: {what}");
+                let t = m.task(self.card, side, ClaimStep::Place);
+                if !m.options(ctx.pos(), &t).is_empty() {
+                    ctx.push(Task::Event(t));
+                }
+            }
+        }
+    }
+    fn ask(&self, p: Position, _step: ClaimStep, t: &EventTask) -> Ask {
+        let (choices, what) = match &self.otherwise {
+            Otherwise::Place(m, what) => (m.options(p, t), *what),
+            Otherwise::Vp(_) => (Vec::new(), ""),
+        };
+        Ask::new(t.side, format!("{}: {}: {what} ({} left)", t.side, p.cards().name(self.card), t.count), choices)
+    }
+    fn answer(&self, ctx: &mut Ctx, _step: ClaimStep, t: EventTask, m: &Move) {
+        let Otherwise::Place(markers, _) = &self.otherwise else { return ctx.unexpected(&t, m) };
+        if let Some(next) = markers.apply(ctx, t, m) {
+            if !markers.options(ctx.pos(), &next).is_empty() {
+                ctx.push(Task::Event(next));
+            }
         }
     }
 }

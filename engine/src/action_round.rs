@@ -261,7 +261,7 @@ fn play(ctx: &mut Ctx, pt: &PlayTask, card: CardId, mode: PlayMode) {
     let event_side = info.side.side().unwrap_or(side);
     log!(ctx, "{side} plays {} ({} Ops, {:?}) {}", info.name, info.ops, info.side, mode.describe());
     ctx.put_in_play(card, side);
-    ctx.emit(DomainEvent::CardPlayed { side, card });
+    ctx.emit(DomainEvent::CardPlayed { side, card, mode, headline: false });
     let ops = Task::Ops(OpsTask::for_card(side, card));
     let event = Task::ResolveEvent { card, side: event_side };
     if pt.event_cancelled && mode != PlayMode::Space && event_side != side {

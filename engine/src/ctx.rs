@@ -289,21 +289,23 @@ impl<'a> Ctx<'a> {
                 let a = &mut self.st.space_attempts[side.idx()];
                 *a = a.saturating_add(1);
             }
-            Instr::SpaceAdvance { side } => {
-                let b = self.st.space[side.idx()] + 1;
-                if b > 8 {
-                    return;
-                }
-                self.st.space[side.idx()] = b;
-                let first = self.st.space_first[(b - 1) as usize].is_none();
-                if first {
-                    self.st.space_first[(b - 1) as usize] = Some(side);
-                }
-                let (name, vp1, vp2) = crate::space_race::BOXES[(b - 1) as usize].name_vp();
-                let vp = if first { vp1 } else { vp2 };
-                log!(self, "{side} space race -> box {b} ({name}){}", if first { ", first to arrive" } else { "" });
-                if vp > 0 {
-                    self.change_vp(side.vp_sign() * vp as i32);
+            Instr::SpaceAdvance { side, boxes } => {
+                let from = self.st.space[side.idx()];
+                let to = from.saturating_add(boxes).min(8);
+                for b in from + 1..=to {
+                    self.st.space[side.idx()] = b;
+                    let first = self.st.space_first[(b - 1) as usize].is_none();
+                    if first {
+                        self.st.space_first[(b - 1) as usize] = Some(side);
+                    }
+                    let (name, vp1, vp2) = crate::space_race::BOXES[(b - 1) as usize].name_vp();
+                    let vp = if first { vp1 } else { vp2 };
+                    let paid = if b == to { vp } else { 0 };
+                    let passed = if b == to || vp == 0 { String::new() } else { " (passed: no VP)".into() };
+                    log!(self, "{side} space race -> box {b} ({name}){}{passed}", if first { ", first to arrive" } else { "" });
+                    if paid > 0 {
+                        self.change_vp(side.vp_sign() * paid as i32);
+                    }
                 }
             }
             Instr::MoveCard { card, to } => self.move_card(card, to),

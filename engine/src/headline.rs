@@ -137,6 +137,7 @@ pub fn event(ctx: &mut Ctx, side: Side) {
     ctx.put_in_play(card, side);
     let owner = ctx.rules.cards.info(card).side.side().unwrap_or(side);
     log!(ctx, "{side} headline: {}", ctx.card_name(card));
+    ctx.emit(crate::instr::DomainEvent::CardPlayed { side, card, mode: crate::moves::PlayMode::Event, headline: true });
     ctx.resolve_event(card, owner);
 }
 

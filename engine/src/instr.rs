@@ -4,6 +4,7 @@
 use crate::card::{CardId, CardSet};
 use crate::effect::Effect;
 use crate::map::CountryId;
+use crate::moves::PlayMode;
 use crate::side::Side;
 use crate::state::{Outcome, Pile};
 
@@ -35,9 +36,11 @@ pub enum Instr {
         n: u8,
     },
     ResetMilOps,
-    /// Advance one space race box, with its VP (§6.4.3).
+    /// Advance `boxes` space race boxes (not an attempt); only the box reached gives its VP
+    /// (§6.4.3; One Small Step: "VP only for the final space").
     SpaceAdvance {
         side: Side,
+        boxes: u8,
     },
     SpaceAttempt {
         side: Side,
@@ -80,10 +83,13 @@ pub enum DomainEvent {
         country: CountryId,
         free: bool,
     },
-    /// A card was played in an action round, in any way (event, Ops, space race).
+    /// A card was played, in any way (event, Ops, space race): in an action round, as a
+    /// card play an event asks for, or as a headline (`headline`, always `PlayMode::Event`).
     CardPlayed {
         side: Side,
         card: CardId,
+        mode: PlayMode,
+        headline: bool,
     },
     /// A card's event took place, for `side`.
     EventResolved {

@@ -143,6 +143,8 @@ impl<'a> Judge<'a> {
             Action::Influence => 0,
             Action::Realign => 1,
             Action::Coup => 2,
+            // Not an Operation: war targets are judged by the war event itself.
+            Action::War => return Ok(()),
         };
         if self.vetoed[i] & c.bit() == 0 {
             return Ok(());

@@ -13,6 +13,8 @@ pub enum Action {
     Realign,
     /// Placing Influence with Operations.
     Influence,
+    /// Attacking a country with a war event that lets the player choose it (NATO: Brush War).
+    War,
 }
 
 /// Which countries a veto covers.

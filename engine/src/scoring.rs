@@ -49,12 +49,22 @@ impl RegionScore {
 /// Score a region in the current position, with the scoring modifiers of the effects in play
 /// (Formosan Resolution's Taiwan, Shuttle Diplomacy's ignored battleground).
 pub fn score(p: Position, r: Region, when: ScoringTime) -> RegionScore {
+    let mods = if p.st.effects.is_empty() { Vec::new() } else { p.scoring_modifiers(r, when) };
+    score_with(p, r, &mods)
+}
+
+/// Each side's level in a region as the map stands, outside any scoring (Summit counts the
+/// regions each side dominates or controls; scoring modifiers apply to scoring only).
+pub fn levels_now(p: Position, r: Region) -> [Level; 2] {
+    score_with(p, r, &[]).level
+}
+
+fn score_with(p: Position, r: Region, mods: &[ScoringModifier]) -> RegionScore {
     let st = p.st;
     let map = Map::standard();
-    let mods = if st.effects.is_empty() { Vec::new() } else { p.scoring_modifiers(r, when) };
     let mut bgs = map.battleground_mask() & map.region_mask(r);
     let mut notes = [Vec::<String>::new(), Vec::new()];
-    for m in &mods {
+    for m in mods {
         if let ScoringModifier::ExtraBattleground { source, country, side } = *m {
             if map.region_mask(r) & country.bit() != 0 && st.controls(side, country) {
                 bgs |= country.bit();
@@ -81,7 +91,7 @@ pub fn score(p: Position, r: Region, when: ScoringTime) -> RegionScore {
     // counts for every level, and the battleground VP. The adjacency bonus stays (no ruling ties
     // the subtraction to a particular country; see ARCHITECTURE.md, Rulings).
     let mut ignored = [0u32; 2];
-    for m in &mods {
+    for m in mods {
         if let ScoringModifier::IgnoreBattleground { source, side } = *m {
             let i = side.idx();
             if battlegrounds[i] > ignored[i] {

@@ -88,6 +88,6 @@ pub fn attempt(ctx: &mut Ctx, side: Side, card: CardId) {
         if ok { "success" } else { "failure" }
     );
     if ok {
-        ctx.exec(Instr::SpaceAdvance { side });
+        ctx.exec(Instr::SpaceAdvance { side, boxes: 1 });
     }
 }

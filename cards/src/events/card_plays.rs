@@ -6,19 +6,25 @@
 //!   event cannot be played (card text: "together with"). Never in the headline (card data).
 //! - Grain Sales to Soviets (#67): the US takes a random card from the USSR hand (never The
 //!   China Card, §9.2) and plays it as its own, or returns it and uses this card's Ops.
-//! - CIA Created (#26): the USSR shows its hand to the US; the US uses this card's Ops
-//!   (modified: 2 under Containment, §7.4.2).
+//! - CIA Created (#26), "Lone Gunman" (#62): the opponent shows its hand; the player uses
+//!   this card's Ops (modified: 2 under Containment, §7.4.2).
+//! - Missile Envy (#49): see `MissileEnvy`.
 //! - "Ask Not What Your Country…" (#77): the US discards any number of held cards, scoring
 //!   cards included, then draws as many (§4.3 if the deck runs out).
 
 use super::ids::*;
 use arbiter_engine::card::CardSet;
+use arbiter_engine::effect::{Effect, Expiry};
+use arbiter_engine::instr::DomainEvent;
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::error::{illegal, Illegal};
 use arbiter_engine::instr::Instr;
 use arbiter_engine::state::Pile;
 use arbiter_engine::{log, log_private, steps};
-use arbiter_engine::{Ask, CardEvent, EventTask, Modes, Move, NoStep, OpsTask, PlayMode, PlayTask, Position, Ruleset, Side, Source, Task};
+use arbiter_engine::{
+    Ask, CardEvent, CardId, EventTask, Intent, Lasting, Modes, Move, NoStep, OpsTask, PlayMode, PlayTask, Position, Ruleset, Side, Source,
+    Task, Verdict,
+};
 
 struct UnIntervention;
 
@@ -94,17 +100,134 @@ impl CardEvent for GrainSales {
     }
 }
 
-struct CiaCreated;
+/// "The opponent shows its hand; the player then uses this card's Ops" (CIA Created, "Lone
+/// Gunman"). The Ops are the card's, modified (§7.4.2: 2 under Containment), and are never
+/// spent on the space race (an event's Ops, FAQ §6.4).
+struct ShowHandThenOps(CardId);
 
-impl CardEvent for CiaCreated {
+impl CardEvent for ShowHandThenOps {
     type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         let hand = ctx.st().hand(side.opponent());
         if hand.is_empty() {
-            log!(ctx, "CIA Created: the {} has no card to show", side.opponent());
+            log!(ctx, "{}: the {} has no card to show", ctx.card_name(self.0), side.opponent());
         }
         ctx.exec(Instr::Reveal { whose: side.opponent(), cards: hand, public: false });
-        ctx.push(Task::Ops(OpsTask::for_card(side, CIA_CREATED)));
+        ctx.push(Task::Ops(OpsTask::for_card(side, self.0)));
+    }
+}
+
+// ------------------------------------------------------------------ Missile Envy (#49)
+
+steps! {
+    enum EnvyStep { Give }
+}
+
+/// Missile Envy: the player exchanges this card for the opponent's highest-valued card by
+/// printed Ops (scoring cards count 0; the opponent chooses among ties, `take CARD` naming the
+/// card to hand over). A taken card whose event is the player's or neutral is played for its
+/// event at once (a scoring card is scored); one carrying the opponent's event gives its Ops
+/// without the event. If that event cannot take place now, the card gives its Ops (§5.2).
+/// Missile Envy goes to the opponent's hand, and the opponent must play it for Operations in
+/// its next action round (an effect replacing that round's card play; see `Lasting`).
+struct MissileEnvy;
+
+fn highest(p: Position, side: Side) -> CardSet {
+    let hand = p.st.hand(side);
+    let value = |c: CardId| {
+        let i = p.cards().info(c);
+        if i.scoring {
+            0
+        } else {
+            i.ops
+        }
+    };
+    let top = hand.iter().map(value).max().unwrap_or(0);
+    hand.iter().filter(|c| value(*c) == top).collect()
+}
+
+fn exchange(ctx: &mut Ctx, side: Side, card: CardId) {
+    let opp = side.opponent();
+    let name = ctx.card_name(card).to_string();
+    log!(ctx, "Missile Envy: the {side} takes {name} from the {opp}, whose hand Missile Envy joins");
+    ctx.exec(Instr::MoveCard { card: MISSILE_ENVY, to: Pile::Hand(opp) });
+    ctx.exec(Instr::AddEffect(Effect::new(MISSILE_ENVY, side, Expiry::Permanent)));
+    let info = ctx.rules.cards.info(card);
+    let own = info.side.side().is_none_or(|s| s == side);
+    let for_event = own && (info.scoring || ctx.pos().event_possible(card, side));
+    if own && !for_event {
+        log!(ctx, "Missile Envy: the event of {name} cannot take place now: the {side} uses its Ops (§5.2)");
+    }
+    ctx.put_in_play(card, side);
+    ctx.push(Task::PlayCard(PlayTask {
+        side,
+        source: Source::Cards([card].into_iter().collect()),
+        opponent_events_only: false,
+        modes: Modes::of(&[if for_event { PlayMode::Event } else { PlayMode::Ops }]),
+        event_cancelled: !own,
+        by: Some(MISSILE_ENVY),
+        or_else: None,
+    }));
+}
+
+impl CardEvent for MissileEnvy {
+    type Step = EnvyStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        let top = highest(ctx.pos(), side.opponent());
+        match top.len() {
+            0 => log!(ctx, "Missile Envy: the {} has no card to exchange", side.opponent()),
+            1 => exchange(ctx, side, top.iter().next().unwrap_or(MISSILE_ENVY)),
+            _ => ctx.push(Task::Event(EventTask::new(MISSILE_ENVY, side).at(EnvyStep::Give))),
+        }
+    }
+    fn ask(&self, p: Position, _step: EnvyStep, t: &EventTask) -> Ask {
+        let opp = t.side.opponent();
+        let prompt = format!("{opp}: Missile Envy: your highest-valued cards are tied: `take CARD` names the one the {} takes", t.side);
+        Ask::new(opp, prompt, highest(p, opp).iter().map(Move::Take).collect())
+    }
+    fn answer(&self, ctx: &mut Ctx, _step: EnvyStep, t: EventTask, m: &Move) {
+        match *m {
+            Move::Take(card) => exchange(ctx, t.side, card),
+            _ => ctx.unexpected(&t, m),
+        }
+    }
+}
+
+impl Lasting for MissileEnvy {
+    /// The opponent's next action round: its card play is Missile Envy, for Operations. Not
+    /// when a scoring card must be played now (§10.1.5, which card text does not override) or
+    /// when Missile Envy has left that hand; the effect ends with that round either way.
+    fn intercept(&self, p: Position, e: &Effect, what: &Intent) -> Verdict {
+        let victim = e.owner.opponent();
+        match what {
+            Intent::Task(Task::PlayCard(pt))
+                if pt.is_round()
+                    && pt.side == victim
+                    && p.st.hand(victim).contains(MISSILE_ENVY)
+                    && arbiter_engine::action_round::must_play_scoring(p, victim).is_none() =>
+            {
+                Verdict::Replace(
+                    vec![Task::PlayCard(PlayTask {
+                        side: victim,
+                        source: Source::Cards([MISSILE_ENVY].into_iter().collect()),
+                        opponent_events_only: false,
+                        modes: Modes::of(&[PlayMode::Ops]),
+                        event_cancelled: false,
+                        by: Some(MISSILE_ENVY),
+                        or_else: None,
+                    })],
+                    format!("requires the {victim} to play it for Operations this action round (card text)"),
+                )
+            }
+            _ => Verdict::Allow,
+        }
+    }
+    fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
+        if let DomainEvent::RoundEnded { side } = *ev {
+            if side == e.owner.opponent() {
+                ctx.exec(Instr::RemoveEffect(MISSILE_ENVY));
+            }
+        }
     }
 }
 
@@ -156,6 +279,8 @@ impl CardEvent for AskNot {
 pub fn register(r: &mut Ruleset) {
     r.event(UN_INTERVENTION, UnIntervention);
     r.event(GRAIN_SALES, GrainSales);
-    r.event(CIA_CREATED, CiaCreated);
+    r.event(CIA_CREATED, ShowHandThenOps(CIA_CREATED));
+    r.event(LONE_GUNMAN, ShowHandThenOps(LONE_GUNMAN));
+    r.both(MISSILE_ENVY, MissileEnvy);
     r.event(ASK_NOT, AskNot);
 }

@@ -1,6 +1,7 @@
-//! DEFCON cards: Duck and Cover (#4), Nuclear Subs (#41), Wargames (#100).
+//! DEFCON cards: Duck and Cover (#4), Nuclear Subs (#41), Wargames (#100), How I Learned to
+//! Stop Worrying (#46), ABM Treaty (#57), Summit (#45).
 
-use super::ids::{DUCK_AND_COVER, NUCLEAR_SUBS, WARGAMES};
+use super::ids::{ABM_TREATY, DUCK_AND_COVER, HOW_I_LEARNED, NUCLEAR_SUBS, SUMMIT, WARGAMES};
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::effect::{Effect, Expiry};
 use arbiter_engine::error::{illegal, Illegal};
@@ -8,7 +9,8 @@ use arbiter_engine::instr::Instr;
 use arbiter_engine::registry::{Cause, Intent, Verdict};
 use arbiter_engine::state::{EndReason, Outcome};
 use arbiter_engine::{log, steps};
-use arbiter_engine::{Ask, CardEvent, EventTask, Lasting, Move, NoStep, Position, Ruleset, Side, Task};
+use arbiter_engine::scoring::{levels_now, Level};
+use arbiter_engine::{Ask, CardEvent, EventTask, Lasting, Move, NoStep, OpsTask, Position, Region, Ruleset, Side, Task};
 
 /// DEFCON −1, then the US gains 5 − DEFCON VP.
 struct DuckAndCover;
@@ -91,7 +93,114 @@ impl CardEvent for Wargames {
     }
 }
 
+steps! {
+    enum WorryStep { Defcon }
+}
+
+/// How I Learned to Stop Worrying: the player sets DEFCON to any level 1–5 (`choose N`; 1
+/// ends the game and the phasing player loses, §8.1.3) and the event counts as 5 military
+/// operations (the track stops at 5, §8.2).
+struct HowILearned;
+
+const LEVELS: &[&str] = &["1", "2", "3", "4", "5"];
+
+impl CardEvent for HowILearned {
+    type Step = WorryStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        ctx.push(Task::Event(EventTask::new(HOW_I_LEARNED, side).at(WorryStep::Defcon)));
+    }
+    fn ask(&self, p: Position, _step: WorryStep, t: &EventTask) -> Ask {
+        let prompt = format!(
+            "{}: How I Learned to Stop Worrying: set DEFCON to any level, `choose 1`..`choose 5` (now {}; 1 ends the game, the phasing player loses)",
+            t.side, p.st.defcon
+        );
+        Ask::options(t.side, prompt, LEVELS)
+    }
+    fn answer(&self, ctx: &mut Ctx, _step: WorryStep, t: EventTask, m: &Move) {
+        let Move::Choose(i @ 0..=4) = *m else { return ctx.unexpected(&t, m) };
+        log!(ctx, "The {} sets DEFCON to {}", t.side, i + 1);
+        ctx.exec(Instr::SetDefcon(i + 1));
+        ctx.exec(Instr::MilOps { side: t.side, n: 5 });
+    }
+}
+
+/// ABM Treaty: DEFCON improves by 1, then the player conducts Operations with this card's Ops
+/// (modified like any card's, §7.4; never on the space race, which is not an Operation an
+/// event grants, FAQ §6.4).
+struct AbmTreaty;
+
+impl CardEvent for AbmTreaty {
+    type Step = NoStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        ctx.exec(Instr::ChangeDefcon(1));
+        ctx.push(Task::Ops(OpsTask::for_card(side, ABM_TREATY)));
+    }
+}
+
+steps! {
+    enum SummitStep { Defcon }
+}
+
+/// Summit: both players roll, +1 for each region they dominate or control (the six scoring
+/// regions; Southeast Asia is part of Asia); the higher total gains 2 VP and may move DEFCON
+/// one level either way (`choose improve`, `choose degrade` or `pass`). A tie does nothing.
+struct Summit;
+
+fn summit_regions(p: Position, side: Side) -> Vec<Region> {
+    Region::ALL.into_iter().filter(|r| matches!(levels_now(p, *r)[side.idx()], Level::Domination | Level::Control)).collect()
+}
+
+impl CardEvent for Summit {
+    type Step = SummitStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        let mut totals = [0i32; 2];
+        for s in Side::BOTH {
+            let regions = summit_regions(ctx.pos(), s);
+            let roll = ctx.die(s);
+            totals[s.idx()] = roll as i32 + regions.len() as i32;
+            let why = if regions.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<&str> = regions.iter().map(|r| r.name()).collect();
+                format!(" + {} (dominates or controls {})", regions.len(), names.join(", "))
+            };
+            log!(ctx, "Summit: the {s} rolls {roll}{why} = {}", totals[s.idx()]);
+        }
+        let winner = match totals[0].cmp(&totals[1]) {
+            std::cmp::Ordering::Greater => Side::Us,
+            std::cmp::Ordering::Less => Side::Ussr,
+            std::cmp::Ordering::Equal => return ctx.log("Summit: a tie: nothing happens"),
+        };
+        ctx.exec(Instr::Vp { side: winner, n: 2 });
+        ctx.push(Task::Event(EventTask::new(SUMMIT, side).at(SummitStep::Defcon).arg(winner.idx() as i16)));
+    }
+    fn ask(&self, p: Position, _step: SummitStep, t: &EventTask) -> Ask {
+        let winner = if t.arg == 0 { Side::Us } else { Side::Ussr };
+        let prompt = format!(
+            "{winner}: Summit: `choose improve` or `choose degrade` to move DEFCON (now {}) one level, or `pass`",
+            p.st.defcon
+        );
+        let mut ask = Ask::options(winner, prompt, &["improve", "degrade"]).or_pass();
+        if p.st.defcon == 5 {
+            ask.choices.retain(|m| *m != Move::Choose(0));
+        }
+        ask
+    }
+    fn answer(&self, ctx: &mut Ctx, _step: SummitStep, t: EventTask, m: &Move) {
+        let winner = if t.arg == 0 { Side::Us } else { Side::Ussr };
+        match m {
+            Move::Choose(0) => ctx.exec(Instr::ChangeDefcon(1)),
+            Move::Choose(1) => ctx.exec(Instr::ChangeDefcon(-1)),
+            Move::Pass => log!(ctx, "The {winner} leaves DEFCON at {}", ctx.st().defcon),
+            _ => ctx.unexpected(&t, m),
+        }
+    }
+}
+
 pub fn register(r: &mut Ruleset) {
+    r.event(HOW_I_LEARNED, HowILearned);
+    r.event(ABM_TREATY, AbmTreaty);
+    r.event(SUMMIT, Summit);
     r.event(DUCK_AND_COVER, DuckAndCover);
     r.both(NUCLEAR_SUBS, NuclearSubs);
     r.event(WARGAMES, Wargames);

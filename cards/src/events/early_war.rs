@@ -3,7 +3,7 @@
 
 use super::ids::*;
 use super::placement::PlaceEvent;
-use crate::shapes::{Change, FixedChanges, Markers, War, Who};
+use crate::shapes::{Change, FixedChanges, Markers, TargetEvent, War, Who};
 use arbiter_engine::card::CardSet;
 use arbiter_engine::ctx::{self, Ctx};
 use arbiter_engine::effect::Effect;
@@ -75,44 +75,6 @@ impl CardEvent for Blockade {
     }
 }
 
-// ------------------------------------------------------------------ one target country
-
-/// An event that acts on one country the player chooses (`target COUNTRY`) among those
-/// `eligible` allows: Truman Doctrine, Independent Reds, Indo-Pakistani War.
-struct TargetEvent {
-    card: CardId,
-    what: &'static str,
-    eligible: fn(Position, Side, CountryId) -> bool,
-    act: fn(&mut Ctx, Side, CountryId),
-}
-
-steps! {
-    enum TargetStep { Target }
-}
-
-impl CardEvent for TargetEvent {
-    type Step = TargetStep;
-    fn resolve(&self, ctx: &mut Ctx, side: Side) {
-        let t = EventTask::new(self.card, side).at(TargetStep::Target);
-        let p = ctx.pos();
-        if !Map::standard().ids().any(|c| (self.eligible)(p, side, c)) {
-            log!(ctx, "{}: no country qualifies ({})", ctx.card_name(self.card), self.what);
-            return;
-        }
-        ctx.push(Task::Event(t));
-    }
-    fn ask(&self, p: Position, _step: TargetStep, t: &EventTask) -> Ask {
-        let choices = Map::standard().ids().filter(|c| (self.eligible)(p, t.side, *c)).map(Move::Target).collect();
-        Ask::new(t.side, format!("{}: {}: `target COUNTRY`: {}", t.side, p.cards().name(self.card), self.what), choices)
-    }
-    fn answer(&self, ctx: &mut Ctx, _step: TargetStep, t: EventTask, m: &Move) {
-        match m {
-            Move::Target(c) => (self.act)(ctx, t.side, *c),
-            _ => ctx.unexpected(&t, m),
-        }
-    }
-}
-
 fn truman_eligible(p: Position, _s: Side, c: CountryId) -> bool {
     Map::standard().country(c).region == Region::Europe && p.st.controller(c).is_none() && p.st.inf(Side::Ussr, c) > 0
 }
@@ -136,7 +98,7 @@ fn indo_pakistani_eligible(_p: Position, _s: Side, c: CountryId) -> bool {
     countries!("India", "Pakistan") & c.bit() != 0
 }
 
-const INDO_PAKISTANI: War = War { target: "India", min_roll: 4, vp: 2, mil_ops: 2, target_counts: false };
+const INDO_PAKISTANI: War = War { min_roll: 4, vp: 2, mil_ops: 2, target_counts: false };
 
 fn indo_pakistani(ctx: &mut Ctx, side: Side, c: CountryId) {
     INDO_PAKISTANI.fight(ctx, side, c);
@@ -393,6 +355,7 @@ pub fn register(r: &mut Ruleset) {
             what: "remove all USSR Influence from an uncontrolled European country",
             eligible: truman_eligible,
             act: truman,
+            times: 1,
         },
     );
     r.event(
@@ -402,6 +365,7 @@ pub fn register(r: &mut Ruleset) {
             what: "US Influence up to the USSR's in Yugoslavia, Romania, Bulgaria, Hungary or Czechoslovakia",
             eligible: reds_eligible,
             act: independent_reds,
+            times: 1,
         },
     );
     r.event(
@@ -411,6 +375,7 @@ pub fn register(r: &mut Ruleset) {
             what: "India or Pakistan is invaded (war: 4-6 wins 2 VP, 2 military ops)",
             eligible: indo_pakistani_eligible,
             act: indo_pakistani,
+            times: 1,
         },
     );
     r.event(EAST_EUROPEAN_UNREST, EastEuropeanUnrest);
@@ -430,6 +395,7 @@ pub fn register(r: &mut Ruleset) {
             },
             what: "add 1 Influence to each of 4 Eastern European countries the US does not control",
             lasting: false,
+            optional: false,
         },
     );
     r.event(
@@ -439,6 +405,7 @@ pub fn register(r: &mut Ruleset) {
             markers: Markers { influence_of: Who::Opponent, add: false, total: 4, max_per_country: 2, eligible: suez },
             what: "remove 4 US Influence from France, the United Kingdom and Israel, at most 2 per country",
             lasting: false,
+            optional: false,
         },
     );
     for (card, country) in [(FIDEL, "Cuba"), (ROMANIAN_ABDICATION, "Romania")] {

@@ -25,6 +25,7 @@ pub fn register(r: &mut Ruleset) {
             markers: Markers { influence_of: Who::Opponent, add: false, total: 3, max_per_country: 2, eligible: western_europe },
             what: "remove 3 US Influence from Western Europe, at most 2 per country",
             lasting: false,
+            optional: false,
         },
     );
     r.event(

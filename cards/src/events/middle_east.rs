@@ -5,7 +5,7 @@
 //! reshuffled into the draw pile.
 
 use super::ids::*;
-use crate::shapes::{Change, FixedChanges, Who};
+use crate::shapes::{Change, FixedChanges, TargetEvent, Who};
 use arbiter_engine::card::CardSet;
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::error::{illegal, Illegal};
@@ -85,7 +85,30 @@ impl CardEvent for OurManInTehran {
     }
 }
 
+/// Muslim Revolution (#56): all US Influence leaves 2 of Sudan, Iran, Iraq, Egypt, Libya,
+/// Saudi Arabia, Syria and Jordan. Only countries holding US Influence are offered; with one
+/// such country only, that one (the event removes what is there). AWACS Sale to Saudis
+/// prevents it (card data).
+fn muslim_eligible(p: Position, _s: Side, c: arbiter_engine::CountryId) -> bool {
+    countries!("Sudan", "Iran", "Iraq", "Egypt", "Libya", "Saudi Arabia", "Syria", "Jordan") & c.bit() != 0 && p.st.inf(Side::Us, c) > 0
+}
+
+fn muslim_revolution(ctx: &mut Ctx, _side: Side, c: arbiter_engine::CountryId) {
+    let n = ctx.st().inf(Side::Us, c);
+    ctx.exec(Instr::RemoveInfluence { side: Side::Us, country: c, n });
+}
+
 pub fn register(r: &mut Ruleset) {
+    r.event(
+        MUSLIM_REVOLUTION,
+        TargetEvent {
+            card: MUSLIM_REVOLUTION,
+            what: "remove all US Influence from 2 of Sudan, Iran, Iraq, Egypt, Libya, Saudi Arabia, Syria, Jordan",
+            eligible: muslim_eligible,
+            act: muslim_revolution,
+            times: 2,
+        },
+    );
     r.event(
         CAMP_DAVID,
         FixedChanges {

@@ -30,13 +30,14 @@ impl Lasting for Nato {
         out.push(Veto {
             source: NATO,
             actor: Side::Ussr,
-            actions: vec![Action::Coup, Action::Realign],
+            // Deluxe text: "...cannot be attacked by play of the Brush War event".
+            actions: vec![Action::Coup, Action::Realign, Action::War],
             scope: Scope::ControlledBy {
                 side: Side::Us,
                 region: Region::Europe,
                 except: vec![(DE_GAULLE, self.france), (WILLY_BRANDT, self.west_germany)],
             },
-            reason: "NATO protects US-controlled countries in Europe from USSR coups and realignments",
+            reason: "NATO protects US-controlled countries in Europe from USSR coups, realignments and Brush War",
             rule: "card text",
         });
     }

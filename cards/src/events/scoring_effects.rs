@@ -30,7 +30,7 @@ impl Lasting for Formosan {
         }
     }
     fn react(&self, ctx: &mut Ctx, _e: &Effect, ev: &arbiter_engine::instr::DomainEvent) {
-        if let DomainEvent::CardPlayed { side: Side::Us, card: CardId::CHINA } = ev {
+        if let DomainEvent::CardPlayed { side: Side::Us, card: CardId::CHINA, .. } = ev {
             ctx.log("The US plays The China Card: Formosan Resolution ends (card text)");
             ctx.exec(Instr::RemoveEffect(FORMOSAN_RESOLUTION));
         }
