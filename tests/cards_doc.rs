@@ -52,14 +52,11 @@ Every card of Twilight Struggle (Deluxe), its status in Arbiter, and the rules t
 All 110 cards' data (ops, side, era, starred, scoring, optional, lasting, war) is in\n\
 `cards/data/cards.json`, validated at load against the rulebook's counts.\n\n\
 Status:\n\
-- **event**: the event is implemented and offered.\n\
-- **ops only**: the card is played for Operations or to the space race; its event is not offered\n\
-  yet. If an opponent's unimplemented event is triggered by an Ops play, the log says so\n\
-  (`Event of X is not implemented in this version: no effect`). In the headline such cards are\n\
-  offered only when the hand holds no card with an implemented event.\n\
+- **event**: the event is implemented and offered (every card but The China Card).\n\
 - **base rule**: The China Card's rules (§9) are part of the engine.\n\n\
-Every card is also exercised by the soak test (`tests/soak.rs`, 2,000 random games), which\n\
-checks that every implemented event takes place at least once. Fixtures are listed when their\n\
+The game is complete: no card lacks its event (`Ruleset::missing_events` is empty, checked at\n\
+load and by a test). Every card is also exercised by the soak test (`tests/soak.rs`, 2,000\n\
+random games on the full deck), which checks that every event takes place at least once. Fixtures are listed when their\n\
 `rules` cite the card (`\"card #N\"`). This file is checked by `tests/cards_doc.rs`;\n\
 `BLESS=1 cargo test -p arbiter-tests --test cards_doc` rewrites it.\n\n\
 | # | Card | Ops | Side | Era | Flags | Status | Fixtures | Tests (tests/rules.rs) |\n\
@@ -75,11 +72,9 @@ checks that every implemented event takes place at least once. Fixtures are list
                 .collect();
         let status = if c.id == arbiter_engine::CardId::CHINA {
             "base rule"
-        } else if rules.implemented(c.id) {
-            events += 1;
-            "event"
         } else {
-            "ops only"
+            events += usize::from(rules.implemented(c.id));
+            "event"
         };
         let quoted = format!("\"{}\"", c.name);
         let escaped = format!("\\\"{}\\\"", c.name);
@@ -101,7 +96,7 @@ checks that every implemented event takes place at least once. Fixtures are list
             covering.join(", ")
         ));
     }
-    out.push_str(&format!("\n{events} events implemented, plus The China Card's base rules; {} cards are ops only.\n", 109 - events));
+    out.push_str(&format!("\n{events} of 109 events implemented, plus The China Card's base rules.\n"));
     out
 }
 
@@ -124,4 +119,44 @@ fn every_implemented_event_has_a_fixture() {
     let uncovered: Vec<&str> =
         rules.cards.all().filter(|c| rules.implemented(c.id) && !fixtures.contains_key(&c.id.0)).map(|c| c.name.as_str()).collect();
     assert!(uncovered.is_empty(), "events without a fixture citing \"card #N\": {uncovered:?}");
+}
+
+/// Pairs of cards whose texts name each other: from the card data (one prevents, cancels or
+/// is required by the other) and, for references that are not prevention, this list.
+const TEXT_REFERENCES: &[(u8, u8, &str)] = &[
+    (82, 92, "Iranian Hostage Crisis doubles Terrorism against the US"),
+    (50, 32, "\"We Will Bury You\" is stopped by UN Intervention as an event"),
+    (60, 32, "U2 Incident gains 1 more VP for UN Intervention as an event"),
+    (87, 90, "The Reformer improves Glasnost"),
+    (17, 21, "De Gaulle Leads France frees France from NATO"),
+    (55, 21, "Willy Brandt frees West Germany from NATO"),
+    (36, 21, "NATO protects US-controlled Europe from Brush War"),
+    (35, 6, "Formosan Resolution ends when the US plays The China Card"),
+];
+
+/// Every pair of cards whose texts name each other has a fixture for each direction: at least
+/// two fixtures citing both cards (the relation applying, and the other order of play or the
+/// relation absent).
+#[test]
+fn every_pair_of_cards_naming_each_other_has_fixtures_both_ways() {
+    let rules = arbiter_cards::ruleset();
+    let fixtures = fixtures_by_card();
+    let mut pairs: Vec<(u8, u8, String)> = Vec::new();
+    for c in rules.cards.all() {
+        for (list, how) in [(&c.prevented_by, "is prevented by"), (&c.requires_any, "requires"), (&c.cancels, "cancels")] {
+            for other in list.iter() {
+                pairs.push((c.id.0, other.0, format!("{} {how} {}", c.name, rules.cards.name(*other))));
+            }
+        }
+    }
+    pairs.extend(TEXT_REFERENCES.iter().map(|(a, b, why)| (*a, *b, why.to_string())));
+    let cited = |n: u8| fixtures.get(&n).cloned().unwrap_or_default();
+    let missing: Vec<String> = pairs
+        .iter()
+        .filter_map(|(a, b, why)| {
+            let both: Vec<String> = cited(*a).into_iter().filter(|id| cited(*b).contains(id)).collect();
+            (both.len() < 2).then(|| format!("#{a}/#{b} ({why}): {both:?}"))
+        })
+        .collect();
+    assert!(missing.is_empty(), "pairs of cards naming each other with fewer than 2 fixtures citing both:\n{}", missing.join("\n"));
 }

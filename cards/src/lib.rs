@@ -43,6 +43,9 @@ pub fn ruleset() -> Arc<Ruleset> {
         .get_or_init(|| {
             let mut r = Ruleset::new(card_db());
             events::register(&mut r);
+            // Static data, checked by the tests: every card but The China Card has its event.
+            let missing = r.missing_events();
+            assert!(missing.is_empty(), "cards without a registered event: {missing:?}");
             Arc::new(r)
         })
         .clone()
@@ -62,6 +65,11 @@ mod tests {
         assert_eq!(db.era_deck(arbiter_engine::card::Era::Early, true).len(), 38);
         assert_eq!(db.era_deck(arbiter_engine::card::Era::Mid, true).len(), 48);
         assert_eq!(db.era_deck(arbiter_engine::card::Era::Late, true).len(), 23);
+    }
+
+    #[test]
+    fn every_card_has_its_event() {
+        assert_eq!(ruleset().missing_events(), Vec::new());
     }
 
     #[test]

@@ -220,8 +220,8 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
                 return Err(cx.err(&field, format!("until {x:?}: use \"turn\", \"permanent\", \"used\", \"us round\" or \"ussr round\"")))
             }
         };
-        if !rules.implemented(card) {
-            return Err(cx.err(&field, format!("{} has no implemented effect", e.card)));
+        if rules.get_lasting(card).is_none() && !rules.cards.info(card).lasting {
+            return Err(cx.err(&field, format!("{} leaves no effect in play", e.card)));
         }
         // An effect "until used" keeps its card in front of its owner (Shuttle Diplomacy).
         let keeps_card = expiry == Expiry::UntilUsed;

@@ -81,9 +81,6 @@ pub fn hand(cards: &[String], rules: &arbiter_engine::Ruleset) -> String {
         if info.starred {
             marks.push("removed after its event");
         }
-        if !info.scoring && !rules.implemented(id) {
-            marks.push("event not implemented yet");
-        }
         let extra = if marks.is_empty() { String::new() } else { format!("; {}", marks.join("; ")) };
         out.push_str(&format!("  {name:<32} {} Ops, {side}{extra}\n", info.ops));
     }

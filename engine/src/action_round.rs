@@ -273,7 +273,7 @@ fn play(ctx: &mut Ctx, pt: &PlayTask, card: CardId, mode: PlayMode) {
     match mode {
         PlayMode::Event => ctx.push(event),
         PlayMode::Ops if event_side != side => {
-            // The event does not occur (not implemented, or cannot take place): say so after.
+            // The event cannot take place (§5.2): the log says so after the Ops.
             ctx.push(event);
             ctx.push(ops);
         }

@@ -463,8 +463,9 @@ impl<'a> Ctx<'a> {
     pub fn resolve_event(&mut self, card: CardId, side: Side) {
         let name = self.card_name(card).to_string();
         let Some(h) = self.rules.get_event(card) else {
-            log!(self, "Event of {name} is not implemented in this version: no effect (see CARDS.md)");
-            return;
+            // Every card has its event (`Ruleset::missing_events` is empty for the standard
+            // rules, a test keeps it so): a missing one is an engine fault, never a silent no-op.
+            return self.fault(format!("no event is registered for {name}"));
         };
         if let Err(why) = self.pos().event_allowed(card, side) {
             log!(self, "Event of {name} does not occur: {why}");

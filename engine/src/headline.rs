@@ -31,21 +31,9 @@ pub fn start(ctx: &mut Ctx) {
     ctx.push(Task::HeadlineChoose { side: first });
 }
 
-/// Cards with an implemented event, or every card if the hand has none of those (then the log
-/// says the event is not implemented).
-fn headline_cards(p: Position, side: Side) -> Vec<CardId> {
-    let allowed: Vec<CardId> = p.st.hand(side).iter().filter(|c| !p.cards().info(*c).no_headline).collect();
-    let implemented: Vec<CardId> = allowed.iter().copied().filter(|c| p.rules.implemented(*c)).collect();
-    if implemented.is_empty() {
-        allowed
-    } else {
-        implemented
-    }
-}
-
-/// Every legal headline: the cards of `headline_cards` (which are checked by `check` too).
+/// Every legal headline: each card in hand that may be headlined (`check` judges the same).
 pub fn legal(p: Position, side: Side) -> Vec<Move> {
-    headline_cards(p, side).into_iter().map(Move::Headline).collect()
+    p.st.hand(side).iter().filter(|c| !p.cards().info(*c).no_headline).map(Move::Headline).collect()
 }
 
 pub fn check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Illegal> {
@@ -61,12 +49,6 @@ pub fn check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Ill
     }
     if info.no_headline {
         return refuse!(explain, "card text", "{} may not be headlined", info.name);
-    }
-    if !headline_cards(p, side).contains(c) {
-        return illegal(
-            format!("the event of {} is not implemented yet; headline a card whose event is (see CARDS.md)", info.name),
-            "CARDS.md",
-        );
     }
     Ok(())
 }

@@ -311,6 +311,11 @@ impl Ruleset {
     pub fn implemented(&self, card: CardId) -> bool {
         self.get_event(card).is_some()
     }
+    /// The cards with no registered event (The China Card has none: its rules are the base
+    /// game's, §9). Empty for a complete ruleset.
+    pub fn missing_events(&self) -> Vec<CardId> {
+        self.cards.all().map(|c| c.id).filter(|c| *c != CardId::CHINA && !self.implemented(*c)).collect()
+    }
 }
 
 impl<'a> Position<'a> {
@@ -403,9 +408,8 @@ impl<'a> Position<'a> {
             let names: Vec<&str> = info.requires_any.iter().map(|x| self.cards().name(*x)).collect();
             return Err(Illegal::new(format!("{} needs {} to have been played first", info.name, names.join(" or ")), "card text, §5.2"));
         }
-        // Prevention and requirements are rules whether or not the event is implemented yet.
         let Some(ev) = self.rules.get_event(card) else {
-            return crate::refuse!(explain, "CARDS.md", "the event of {} is not implemented yet (see CARDS.md)", self.cards().name(card));
+            return crate::refuse!(explain, "engine fault", "no event is registered for {}", self.cards().name(card));
         };
         ev.prerequisite(*self, side)
     }
