@@ -80,6 +80,9 @@ enum Command {
         seed: u64,
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Leave out the 7 optional cards (104-110); by default the full 110-card deck is used.
+        #[arg(long)]
+        base_deck: bool,
         #[arg(long)]
         json: bool,
     },
@@ -307,15 +310,17 @@ fn run(cmd: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Fixtures { paths, verbose } => run_fixtures(&paths, verbose),
-        Command::Bench { games, seed, threads, json: as_json } => {
+        Command::Bench { games, seed, threads, base_deck, json: as_json } => {
             if games == 0 {
                 return Err(Failure::Rejected("--games must be at least 1".into()));
             }
-            let r = bench::run(games, seed, threads, Options::default()).map_err(Failure::Failed)?;
+            let options = Options { optional_cards: !base_deck, ..Options::default() };
+            let r = bench::run(games, seed, threads, options).map_err(Failure::Failed)?;
             if as_json {
                 say!("{}", json(&r));
             } else {
-                say!("{} games in {:.2} s on {} thread(s)", r.games, r.seconds, r.threads);
+                let deck = if base_deck { "103-card deck (no optional cards)" } else { "full 110-card deck" };
+                say!("{} games in {:.2} s on {} thread(s), {deck}", r.games, r.seconds, r.threads);
                 say!(
                     "{:.0} games/s, {:.0} decisions/s, {:.1} decisions per game",
                     r.games_per_sec,
