@@ -174,10 +174,11 @@ impl CardEvent for MissileEnvy {
     type Step = EnvyStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         let top = highest(ctx.pos(), side.opponent());
-        match top.len() {
-            0 => log!(ctx, "Missile Envy: the {} has no card to exchange", side.opponent()),
-            1 => exchange(ctx, side, top.iter().next().unwrap_or(MISSILE_ENVY)),
-            _ => ctx.push(Task::Event(EventTask::new(MISSILE_ENVY, side).at(EnvyStep::Give))),
+        let mut cards = top.iter();
+        match (cards.next(), cards.next()) {
+            (None, _) => log!(ctx, "Missile Envy: the {} has no card to exchange", side.opponent()),
+            (Some(card), None) => exchange(ctx, side, card),
+            (Some(_), Some(_)) => ctx.push(Task::Event(EventTask::new(MISSILE_ENVY, side).at(EnvyStep::Give))),
         }
     }
     fn ask(&self, p: Position, _step: EnvyStep, t: &EventTask) -> Ask {
