@@ -14,6 +14,22 @@ pub enum StoreError {
     Exists(PathBuf),
     #[error("{path}: row {seq}: {what}")]
     BadRow { path: PathBuf, seq: u64, what: String },
+    /// The integrity chain breaks: a stored value changed outside Arbiter, or the file is damaged.
+    #[error("{path} is damaged {}: {what}", if *seq == 0 { "in its header".to_string() } else { format!("at move {seq}") })]
+    Damaged { path: PathBuf, seq: u64, what: String },
+    /// Rows at the end are missing.
+    #[error("{path} is truncated: it records {head} move(s) but holds only {found}")]
+    Truncated { path: PathBuf, head: u64, found: u64 },
+    /// Opened read-only (the file or its folder cannot be written): reading works, moves cannot
+    /// be stored.
+    #[error("{0} is read-only: nothing was stored")]
+    ReadOnly(PathBuf),
+    /// Another process holds the write lock for longer than the wait allows.
+    #[error("{0} is busy: another Arbiter is writing to it; nothing was stored, try again")]
+    Busy(PathBuf),
+    /// A write failed (disk full, a file-size limit…): the move was not stored.
+    #[error("{path}: the move was not stored: {what}")]
+    WriteFailed { path: PathBuf, what: String },
 }
 
 /// The first point where a saved game and this engine disagree.

@@ -9,6 +9,7 @@
 //! default. [`Session`] binds a [`arbiter_engine::Game`] to a store; [`Replay`] steps through
 //! a saved game with verification.
 
+pub mod chain;
 mod error;
 mod record;
 mod replay;
@@ -21,12 +22,24 @@ pub use replay::Replay;
 pub use session::Session;
 pub use sqlite::{SqliteStore, SCHEMA_VERSION};
 
-/// Where a game's events are kept. One `append` is one durable transaction.
+/// Where a game's events are kept. Reading checks the integrity chain ([`chain`]). Writing
+/// happens under the write lock: `lock` (waiting a bounded time for another writer), `head`
+/// to see whether another process wrote since this one read, `append` or `truncate_after`,
+/// then `commit` (durable) or `rollback`.
 pub trait EventStore {
     fn header(&self) -> Result<GameHeader, StoreError>;
-    /// All rows in sequence order.
+    /// All rows in sequence order, their chain checked against the stored head.
     fn rows(&self) -> Result<Vec<EventRow>, StoreError>;
+    /// The stored head: the number of the last move and the chain value after it.
+    fn head(&self) -> Result<(u64, String), StoreError>;
+    /// Take the write lock. Fails at once for a read-only game.
+    fn lock(&mut self) -> Result<(), StoreError>;
+    /// Make the writes since `lock` durable and release the lock.
+    fn commit(&mut self) -> Result<(), StoreError>;
+    /// Drop the writes since `lock` and release the lock.
+    fn rollback(&mut self);
+    /// Append a row (under the lock), moving the head.
     fn append(&mut self, row: &EventRow) -> Result<(), StoreError>;
-    /// Delete every row with a sequence number above `seq` (undo).
+    /// Delete every row with a sequence number above `seq` (undo, under the lock).
     fn truncate_after(&mut self, seq: u64) -> Result<(), StoreError>;
 }

@@ -10,6 +10,8 @@ pub struct Session<S: EventStore = SqliteStore> {
     header: GameHeader,
     rows: Vec<EventRow>,
     game: Game,
+    /// The store's head when the rows were read: another process wrote if it differs.
+    head: (u64, String),
 }
 
 fn now() -> String {
@@ -29,7 +31,8 @@ impl Session<SqliteStore> {
             setup: Record::new(&report, game.hash64()),
         };
         let store = SqliteStore::create(path, &header)?;
-        Ok(Session { store, header, rows: Vec::new(), game })
+        let head = store.head()?;
+        Ok(Session { store, header, rows: Vec::new(), game, head })
     }
 
     /// Open a game file, replaying and verifying every move.
@@ -43,9 +46,43 @@ impl<S: EventStore> Session<S> {
     pub fn load(store: S) -> Result<Self, SessionError> {
         let header = store.header()?;
         let rows = store.rows()?;
+        let head = store.head()?;
         let mut replay = Replay::new(header.clone(), rows.clone())?;
         replay.run_to(None)?;
-        Ok(Session { store, header, rows, game: replay.into_game() })
+        Ok(Session { store, header, rows, game: replay.into_game(), head })
+    }
+
+    /// Under the write lock: if another process wrote since this session read the file, read
+    /// and replay it again, so that the move is judged against the latest state.
+    fn refresh(&mut self) -> Result<(), SessionError> {
+        if self.store.head()? == self.head {
+            return Ok(());
+        }
+        let header = self.store.header()?;
+        let rows = self.store.rows()?;
+        let mut replay = Replay::new(header.clone(), rows.clone())?;
+        replay.run_to(None)?;
+        self.header = header;
+        self.rows = rows;
+        self.game = replay.into_game();
+        self.head = self.store.head()?;
+        Ok(())
+    }
+
+    /// Run `write` under the write lock, after `refresh`; commit if it succeeds, else roll back.
+    fn locked<T>(&mut self, write: impl FnOnce(&mut Self) -> Result<T, SessionError>) -> Result<T, SessionError> {
+        self.store.lock()?;
+        let result = self.refresh().and_then(|()| write(self));
+        match result {
+            Ok(v) => {
+                self.store.commit()?;
+                Ok(v)
+            }
+            Err(e) => {
+                self.store.rollback();
+                Err(e)
+            }
+        }
     }
 
     pub fn game(&self) -> &Game {
@@ -65,9 +102,23 @@ impl<S: EventStore> Session<S> {
         &self.store
     }
 
-    /// Parse, validate, apply and store one move (as `as_side`, if given). A refused move
-    /// changes neither the game nor the store.
+    /// Parse, validate, apply and store one move (as `as_side`, if given). The move is judged
+    /// under the write lock against the latest stored state (another process may have moved
+    /// or undone meanwhile). A refused or unstored move changes neither the game nor the store.
     pub fn play(&mut self, text: &str, as_side: Option<Side>) -> Result<(&EventRow, Report), SessionError> {
+        let (row, next, report) = self.locked(|s| {
+            let (row, next, report) = s.judge(text, as_side)?;
+            s.store.append(&row)?;
+            Ok((row, next, report))
+        })?;
+        self.game = next;
+        self.rows.push(row);
+        self.head = self.store.head()?;
+        Ok((self.rows.last().expect("just pushed"), report))
+    }
+
+    /// The row and the game after `text`, without storing anything.
+    fn judge(&self, text: &str, as_side: Option<Side>) -> Result<(EventRow, Game, Report), SessionError> {
         let side = match (self.game.to_move(), self.game.outcome()) {
             (_, Some(o)) => return Err(SessionError::Rejected(format!("cannot {}: the game is over ({o})", text.trim()))),
             (None, None) => return Err(SessionError::Rejected(format!("cannot {}: no decision is pending", text.trim()))),
@@ -90,10 +141,7 @@ impl<S: EventStore> Session<S> {
             move_json: serde_json::to_string(&m).expect("moves serialise"),
             record: Record::new(&report, next.hash64()),
         };
-        self.store.append(&row)?;
-        self.game = next;
-        self.rows.push(row);
-        Ok((self.rows.last().expect("just pushed"), report))
+        Ok((row, next, report))
     }
 
     /// Why the last move cannot be undone, if it cannot: only the side to move may undo its
@@ -115,15 +163,20 @@ impl<S: EventStore> Session<S> {
     }
 
     /// Undo the last move. The row is deleted: undone moves leave no trace in the log, and the
-    /// game is rebuilt exactly as if they had never been made.
+    /// game is rebuilt exactly as if they had never been made. Judged under the write lock
+    /// against the latest stored state, so it never deletes a move it has not seen.
     pub fn undo(&mut self) -> Result<EventRow, SessionError> {
-        self.undo_check().map_err(|why| SessionError::Rejected(format!("cannot undo: {why}")))?;
-        let last = self.rows.last().expect("checked").clone();
-        let mut replay = Replay::new(self.header.clone(), self.rows[..self.rows.len() - 1].to_vec())?;
-        replay.run_to(None)?;
-        self.store.truncate_after(last.seq - 1)?;
+        let (last, game) = self.locked(|s| {
+            s.undo_check().map_err(|why| SessionError::Rejected(format!("cannot undo: {why}")))?;
+            let last = s.rows.last().expect("checked").clone();
+            let mut replay = Replay::new(s.header.clone(), s.rows[..s.rows.len() - 1].to_vec())?;
+            replay.run_to(None)?;
+            s.store.truncate_after(last.seq - 1)?;
+            Ok((last, replay.into_game()))
+        })?;
         self.rows.pop();
-        self.game = replay.into_game();
+        self.game = game;
+        self.head = self.store.head()?;
         Ok(last)
     }
 }

@@ -1,14 +1,19 @@
-//! The embedded store: one SQLite file per game (WAL journal, one transaction per move).
+//! The embedded store: one SQLite file per game. A rollback journal (`journal_mode = DELETE`)
+//! with `synchronous = FULL`: once a move is acknowledged, the `.arbiter` file alone holds it
+//! (there is no `-wal` file to lose when copying), and a crash never leaves half a move.
 
-use crate::{EventRow, EventStore, GameHeader, Record, StoreError};
+use crate::{chain, EventRow, EventStore, GameHeader, Record, StoreError};
 use arbiter_engine::Side;
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
 
-/// The schema version this code writes and reads (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 1;
+/// The schema version this code writes (`PRAGMA user_version`). Version 1 files (no
+/// integrity chain) are upgraded when opened for writing, and read as they are otherwise.
+pub const SCHEMA_VERSION: i64 = 2;
 /// `PRAGMA application_id`: "ARBI".
 const APPLICATION_ID: i64 = 0x4152_4249;
+/// How long a writer waits for another writer's lock before giving up (ms).
+const BUSY_TIMEOUT_MS: u32 = 10_000;
 
 const SCHEMA: &str = "
 CREATE TABLE game (
@@ -23,7 +28,10 @@ CREATE TABLE game (
     setup_ussr_log TEXT NOT NULL,
     setup_random_json TEXT NOT NULL,
     setup_reveals INTEGER NOT NULL,
-    setup_state_hash TEXT NOT NULL
+    setup_state_hash TEXT NOT NULL,
+    header_hash TEXT NOT NULL,
+    head_seq INTEGER NOT NULL,
+    head_hash TEXT NOT NULL
 );
 CREATE TABLE events (
     seq INTEGER PRIMARY KEY,
@@ -36,13 +44,18 @@ CREATE TABLE events (
     public_log TEXT NOT NULL,
     us_log TEXT NOT NULL,
     ussr_log TEXT NOT NULL,
-    state_hash TEXT NOT NULL
+    state_hash TEXT NOT NULL,
+    chain TEXT NOT NULL
 );
 ";
 
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
+    /// The file could not be opened for writing.
+    read_only: bool,
+    /// The schema version found (1: no chain to check).
+    version: i64,
 }
 
 fn side_text(s: Side) -> &'static str {
@@ -52,19 +65,55 @@ fn side_text(s: Side) -> &'static str {
     }
 }
 
-impl SqliteStore {
-    fn err(&self, e: rusqlite::Error) -> StoreError {
-        wrap(&self.path, e)
-    }
-
-    fn configure(conn: &Connection, path: &Path) -> Result<(), StoreError> {
-        // WAL + synchronous=FULL: a committed move survives a crash of the process or the
-        // machine, and a torn write never corrupts the file.
-        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(|e| wrap(path, e))?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::Sqlite { path: path.into(), what: format!("cannot use the WAL journal (got {mode})") });
+/// What a failed read means for the user: never a raw driver message.
+fn read_error(path: &Path, e: rusqlite::Error) -> StoreError {
+    let path = path.to_path_buf();
+    match &e {
+        rusqlite::Error::SqliteFailure(f, _) => match f.code {
+            ErrorCode::NotADatabase => StoreError::NotAGame(path),
+            ErrorCode::DatabaseCorrupt => StoreError::Damaged { path, seq: 0, what: "the file's structure is corrupt".into() },
+            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => StoreError::Busy(path),
+            ErrorCode::CannotOpen | ErrorCode::PermissionDenied => {
+                StoreError::Sqlite { path, what: "cannot be opened (missing, or no permission to read it)".into() }
+            }
+            _ => StoreError::Damaged { path, seq: 0, what: format!("it cannot be read ({:?})", f.code) },
+        },
+        rusqlite::Error::SqlInputError { .. } | rusqlite::Error::InvalidQuery => StoreError::NotAGame(path),
+        rusqlite::Error::InvalidColumnType(..) | rusqlite::Error::FromSqlConversionFailure(..) | rusqlite::Error::IntegralValueOutOfRange(..) => {
+            StoreError::Damaged { path, seq: 0, what: "a stored value has the wrong type".into() }
         }
-        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;").map_err(|e| wrap(path, e))
+        _ if e.to_string().contains("no such table") || e.to_string().contains("no such column") => StoreError::NotAGame(path),
+        _ => StoreError::Damaged { path, seq: 0, what: "it cannot be read".into() },
+    }
+}
+
+/// What a failed write means: read-only, busy, or not stored (disk full…).
+fn write_error(path: &Path, e: rusqlite::Error) -> StoreError {
+    let path = path.to_path_buf();
+    match &e {
+        rusqlite::Error::SqliteFailure(f, _) => match f.code {
+            ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied => StoreError::ReadOnly(path),
+            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => StoreError::Busy(path),
+            ErrorCode::DiskFull => StoreError::WriteFailed { path, what: "the disk is full".into() },
+            ErrorCode::TooBig => StoreError::WriteFailed { path, what: "the row is too large".into() },
+            ErrorCode::SystemIoFailure => StoreError::WriteFailed { path, what: "a write failed (disk full or a file-size limit?)".into() },
+            c => StoreError::WriteFailed { path, what: format!("the write failed ({c:?})") },
+        },
+        _ => StoreError::WriteFailed { path, what: "the write failed".into() },
+    }
+}
+
+impl SqliteStore {
+    fn configure(conn: &Connection, path: &Path, writable: bool) -> Result<(), StoreError> {
+        conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS.into())).map_err(|e| read_error(path, e))?;
+        if writable {
+            // A file written by an older Arbiter may be in WAL mode: fold the -wal file in.
+            let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(|e| read_error(path, e))?;
+            if !mode.eq_ignore_ascii_case("delete") {
+                let _: rusqlite::Result<String> = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0));
+            }
+        }
+        conn.execute_batch("PRAGMA synchronous = FULL;").map_err(|e| read_error(path, e))
     }
 
     /// Create a new game file. Refuses to touch an existing file.
@@ -73,15 +122,16 @@ impl SqliteStore {
             return Err(StoreError::Exists(path.into()));
         }
         let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
-            .map_err(|e| wrap(path, e))?;
-        Self::configure(&conn, path)?;
-        let tx = conn.transaction().map_err(|e| wrap(path, e))?;
-        tx.execute_batch(SCHEMA).map_err(|e| wrap(path, e))?;
+            .map_err(|e| write_error(path, e))?;
+        conn.execute_batch("PRAGMA journal_mode = DELETE;").map_err(|e| write_error(path, e))?;
+        Self::configure(&conn, path, true)?;
+        let tx = conn.transaction().map_err(|e| write_error(path, e))?;
+        tx.execute_batch(SCHEMA).map_err(|e| write_error(path, e))?;
         tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"))
-            .map_err(|e| wrap(path, e))?;
+            .map_err(|e| write_error(path, e))?;
         let s = &header.setup;
         tx.execute(
-            "INSERT INTO game VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO game VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0, ?12)",
             params![
                 header.created_at,
                 header.engine_version,
@@ -93,43 +143,118 @@ impl SqliteStore {
                 s.ussr_log,
                 s.random_json,
                 s.reveals,
-                s.state_hash
+                s.state_hash,
+                chain::start(header)
             ],
         )
-        .map_err(|e| wrap(path, e))?;
-        tx.commit().map_err(|e| wrap(path, e))?;
-        Ok(SqliteStore { conn, path: path.into() })
+        .map_err(|e| write_error(path, e))?;
+        tx.commit().map_err(|e| write_error(path, e))?;
+        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION })
     }
 
-    /// Open an existing game file, checking that it is one and that its schema is known.
+    /// Open an existing game file, checking that it is one and that its schema is known. A
+    /// file that cannot be written (its mode, its folder) is opened read-only.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         if !path.is_file() {
             return Err(StoreError::Sqlite { path: path.into(), what: "no such saved game".into() });
         }
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(|e| wrap(path, e))?;
-        let app: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(|_| StoreError::NotAGame(path.into()))?;
+        let writable = std::fs::OpenOptions::new().write(true).open(path).is_ok() && folder_writable(path);
+        let flags = if writable { OpenFlags::SQLITE_OPEN_READ_WRITE } else { OpenFlags::SQLITE_OPEN_READ_ONLY };
+        let mut conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(|e| read_error(path, e))?;
+        let app = match conn.query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0)) {
+            Ok(a) => a,
+            // A read-only file left in WAL mode by an older Arbiter: read it as immutable.
+            Err(_) if !writable => {
+                let uri = format!("file:{}?immutable=1", path.display());
+                conn = Connection::open_with_flags(uri, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI)
+                    .map_err(|e| read_error(path, e))?;
+                conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(|e| read_error(path, e))?
+            }
+            Err(e) => return Err(read_error(path, e)),
+        };
         if app != APPLICATION_ID {
             return Err(StoreError::NotAGame(path.into()));
         }
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| wrap(path, e))?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| read_error(path, e))?;
         if version > SCHEMA_VERSION {
             return Err(StoreError::NewerSchema { path: path.into(), found: version, supported: SCHEMA_VERSION });
         }
-        if version != SCHEMA_VERSION {
+        if !(1..=SCHEMA_VERSION).contains(&version) {
             return Err(StoreError::UnknownSchema { path: path.into(), found: version, supported: SCHEMA_VERSION });
         }
-        Self::configure(&conn, path)?;
-        Ok(SqliteStore { conn, path: path.into() })
+        Self::configure(&conn, path, writable)?;
+        let mut store = SqliteStore { conn, path: path.into(), read_only: !writable, version };
+        if version == 1 && writable {
+            store.upgrade_from_v1()?;
+        }
+        Ok(store)
+    }
+
+    /// Version 1 had no chain: add it over the rows as they are (trusting them once).
+    fn upgrade_from_v1(&mut self) -> Result<(), StoreError> {
+        let header = self.header()?;
+        let rows = self.rows()?;
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| write_error(&path, e))?;
+        tx.execute_batch(
+            "ALTER TABLE game ADD COLUMN header_hash TEXT NOT NULL DEFAULT '';
+             ALTER TABLE game ADD COLUMN head_seq INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE game ADD COLUMN head_hash TEXT NOT NULL DEFAULT '';
+             ALTER TABLE events ADD COLUMN chain TEXT NOT NULL DEFAULT '';",
+        )
+        .map_err(|e| write_error(&path, e))?;
+        let mut h = chain::start(&header);
+        for row in &rows {
+            h = chain::extend(&h, row);
+            tx.execute("UPDATE events SET chain = ?1 WHERE seq = ?2", params![h, row.seq as i64]).map_err(|e| write_error(&path, e))?;
+        }
+        tx.execute("UPDATE game SET header_hash = ?1, head_seq = ?2, head_hash = ?3", params![chain::start(&header), rows.len() as i64, h])
+            .map_err(|e| write_error(&path, e))?;
+        tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};")).map_err(|e| write_error(&path, e))?;
+        tx.commit().map_err(|e| write_error(&path, e))?;
+        self.version = SCHEMA_VERSION;
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
     /// The number of rows (the sequence number of the last move).
     pub fn last_seq(&self) -> Result<u64, StoreError> {
-        let n: Option<i64> = self.conn.query_row("SELECT MAX(seq) FROM events", [], |r| r.get(0)).map_err(|e| self.err(e))?;
-        Ok(n.unwrap_or(0) as u64)
+        let n: Option<i64> = self.conn.query_row("SELECT MAX(seq) FROM events", [], |r| r.get(0)).map_err(|e| read_error(&self.path, e))?;
+        Ok(n.unwrap_or(0).max(0) as u64)
+    }
+
+    fn in_lock(&self) -> Result<(), StoreError> {
+        if self.conn.is_autocommit() {
+            return Err(StoreError::WriteFailed { path: self.path.clone(), what: "a write outside the write lock (engine fault)".into() });
+        }
+        Ok(())
+    }
+
+    fn set_head(&self, seq: u64, hash: &str) -> Result<(), StoreError> {
+        self.conn.execute("UPDATE game SET head_seq = ?1, head_hash = ?2 WHERE id = 1", params![seq as i64, hash]).map_err(|e| write_error(&self.path, e))?;
+        Ok(())
+    }
+}
+
+/// Can a file be created next to `path` (SQLite's rollback journal)? Probed by creating and
+/// removing an empty file.
+fn folder_writable(path: &Path) -> bool {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let probe = dir.join(format!(".{name}.{}.probe", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            true
+        }
+        Err(_) => false,
     }
 }
 
@@ -146,16 +271,9 @@ fn record_at(r: &rusqlite::Row, at: usize) -> rusqlite::Result<Record> {
     })
 }
 
-fn wrap(path: &Path, e: rusqlite::Error) -> StoreError {
-    match &e {
-        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => StoreError::NotAGame(path.into()),
-        _ => StoreError::Sqlite { path: path.into(), what: e.to_string() },
-    }
-}
-
 impl EventStore for SqliteStore {
     fn header(&self) -> Result<GameHeader, StoreError> {
-        let bad = |what: String| StoreError::BadRow { path: self.path.clone(), seq: 0, what };
+        let damaged = |what: String| StoreError::Damaged { path: self.path.clone(), seq: 0, what };
         let row = self
             .conn
             .query_row(
@@ -174,17 +292,34 @@ impl EventStore for SqliteStore {
                 },
             )
             .optional()
-            .map_err(|e| self.err(e))?
-            .ok_or_else(|| bad("the game header is missing".into()))?;
-        let options = serde_json::from_str(&row.4).map_err(|e| bad(format!("bad options: {e}")))?;
+            .map_err(|e| read_error(&self.path, e))?
+            .ok_or_else(|| damaged("the game header is missing".into()))?;
+        let options = serde_json::from_str(&row.4).map_err(|_| damaged("the game options cannot be read".into()))?;
         Ok(GameHeader { created_at: row.0, engine_version: row.1, rules_version: row.2, seed: row.3 as u64, options, setup: row.5 })
     }
 
-    fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
-        let mut stmt = self
+    fn head(&self) -> Result<(u64, String), StoreError> {
+        if self.version < 2 {
+            let rows = self.rows()?;
+            let h = rows.iter().fold(chain::start(&self.header()?), |h, r| chain::extend(&h, r));
+            return Ok((rows.len() as u64, h));
+        }
+        let (seq, hash): (i64, String) = self
             .conn
-            .prepare("SELECT seq, at, side, move_text, move_json, public_log, us_log, ussr_log, random_json, reveals, state_hash FROM events ORDER BY seq")
-            .map_err(|e| self.err(e))?;
+            .query_row("SELECT head_seq, head_hash FROM game WHERE id = 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| read_error(&self.path, e))?;
+        Ok((seq.max(0) as u64, hash))
+    }
+
+    fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
+        let header = self.header()?;
+        let chained = self.version >= 2;
+        let sql = if chained {
+            "SELECT seq, at, side, move_text, move_json, public_log, us_log, ussr_log, random_json, reveals, state_hash, chain FROM events ORDER BY seq"
+        } else {
+            "SELECT seq, at, side, move_text, move_json, public_log, us_log, ussr_log, random_json, reveals, state_hash, '' FROM events ORDER BY seq"
+        };
+        let mut stmt = self.conn.prepare(sql).map_err(|e| read_error(&self.path, e))?;
         let rows = stmt
             .query_map([], |r| {
                 Ok((
@@ -194,56 +329,123 @@ impl EventStore for SqliteStore {
                     r.get::<_, String>(3)?,
                     r.get::<_, String>(4)?,
                     record_at(r, 5)?,
+                    r.get::<_, String>(11)?,
                 ))
             })
-            .map_err(|e| self.err(e))?;
+            .map_err(|e| read_error(&self.path, e))?;
         let mut out = Vec::new();
-        for r in rows {
-            let (seq, at, side, move_text, move_json, record) = r.map_err(|e| self.err(e))?;
-            let side = Side::parse(&side).ok_or_else(|| StoreError::BadRow {
-                path: self.path.clone(),
-                seq: seq as u64,
-                what: format!("unknown side {side:?}"),
+        let mut h = chain::start(&header);
+        if chained {
+            let stored: String =
+                self.conn.query_row("SELECT header_hash FROM game WHERE id = 1", [], |r| r.get(0)).map_err(|e| read_error(&self.path, e))?;
+            if stored != h {
+                return Err(StoreError::Damaged {
+                    path: self.path.clone(),
+                    seq: 0,
+                    what: "its header (creation, versions, seed, options or setup) does not match the integrity chain".into(),
+                });
+            }
+        }
+        for (i, r) in rows.enumerate() {
+            let seq = i as u64 + 1;
+            let damaged = |what: String| StoreError::Damaged { path: self.path.clone(), seq, what };
+            let (stored_seq, at, side, move_text, move_json, record, stored_chain) = r.map_err(|e| match read_error(&self.path, e) {
+                StoreError::Damaged { what, .. } => damaged(what),
+                other => other,
             })?;
-            out.push(EventRow { seq: seq as u64, at, side, move_text, move_json, record });
+            if stored_seq != seq as i64 {
+                return Err(damaged(format!("move {seq} is missing (the next stored row is numbered {stored_seq})")));
+            }
+            let side = Side::parse(&side).ok_or_else(|| damaged(format!("unknown side {side:?}")))?;
+            let row = EventRow { seq, at, side, move_text, move_json, record };
+            h = chain::extend(&h, &row);
+            if chained && stored_chain != h {
+                return Err(damaged("its content does not match the integrity chain".into()));
+            }
+            out.push(row);
+        }
+        if chained {
+            let (head_seq, head_hash) = self.head()?;
+            let found = out.len() as u64;
+            if head_seq > found {
+                return Err(StoreError::Truncated { path: self.path.clone(), head: head_seq, found });
+            }
+            if head_seq != found || head_hash != h {
+                return Err(StoreError::Damaged {
+                    path: self.path.clone(),
+                    seq: 0,
+                    what: "its record of the last move does not match the moves stored".into(),
+                });
+            }
         }
         Ok(out)
     }
 
+    fn lock(&mut self) -> Result<(), StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly(self.path.clone()));
+        }
+        self.conn.execute_batch("BEGIN IMMEDIATE").map_err(|e| write_error(&self.path, e))
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        if let Err(e) = self.conn.execute_batch("COMMIT") {
+            self.rollback();
+            return Err(write_error(&self.path, e));
+        }
+        Ok(())
+    }
+
+    fn rollback(&mut self) {
+        if !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+
     fn append(&mut self, row: &EventRow) -> Result<(), StoreError> {
-        let path = self.path.clone();
-        let tx = self.conn.transaction().map_err(|e| wrap(&path, e))?;
-        let last: Option<i64> = tx.query_row("SELECT MAX(seq) FROM events", [], |r| r.get(0)).map_err(|e| wrap(&path, e))?;
-        if row.seq != last.unwrap_or(0) as u64 + 1 {
+        self.in_lock()?;
+        let (head_seq, head_hash) = self.head()?;
+        if row.seq != head_seq + 1 {
             return Err(StoreError::BadRow {
-                path,
+                path: self.path.clone(),
                 seq: row.seq,
-                what: format!("out of sequence: the last stored move is {}", last.unwrap_or(0)),
+                what: format!("out of sequence: the last stored move is {head_seq}"),
             });
         }
+        let h = chain::extend(&head_hash, row);
         let r = &row.record;
-        tx.execute(
-            "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            params![
-                row.seq as i64,
-                row.at,
-                side_text(row.side),
-                row.move_text,
-                row.move_json,
-                r.random_json,
-                r.reveals,
-                r.public_log,
-                r.us_log,
-                r.ussr_log,
-                r.state_hash
-            ],
-        )
-        .map_err(|e| wrap(&path, e))?;
-        tx.commit().map_err(|e| wrap(&path, e))
+        self.conn
+            .execute(
+                "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                params![
+                    row.seq as i64,
+                    row.at,
+                    side_text(row.side),
+                    row.move_text,
+                    row.move_json,
+                    r.random_json,
+                    r.reveals,
+                    r.public_log,
+                    r.us_log,
+                    r.ussr_log,
+                    r.state_hash,
+                    h
+                ],
+            )
+            .map_err(|e| write_error(&self.path, e))?;
+        self.set_head(row.seq, &h)
     }
 
     fn truncate_after(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.conn.execute("DELETE FROM events WHERE seq > ?1", params![seq as i64]).map_err(|e| self.err(e))?;
-        Ok(())
+        self.in_lock()?;
+        let hash = if seq == 0 {
+            chain::start(&self.header()?)
+        } else {
+            self.conn
+                .query_row("SELECT chain FROM events WHERE seq = ?1", params![seq as i64], |r| r.get::<_, String>(0))
+                .map_err(|e| read_error(&self.path, e))?
+        };
+        self.conn.execute("DELETE FROM events WHERE seq > ?1", params![seq as i64]).map_err(|e| write_error(&self.path, e))?;
+        self.set_head(seq, &hash)
     }
 }

@@ -76,6 +76,29 @@ fn tamper(path: &Path, sql: &str) {
     assert_eq!(changed, 1, "{sql}");
 }
 
+/// What a forger with other tools would do after an edit: recompute the integrity chain, so
+/// that only replay can tell.
+fn reseal(path: &Path) {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch(
+        "ALTER TABLE events DROP COLUMN chain; ALTER TABLE game DROP COLUMN header_hash; ALTER TABLE game DROP COLUMN head_seq; \
+         ALTER TABLE game DROP COLUMN head_hash; PRAGMA user_version = 1;",
+    )
+    .unwrap();
+    drop(c);
+    // Opening a version-1 file for writing adds the chain over the rows as they are.
+    SqliteStore::open(path).unwrap();
+}
+
+/// The integrity chain names the edited row.
+fn damaged_at(path: &Path) -> u64 {
+    match SqliteStore::open(path).and_then(|s| s.rows()) {
+        Err(StoreError::Damaged { seq, .. }) => seq,
+        Err(e) => panic!("expected damage, got {e}"),
+        Ok(_) => panic!("the edit was not detected by the integrity chain"),
+    }
+}
+
 fn divergence(path: &Path) -> ReplayError {
     match Session::open(path) {
         Err(SessionError::Replay(e)) => e,
@@ -89,6 +112,8 @@ fn tampering_with_a_state_hash_is_detected_at_that_row() {
     let dir = tmp();
     let path = game_with_moves(dir.path(), 80);
     tamper(&path, "UPDATE events SET state_hash = '0000000000000000' WHERE seq = 50");
+    assert_eq!(damaged_at(&path), 50);
+    reseal(&path);
     let e = divergence(&path);
     assert_eq!((e.seq, e.what.as_str(), e.expected.as_str()), (50, "state hash", "0000000000000000"));
     assert!(e.to_string().contains("replay diverges at move 50"), "{e}");
@@ -110,6 +135,9 @@ fn tampering_with_a_die_roll_is_detected_at_that_row() {
         json.replacen("\"value\":", "\"value\":6", 1)
     };
     c.execute("UPDATE events SET random_json = ?1 WHERE seq = ?2", rusqlite::params![forged, seq]).unwrap();
+    drop(c);
+    assert_eq!(damaged_at(&path), seq as u64);
+    reseal(&path);
     let e = divergence(&path);
     assert_eq!((e.seq, e.what.as_str()), (seq as u64, "random outcomes"));
 }
@@ -123,6 +151,9 @@ fn tampering_with_a_move_is_detected_at_that_row() {
     let json: String = c.query_row("SELECT move_json FROM events WHERE seq = 1", [], |r| r.get(0)).unwrap();
     let other = if json.contains("Influence") && !json.contains(":19}") { r#"{"Influence":19}"# } else { r#"{"Influence":20}"# };
     c.execute("UPDATE events SET move_json = ?1 WHERE seq = 1", [other]).unwrap();
+    drop(c);
+    assert_eq!(damaged_at(&path), 1);
+    reseal(&path);
     let e = divergence(&path);
     assert_eq!((e.seq, e.what.as_str()), (1, "move text"));
 }
@@ -297,9 +328,12 @@ fn a_game_from_another_rules_version_is_named_when_it_diverges() {
     let dir = tmp();
     let path = game_with_moves(dir.path(), 20);
     tamper(&path, "UPDATE game SET rules_version = 'ts-deluxe-1999.1' WHERE id = 1");
+    assert_eq!(damaged_at(&path), 0, "the header is covered by the chain");
+    reseal(&path);
     // Same rules in effect: it still replays cleanly.
     Session::open(&path).unwrap();
     tamper(&path, "UPDATE events SET state_hash = 'ffffffffffffffff' WHERE seq = 12");
+    reseal(&path);
     let e = divergence(&path).to_string();
     assert!(e.contains("the game was created under rules version ts-deluxe-1999.1"), "{e}");
     assert!(e.contains(&format!("this engine implements rules version {}", arbiter_engine::RULES_VERSION)), "{e}");
