@@ -24,3 +24,8 @@ pub fn extend(prev: &str, row: &EventRow) -> String {
     let json = serde_json::to_string(row).expect("a row serialises");
     hex(&Sha256::new_with_prefix(b"arbiter-row\0").chain_update(prev.as_bytes()).chain_update(b"\0").chain_update(json.as_bytes()).finalize())
 }
+
+/// The head after `rows`: their number and the chain value after the last.
+pub fn head(header: &GameHeader, rows: &[EventRow]) -> (u64, String) {
+    (rows.len() as u64, rows.iter().fold(start(header), |h, r| extend(&h, r)))
+}

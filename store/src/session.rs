@@ -31,7 +31,7 @@ impl Session<SqliteStore> {
             setup: Record::new(&report, game.hash64()),
         };
         let store = SqliteStore::create(path, &header)?;
-        let head = store.head()?;
+        let head = crate::chain::head(&header, &[]);
         Ok(Session { store, header, rows: Vec::new(), game, head })
     }
 
@@ -46,7 +46,7 @@ impl<S: EventStore> Session<S> {
     pub fn load(store: S) -> Result<Self, SessionError> {
         let header = store.header()?;
         let rows = store.rows()?;
-        let head = store.head()?;
+        let head = crate::chain::head(&header, &rows);
         let mut replay = Replay::new(header.clone(), rows.clone())?;
         replay.run_to(None)?;
         Ok(Session { store, header, rows, game: replay.into_game(), head })
@@ -62,10 +62,10 @@ impl<S: EventStore> Session<S> {
         let rows = self.store.rows()?;
         let mut replay = Replay::new(header.clone(), rows.clone())?;
         replay.run_to(None)?;
+        self.head = crate::chain::head(&header, &rows);
         self.header = header;
         self.rows = rows;
         self.game = replay.into_game();
-        self.head = self.store.head()?;
         Ok(())
     }
 
@@ -111,9 +111,9 @@ impl<S: EventStore> Session<S> {
             s.store.append(&row)?;
             Ok((row, next, report))
         })?;
+        self.head = (row.seq, crate::chain::extend(&self.head.1, &row));
         self.game = next;
         self.rows.push(row);
-        self.head = self.store.head()?;
         Ok((self.rows.last().expect("just pushed"), report))
     }
 
@@ -176,7 +176,7 @@ impl<S: EventStore> Session<S> {
         })?;
         self.rows.pop();
         self.game = game;
-        self.head = self.store.head()?;
+        self.head = crate::chain::head(&self.header, &self.rows);
         Ok(last)
     }
 }

@@ -241,6 +241,76 @@ impl SqliteStore {
         self.conn.execute("UPDATE game SET head_seq = ?1, head_hash = ?2 WHERE id = 1", params![seq as i64, hash]).map_err(|e| write_error(&self.path, e))?;
         Ok(())
     }
+
+    fn read_rows(&self) -> Result<Vec<EventRow>, StoreError> {
+        let header = self.header()?;
+        let chained = self.version >= 2;
+        let sql = if chained {
+            "SELECT seq, at, side, move_text, move_json, public_log, us_log, ussr_log, random_json, reveals, state_hash, chain FROM events ORDER BY seq"
+        } else {
+            "SELECT seq, at, side, move_text, move_json, public_log, us_log, ussr_log, random_json, reveals, state_hash, '' FROM events ORDER BY seq"
+        };
+        let mut stmt = self.conn.prepare(sql).map_err(|e| read_error(&self.path, e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    record_at(r, 5)?,
+                    r.get::<_, String>(11)?,
+                ))
+            })
+            .map_err(|e| read_error(&self.path, e))?;
+        let mut out = Vec::new();
+        let mut h = chain::start(&header);
+        if chained {
+            let stored: String =
+                self.conn.query_row("SELECT header_hash FROM game WHERE id = 1", [], |r| r.get(0)).map_err(|e| read_error(&self.path, e))?;
+            if stored != h {
+                return Err(StoreError::Damaged {
+                    path: self.path.clone(),
+                    seq: 0,
+                    what: "its header (creation, versions, seed, options or setup) does not match the integrity chain".into(),
+                });
+            }
+        }
+        for (i, r) in rows.enumerate() {
+            let seq = i as u64 + 1;
+            let damaged = |what: String| StoreError::Damaged { path: self.path.clone(), seq, what };
+            let (stored_seq, at, side, move_text, move_json, record, stored_chain) = r.map_err(|e| match read_error(&self.path, e) {
+                StoreError::Damaged { what, .. } => damaged(what),
+                other => other,
+            })?;
+            if stored_seq != seq as i64 {
+                return Err(damaged(format!("move {seq} is missing (the next stored row is numbered {stored_seq})")));
+            }
+            let side = Side::parse(&side).ok_or_else(|| damaged(format!("unknown side {side:?}")))?;
+            let row = EventRow { seq, at, side, move_text, move_json, record };
+            h = chain::extend(&h, &row);
+            if chained && stored_chain != h {
+                return Err(damaged("its content does not match the integrity chain".into()));
+            }
+            out.push(row);
+        }
+        if chained {
+            let (head_seq, head_hash) = self.head()?;
+            let found = out.len() as u64;
+            if head_seq > found {
+                return Err(StoreError::Truncated { path: self.path.clone(), head: head_seq, found });
+            }
+            if head_seq != found || head_hash != h {
+                return Err(StoreError::Damaged {
+                    path: self.path.clone(),
+                    seq: 0,
+                    what: "its record of the last move does not match the moves stored".into(),
+                });
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// Can a file be created next to `path` (SQLite's rollback journal)? Probed by creating and
@@ -312,73 +382,15 @@ impl EventStore for SqliteStore {
     }
 
     fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
-        let header = self.header()?;
-        let chained = self.version >= 2;
-        let sql = if chained {
-            "SELECT seq, at, side, move_text, move_json, public_log, us_log, ussr_log, random_json, reveals, state_hash, chain FROM events ORDER BY seq"
-        } else {
-            "SELECT seq, at, side, move_text, move_json, public_log, us_log, ussr_log, random_json, reveals, state_hash, '' FROM events ORDER BY seq"
-        };
-        let mut stmt = self.conn.prepare(sql).map_err(|e| read_error(&self.path, e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, String>(4)?,
-                    record_at(r, 5)?,
-                    r.get::<_, String>(11)?,
-                ))
-            })
-            .map_err(|e| read_error(&self.path, e))?;
-        let mut out = Vec::new();
-        let mut h = chain::start(&header);
-        if chained {
-            let stored: String =
-                self.conn.query_row("SELECT header_hash FROM game WHERE id = 1", [], |r| r.get(0)).map_err(|e| read_error(&self.path, e))?;
-            if stored != h {
-                return Err(StoreError::Damaged {
-                    path: self.path.clone(),
-                    seq: 0,
-                    what: "its header (creation, versions, seed, options or setup) does not match the integrity chain".into(),
-                });
-            }
+        // One read transaction: the rows and the head are read as of one moment, even while
+        // another process writes.
+        if !self.conn.is_autocommit() {
+            return self.read_rows();
         }
-        for (i, r) in rows.enumerate() {
-            let seq = i as u64 + 1;
-            let damaged = |what: String| StoreError::Damaged { path: self.path.clone(), seq, what };
-            let (stored_seq, at, side, move_text, move_json, record, stored_chain) = r.map_err(|e| match read_error(&self.path, e) {
-                StoreError::Damaged { what, .. } => damaged(what),
-                other => other,
-            })?;
-            if stored_seq != seq as i64 {
-                return Err(damaged(format!("move {seq} is missing (the next stored row is numbered {stored_seq})")));
-            }
-            let side = Side::parse(&side).ok_or_else(|| damaged(format!("unknown side {side:?}")))?;
-            let row = EventRow { seq, at, side, move_text, move_json, record };
-            h = chain::extend(&h, &row);
-            if chained && stored_chain != h {
-                return Err(damaged("its content does not match the integrity chain".into()));
-            }
-            out.push(row);
-        }
-        if chained {
-            let (head_seq, head_hash) = self.head()?;
-            let found = out.len() as u64;
-            if head_seq > found {
-                return Err(StoreError::Truncated { path: self.path.clone(), head: head_seq, found });
-            }
-            if head_seq != found || head_hash != h {
-                return Err(StoreError::Damaged {
-                    path: self.path.clone(),
-                    seq: 0,
-                    what: "its record of the last move does not match the moves stored".into(),
-                });
-            }
-        }
-        Ok(out)
+        self.conn.execute_batch("BEGIN").map_err(|e| read_error(&self.path, e))?;
+        let result = self.read_rows();
+        let _ = self.conn.execute_batch("COMMIT");
+        result
     }
 
     fn lock(&mut self) -> Result<(), StoreError> {

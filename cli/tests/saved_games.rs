@@ -1,0 +1,197 @@
+//! The saved-game guarantees, tried as processes racing, a careless user and an attacker would:
+//! concurrent writers, truncation, every byte flipped, read-only files for a non-root user.
+
+use assert_cmd::cargo::cargo_bin;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn arbiter(args: &[&str]) -> Output {
+    Command::new(cargo_bin("arbiter")).args(args).env("NO_COLOR", "1").output().expect("run arbiter")
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = arbiter(args);
+    assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn seq(file: &Path) -> u64 {
+    let s: serde_json::Value = serde_json::from_str(&ok(&["state", file.to_str().unwrap(), "--json"])).unwrap();
+    s["seq"].as_u64().unwrap()
+}
+
+fn first_move(file: &Path) -> String {
+    ok(&["moves", file.to_str().unwrap()]).lines().next().unwrap().to_string()
+}
+
+/// A game in its setup, the USSR to place with moves already made (so that it may undo).
+fn game(dir: &Path, name: &str) -> PathBuf {
+    let f = dir.join(name);
+    ok(&["new", f.to_str().unwrap(), "--seed", "5"]);
+    for _ in 0..2 {
+        let m = first_move(&f);
+        ok(&["move", f.to_str().unwrap(), &m]);
+    }
+    f
+}
+
+/// `undo` racing `move` on the same file, many times: each acknowledged operation changes the
+/// number of moves by exactly one, in some order; none is lost or applied twice; nobody sees
+/// "database is locked".
+#[test]
+fn undo_racing_move_never_loses_or_doubles_a_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = game(dir.path(), "race.arbiter");
+    let file = f.to_str().unwrap().to_string();
+    for round in 0..40 {
+        let before = seq(&f);
+        let m = first_move(&f);
+        let bin = cargo_bin("arbiter");
+        let undo = Command::new(&bin).args(["undo", &file]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mv = Command::new(&bin).args(["move", &file, &m]).output().unwrap();
+        let undo = undo.wait_with_output().unwrap();
+        for (what, o) in [("undo", &undo), ("move", &mv)] {
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!err.contains("locked"), "round {round}: {what}: {err}");
+            assert_ne!(o.status.code(), Some(1), "round {round}: {what} failed: {err}");
+        }
+        let expected = before + u64::from(mv.status.success()) - u64::from(undo.status.success());
+        assert_eq!(seq(&f), expected, "round {round}: move ok {}, undo ok {}", mv.status.success(), undo.status.success());
+        // Keep a move to undo for the next round.
+        if seq(&f) < 2 {
+            let m = first_move(&f);
+            ok(&["move", &file, &m]);
+        }
+    }
+}
+
+/// Two writers at once: the second waits for the lock and is judged against the first's
+/// result; both end with a verdict, never "database is locked".
+#[test]
+fn concurrent_moves_wait_and_are_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = game(dir.path(), "two.arbiter");
+    let file = f.to_str().unwrap().to_string();
+    for round in 0..20 {
+        let before = seq(&f);
+        let m = first_move(&f);
+        let bin = cargo_bin("arbiter");
+        let a = Command::new(&bin).args(["move", &file, &m]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let b = Command::new(&bin).args(["move", &file, &m]).output().unwrap();
+        let a = a.wait_with_output().unwrap();
+        let mut accepted = 0;
+        for o in [&a, &b] {
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(matches!(o.status.code(), Some(0) | Some(2)), "round {round}: status {:?}: {err}", o.status.code());
+            accepted += u64::from(o.status.success());
+        }
+        assert!(accepted >= 1, "round {round}: neither move was accepted");
+        assert_eq!(seq(&f), before + accepted, "round {round}");
+    }
+}
+
+fn open_rows(path: &Path) -> Result<(arbiter_store::GameHeader, Vec<arbiter_store::EventRow>), String> {
+    use arbiter_store::EventStore;
+    let s = arbiter_store::SqliteStore::open(path).map_err(|e| e.to_string())?;
+    Ok((s.header().map_err(|e| e.to_string())?, s.rows().map_err(|e| e.to_string())?))
+}
+
+/// Deleting trailing rows is reported as such.
+#[test]
+fn deleting_trailing_rows_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = game(dir.path(), "cut.arbiter");
+    let c = rusqlite::Connection::open(&f).unwrap();
+    c.execute("DELETE FROM events WHERE seq = (SELECT MAX(seq) FROM events)", []).unwrap();
+    drop(c);
+    let o = arbiter(&["state", f.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("is truncated: it records 2 move(s) but holds only 1"), "{err}");
+}
+
+/// Every byte of a saved game flipped in turn: the file either reads back with every value
+/// identical, or opening it fails with one of Arbiter's own messages. Never a panic, never a
+/// raw driver message, never changed content taken as genuine.
+#[test]
+fn every_flipped_byte_is_harmless_or_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = game(dir.path(), "flip.arbiter");
+    let original = std::fs::read(&f).unwrap();
+    let genuine = open_rows(&f).unwrap();
+    let work = dir.path().join("work.arbiter");
+    let (mut same, mut detected) = (0, 0);
+    for i in 0..original.len() {
+        let mut bytes = original.clone();
+        bytes[i] ^= 0x5a;
+        std::fs::write(&work, &bytes).unwrap();
+        match open_rows(&work) {
+            Ok(read) => {
+                assert_eq!(read, genuine, "byte {i} changed content that was read as genuine");
+                same += 1;
+            }
+            Err(e) => {
+                let ours = ["not an Arbiter saved game", "is damaged", "is truncated", "save schema version", "cannot be opened"];
+                assert!(ours.iter().any(|x| e.contains(x)), "byte {i}: unexpected message: {e}");
+                detected += 1;
+            }
+        }
+    }
+    assert!(same > 0 && detected > 0, "{same} harmless, {detected} detected");
+}
+
+/// A game the user cannot write (the file is mode 444, or its folder is not writable), as a
+/// user who is not root: reading commands work; `move` and `undo` say it is read-only and
+/// change nothing. Run as `nobody` through setpriv when the tests run as root.
+#[test]
+fn a_read_only_game_reads_and_refuses_writes() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = is_root();
+    if root && !Path::new("/usr/bin/setpriv").exists() {
+        panic!("running as root without setpriv: cannot try the read-only cases as another user");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let f = game(dir.path(), "ro.arbiter");
+    let file = f.to_str().unwrap();
+    if root {
+        // The user owns the game and its folder: only the modes below forbid writing.
+        std::os::unix::fs::chown(dir.path(), Some(65534), Some(65534)).unwrap();
+        std::os::unix::fs::chown(&f, Some(65534), Some(65534)).unwrap();
+    }
+    let as_user = |args: &[&str]| -> Output {
+        let mut c = if root {
+            let mut c = Command::new("/usr/bin/setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(cargo_bin("arbiter"));
+            c
+        } else {
+            Command::new(cargo_bin("arbiter"))
+        };
+        c.args(args).env("NO_COLOR", "1").env("HOME", "/tmp").output().unwrap()
+    };
+    let before = std::fs::read(&f).unwrap();
+    for (file_mode, dir_mode) in [(0o444, 0o755), (0o644, 0o555)] {
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(file_mode)).unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(dir_mode)).unwrap();
+        for args in [vec!["state", file], vec!["log", file], vec!["replay", file], vec!["moves", file]] {
+            let o = as_user(&args);
+            assert!(o.status.success(), "{args:?} (file {file_mode:o}, folder {dir_mode:o}): {}", String::from_utf8_lossy(&o.stderr));
+        }
+        let m = first_move(&f);
+        for args in [vec!["move", file, m.as_str()], vec!["undo", file]] {
+            let o = as_user(&args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success(), "{args:?} was accepted in a read-only game");
+            assert!(err.contains("is read-only"), "{args:?} (file {file_mode:o}, folder {dir_mode:o}): {err}");
+        }
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    assert_eq!(std::fs::read(&f).unwrap(), before, "the read-only game changed");
+}
+
+fn is_root() -> bool {
+    // The owner of a file this process just created is its effective user.
+    use std::os::unix::fs::MetadataExt;
+    let f = tempfile::NamedTempFile::new().unwrap();
+    f.as_file().metadata().unwrap().uid() == 0
+}
