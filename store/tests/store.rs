@@ -254,7 +254,8 @@ fn replay_can_stop_at_any_move_and_step_forward() {
 const WRITER_ENV: &str = "ARBITER_KILL_TEST_WRITER";
 
 /// Not a test on its own: when run by `kill_9_never_loses_an_accepted_move_nor_corrupts`, this
-/// process writes random moves forever, printing each accepted sequence number.
+/// process writes random moves and undoes some of them, printing after each acknowledged write
+/// the number of moves stored (`ACK n`).
 #[test]
 fn kill_test_writer() {
     let Some(path) = std::env::var_os(WRITER_ENV) else {
@@ -269,9 +270,13 @@ fn kill_test_writer() {
             println!("DONE");
             return;
         }
-        let m = random_move(s.game(), &mut rng);
-        let seq = s.play(&m, None).unwrap().0.seq;
-        println!("ACK {seq}");
+        if s.undo_check().is_ok() && rng.random_range(0..4) == 0 {
+            s.undo().unwrap();
+        } else {
+            let m = random_move(s.game(), &mut rng);
+            s.play(&m, None).unwrap();
+        }
+        println!("ACK {}", s.seq());
         std::io::stdout().flush().unwrap();
     }
 }
@@ -281,10 +286,17 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     let dir = tmp();
-    let path = dir.path().join("k.arbiter");
+    let mut games = 0;
+    let mut path = dir.path().join("k0.arbiter");
     let exe = std::env::current_exe().unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    for round in 0..12 {
+    let mut kills = 0;
+    // 100 kills, each while the writer is on its next move or undo; a finished game is
+    // followed by a new one.
+    for round in 0.. {
+        if kills == 100 {
+            break;
+        }
         let mut child = Command::new(&exe)
             .args(["kill_test_writer", "--exact", "--nocapture", "--test-threads=1"])
             .env(WRITER_ENV, &path)
@@ -293,32 +305,39 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
             .spawn()
             .unwrap();
         let mut out = BufReader::new(child.stdout.take().unwrap());
-        let wanted = rng.random_range(5..60);
-        let mut acked = 0u64;
+        let wanted = rng.random_range(3..25);
+        let mut acked = None;
+        let mut writes = 0;
         let mut line = String::new();
         let mut done = false;
         while out.read_line(&mut line).unwrap() > 0 {
             if let Some(n) = line.trim().strip_prefix("ACK ") {
-                acked = n.parse().unwrap();
-                if acked == wanted {
-                    child.kill().unwrap(); // SIGKILL while the writer is on its next move
+                acked = Some(n.parse::<u64>().unwrap());
+                writes += 1;
+                if writes == wanted {
+                    child.kill().unwrap(); // SIGKILL while the writer is on its next write
+                    kills += 1;
                 }
             }
             if line.contains("DONE") {
                 done = true;
             }
             line.clear();
-            if acked >= wanted {
+            if writes >= wanted {
                 break;
             }
         }
         let _ = child.kill();
         child.wait().unwrap();
-        // Reopening verifies every row; every acknowledged move is there.
+        // Reopening verifies every row. What was acknowledged is there: the write in flight
+        // when the kill came is either wholly there or wholly absent.
         let s = Session::open(&path).unwrap_or_else(|e| panic!("round {round}: {e}"));
-        assert!(s.seq() >= acked, "round {round}: {} stored < {acked} acknowledged", s.seq());
-        if done {
-            break;
+        if let Some(acked) = acked {
+            assert!(s.seq().abs_diff(acked) <= 1, "round {round}: {} stored, {acked} acknowledged", s.seq());
+        }
+        if done || s.game().outcome().is_some() {
+            games += 1;
+            path = dir.path().join(format!("k{games}.arbiter"));
         }
     }
 }
