@@ -221,7 +221,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             let seed = seed.unwrap_or_else(clock_seed);
             Session::create(&file, seed, Options { optional_cards, us_bonus })?;
-            say!("New game in {} (seed {seed})", file.display());
+            // The seed is not printed: with it, the hidden cards and future draws can be rebuilt.
+            say!("New game in {}", file.display());
             Ok(())
         }
         Command::Play { file } => {
@@ -295,16 +296,13 @@ fn run(cmd: Command) -> Result<(), Failure> {
                     }
                 }
             };
-            say!(
-                "Game created {} (engine {}, rules {}, seed {})",
-                s.header().created_at,
-                s.header().engine_version,
-                s.header().rules_version,
-                s.header().seed
-            );
+            // Never the seed: with it and the public moves, a player rebuilds the hidden cards.
+            say!("Game created {} (engine {}, rules {})", s.header().created_at, s.header().engine_version, s.header().rules_version);
             print(&s.header().setup);
-            for r in s.rows() {
-                say!("#{} {} ({}): {}", r.seq, r.side, r.at, r.move_text);
+            let rows = s.rows();
+            for (i, r) in rows.iter().enumerate() {
+                let text = if matches!(viewer, LogViewer::All) { r.move_text.clone() } else { arbiter_store::move_text_for(rows, i, who[0]) };
+                say!("#{} {} ({}): {text}", r.seq, r.side, r.at);
                 print(&r.record);
             }
             Ok(())
@@ -341,7 +339,9 @@ fn run(cmd: Command) -> Result<(), Failure> {
             while !r.done() && to.is_none_or(|t| r.seq() < t) {
                 let row = r.step().map_err(|e| Failure::Failed(e.to_string()))?.cloned();
                 if let (true, Some(row)) = (step, row) {
-                    say!("#{} {}: {}", row.seq, row.side, row.move_text);
+                    // An observer's replay: a headline not yet revealed at the end stays secret.
+                    let text = arbiter_store::move_text_for(r.rows(), row.seq as usize - 1, None);
+                    say!("#{} {}: {text}", row.seq, row.side);
                     for l in row.record.public_log.lines() {
                         say!("    {l}");
                     }

@@ -45,7 +45,7 @@ pub fn run(path: &Path) -> Result<(), Failure> {
     } else {
         let seed = crate::clock_seed();
         let s = Session::create(path, seed, Options::default())?;
-        say!("New game (seed {seed}) saved in {}", path.display());
+        say!("New game saved in {}", path.display());
         s
     };
     let style = Style::from_env();

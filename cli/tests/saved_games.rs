@@ -195,3 +195,29 @@ fn is_root() -> bool {
     let f = tempfile::NamedTempFile::new().unwrap();
     f.as_file().metadata().unwrap().uid() == 0
 }
+
+/// The USSR's headline is secret until both are revealed: not in the US's log, the observer's
+/// log or an observer's step-by-step replay; and no output names the seed.
+#[test]
+fn a_secret_headline_and_the_seed_stay_hidden() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("h.arbiter");
+    let file = f.to_str().unwrap();
+    let created = ok(&["new", file, "--seed", "4242"]);
+    // Setup placements until the first headline decision (the USSR's).
+    while !first_move(&f).starts_with("headline ") {
+        let m = first_move(&f);
+        ok(&["move", file, &m]);
+    }
+    let m = first_move(&f);
+    assert!(m.starts_with("headline "), "{m}");
+    let card = m.trim_start_matches("headline ").trim_matches('"').to_string();
+    ok(&["move", file, &m]);
+    assert!(ok(&["log", file, "--as", "ussr"]).contains(&format!("headlines {card}")), "the USSR reads its own headline");
+    for args in [vec!["log", file, "--as", "us"], vec!["log", file], vec!["replay", file, "--step"], vec!["state", file, "--as", "us"]] {
+        let text = ok(&args);
+        assert!(!text.contains(&card), "{args:?} names the secret headline {card}:\n{text}");
+        assert!(!text.contains("4242") && !text.contains("seed"), "{args:?} shows the seed:\n{text}");
+    }
+    assert!(!created.contains("4242"), "`new` shows the seed: {created}");
+}

@@ -309,6 +309,10 @@ impl<'a> Ctx<'a> {
                 }
             }
             Instr::MoveCard { card, to } => self.move_card(card, to),
+            Instr::GiveOpenly { card, side } => {
+                self.move_card(card, Pile::Hand(side));
+                self.st.known[side.idx()].insert(card);
+            }
             Instr::PassChina { to, face_up } => {
                 let same = self.st.china.holder == to;
                 self.st.china = crate::state::China { holder: to, face_up };

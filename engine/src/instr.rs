@@ -50,6 +50,12 @@ pub enum Instr {
         card: CardId,
         to: Pile,
     },
+    /// Move a card openly into `side`'s hand: both sides saw it go there, so it is known to
+    /// the opponent while it stays (Missile Envy given away, SALT's card from the discards).
+    GiveOpenly {
+        card: CardId,
+        side: Side,
+    },
     PassChina {
         to: Side,
         face_up: bool,

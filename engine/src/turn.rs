@@ -161,6 +161,9 @@ pub fn held_cards(ctx: &mut Ctx) {
         let held: Vec<String> = ctx.st.hand(side).iter().map(|c| ctx.card_name(c).to_string()).collect();
         if !held.is_empty() {
             log!(ctx, "End of turn: the {side} reveals its held card(s): {} (§11.1.1)", held.join(", "));
+            // Shown to the opponent: known to it while they stay in that hand.
+            let hand = ctx.st.hand(side);
+            ctx.st.known[side.idx()].0 |= hand.0;
             ctx.reveal();
         }
     }

@@ -63,3 +63,19 @@ pub struct EventRow {
     pub move_json: String,
     pub record: Record,
 }
+
+/// The move text of `rows[i]` as `viewer` (`None`: an observer) may read it. A headline choice
+/// is secret from the other side and from observers until the headlines are revealed, which
+/// happens with the next row (the other side's choice); a headline revealed at once (Man in
+/// Earth Orbit) names its card in the public log.
+pub fn move_text_for(rows: &[EventRow], i: usize, viewer: Option<Side>) -> String {
+    let Some(row) = rows.get(i) else { return String::new() };
+    let headline = serde_json::from_str::<arbiter_engine::Move>(&row.move_json).is_ok_and(|m| matches!(m, arbiter_engine::Move::Headline(_)));
+    let card = row.move_text.strip_prefix("headline ").unwrap_or("").trim_matches('"');
+    let secret = headline && i + 1 == rows.len() && !row.record.public_log.contains(card) && viewer != Some(row.side);
+    if secret {
+        "headline (a secret choice until both headlines are revealed)".into()
+    } else {
+        row.move_text.clone()
+    }
+}

@@ -150,7 +150,7 @@ fn exchange(ctx: &mut Ctx, side: Side, card: CardId) {
     let opp = side.opponent();
     let name = ctx.card_name(card).to_string();
     log!(ctx, "Missile Envy: the {side} takes {name} from the {opp}, whose hand Missile Envy joins");
-    ctx.exec(Instr::MoveCard { card: MISSILE_ENVY, to: Pile::Hand(opp) });
+    ctx.exec(Instr::GiveOpenly { card: MISSILE_ENVY, side: opp });
     ctx.exec(Instr::AddEffect(Effect::new(MISSILE_ENVY, side, Expiry::Permanent)));
     let info = ctx.rules.cards.info(card);
     let own = info.side.side().is_none_or(|s| s == side);

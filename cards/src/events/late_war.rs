@@ -111,7 +111,7 @@ impl CardEvent for ChangesThenOps {
         }
         match (self.when)(ctx.pos()) {
             Ok(()) => ctx.push(Task::Event(EventTask::new(self.card, side).at(OfferStep::Offer))),
-            Err(why) => log!(ctx, "{}: {why}: no Operations", ctx.card_name(self.card)),
+            Err(why) => log!(ctx, "{} gives no Operations: {why}", ctx.card_name(self.card)),
         }
     }
     fn ask(&self, p: Position, _step: OfferStep, t: &EventTask) -> Ask {

@@ -6,7 +6,6 @@ use arbiter_engine::ctx::Ctx;
 use arbiter_engine::effect::Effect;
 use arbiter_engine::instr::Instr;
 use arbiter_engine::pipeline::{DieModifier, OpsCondition, OpsModifier, OpsStage, RollKind};
-use arbiter_engine::state::Pile;
 use arbiter_engine::{log, steps};
 use arbiter_engine::{Ask, CardEvent, EventTask, Lasting, Map, Move, Position, Region, Ruleset, Side, Task};
 
@@ -120,7 +119,7 @@ impl CardEvent for Salt {
             Move::Take(c) => {
                 let name = ctx.card_name(*c).to_string();
                 log!(ctx, "{} takes {name} from the discard pile (SALT Negotiations)", t.side);
-                ctx.exec(Instr::MoveCard { card: *c, to: Pile::Hand(t.side) });
+                ctx.exec(Instr::GiveOpenly { card: *c, side: t.side });
             }
             Move::Pass => log!(ctx, "{} takes no card (SALT Negotiations)", t.side),
             _ => ctx.unexpected(&t, m),
