@@ -33,21 +33,29 @@ pub fn load(path: &Path) -> Result<Fixture, FixtureError> {
 /// Every `.json` file under the given files and folders, sorted.
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FixtureError> {
     let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for p in paths {
-        walk(p, &mut out)?;
+        walk(p, &mut out, &mut seen)?;
     }
     out.sort();
+    out.dedup();
     Ok(out)
 }
 
-fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), FixtureError> {
-    let meta = std::fs::metadata(p).map_err(|e| FixtureError { file: p.into(), field: "path".into(), message: e.to_string() })?;
+/// Each folder is entered once, by its canonical path: a symbolic link back into a folder
+/// being walked (a loop) is not followed again.
+fn walk(p: &Path, out: &mut Vec<PathBuf>, seen: &mut std::collections::HashSet<PathBuf>) -> Result<(), FixtureError> {
+    let err = |e: std::io::Error| FixtureError { file: p.into(), field: "path".into(), message: e.to_string() };
+    let meta = std::fs::metadata(p).map_err(err)?;
     if meta.is_dir() {
-        let entries = std::fs::read_dir(p).map_err(|e| FixtureError { file: p.into(), field: "path".into(), message: e.to_string() })?;
+        if !seen.insert(std::fs::canonicalize(p).map_err(err)?) {
+            return Ok(());
+        }
+        let entries = std::fs::read_dir(p).map_err(err)?;
         for e in entries.flatten() {
             let path = e.path();
             if path.is_dir() || path.extension().is_some_and(|x| x == "json") {
-                walk(&path, out)?;
+                walk(&path, out, seen)?;
             }
         }
     } else {

@@ -79,20 +79,21 @@ impl Input {
         Ok(Input { rl })
     }
 
-    /// The next line, or `None` at end of input (Ctrl-D) or Ctrl-C.
-    pub fn line(&mut self, prompt: &str) -> Option<String> {
+    /// The next line, `Ok(None)` at end of input (Ctrl-D) or Ctrl-C, or why the input cannot
+    /// be read (not UTF-8 text, a read error).
+    pub fn line(&mut self, prompt: &str) -> Result<Option<String>, String> {
         match self.rl.readline(prompt) {
             Ok(l) => {
                 if !l.trim().is_empty() {
                     let _ = self.rl.add_history_entry(l.as_str());
                 }
-                Some(l)
+                Ok(Some(l))
             }
-            Err(ReadlineError::Interrupted) | Err(ReadlineError::Eof) => None,
-            Err(e) => {
-                eprintln!("arbiter: cannot read input: {e}");
-                None
+            Err(ReadlineError::Interrupted) | Err(ReadlineError::Eof) => Ok(None),
+            Err(ReadlineError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                Err("the input is not UTF-8 text; nothing was played from it".into())
             }
+            Err(e) => Err(format!("cannot read the input: {e}")),
         }
     }
 }

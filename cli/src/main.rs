@@ -196,6 +196,9 @@ fn main() -> ExitCode {
     }
 }
 
+/// The most `bench --threads` accepts.
+const MAX_THREADS: usize = 256;
+
 pub(crate) fn clock_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }
@@ -311,6 +314,10 @@ fn run(cmd: Command) -> Result<(), Failure> {
         Command::Bench { games, seed, threads, base_deck, json: as_json } => {
             if games == 0 {
                 return Err(Failure::Rejected("--games must be at least 1".into()));
+            }
+            // One thread per core is all a benchmark can use; thousands only exhaust the system.
+            if !(1..=MAX_THREADS).contains(&threads) {
+                return Err(Failure::Rejected(format!("--threads must be between 1 and {MAX_THREADS} (got {threads})")));
             }
             let options = Options { optional_cards: !base_deck, ..Options::default() };
             let r = bench::run(games, seed, threads, options).map_err(Failure::Failed)?;

@@ -68,7 +68,7 @@ pub fn run(path: &Path) -> Result<(), Failure> {
             // Hand-over: clear the screen before anything secret is shown.
             say_inline!("\x1b[2J\x1b[H");
             say!("{} to decide. Hand the keyboard to the {} player and press Enter.", style.side(d.side, &d.side.to_string()), d.side);
-            if input.line("").is_none() {
+            if input.line("").map_err(Failure::Rejected)?.is_none() {
                 return Ok(());
             }
             seated = Some(d.side);
@@ -86,7 +86,7 @@ pub fn run(path: &Path) -> Result<(), Failure> {
             say!("{}", board::board(&game.view(Some(d.side)), &style));
             show_decision(game, &style);
         }
-        let Some(line) = input.line(&format!("{}> ", d.side)) else {
+        let Some(line) = input.line(&format!("{}> ", d.side)).map_err(Failure::Rejected)? else {
             return Ok(());
         };
         let line = line.trim();

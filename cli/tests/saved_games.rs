@@ -221,3 +221,39 @@ fn a_secret_headline_and_the_seed_stay_hidden() {
     }
     assert!(!created.contains("4242"), "`new` shows the seed: {created}");
 }
+
+/// Bad input gets a clear refusal (exit 2), never a panic or a hang.
+#[test]
+fn bad_input_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = game(dir.path(), "bad.arbiter");
+    let file = f.to_str().unwrap();
+    let o = arbiter(&["bench", "--threads", "100000"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--threads must be between 1 and"));
+    // A very long move line (once quadratic to parse): refused at once, not echoed whole.
+    let long = format!("cancel {}", "x ".repeat(60_000));
+    let o = arbiter(&["move", file, &long]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("a move is at most 200 characters long") && err.len() < 400, "{err}");
+    // Fixtures: a symbolic link looping back into the folder is not followed forever.
+    let fx = dir.path().join("fx");
+    std::fs::create_dir_all(fx.join("a")).unwrap();
+    std::os::unix::fs::symlink(&fx, fx.join("a").join("back")).unwrap();
+    let o = arbiter(&["fixtures", fx.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("0 passed, 0 failed"), "{o:?}");
+    // Hot-seat play reading input that is not UTF-8.
+    let mut child = Command::new(cargo_bin("arbiter"))
+        .args(["play", file])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"\xff\xfe\xfd not text\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not UTF-8"));
+}

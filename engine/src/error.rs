@@ -68,4 +68,6 @@ pub enum ParseError {
     UnknownCountry(String),
     #[error("{0}")]
     Malformed(String),
+    #[error("a move is at most {max} characters long (this one has {len})")]
+    TooLong { len: usize, max: usize },
 }

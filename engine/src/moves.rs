@@ -137,7 +137,15 @@ impl Move {
     }
 
     /// Read a move.
+    /// The longest move text accepted (the longest real move is under 70 characters): parsing
+    /// stays cheap on any input.
+    pub const MAX_LEN: usize = 200;
+
     pub fn parse(text: &str, n: &Notation) -> Result<Move, ParseError> {
+        let len = text.chars().count();
+        if len > Self::MAX_LEN {
+            return Err(ParseError::TooLong { len, max: Self::MAX_LEN });
+        }
         let t = text.trim();
         let (verb, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
         let rest = rest.trim();
@@ -182,10 +190,10 @@ impl Move {
                 }
             }
             "cancel" => {
-                // The card name may be followed by a country.
+                // The card name may be followed by a country. Card names have at most 7 words.
                 let words: Vec<&str> = rest.split(' ').collect();
                 let mut found = None;
-                for k in (1..=words.len()).rev() {
+                for k in (1..=words.len().min(8)).rev() {
                     let (a, b) = (words[..k].join(" "), words[k..].join(" "));
                     if let Ok(c) = card(&a) {
                         let k = if b.trim().is_empty() { None } else { Some(country(&b)?) };

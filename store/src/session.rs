@@ -119,17 +119,21 @@ impl<S: EventStore> Session<S> {
 
     /// The row and the game after `text`, without storing anything.
     fn judge(&self, text: &str, as_side: Option<Side>) -> Result<(EventRow, Game, Report), SessionError> {
+        // Echo at most the start of what was typed.
+        let shown: String = text.trim().chars().take(60).collect();
+        let shown = if shown.len() < text.trim().len() { format!("{shown}…") } else { shown };
+        let text_for_errors = shown.as_str();
         let side = match (self.game.to_move(), self.game.outcome()) {
-            (_, Some(o)) => return Err(SessionError::Rejected(format!("cannot {}: the game is over ({o})", text.trim()))),
-            (None, None) => return Err(SessionError::Rejected(format!("cannot {}: no decision is pending", text.trim()))),
+            (_, Some(o)) => return Err(SessionError::Rejected(format!("cannot {}: the game is over ({o})", text_for_errors))),
+            (None, None) => return Err(SessionError::Rejected(format!("cannot {}: no decision is pending", text_for_errors))),
             (Some(s), None) => s,
         };
         if let Some(a) = as_side {
             if a != side {
-                return Err(SessionError::Rejected(format!("cannot {}: it is the {side}'s decision, not the {a}'s", text.trim())));
+                return Err(SessionError::Rejected(format!("cannot {}: it is the {side}'s decision, not the {a}'s", text_for_errors)));
             }
         }
-        let m = self.game.parse(text).map_err(|e| SessionError::Rejected(format!("cannot read {:?}: {e}", text.trim())))?;
+        let m = self.game.parse(text).map_err(|e| SessionError::Rejected(format!("cannot read {:?}: {e}", text_for_errors)))?;
         let move_text = self.game.move_text(&m);
         let mut next = self.game.clone();
         let report = next.play(&m).map_err(|e| SessionError::Rejected(e.to_string()))?;
