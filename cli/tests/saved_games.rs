@@ -257,3 +257,33 @@ fn bad_input_is_refused_clearly() {
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not UTF-8"));
 }
+
+/// A move that cannot be written (here a file-size limit, as a full disk would) is refused as
+/// "not stored", leaves the game as it was, and a retry is stored exactly once.
+#[test]
+fn a_write_that_fails_is_not_stored_and_a_retry_applies_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("full.arbiter");
+    let file = f.to_str().unwrap().to_string();
+    ok(&["new", &file, "--seed", "3"]);
+    let bin = cargo_bin("arbiter");
+    for _ in 0..300 {
+        let m = first_move(&f);
+        let before = seq(&f);
+        // The file may not grow past its current size (bash counts in KiB); the signal the
+        // kernel sends is ignored, so the write fails with an error instead.
+        let limit = std::fs::metadata(&f).unwrap().len() / 1024;
+        let script = format!("ulimit -f {limit}; trap '' XFSZ; exec \"$0\" move \"$1\" \"$2\"");
+        let o = Command::new("bash").args(["-c", &script]).arg(&bin).arg(&file).arg(&m).output().unwrap();
+        if o.status.success() {
+            continue;
+        }
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("the move was not stored"), "{err}");
+        assert_eq!(seq(&f), before, "a refused write changed the game");
+        ok(&["move", &file, &m]);
+        assert_eq!(seq(&f), before + 1, "the retry was not stored exactly once");
+        return;
+    }
+    panic!("no write ever reached the file-size limit");
+}
