@@ -287,3 +287,42 @@ fn a_write_that_fails_is_not_stored_and_a_retry_applies_once() {
     }
     panic!("no write ever reached the file-size limit");
 }
+
+/// While `arbiter play` is running (its connection open), the `.arbiter` file copied alone
+/// carries every acknowledged move: there is no side file holding them.
+#[test]
+fn the_file_alone_carries_every_acknowledged_move_during_play() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("live.arbiter");
+    let file = f.to_str().unwrap().to_string();
+    ok(&["new", &file, "--seed", "8"]);
+    let mut child = Command::new(cargo_bin("arbiter"))
+        .args(["play", &file])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Enter at the hand-over, then the first listed move, five times.
+    stdin.write_all(b"\n1\n1\n1\n1\n1\n").unwrap();
+    stdin.flush().unwrap();
+    let mut stored = 0;
+    for _ in 0..500 {
+        stored = seq(&f);
+        if stored == 5 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(stored, 5, "the running session did not store its moves");
+    let copy = dir.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    let copied = copy.join("live.arbiter");
+    std::fs::copy(&f, &copied).unwrap();
+    assert_eq!(seq(&copied), 5, "the copied file lacks acknowledged moves");
+    drop(stdin);
+    let _ = child.kill();
+    child.wait().unwrap();
+}
