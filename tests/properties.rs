@@ -120,6 +120,17 @@ fn a_stored_move_with_an_unknown_card_number_is_reported() {
     drop(s);
     let c = rusqlite::Connection::open(&path).unwrap();
     c.execute(r#"UPDATE events SET move_json = '{"Headline":200}' WHERE seq = 1"#, []).unwrap();
+    // The integrity chain shows the edit first; without it (an older file, or a forger who
+    // drops it), replay reports the divergence.
+    drop(c);
+    let err = arbiter_store::Session::open(&path).err().expect("refused").to_string();
+    assert!(err.contains("is damaged at move 1"), "{err}");
+    let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute_batch(
+        "ALTER TABLE events DROP COLUMN chain; ALTER TABLE game DROP COLUMN header_hash; ALTER TABLE game DROP COLUMN head_seq; \
+         ALTER TABLE game DROP COLUMN head_hash; PRAGMA user_version = 1;",
+    )
+    .unwrap();
     drop(c);
     let err = arbiter_store::Session::open(&path).err().expect("refused").to_string();
     assert!(err.contains("replay diverges at move 1") && err.contains("move text"), "{err}");

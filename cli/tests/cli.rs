@@ -130,6 +130,16 @@ fn replay_reports_a_divergence_with_status_1() {
     out(&["move", file, "influence Poland", "influence Poland"]);
     let c = rusqlite::Connection::open(&f).unwrap();
     c.execute("UPDATE events SET state_hash = '0123456789abcdef' WHERE seq = 2", []).unwrap();
+    // The integrity chain shows the edit first.
+    let o = arbiter().args(["replay", file]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is damaged at move 2"), "{o:?}");
+    // Rewritten without the chain (as a forger would, or an older file), replay still tells.
+    c.execute_batch(
+        "ALTER TABLE events DROP COLUMN chain; ALTER TABLE game DROP COLUMN header_hash; ALTER TABLE game DROP COLUMN head_seq; \
+         ALTER TABLE game DROP COLUMN head_hash; PRAGMA user_version = 1;",
+    )
+    .unwrap();
     drop(c);
     let o = arbiter().args(["replay", file]).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
