@@ -116,12 +116,35 @@ fn deleting_trailing_rows_is_detected() {
 #[test]
 fn every_flipped_byte_is_harmless_or_detected() {
     let dir = tempfile::tempdir().unwrap();
-    let f = game(dir.path(), "flip.arbiter");
-    let original = std::fs::read(&f).unwrap();
-    let genuine = open_rows(&f).unwrap();
-    let work = dir.path().join("work.arbiter");
+    // A small game, every byte; and one with free pages (moves played, then the rows deleted
+    // by undo-like truncation), every 5th byte.
+    let small = game(dir.path(), "flip.arbiter");
+    let freed = game(dir.path(), "freed.arbiter");
+    for _ in 0..60 {
+        let m = first_move(&freed);
+        ok(&["move", freed.to_str().unwrap(), &m]);
+    }
+    {
+        use arbiter_store::EventStore;
+        let mut s = arbiter_store::SqliteStore::open(&freed).unwrap();
+        s.lock().unwrap();
+        s.truncate_after(2).unwrap();
+        s.commit().unwrap();
+    }
+    let c = rusqlite::Connection::open(&freed).unwrap();
+    let free: i64 = c.query_row("PRAGMA freelist_count", [], |r| r.get(0)).unwrap();
+    assert!(free > 0, "the second file has no free pages");
+    drop(c);
+    flip_each(dir.path(), &small, 1);
+    flip_each(dir.path(), &freed, 5);
+}
+
+fn flip_each(dir: &Path, f: &Path, step: usize) {
+    let original = std::fs::read(f).unwrap();
+    let genuine = open_rows(f).unwrap();
+    let work = dir.join("work.arbiter");
     let (mut same, mut detected) = (0, 0);
-    for i in 0..original.len() {
+    for i in (0..original.len()).step_by(step) {
         let mut bytes = original.clone();
         bytes[i] ^= 0x5a;
         std::fs::write(&work, &bytes).unwrap();
