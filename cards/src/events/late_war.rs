@@ -49,8 +49,8 @@ use arbiter_engine::{Ask, CardEvent, CardId, EventTask, Lasting, Move, NoStep, O
 // ------------------------------------------------------------------ optional Ops after an event
 
 /// "… then the player may use this card's Ops for …": the offer as a step (`choose LABEL` or
-/// `pass`), then an Ops task limited to kinds and countries, free or not. Junta, Ortega, Tear
-/// Down this Wall, KAL-007 and Glasnost end this way.
+/// `pass`), then an Ops task limited to kinds and countries, free or not: Ortega, Tear Down
+/// this Wall, KAL-007 and Glasnost (Junta makes the same offer after its placement step).
 pub struct OpsOffer {
     pub label: &'static [&'static str],
     pub what: &'static str,
