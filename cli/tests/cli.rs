@@ -227,3 +227,30 @@ fn bench_reports_json_and_does_not_depend_on_the_thread_count() {
     let reasons: u64 = one["end_reasons"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
     assert_eq!(reasons, 40);
 }
+
+/// Names resolve by context: an ambiguous prefix means the card the decision can use, and
+/// "China" is The China Card.
+#[test]
+fn names_resolve_by_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = new_game(dir.path(), "4");
+    let file = f.to_str().unwrap();
+    // Setup and headlines, always the first listed move, until the USSR's first action round.
+    while !out(&["moves", file]).lines().any(|l| l.starts_with("play ")) {
+        let m = out(&["moves", file]).lines().next().unwrap().to_string();
+        out(&["move", file, &m]);
+    }
+    let hand: Vec<String> = state(&f, "ussr")["hand"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect();
+    assert!(hand.contains(&"Marshall Plan".to_string()), "seed 4 deals Marshall Plan to the USSR: {hand:?}");
+    assert!(!hand.iter().any(|c| c != "Marshall Plan" && c.starts_with('M')), "{hand:?}");
+    // "M" names many cards (Marshall Plan, Missile Envy, Muslim Revolution…); one is held.
+    let copy = dir.path().join("copy.arbiter");
+    std::fs::copy(&f, &copy).unwrap();
+    out(&["move", copy.to_str().unwrap(), "play M space"]);
+    assert!(out(&["log", copy.to_str().unwrap()]).contains("USSR plays Marshall Plan"));
+    // With nothing held to settle it, a prefix stays ambiguous.
+    let o = arbiter().args(["move", file, "play Nuclear ops"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is ambiguous"), "{o:?}");
+    out(&["move", file, "play China ops"]);
+    assert!(out(&["log", file]).contains("USSR plays The China Card"));
+}

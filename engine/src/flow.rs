@@ -67,7 +67,7 @@ pub fn labels(p: Position) -> &'static [&'static str] {
 impl<'a> Position<'a> {
     /// The move notation of this position: card names and the labels of the pending decision.
     pub fn notation(&self) -> Notation<'a> {
-        Notation { cards: self.cards(), labels: labels(*self) }
+        Notation { cards: self.cards(), labels: labels(*self), prefer: crate::card::CardSet::default() }
     }
     /// The canonical text of `m` here.
     pub fn move_text(&self, m: &Move) -> String {

@@ -6,7 +6,7 @@ use crate::ctx::Ctx;
 use crate::error::{ParseError, PlayError};
 use crate::flow::{self, Decision, Task};
 use crate::map::Map;
-use crate::moves::Move;
+use crate::moves::{Move, Notation};
 use crate::registry::{Position, Ruleset};
 use crate::report::Report;
 use crate::rng::Randomness;
@@ -168,7 +168,18 @@ impl Game {
 
     /// Parse a move in this position (see [`crate::moves`] for the notation).
     pub fn parse(&self, text: &str) -> Result<Move, ParseError> {
-        Move::parse(text, &self.pos().notation())
+        // Names resolve by context: an ambiguous prefix means a card this decision can use.
+        let prefer = self
+            .legal
+            .iter()
+            .filter_map(|m| match m {
+                Move::Play { card, .. } | Move::Headline(card) | Move::Discard(card) | Move::Take(card) | Move::Cancel { card, .. } => {
+                    Some(*card)
+                }
+                _ => None,
+            })
+            .collect();
+        Move::parse(text, &Notation { prefer, ..self.pos().notation() })
     }
     pub fn move_text(&self, m: &Move) -> String {
         self.pos().move_text(m)

@@ -27,7 +27,7 @@
 //! [`Notation`]); `pass` to decline where the card allows it; `cancel CARD [COUNTRY]` for a move
 //! an effect allows at any time.
 
-use crate::card::{CardDb, CardId};
+use crate::card::{CardDb, CardId, CardSet};
 use crate::error::ParseError;
 use crate::map::{CountryId, Map};
 use serde::{Deserialize, Serialize};
@@ -87,6 +87,9 @@ pub enum Move {
 pub struct Notation<'a> {
     pub cards: &'a CardDb,
     pub labels: &'a [&'a str],
+    /// Cards to prefer when a name prefix is ambiguous: those the decision can use (the
+    /// deciding side's hand when playing), so `play Nuclear ops` means the one held.
+    pub prefer: CardSet,
 }
 
 fn quote(s: &str) -> String {
@@ -151,7 +154,7 @@ impl Move {
         let rest = rest.trim();
         let verb = verb.to_ascii_lowercase();
         let country = |s: &str| find_country(s);
-        let card = |s: &str| find_card(s, n.cards);
+        let card = |s: &str| find_card_preferring(s, n.cards, n.prefer);
         Ok(match verb.as_str() {
             "" => return Err(ParseError::Empty),
             "pass" if rest.is_empty() => Move::Pass,
@@ -247,11 +250,25 @@ pub fn find_country(s: &str) -> Result<CountryId, ParseError> {
 }
 
 pub fn find_card(s: &str, cards: &CardDb) -> Result<CardId, ParseError> {
-    resolve(s, cards.all().map(|c| (c.id, c.name.clone()))).map_err(|hits| {
+    find_card_preferring(s, cards, CardSet::default())
+}
+
+/// A card by exact name or unique prefix; "China" names The China Card. An ambiguous prefix is
+/// settled by `prefer` when exactly one preferred card matches.
+pub fn find_card_preferring(s: &str, cards: &CardDb, prefer: CardSet) -> Result<CardId, ParseError> {
+    if norm(unquote(s)) == "china" {
+        return Ok(CardId::CHINA);
+    }
+    resolve(s, cards.all().map(|c| (c.id, c.name.clone()))).or_else(|hits| {
         if hits.len() > 1 {
-            ParseError::Ambiguous(s.trim().to_string(), hits.join(", "))
+            let preferred: Vec<CardId> =
+                hits.iter().filter_map(|h| cards.by_name(h)).filter(|c| prefer.contains(*c)).collect();
+            if let [only] = preferred.as_slice() {
+                return Ok(*only);
+            }
+            Err(ParseError::Ambiguous(s.trim().to_string(), hits.join(", ")))
         } else {
-            ParseError::UnknownCard(s.trim().to_string())
+            Err(ParseError::UnknownCard(s.trim().to_string()))
         }
     })
 }
