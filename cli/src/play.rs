@@ -65,11 +65,18 @@ pub fn run(path: &Path) -> Result<(), Failure> {
             return Err(Failure::Failed("the game has no pending decision".into()));
         };
         if seated != Some(d.side) {
-            // Hand-over: clear the screen before anything secret is shown.
-            say_inline!("\x1b[2J\x1b[H");
+            // Hand-over: clear the screen and the terminal's scrollback (`3J`) before anything
+            // secret is shown, so the other hand cannot be scrolled back to.
+            say_inline!("\x1b[2J\x1b[3J\x1b[H");
             say!("{} to decide. Hand the keyboard to the {} player and press Enter.", style.side(d.side, &d.side.to_string()), d.side);
-            if input.line("").map_err(Failure::Rejected)?.is_none() {
-                return Ok(());
+            // Only Enter with nothing typed hands over: typed text is discarded, never run as a
+            // command for a player who has not taken the keyboard.
+            loop {
+                match input.line("").map_err(Failure::Rejected)? {
+                    None => return Ok(()),
+                    Some(l) if l.trim().is_empty() => break,
+                    Some(_) => say!("(ignored: press Enter with nothing typed to take the keyboard as the {})", d.side),
+                }
             }
             seated = Some(d.side);
             // What happened since this player last had the keyboard (their view of the log).

@@ -151,8 +151,8 @@ fn replay_reports_a_divergence_with_status_1() {
 fn scripted_hot_seat_session_plays_through_a_whole_turn() {
     let dir = tempfile::tempdir().unwrap();
     let f = new_game(dir.path(), "21");
-    // Enter at each hand-over, then always the first listed move.
-    let script: String = std::iter::repeat_n("1\n", 400).collect();
+    // Enter at each hand-over (elsewhere an empty line does nothing), then the first listed move.
+    let script: String = std::iter::repeat_n("\n1\n", 400).collect();
     let o = arbiter().args(["play", f.to_str().unwrap()]).write_stdin(script).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = state(&f, "observer");
@@ -199,9 +199,13 @@ fn hand_over_in_a_terminal_hides_the_other_hand() {
         }
     }
     let handover = p.exp_string("Hand the keyboard to the US player").unwrap();
-    assert!(handover.contains("\x1b[2J"), "the screen is cleared before the hand-over");
+    assert!(handover.contains("\x1b[2J\x1b[3J"), "the screen and the scrollback are cleared before the hand-over");
     let tail = &handover[handover.rfind("\x1b[2J").unwrap()..];
     assert!(ussr_only.iter().chain(&us_only).all(|c| !tail.contains(c.as_str())), "{tail}");
+    // Typed text at the hand-over is discarded, not run (it once undid and showed a hand).
+    p.send_line("undo").unwrap();
+    let ignored = p.exp_string("press Enter with nothing typed").unwrap();
+    assert!(ussr_only.iter().chain(&us_only).all(|c| !ignored.contains(c.as_str())), "{ignored}");
     p.send_line("").unwrap();
     let us_screen = p.exp_string("US> ").unwrap();
     assert!(us_only.iter().any(|c| us_screen.contains(c.as_str())), "{us_screen}");
