@@ -186,9 +186,10 @@ pub fn in_region(c: CountryId, r: Region) -> bool {
 
 // ---------------------------------------------------------------- wars
 
-/// A war event (§7.6): roll, minus 1 per enemy-controlled neighbour of the target (and for
-/// some wars if the target itself is enemy-controlled); on `min_roll`+ the attacker gains VP
-/// and replaces the enemy's Influence with its own; military ops are gained win or lose.
+/// A war event (§7.6): roll, minus 1 per enemy-controlled neighbour of the target (the enemy
+/// superpower's space included, §2.1.5), and for some wars 1 more if the target itself is
+/// enemy-controlled; on `min_roll`+ the attacker gains VP and replaces the enemy's Influence
+/// with its own; military ops are gained win or lose.
 pub struct War {
     pub min_roll: u8,
     pub vp: u8,
@@ -202,8 +203,13 @@ impl War {
     pub fn fight(&self, ctx: &mut Ctx, side: Side, target: CountryId) {
         let map = Map::standard();
         let enemy = side.opponent();
-        let neighbours: Vec<&str> =
+        let mut neighbours: Vec<&str> =
             map.country(target).adjacent.iter().filter(|a| ctx.st().controls(enemy, **a)).map(|a| map.name(*a)).collect();
+        // §2.1.5: the enemy superpower's space counts as an adjacent controlled country for
+        // events (FAQ: Brush War against a country next to it).
+        if map.country(target).superpower == Some(enemy) {
+            neighbours.push(if enemy == Side::Us { "USA" } else { "USSR" });
+        }
         let held = self.target_counts && ctx.st().controls(enemy, target);
         let roll = ctx.die(side);
         let name = map.name(target);

@@ -64,6 +64,25 @@ pub fn run(path: &Path) -> Result<(), Failure> {
         let Some(d) = game.decision() else {
             return Err(Failure::Failed("the game has no pending decision".into()));
         };
+        if let (Some(prev), true) = (seated, seated != Some(d.side)) {
+            // End of round: the player who just moved may still take it back, as long as it
+            // revealed nothing, before the keyboard changes hands.
+            if session.undo_check_for(Some(prev)).is_ok() {
+                say!("End of your round, {prev}: press Enter to hand the keyboard over, or type `undo` to take your last move back.");
+                match input.line(&format!("{prev}> ")).map_err(Failure::Rejected)? {
+                    None => return Ok(()),
+                    Some(l) if l.trim() == "undo" => {
+                        match session.undo_before_hand_over(prev) {
+                            Ok(row) => say!("Undone: {}", row.move_text),
+                            Err(e) => say!("{e}"),
+                        }
+                        show_decision(session.game(), &style);
+                        continue;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
         if seated != Some(d.side) {
             // Hand-over: clear the screen and the terminal's scrollback (`3J`) before anything
             // secret is shown, so the other hand cannot be scrolled back to.

@@ -198,6 +198,14 @@ fn hand_over_in_a_terminal_hides_the_other_hand() {
             p.exp_string("USSR> ").unwrap();
         }
     }
+    // End of the round: the USSR may still take its last placement back before handing over.
+    p.exp_string("End of your round, USSR").unwrap();
+    p.send_line("undo").unwrap();
+    p.exp_string("Undone: ").unwrap();
+    p.exp_string("USSR> ").unwrap();
+    p.send_line("1").unwrap();
+    p.exp_string("End of your round, USSR").unwrap();
+    p.send_line("").unwrap();
     let handover = p.exp_string("Hand the keyboard to the US player").unwrap();
     assert!(handover.contains("\x1b[2J\x1b[3J"), "the screen and the scrollback are cleared before the hand-over");
     let tail = &handover[handover.rfind("\x1b[2J").unwrap()..];

@@ -151,13 +151,19 @@ impl<S: EventStore> Session<S> {
     /// Why the last move cannot be undone, if it cannot: only the side to move may undo its
     /// own moves, back to the last random outcome, revealed information or opponent's move.
     pub fn undo_check(&self) -> Result<(), String> {
+        self.undo_check_for(self.game.to_move())
+    }
+
+    /// `undo_check` for `side`, which may have just handed the decision to the other side
+    /// without the other side having seen anything yet (hot-seat, before the hand-over).
+    pub fn undo_check_for(&self, side: Option<Side>) -> Result<(), String> {
         let Some(last) = self.rows.last() else {
             return Err("nothing to undo".into());
         };
         if self.game.outcome().is_some() {
             return Err("the game is over".into());
         }
-        if self.game.to_move() != Some(last.side) {
+        if side != Some(last.side) {
             return Err(format!("the last move was the {}'s; only the side to move may undo its own moves", last.side));
         }
         if last.record.reveals {
@@ -170,8 +176,19 @@ impl<S: EventStore> Session<S> {
     /// game is rebuilt exactly as if they had never been made. Judged under the write lock
     /// against the latest stored state, so it never deletes a move it has not seen.
     pub fn undo(&mut self) -> Result<EventRow, SessionError> {
+        self.undo_for(None)
+    }
+
+    /// Undo the last move of `side` before the other side has taken the keyboard (hot-seat):
+    /// the same rules as `undo`, except that the decision may already be the other side's.
+    pub fn undo_before_hand_over(&mut self, side: Side) -> Result<EventRow, SessionError> {
+        self.undo_for(Some(side))
+    }
+
+    fn undo_for(&mut self, side: Option<Side>) -> Result<EventRow, SessionError> {
         let (last, game) = self.locked(|s| {
-            s.undo_check().map_err(|why| SessionError::Rejected(format!("cannot undo: {why}")))?;
+            let who = side.or(s.game.to_move());
+            s.undo_check_for(who).map_err(|why| SessionError::Rejected(format!("cannot undo: {why}")))?;
             let last = s.rows.last().expect("checked").clone();
             let mut replay = Replay::new(s.header.clone(), s.rows[..s.rows.len() - 1].to_vec())?;
             replay.run_to(None)?;
