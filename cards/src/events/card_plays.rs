@@ -196,8 +196,8 @@ impl CardEvent for MissileEnvy {
 
 impl Lasting for MissileEnvy {
     /// The opponent's next action round: its card play is Missile Envy, for Operations. Not
-    /// when a scoring card must be played now (§10.1.5, which card text does not override) or
-    /// when Missile Envy has left that hand; the effect ends with that round either way.
+    /// when a scoring card must be played now (§10.1.5, which card text does not override: the
+    /// obligation then moves to the next round) or when Missile Envy has left that hand.
     fn intercept(&self, p: Position, e: &Effect, what: &Intent) -> Verdict {
         let victim = e.owner.opponent();
         match what {
@@ -223,11 +223,16 @@ impl Lasting for MissileEnvy {
             _ => Verdict::Allow,
         }
     }
+    /// The obligation ends when Missile Envy is played, or with a round of that side after
+    /// which it is no longer in that hand; a round that had to be a scoring card keeps it.
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
-        if let DomainEvent::RoundEnded { side } = *ev {
-            if side == e.owner.opponent() {
-                ctx.exec(Instr::RemoveEffect(MISSILE_ENVY));
+        let victim = e.owner.opponent();
+        match *ev {
+            DomainEvent::CardPlayed { side, card: MISSILE_ENVY, .. } if side == victim => ctx.exec(Instr::RemoveEffect(MISSILE_ENVY)),
+            DomainEvent::RoundEnded { side } if side == victim && !ctx.st().hand(victim).contains(MISSILE_ENVY) => {
+                ctx.exec(Instr::RemoveEffect(MISSILE_ENVY))
             }
+            _ => {}
         }
     }
 }
