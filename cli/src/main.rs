@@ -6,6 +6,7 @@ mod bench;
 mod board;
 mod input;
 mod play;
+mod warn;
 
 use arbiter_engine::{Options, Side};
 use arbiter_store::{EventStore, Replay, Session, SessionError, SqliteStore};

@@ -158,6 +158,24 @@ pub fn run(path: &Path) -> Result<(), Failure> {
                     }
                     Err(_) => line.to_string(),
                 };
+                // A move the player would regret is confirmed first.
+                if let Ok(m) = game.parse(&text) {
+                    let warned = crate::warn::warnings(game, d.side, &m);
+                    if !warned.is_empty() {
+                        for w in &warned {
+                            say!("Warning: {w}.");
+                        }
+                        say!("Type `yes` to play {} anyway, anything else to choose again.", game.move_text(&m));
+                        match input.line(&format!("{}> ", d.side)).map_err(Failure::Rejected)? {
+                            None => return Ok(()),
+                            Some(l) if l.trim() == "yes" => {}
+                            Some(_) => {
+                                show_decision(game, &style);
+                                continue;
+                            }
+                        }
+                    }
+                }
                 match session.play(&text, Some(d.side)) {
                     Ok((_, report)) => {
                         for l in report.lines_for(Some(d.side)) {

@@ -151,14 +151,17 @@ fn replay_reports_a_divergence_with_status_1() {
 fn scripted_hot_seat_session_plays_through_a_whole_turn() {
     let dir = tempfile::tempdir().unwrap();
     let f = new_game(dir.path(), "21");
-    // Enter at each hand-over (elsewhere an empty line does nothing), then the first listed move.
-    let script: String = std::iter::repeat_n("\n1\n", 400).collect();
+    // Enter at each hand-over (elsewhere an empty line does nothing), then the first listed
+    // move, then `yes` should it need confirming (elsewhere refused as a move, harmlessly).
+    let script: String = std::iter::repeat_n("\n1\nyes\n", 400).collect();
     let o = arbiter().args(["play", f.to_str().unwrap()]).write_stdin(script).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = state(&f, "observer");
     assert!(s["turn"].as_u64().unwrap() >= 2 || !s["outcome"].is_null(), "{s}");
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("Hand the keyboard to the US player"));
+    // Seed 21 reaches a last action round short of military ops: the table warns first.
+    assert!(text.contains("Warning: this is your last action round"), "no warning shown");
 }
 
 #[test]
