@@ -31,8 +31,10 @@ fn vp(v: i8) -> String {
 /// One line per country: `Poland*  US 0  USSR 4  [USSR]` (* battleground).
 pub fn country_line(view: &View, style: &Style, name: &str) -> String {
     let map = Map::standard();
-    let Some(id) = map.by_name(name) else {
-        return format!("no country {name}");
+    // A unique prefix or an alias is enough (`country Pol`).
+    let id = match arbiter_engine::moves::find_country(name) {
+        Ok(id) => id,
+        Err(e) => return format!("{e}"),
     };
     let c = map.country(id);
     let i = view.influence.get(&c.name).copied().unwrap_or(arbiter_engine::view::PerSide { us: 0, ussr: 0 });
@@ -51,6 +53,21 @@ pub fn country_line(view: &View, style: &Style, name: &str) -> String {
         i.us,
         i.ussr
     )
+}
+
+/// The `country` command: the country's line and its neighbours (the superpower space too).
+pub fn country_panel(view: &View, style: &Style, name: &str) -> String {
+    let map = Map::standard();
+    let id = match arbiter_engine::moves::find_country(name) {
+        Ok(id) => id,
+        Err(e) => return format!("{e}"),
+    };
+    let c = map.country(id);
+    let mut neighbours: Vec<&str> = c.adjacent.iter().map(|a| map.name(*a)).collect();
+    if let Some(sp) = c.superpower {
+        neighbours.push(if sp == Side::Us { "USA" } else { "USSR" });
+    }
+    format!("{}\n  neighbours: {}", country_line(view, style, &c.name), neighbours.join(", "))
 }
 
 pub fn region(view: &View, style: &Style, r: Region) -> String {

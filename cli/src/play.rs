@@ -131,7 +131,7 @@ pub fn run(path: &Path) -> Result<(), Failure> {
                 Some(r) => say!("{}", board::region(&game.view(Some(d.side)), &style, r)),
                 None => say!("Regions: Europe, Asia, Middle East, Central America, South America, Africa"),
             },
-            "country" => say!("{}", board::country_line(&game.view(Some(d.side)), &style, rest)),
+            "country" => say!("{}", board::country_panel(&game.view(Some(d.side)), &style, rest)),
             "log" => {
                 let n = rest.parse().unwrap_or(20);
                 let mut mine: Vec<&str> = session.header().setup.lines_for(Some(d.side));

@@ -269,3 +269,14 @@ fn names_resolve_by_context() {
     out(&["move", file, "play China ops"]);
     assert!(out(&["log", file]).contains("USSR plays The China Card"));
 }
+
+/// The `country` command in play finds a country by a unique prefix and lists its neighbours.
+#[test]
+fn country_by_prefix_with_neighbours() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = new_game(dir.path(), "3");
+    let o = arbiter().args(["play", f.to_str().unwrap()]).write_stdin("\ncountry Pol\ncountry Nowhere\nquit\n").output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("Poland*") && text.contains("neighbours: Czechoslovakia, East Germany, USSR"), "{text}");
+    assert!(text.contains("no country matches \"Nowhere\""), "{text}");
+}
