@@ -36,6 +36,41 @@ pub fn card_db() -> CardDb {
     CardDb::parse(include_str!("../data/cards.json")).unwrap_or_else(|e| panic!("the built-in card list is invalid: {e}"))
 }
 
+/// Every card's event in the project's own words (`data/texts.json`), by card number; checked
+/// at first use: 110 texts, numbered 1–110 in order, none empty.
+pub fn text(card: arbiter_engine::CardId) -> &'static str {
+    static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
+    let texts = TEXTS.get_or_init(|| parse_texts(include_str!("../data/texts.json")).unwrap_or_else(|e| panic!("the built-in card texts are invalid: {e}")));
+    texts.get(card.idx().wrapping_sub(1)).map(String::as_str).unwrap_or("")
+}
+
+fn parse_texts(json: &str) -> Result<Vec<String>, String> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Entry {
+        id: u8,
+        text: String,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Texts {
+        texts: Vec<Entry>,
+    }
+    let t: Texts = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    if t.texts.len() != 110 {
+        return Err(format!("{} texts, expected 110", t.texts.len()));
+    }
+    t.texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| match (usize::from(e.id) == i + 1, e.text.trim().is_empty()) {
+            (false, _) => Err(format!("entry {} is card {}, expected {}", i + 1, e.id, i + 1)),
+            (true, true) => Err(format!("card {} has an empty text", e.id)),
+            (true, false) => Ok(e.text),
+        })
+        .collect()
+}
+
 /// The standard ruleset: all card data plus every implemented event. Built once.
 pub fn ruleset() -> Arc<Ruleset> {
     static RULES: OnceLock<Arc<Ruleset>> = OnceLock::new();
@@ -65,6 +100,20 @@ mod tests {
         assert_eq!(db.era_deck(arbiter_engine::card::Era::Early, true).len(), 38);
         assert_eq!(db.era_deck(arbiter_engine::card::Era::Mid, true).len(), 48);
         assert_eq!(db.era_deck(arbiter_engine::card::Era::Late, true).len(), 23);
+    }
+
+    #[test]
+    fn every_card_has_a_text() {
+        for c in card_db().all() {
+            let t = text(c.id);
+            assert!(!t.trim().is_empty() && t.len() <= 400, "{}: {t:?}", c.name);
+        }
+    }
+
+    #[test]
+    fn misnumbered_texts_are_rejected() {
+        let bad = include_str!("../data/texts.json").replacen("\"id\": 2,", "\"id\": 3,", 1);
+        assert!(parse_texts(&bad).unwrap_err().contains("entry 2 is card 3"));
     }
 
     #[test]

@@ -87,6 +87,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// What a card does: its number, Ops, side, era, marks and event text (`China` names The
+    /// China Card; a unique prefix is enough).
+    Card {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Run rules-lawyer fixtures (files or folders); ends with `N passed, N failed`.
     Fixtures {
         #[arg(required = true)]
@@ -312,6 +319,41 @@ fn run(cmd: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Fixtures { paths, verbose } => run_fixtures(&paths, verbose),
+        Command::Card { name, json: as_json } => {
+            let rules = arbiter_cards::ruleset();
+            let id = arbiter_engine::moves::find_card(&name, &rules.cards).map_err(|e| Failure::Rejected(e.to_string()))?;
+            let info = rules.cards.info(id);
+            let text = arbiter_cards::text(id);
+            if as_json {
+                let v = serde_json::json!({
+                    "id": id.0, "name": info.name, "ops": info.ops, "side": format!("{:?}", info.side), "era": format!("{:?}", info.era),
+                    "starred": info.starred, "scoring": info.scoring, "optional": info.optional, "lasting": info.lasting,
+                    "war": info.war, "text": text,
+                });
+                say!("{}", json(&v));
+            } else {
+                say!("{} (#{})", info.name, id.0);
+                let side = match info.side.side() {
+                    Some(s) => format!("{s} event"),
+                    None => "neutral event".into(),
+                };
+                let marks: Vec<&str> = [
+                    (info.scoring, "scoring card"),
+                    (info.starred, "starred: removed after its event"),
+                    (info.lasting, "underlined: its effect stays in play"),
+                    (info.war, "war card"),
+                    (info.optional, "optional card"),
+                ]
+                .into_iter()
+                .filter(|m| m.0)
+                .map(|m| m.1)
+                .collect();
+                let marks = if marks.is_empty() { String::new() } else { format!("; {}", marks.join("; ")) };
+                say!("{} Ops, {side}, {:?} War{marks}", info.ops, info.era);
+                say!("{text}");
+            }
+            Ok(())
+        }
         Command::Bench { games, seed, threads, base_deck, json: as_json } => {
             if games == 0 {
                 return Err(Failure::Rejected("--games must be at least 1".into()));

@@ -280,3 +280,16 @@ fn country_by_prefix_with_neighbours() {
     assert!(text.contains("Poland*") && text.contains("neighbours: Czechoslovakia, East Germany, USSR"), "{text}");
     assert!(text.contains("no country matches \"Nowhere\""), "{text}");
 }
+
+/// `arbiter card NAME` prints a card's Ops, side, era, marks and text; `--json` too.
+#[test]
+fn card_prints_what_a_card_does() {
+    let text = out(&["card", "NATO"]);
+    assert!(text.starts_with("NATO (#21)\n4 Ops, US event, Early War; starred"), "{text}");
+    assert!(text.contains("Marshall Plan or Warsaw Pact Formed"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&out(&["card", "china", "--json"])).unwrap();
+    assert_eq!((v["id"].as_u64(), v["ops"].as_u64()), (Some(6), Some(4)));
+    assert!(v["text"].as_str().unwrap().contains("Asia"));
+    let o = arbiter().args(["card", "Nowhere"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
