@@ -254,8 +254,9 @@ fn replay_can_stop_at_any_move_and_step_forward() {
 const WRITER_ENV: &str = "ARBITER_KILL_TEST_WRITER";
 
 /// Not a test on its own: when run by `kill_9_never_loses_an_accepted_move_nor_corrupts`, this
-/// process writes random moves and undoes some of them, printing after each acknowledged write
-/// the number of moves stored (`ACK n`).
+/// process writes random moves and undoes some of them. Before each write it announces it
+/// (`TRY move <text>`, `TRY undo`); after its commit it acknowledges it with the number of
+/// moves then stored (`ACK move <n>`, `ACK undo <n>`).
 #[test]
 fn kill_test_writer() {
     let Some(path) = std::env::var_os(WRITER_ENV) else {
@@ -265,25 +266,40 @@ fn kill_test_writer() {
     let mut s = if path.exists() { Session::open(&path).unwrap() } else { Session::create(&path, 99, Options::default()).unwrap() };
     let mut rng = ChaCha8Rng::seed_from_u64(s.seq());
     use std::io::Write;
+    let say = |line: String| {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{line}").unwrap();
+        out.flush().unwrap();
+    };
     loop {
         if s.game().outcome().is_some() {
-            println!("DONE");
+            say("DONE".into());
             return;
         }
         if s.undo_check().is_ok() && rng.random_range(0..4) == 0 {
+            say("TRY undo".into());
             s.undo().unwrap();
+            say(format!("ACK undo {}", s.seq()));
         } else {
             let m = random_move(s.game(), &mut rng);
-            s.play(&m, None).unwrap();
+            say(format!("TRY move {m}"));
+            let stored = s.play(&m, None).unwrap().0.move_text.clone();
+            assert_eq!(stored, m, "the announced move text is the stored one");
+            say(format!("ACK move {}", s.seq()));
         }
-        println!("ACK {}", s.seq());
-        std::io::stdout().flush().unwrap();
     }
+}
+
+/// A write announced by the writer and not yet acknowledged.
+#[derive(Clone, Debug, PartialEq)]
+enum InFlight {
+    Move(String),
+    Undo,
 }
 
 #[test]
 fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
-    use std::io::{BufRead, BufReader};
+    use std::io::{BufRead, BufReader, Read};
     use std::process::{Command, Stdio};
     let dir = tmp();
     let mut games = 0;
@@ -291,6 +307,9 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
     let exe = std::env::current_exe().unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let mut kills = 0;
+    // The moves acknowledged so far in the current game, as their texts.
+    let mut history: Vec<String> = Vec::new();
+    let (mut moves_in_flight, mut undos_in_flight, mut applied_in_flight, mut acked_after_kill) = (0, 0, 0, 0);
     // 100 kills, each while the writer is on its next move or undo; a finished game is
     // followed by a new one.
     for round in 0.. {
@@ -301,45 +320,110 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
             .args(["kill_test_writer", "--exact", "--nocapture", "--test-threads=1"])
             .env(WRITER_ENV, &path)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
         let mut out = BufReader::new(child.stdout.take().unwrap());
         let wanted = rng.random_range(3..25);
-        let mut acked = None;
-        let mut writes = 0;
+        let mut tries = 0;
+        let mut in_flight: Option<InFlight> = None;
         let mut line = String::new();
         let mut done = false;
+        let mut killed = false;
+        // Every line up to the end of the pipe: after the kill, lines already written are
+        // still read (acknowledgements the writer managed to send before it died).
         while out.read_line(&mut line).unwrap() > 0 {
-            if let Some(n) = line.trim().strip_prefix("ACK ") {
-                acked = Some(n.parse::<u64>().unwrap());
-                writes += 1;
-                if writes == wanted {
-                    child.kill().unwrap(); // SIGKILL while the writer is on its next write
+            let l = line.trim_end_matches('\n');
+            // The test harness may print its own text ("test kill_test_writer ... ") before
+            // the writer's first line.
+            let l = ["TRY ", "ACK ", "DONE"].iter().filter_map(|k| l.find(k)).min().map_or(l, |i| &l[i..]);
+            if let Some(what) = l.strip_prefix("TRY ") {
+                assert_eq!(in_flight, None, "round {round}: two writes announced at once");
+                in_flight = Some(match what.strip_prefix("move ") {
+                    Some(m) => InFlight::Move(m.to_string()),
+                    None if what == "undo" => InFlight::Undo,
+                    None => panic!("round {round}: {l}"),
+                });
+                tries += 1;
+                if tries == wanted {
+                    // SIGKILL during this write: at once, or up to 8 ms into it (a write with
+                    // its fsyncs takes about 3 ms here), so that kills land before, inside and
+                    // after its transaction.
+                    std::thread::sleep(std::time::Duration::from_micros(rng.random_range(0..8000)));
+                    child.kill().unwrap();
+                    killed = true;
                     kills += 1;
                 }
-            }
-            if line.contains("DONE") {
+            } else if let Some(rest) = l.strip_prefix("ACK ") {
+                let (what, n) = rest.split_once(' ').unwrap();
+                let n: u64 = n.parse().unwrap();
+                match (what, in_flight.take()) {
+                    ("move", Some(InFlight::Move(m))) => history.push(m),
+                    ("undo", Some(InFlight::Undo)) => {
+                        history.pop().expect("an undo with nothing to undo");
+                    }
+                    (w, f) => panic!("round {round}: ACK {w} after {f:?}"),
+                }
+                assert_eq!(n, history.len() as u64, "round {round}: the writer acknowledged {n} moves, {} expected", history.len());
+                acked_after_kill += u64::from(killed);
+            } else if l == "DONE" {
                 done = true;
             }
             line.clear();
-            if writes >= wanted {
-                break;
-            }
         }
-        let _ = child.kill();
-        child.wait().unwrap();
-        // Reopening verifies every row. What was acknowledged is there: the write in flight
-        // when the kill came is either wholly there or wholly absent.
+        let status = child.wait().unwrap();
+        if !killed && !done {
+            let mut err = String::new();
+            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            panic!("round {round}: the writer stopped by itself ({status}):\n{err}");
+        }
+        // Reopening verifies every row. Every acknowledged write is there; the write in flight
+        // when the kill came is wholly there or wholly absent.
         let s = Session::open(&path).unwrap_or_else(|e| panic!("round {round}: {e}"));
-        if let Some(acked) = acked {
-            assert!(s.seq().abs_diff(acked) <= 1, "round {round}: {} stored, {acked} acknowledged", s.seq());
+        let stored: Vec<String> = s.rows().iter().map(|r| r.move_text.clone()).collect();
+        let acked = history.len() as u64;
+        let mut allowed = vec![history.clone()];
+        match &in_flight {
+            Some(InFlight::Move(m)) => {
+                moves_in_flight += 1;
+                allowed.push(history.iter().cloned().chain([m.clone()]).collect());
+            }
+            Some(InFlight::Undo) => {
+                undos_in_flight += 1;
+                allowed.push(history[..history.len() - 1].to_vec());
+            }
+            None => {}
         }
+        assert_eq!(s.seq(), stored.len() as u64);
+        assert!(
+            allowed.contains(&stored),
+            "round {round}: {} moves stored, {acked} acknowledged, in flight {in_flight:?}\nstored:       {stored:?}\nacknowledged: {history:?}",
+            s.seq()
+        );
+        let expected_seq = match (&in_flight, stored == history) {
+            (_, true) => acked,
+            (Some(InFlight::Move(_)), false) => acked + 1,
+            (Some(InFlight::Undo), false) => acked - 1,
+            (None, false) => unreachable!("checked above"),
+        };
+        assert_eq!(s.seq(), expected_seq, "round {round}");
+        if stored != history {
+            applied_in_flight += 1;
+        }
+        // The file is the truth from here on: it holds the acknowledged moves, and the write
+        // in flight if it committed.
+        history = stored;
         if done || s.game().outcome().is_some() {
             games += 1;
             path = dir.path().join(format!("k{games}.arbiter"));
+            history.clear();
         }
     }
+    eprintln!(
+        "100 kills over {} game(s): {moves_in_flight} with a move in flight, {undos_in_flight} with an undo in flight, \
+         {applied_in_flight} in-flight write(s) found committed, {acked_after_kill} acknowledgement(s) read after the kill",
+        games + 1
+    );
 }
 
 #[test]
