@@ -121,42 +121,216 @@ fn every_implemented_event_has_a_fixture() {
     assert!(uncovered.is_empty(), "events without a fixture citing \"card #N\": {uncovered:?}");
 }
 
-/// Pairs of cards whose texts name each other: from the card data (one prevents, cancels or
-/// is required by the other) and, for references that are not prevention, this list.
-const TEXT_REFERENCES: &[(u8, u8, &str)] = &[
-    (82, 92, "Iranian Hostage Crisis doubles Terrorism against the US"),
-    (50, 32, "\"We Will Bury You\" is stopped by UN Intervention as an event"),
-    (60, 32, "U2 Incident gains 1 more VP for UN Intervention as an event"),
-    (87, 90, "The Reformer improves Glasnost"),
-    (17, 21, "De Gaulle Leads France frees France from NATO"),
-    (55, 21, "Willy Brandt frees West Germany from NATO"),
-    (36, 21, "NATO protects US-controlled Europe from Brush War"),
-    (35, 6, "Formosan Resolution ends when the US plays The China Card"),
-];
-
-/// Every pair of cards whose texts name each other has a fixture for each direction: at least
-/// two fixtures citing both cards (the relation applying, and the other order of play or the
-/// relation absent).
-#[test]
-fn every_pair_of_cards_naming_each_other_has_fixtures_both_ways() {
-    let rules = arbiter_cards::ruleset();
-    let fixtures = fixtures_by_card();
-    let mut pairs: Vec<(u8, u8, String)> = Vec::new();
-    for c in rules.cards.all() {
-        for (list, how) in [(&c.prevented_by, "is prevented by"), (&c.requires_any, "requires"), (&c.cancels, "cancels")] {
-            for other in list.iter() {
-                pairs.push((c.id.0, other.0, format!("{} {how} {}", c.name, rules.cards.name(*other))));
+/// Every fixture under `fixtures/`, by id.
+fn fixtures_by_id() -> BTreeMap<String, serde_json::Value> {
+    fn walk(dir: &Path, out: &mut BTreeMap<String, serde_json::Value>) {
+        for path in std::fs::read_dir(dir).expect("fixtures folder").flatten().map(|e| e.path()) {
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().and_then(|e| e.to_str()) == Some("json") {
+                let text = std::fs::read_to_string(&path).expect("readable fixture");
+                let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                out.insert(json["id"].as_str().unwrap_or("?").to_string(), json);
             }
         }
     }
-    pairs.extend(TEXT_REFERENCES.iter().map(|(a, b, why)| (*a, *b, why.to_string())));
-    let cited = |n: u8| fixtures.get(&n).cloned().unwrap_or_default();
-    let missing: Vec<String> = pairs
-        .iter()
-        .filter_map(|(a, b, why)| {
-            let both: Vec<String> = cited(*a).into_iter().filter(|id| cited(*b).contains(id)).collect();
-            (both.len() < 2).then(|| format!("#{a}/#{b} ({why}): {both:?}"))
-        })
-        .collect();
-    assert!(missing.is_empty(), "pairs of cards naming each other with fewer than 2 fixtures citing both:\n{}", missing.join("\n"));
+    let mut out = BTreeMap::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"), &mut out);
+    out
+}
+
+/// Two cards whose texts name each other (one prevents, cancels, requires, doubles or ends the
+/// other), and the fixtures that show the relation in each order of play.
+struct Relation {
+    a: u8,
+    b: u8,
+    why: &'static str,
+    /// Fixtures where `a` comes first (its effect in play at the start, or played in an earlier
+    /// step) and `b` after it.
+    a_then_b: &'static [&'static str],
+    /// Fixtures the other way round: `b` first, then `a`.
+    b_then_a: &'static [&'static str],
+    /// For a relation with one direction only: why the other order shows nothing (then
+    /// `b_then_a` may be empty).
+    one_way: Option<&'static str>,
+}
+
+const fn both(a: u8, b: u8, why: &'static str, a_then_b: &'static [&'static str], b_then_a: &'static [&'static str]) -> Relation {
+    Relation { a, b, why, a_then_b, b_then_a, one_way: None }
+}
+
+const fn one(a: u8, b: u8, why: &'static str, a_then_b: &'static [&'static str], because: &'static str) -> Relation {
+    Relation { a, b, why, a_then_b, b_then_a: &[], one_way: Some(because) }
+}
+
+/// Every pair of cards whose texts name each other. The pairs the card data records (prevented
+/// by, requires, cancels) must all be here; the others are references in the texts.
+const RELATIONS: &[Relation] = &[
+    one(
+        83,
+        7,
+        "The Iron Lady prevents Socialist Governments",
+        &["CARD-083b", "CARD-083c"],
+        "The Iron Lady played after Socialist Governments undoes nothing",
+    ),
+    one(
+        65,
+        13,
+        "Camp David Accords prevents Arab-Israeli War",
+        &["CARD-065b", "CARD-065c"],
+        "Camp David Accords played after a war undoes nothing",
+    ),
+    one(23, 21, "NATO requires Marshall Plan", &["CARD-021c"], "NATO cannot be an event before it (CARD-021)"),
+    one(16, 21, "NATO requires Warsaw Pact Formed", &["CARD-021d"], "NATO cannot be an event before it (CARD-021)"),
+    both(42, 106, "Quagmire cancels NORAD", &["CARD-106c"], &["CARD-042"]),
+    both(96, 55, "Tear Down this Wall cancels and prevents Willy Brandt", &["CARD-096c"], &["CARD-096b"]),
+    one(
+        110,
+        56,
+        "AWACS Sale to Saudis prevents Muslim Revolution",
+        &["CARD-110", "CARD-110b"],
+        "AWACS played after Muslim Revolution undoes nothing",
+    ),
+    both(97, 59, "An Evil Empire cancels and prevents Flower Power", &["CARD-097b"], &["CARD-097", "CARD-097c"]),
+    both(86, 61, "North Sea Oil prevents OPEC", &["CARD-086c", "CARD-061b"], &["CARD-061x"]),
+    one(
+        68,
+        101,
+        "Solidarity requires John Paul II Elected Pope",
+        &["CARD-068", "CARD-101"],
+        "Solidarity cannot be an event before it (CARD-101b)",
+    ),
+    one(
+        82,
+        92,
+        "Iranian Hostage Crisis doubles Terrorism against the US",
+        &["CARD-092b", "CARD-092c"],
+        "a Terrorism played before it is not affected",
+    ),
+    one(
+        50,
+        32,
+        "\"We Will Bury You\" is stopped by UN Intervention as an event",
+        &["CARD-050x", "CARD-050z"],
+        "only the UN Intervention played after it counts",
+    ),
+    both(
+        60,
+        32,
+        "U2 Incident gains 1 more VP for UN Intervention as an event",
+        &["CARD-060", "CARD-060b", "CARD-060c", "CARD-060g"],
+        &["CARD-060d"],
+    ),
+    one(87, 90, "The Reformer improves Glasnost", &["CARD-090b"], "Glasnost played before The Reformer has no bonus to give"),
+    both(21, 17, "De Gaulle Leads France frees France from NATO", &["CARD-017c"], &["CARD-017d"]),
+    both(21, 55, "Willy Brandt frees West Germany from NATO", &["CARD-055b"], &["CARD-055c"]),
+    one(21, 36, "NATO protects US-controlled Europe from Brush War", &["CARD-036c"], "NATO played after a war undoes nothing"),
+    one(
+        35,
+        6,
+        "Formosan Resolution ends when the US plays The China Card",
+        &["CARD-035d", "CARD-035e"],
+        "The China Card played before it does not end it",
+    ),
+    both(41, 40, "Nuclear Subs does not apply to Cuban Missile Crisis", &["CARD-041c"], &["CARD-041d"]),
+    one(
+        71,
+        6,
+        "Nixon Plays the China Card passes it face down, or gives VP to its US holder",
+        &["CARD-071", "CARD-071b", "CARD-071c", "CARD-071d"],
+        "the event acts on whoever holds The China Card",
+    ),
+    one(
+        58,
+        6,
+        "Cultural Revolution passes The China Card face up, or gives VP to its USSR holder",
+        &["CARD-058", "CARD-058b", "CARD-058c"],
+        "the event acts on whoever holds The China Card",
+    ),
+    one(
+        76,
+        6,
+        "Ussuri River Skirmish passes The China Card face up, or adds Influence for its US holder",
+        &["CARD-076", "CARD-076b", "CARD-076c", "CARD-076d"],
+        "the event acts on whoever holds The China Card",
+    ),
+    one(92, 6, "Terrorism never discards The China Card", &["CARD-092d"], "the event acts on whoever holds The China Card"),
+];
+
+/// The card a `play` or `headline` move names: `play "Brush War" event` -> `Brush War`,
+/// `headline NORAD` -> `NORAD`.
+fn played_card(m: &str) -> Option<&str> {
+    let rest = m.strip_prefix("play ").or_else(|| m.strip_prefix("headline "))?;
+    match rest.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next(),
+        None => rest.split_whitespace().next(),
+    }
+}
+
+/// When a card first comes into a fixture: `Some(-1)` if its effect is in play at the start
+/// (`setup.effects`), `Some(k)` if step k plays or headlines it (accepted or rejected), `None`
+/// if neither.
+fn first_seen(fixture: &serde_json::Value, name: &str) -> Option<i64> {
+    let is = |s: Option<&str>| s.is_some_and(|s| s.eq_ignore_ascii_case(name));
+    if fixture["setup"]["effects"].as_array().into_iter().flatten().any(|e| is(e["card"].as_str())) {
+        return Some(-1);
+    }
+    let steps = fixture["steps"].as_array().into_iter().flatten();
+    steps.map(|s| played_card(s["move"].as_str().unwrap_or(""))).position(is).map(|k| k as i64)
+}
+
+/// Every pair of cards whose texts name each other has a fixture for each order of play (one
+/// order, with the reason written down, when the relation has one direction). Each fixture
+/// listed must exist, cite both cards in `rules`, and bring the cards in in that order: the
+/// first one's effect in play at the start or played first, the other played later, if at all.
+/// The fixtures themselves pass in the casebook test.
+#[test]
+fn every_pair_of_cards_naming_each_other_has_fixtures_both_ways() {
+    let rules = arbiter_cards::ruleset();
+    let fixtures = fixtures_by_id();
+    let mut problems: Vec<String> = Vec::new();
+    for c in rules.cards.all() {
+        for (list, how) in [(&c.prevented_by, "is prevented by"), (&c.requires_any, "requires"), (&c.cancels, "cancels")] {
+            for other in list.iter() {
+                let (x, y) = (c.id.0, other.0);
+                if !RELATIONS.iter().any(|r| (r.a, r.b) == (x, y) || (r.a, r.b) == (y, x)) {
+                    problems.push(format!("#{x}/#{y} ({} {how} {}): not in RELATIONS", c.name, rules.cards.name(*other)));
+                }
+            }
+        }
+    }
+    for r in RELATIONS {
+        let name = |n: u8| rules.cards.name(arbiter_engine::CardId(n)).to_string();
+        let label = format!("#{}/#{} ({})", r.a, r.b, r.why);
+        if r.a_then_b.is_empty() {
+            problems.push(format!("{label}: no fixture with #{} first", r.a));
+        }
+        match r.one_way {
+            None if r.b_then_a.is_empty() => problems.push(format!("{label}: no fixture with #{} first", r.b)),
+            Some(why) if why.is_empty() => problems.push(format!("{label}: one way, but no reason given")),
+            _ => {}
+        }
+        for (ids, first, then) in [(r.a_then_b, r.a, r.b), (r.b_then_a, r.b, r.a)] {
+            for id in ids {
+                let Some(f) = fixtures.get(*id) else {
+                    problems.push(format!("{label}: no fixture {id}"));
+                    continue;
+                };
+                let cited: Vec<&str> = f["rules"].as_array().into_iter().flatten().filter_map(|x| x.as_str()).collect();
+                for n in [r.a, r.b] {
+                    if !cited.contains(&format!("card #{n}").as_str()) {
+                        problems.push(format!("{label}: {id} does not cite \"card #{n}\""));
+                    }
+                }
+                match (first_seen(f, &name(first)), first_seen(f, &name(then))) {
+                    (None, _) => problems.push(format!("{label}: {id} neither has {} in play nor plays it", name(first))),
+                    (Some(i), Some(j)) if i >= j => {
+                        problems.push(format!("{label}: {id} brings in {} before {} (listed the other way)", name(then), name(first)))
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "pairs of cards naming each other without a fixture for each order:\n{}", problems.join("\n"));
 }
