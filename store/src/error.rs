@@ -32,21 +32,48 @@ pub enum StoreError {
     WriteFailed { path: PathBuf, what: String },
 }
 
-/// The first point where a saved game and this engine disagree.
+/// The first point where a saved game and this engine disagree. Its text is player-facing:
+/// it never shows a random outcome (the deck order, the cards drawn), the seed, or the move
+/// text of a headline still secret; it says which comparison failed and, where that is
+/// harmless (a state hash, a sequence number, a side), the two values.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("replay diverges at {}: {what}: expected {expected}, got {actual}{}", if *seq == 0 { "game setup".to_string() } else { format!("move {seq} ({move_text:?})") }, versions_note(created_by, running))]
+#[error("replay diverges at {}: {}{}", self.place(), self.detail(), versions_note(created_by, running))]
 pub struct ReplayError {
     /// 0 for the setup record.
     pub seq: u64,
+    /// The move's text as an observer may read it (a secret headline is not named).
     pub move_text: String,
     /// "state hash", "random outcomes", "move accepted"…
     pub what: String,
+    /// The stored and the computed values, empty when they may not be shown (random
+    /// outcomes hold the deck order; a secret move names its card).
     pub expected: String,
     pub actual: String,
     /// (engine, rules) versions that wrote the game.
     pub created_by: (String, String),
     /// (engine, rules) versions replaying it.
     pub running: (String, String),
+}
+
+impl ReplayError {
+    fn place(&self) -> String {
+        if self.seq == 0 {
+            "game setup".to_string()
+        } else {
+            format!("move {} ({:?})", self.seq, self.move_text)
+        }
+    }
+
+    fn detail(&self) -> String {
+        let of = if self.seq == 0 { "the game setup".to_string() } else { format!("move {}", self.seq) };
+        if self.what == "random outcomes" {
+            format!("the random outcomes of {of} differ from the record (die rolls, draws or shuffles)")
+        } else if self.expected.is_empty() && self.actual.is_empty() {
+            format!("{}: {of} differs from the record (the values are secret and not shown)", self.what)
+        } else {
+            format!("{}: expected {}, got {}", self.what, self.expected, self.actual)
+        }
+    }
 }
 
 fn versions_note(created: &(String, String), running: &(String, String)) -> String {

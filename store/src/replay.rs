@@ -1,7 +1,7 @@
 //! Verified replay: rebuild a game from its seed and options, one row at a time, checking
 //! each row's move, random outcomes and state hash against what this engine computes.
 
-use crate::{EventRow, GameHeader, Record, ReplayError};
+use crate::{move_text_for, EventRow, GameHeader, Record, ReplayError};
 use arbiter_engine::{Game, Move, Randomness, ENGINE_VERSION, RULES_VERSION};
 
 pub struct Replay {
@@ -41,13 +41,32 @@ impl Replay {
         self.next >= self.rows.len()
     }
 
+    /// Row `seq`'s move as an observer may read it, and whether that hides the stored text (a
+    /// headline not yet revealed).
+    fn shown_move(&self, seq: u64, move_text: &str) -> (String, bool) {
+        let i = seq as usize;
+        if i == 0 || i > self.rows.len() {
+            return (move_text.to_string(), false);
+        }
+        let shown = move_text_for(&self.rows, i - 1, None);
+        let secret = shown != self.rows[i - 1].move_text;
+        (shown, secret)
+    }
+
+    /// The divergence at row `seq`; `expected` and `actual` are shown unless the move is secret.
     fn diverged(&self, seq: u64, move_text: &str, what: &str, expected: impl ToString, actual: impl ToString) -> ReplayError {
+        let (shown, secret) = self.shown_move(seq, move_text);
+        let (expected, actual) = if secret { (String::new(), String::new()) } else { (expected.to_string(), actual.to_string()) };
+        self.diverged_hidden(seq, &shown, what, expected, actual)
+    }
+
+    fn diverged_hidden(&self, seq: u64, move_text: &str, what: &str, expected: String, actual: String) -> ReplayError {
         ReplayError {
             seq,
-            move_text: move_text.into(),
+            move_text: self.shown_move(seq, move_text).0,
             what: what.into(),
-            expected: expected.to_string(),
-            actual: actual.to_string(),
+            expected,
+            actual,
             created_by: (self.header.engine_version.clone(), self.header.rules_version.clone()),
             running: (ENGINE_VERSION.into(), RULES_VERSION.into()),
         }
@@ -57,7 +76,8 @@ impl Replay {
     /// referee's notes as written at the time and is not compared.)
     fn compare(&self, seq: u64, text: &str, stored: &Record, actual: &Record) -> Result<(), ReplayError> {
         if stored.random_json != actual.random_json {
-            return Err(self.diverged(seq, text, "random outcomes", &stored.random_json, &actual.random_json));
+            // Never their values: shuffles and draws are the deck order and the hands.
+            return Err(self.diverged_hidden(seq, text, "random outcomes", String::new(), String::new()));
         }
         if stored.reveals != actual.reveals {
             return Err(self.diverged(seq, text, "revealed information", stored.reveals, actual.reveals));
@@ -78,8 +98,9 @@ impl Replay {
         if row.seq != want {
             return Err(self.diverged(want, &row.move_text, "sequence number", want, row.seq));
         }
-        let m: Move =
-            serde_json::from_str(&row.move_json).map_err(|e| self.diverged(row.seq, &row.move_text, "readable move", &row.move_json, e))?;
+        // Not the stored JSON nor the parser's message, which quotes it (a secret card).
+        let m: Move = serde_json::from_str(&row.move_json)
+            .map_err(|_| self.diverged(row.seq, &row.move_text, "readable move", "a move this engine reads", "a move it cannot read"))?;
         let decider = self.game.to_move();
         if decider != Some(row.side) {
             return Err(self.diverged(

@@ -140,6 +140,105 @@ fn tampering_with_a_die_roll_is_detected_at_that_row() {
     reseal(&path);
     let e = divergence(&path);
     assert_eq!((e.seq, e.what.as_str()), (seq as u64, "random outcomes"));
+    assert!(!e.to_string().contains(&forged) && !e.to_string().contains(&json), "{e}");
+}
+
+/// The cards a random-outcome JSON names (draws, shuffles, random cards).
+fn cards_in(random_json: &str) -> Vec<arbiter_engine::CardId> {
+    use arbiter_engine::report::RandomOutcome;
+    let outcomes: Vec<RandomOutcome> = serde_json::from_str(random_json).unwrap();
+    outcomes
+        .into_iter()
+        .flat_map(|r| match r {
+            RandomOutcome::Draw { card, .. } | RandomOutcome::RandomCard { card, .. } => vec![card],
+            RandomOutcome::Shuffle { order } => order,
+            RandomOutcome::Die { .. } => vec![],
+        })
+        .collect()
+}
+
+/// A divergence in random outcomes says where, never what they were: the stored and the
+/// replayed outcomes are the deck order and the cards dealt. Tried on the setup (the deal) and
+/// on a move that draws, with the chain recomputed so that replay is what catches it.
+#[test]
+fn a_tampered_random_outcome_is_reported_without_its_values() {
+    let dir = tmp();
+    let rules = arbiter_cards::ruleset();
+    for target in ["setup", "move"] {
+        let path = dir.path().join(format!("r-{target}.arbiter"));
+        let mut s = Session::create(&path, 7, Options::default()).unwrap();
+        play_random(&mut s, &mut ChaCha8Rng::seed_from_u64(7), 120);
+        drop(s);
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let (seq, genuine): (i64, String) = if target == "setup" {
+            c.query_row("SELECT 0, setup_random_json FROM game", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap()
+        } else {
+            c.query_row("SELECT seq, random_json FROM events WHERE random_json LIKE '%\"Draw\"%' ORDER BY seq LIMIT 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .expect("some move draws cards")
+        };
+        // Swap the first two cards drawn: a plausible forgery, still cards of the deck.
+        let mut v: serde_json::Value = serde_json::from_str(&genuine).unwrap();
+        let draws: Vec<usize> = (0..v.as_array().unwrap().len()).filter(|&i| v[i].get("Draw").is_some()).take(2).collect();
+        let (a, b) = (v[draws[0]]["Draw"]["card"].clone(), v[draws[1]]["Draw"]["card"].clone());
+        assert_ne!(a, b);
+        v[draws[0]]["Draw"]["card"] = b;
+        v[draws[1]]["Draw"]["card"] = a;
+        let forged = serde_json::to_string(&v).unwrap();
+        let sql = if target == "setup" { "UPDATE game SET setup_random_json = ?1" } else { "UPDATE events SET random_json = ?1 WHERE seq = ?2" };
+        if target == "setup" {
+            c.execute(sql, [&forged]).unwrap();
+        } else {
+            c.execute(sql, rusqlite::params![forged, seq]).unwrap();
+        }
+        drop(c);
+        assert_eq!(damaged_at(&path), seq as u64);
+        reseal(&path);
+        let e = divergence(&path);
+        assert_eq!((e.seq, e.what.as_str(), e.expected.as_str(), e.actual.as_str()), (seq as u64, "random outcomes", "", ""));
+        let text = e.to_string();
+        let place = if seq == 0 { "the game setup".to_string() } else { format!("move {seq}") };
+        assert!(text.contains(&format!("the random outcomes of {place} differ from the record (die rolls, draws or shuffles)")), "{text}");
+        for json in [&genuine, &forged] {
+            assert!(!text.contains(json.as_str()), "{text}");
+        }
+        // Without the place, the move (a public move text may name a card) and the versions,
+        // nothing is left that could come from the outcomes: no number, no card.
+        let head = if seq == 0 { "replay diverges at game setup: ".to_string() } else { format!("replay diverges at move {seq} ({:?}): ", e.move_text) };
+        let rest = text.strip_prefix(&head).unwrap_or_else(|| panic!("{text}"));
+        let rest = rest.replace(&place, "");
+        let rest = rest.split(" (engine ").next().unwrap().split("; the game was created").next().unwrap();
+        assert!(!rest.chars().any(|ch| ch.is_ascii_digit()), "digits in {rest:?}");
+        for card in cards_in(&genuine).into_iter().chain(cards_in(&forged)) {
+            assert!(!rest.contains(rules.cards.name(card)), "{text} names {}", rules.cards.name(card));
+        }
+    }
+}
+
+/// A divergence at a headline not yet revealed does not name it: its text is player-facing.
+#[test]
+fn a_divergence_at_a_secret_headline_does_not_name_it() {
+    let dir = tmp();
+    let path = dir.path().join("h.arbiter");
+    let mut s = Session::create(&path, 4242, Options::default()).unwrap();
+    let first = |s: &Session| s.game().move_text(&s.game().decision().unwrap().moves[0]);
+    while !first(&s).starts_with("headline ") {
+        let m = first(&s);
+        s.play(&m, None).unwrap();
+    }
+    let m = first(&s);
+    s.play(&m, None).unwrap();
+    let card = m.trim_start_matches("headline ").trim_matches('"').to_string();
+    let seq = s.seq();
+    drop(s);
+    tamper(&path, &format!("UPDATE events SET state_hash = '0000000000000000' WHERE seq = {seq}"));
+    reseal(&path);
+    let e = divergence(&path);
+    assert_eq!((e.seq, e.what.as_str()), (seq, "state hash"));
+    let text = e.to_string();
+    assert!(!text.contains(&card) && !format!("{e:?}").contains(&card), "{text}");
+    assert!(text.contains(&format!("move {seq} (\"headline (a secret choice")), "{text}");
 }
 
 #[test]
