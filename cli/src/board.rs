@@ -80,8 +80,7 @@ pub fn region(view: &View, style: &Style, r: Region) -> String {
     out
 }
 
-/// A hand, one card a line: name, Ops, whose event, and marks (scoring, starred, event not yet
-/// implemented).
+/// A hand, one card a line: name, Ops, whose event, and marks (scoring, starred).
 pub fn hand(cards: &[String], rules: &arbiter_engine::Ruleset) -> String {
     let mut out = String::new();
     for name in cards {

@@ -462,8 +462,8 @@ impl<'a> Ctx<'a> {
 
     /// Carry out `card`'s event for `side` (§5.2): checks prevention and prerequisites (card
     /// data and text), lets the effects in play intercept it, checks the card's condition,
-    /// marks the card so a starred card is removed at disposal, ends the effects the card
-    /// cancels (card data), and logs an unimplemented event as such.
+    /// marks the card so a starred card is removed at disposal, and ends the effects the card
+    /// cancels (card data). A card with no registered event is an engine fault, not a no-op.
     pub fn resolve_event(&mut self, card: CardId, side: Side) {
         let name = self.card_name(card).to_string();
         let Some(h) = self.rules.get_event(card) else {
