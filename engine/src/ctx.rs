@@ -184,6 +184,7 @@ impl<'a> Ctx<'a> {
         self.st.hands[side.idx()].insert(card);
         self.report.random.push(RandomOutcome::Draw { side, card });
         crate::log_private!(self, side, "{side} draws {}", self.card_name(card));
+        self.emit(DomainEvent::CardToHand { side, card });
         Some(card)
     }
 
@@ -437,7 +438,10 @@ impl<'a> Ctx<'a> {
         }
         match to {
             Pile::Deck => st.deck.push(card),
-            Pile::Hand(s) => st.hands[s.idx()].insert(card),
+            Pile::Hand(s) => {
+                st.hands[s.idx()].insert(card);
+                self.events.push_back(DomainEvent::CardToHand { side: s, card });
+            }
             Pile::Discard => st.discard.insert(card),
             Pile::Removed => st.removed.insert(card),
             Pile::Reserve => st.reserve.insert(card),

@@ -105,6 +105,12 @@ pub enum DomainEvent {
     RoundEnded {
         side: Side,
     },
+    /// A card entered `side`'s hand: drawn, or moved there from anywhere else (taken, returned,
+    /// given).
+    CardToHand {
+        side: Side,
+        card: CardId,
+    },
     /// A region was scored (by its card or at final scoring).
     RegionScored {
         region: crate::map::Region,

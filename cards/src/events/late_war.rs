@@ -470,12 +470,16 @@ steps! {
     enum AmesStep { Discard }
 }
 
+/// Aldrich Ames Remix: the US hand is shown to the USSR alone for the rest of the turn (an
+/// effect until the end of the turn: the hand now, and each card that enters it later, drawn or
+/// taken, is revealed privately as it arrives), then the USSR discards one card of it.
 struct AldrichAmes;
 
 impl CardEvent for AldrichAmes {
     type Step = AmesStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         let victim = side.opponent();
+        ctx.exec(Instr::AddEffect(Effect::new(ALDRICH_AMES, side, Expiry::EndOfTurn)));
         let hand = ctx.st().hand(victim);
         if hand.is_empty() {
             log!(ctx, "Aldrich Ames Remix: the {victim} has no card");
@@ -493,6 +497,19 @@ impl CardEvent for AldrichAmes {
         let Move::Discard(c) = *m else { return ctx.unexpected(&t, m) };
         log!(ctx, "Aldrich Ames Remix: the {} discards {} from the {} hand; its event does not occur (§5.4)", t.side, ctx.card_name(c), t.side.opponent());
         ctx.exec(Instr::MoveCard { card: c, to: Pile::Discard });
+    }
+}
+
+impl Lasting for AldrichAmes {
+    /// A card entering the shown hand is revealed to the owner alone, unless it already knows
+    /// it (a card given openly: SALT's pick, Missile Envy).
+    fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
+        let victim = e.owner.opponent();
+        if let DomainEvent::CardToHand { side, card } = *ev {
+            if side == victim && !ctx.st().known[victim.idx()].contains(card) && ctx.st().hand(victim).contains(card) {
+                ctx.exec(Instr::Reveal { whose: victim, cards: [card].into_iter().collect(), public: false });
+            }
+        }
     }
 }
 
@@ -609,7 +626,7 @@ pub fn register(r: &mut Ruleset) {
     );
     r.both(CHERNOBYL, Chernobyl);
     r.event(LATIN_AMERICAN_DEBT_CRISIS, DebtCrisis);
-    r.event(ALDRICH_AMES, AldrichAmes);
+    r.both(ALDRICH_AMES, AldrichAmes);
     r.both(YURI_AND_SAMANTHA, YuriAndSamantha);
     let fixed: [(CardId, &'static [Change], bool); 4] = [
         (IRANIAN_HOSTAGE_CRISIS, &[Change::RemoveAll(Who::Opponent, "Iran"), Change::Add(Who::Owner, "Iran", 2)], true),
