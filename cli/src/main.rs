@@ -6,6 +6,7 @@ mod bench;
 mod board;
 mod input;
 mod play;
+mod table;
 mod warn;
 
 use arbiter_engine::{Options, Side};
@@ -40,8 +41,13 @@ enum Command {
         force: bool,
     },
     /// Play hot-seat: two players share this terminal. Without FILE, uses the default save file
-    /// and resumes it if it exists.
-    Play { file: Option<PathBuf> },
+    /// and resumes it if it exists. Full-screen on a terminal; one line at a time otherwise.
+    Play {
+        file: Option<PathBuf>,
+        /// One line at a time even on a terminal (as for scripts and pipes).
+        #[arg(long)]
+        lines: bool,
+    },
     /// Who decides now, the prompt, and every legal move (one canonical move per line).
     Moves {
         file: PathBuf,
@@ -236,12 +242,12 @@ fn run(cmd: Command) -> Result<(), Failure> {
             say!("New game in {}", file.display());
             Ok(())
         }
-        Command::Play { file } => {
+        Command::Play { file, lines } => {
             let path = match file {
                 Some(f) => f,
                 None => play::default_save_path()?,
             };
-            play::run(&path)
+            play::run(&path, lines)
         }
         Command::Moves { file, json: as_json } => {
             let s = Session::open(&file)?;
@@ -312,7 +318,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
             print(&s.header().setup);
             let rows = s.rows();
             for (i, r) in rows.iter().enumerate() {
-                let text = if matches!(viewer, LogViewer::All) { r.move_text.clone() } else { arbiter_store::move_text_for(rows, i, who[0]) };
+                let text =
+                    if matches!(viewer, LogViewer::All) { r.move_text.clone() } else { arbiter_store::move_text_for(rows, i, who[0]) };
                 say!("#{} {} ({}): {text}", r.seq, r.side, r.at);
                 print(&r.record);
             }

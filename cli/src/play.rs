@@ -38,8 +38,10 @@ Other commands:
   help             this text
   quit             leave (the game is saved after every move)";
 
-pub fn run(path: &Path) -> Result<(), Failure> {
-    let mut session = if path.exists() {
+/// Play the game saved in `path` (created if missing): full-screen when both standard input
+/// and output are terminals, unless `lines` asks for the line mode.
+pub fn run(path: &Path, lines: bool) -> Result<(), Failure> {
+    let session = if path.exists() {
         say!("Resuming the game saved in {}", path.display());
         Session::open(path)?
     } else {
@@ -48,6 +50,15 @@ pub fn run(path: &Path) -> Result<(), Failure> {
         say!("New game saved in {}", path.display());
         s
     };
+    use std::io::IsTerminal;
+    if !lines && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return crate::table::run(session);
+    }
+    run_lines(session, path)
+}
+
+/// The line mode: one prompt a line, for scripts, pipes and `--lines`.
+fn run_lines(mut session: Session, path: &Path) -> Result<(), Failure> {
     let style = Style::from_env();
     let mut input = Input::new(session.game().rules().cards.all().map(|c| c.name.clone()))
         .map_err(|e| Failure::Failed(format!("cannot read the terminal: {e}")))?;
@@ -209,7 +220,7 @@ fn show_decision(game: &Game, style: &Style) {
 
 /// `odds coup NAME` / `odds realign NAME`, from the engine's own pipelines. During an Ops
 /// decision the card being spent is used; otherwise each playable card's value is shown.
-fn odds(game: &Game, side: Side, what: &str) -> String {
+pub(crate) fn odds(game: &Game, side: Side, what: &str) -> String {
     let (kind, name) = what.split_once(' ').unwrap_or((what, ""));
     let c = match arbiter_engine::moves::find_country(name) {
         Ok(c) => c,

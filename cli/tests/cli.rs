@@ -186,7 +186,7 @@ fn hand_over_in_a_terminal_hides_the_other_hand() {
     let only = |a: &[String], b: &[String]| a.iter().filter(|x| !b.contains(x)).cloned().collect::<Vec<_>>();
     let (us_only, ussr_only) = (only(&us, &ussr), only(&ussr, &us));
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("arbiter"));
-    cmd.args(["play", f.to_str().unwrap()]).env("NO_COLOR", "1").env("TERM", "xterm");
+    cmd.args(["play", "--lines", f.to_str().unwrap()]).env("NO_COLOR", "1").env("TERM", "xterm");
     let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
     let before = p.exp_string("Hand the keyboard to the USSR player").unwrap();
     assert!(ussr_only.iter().chain(&us_only).all(|c| !before.contains(c.as_str())), "{before}");

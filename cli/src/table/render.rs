@@ -1,0 +1,548 @@
+//! Drawing the table: tracks on top, the map by region on the left, the hand, effects and log on
+//! the right, the prompt with the filtered legal moves and the detail of the highlighted one at
+//! the bottom. Fits 80×24; a larger terminal shows more of the map, the moves and the log.
+//! Only `App::viewer()`'s view is read, so a hand-over screen cannot show a hand.
+
+use super::app::{App, Screen};
+use super::summary;
+use arbiter_engine::map::SubRegion;
+use arbiter_engine::map::{iter_mask, Map};
+use arbiter_engine::registry::ScoringTime;
+use arbiter_engine::scoring::{self, Level};
+use arbiter_engine::space_race::BOXES;
+use arbiter_engine::view::View;
+use arbiter_engine::{Game, Move, Region, Side};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::Frame;
+
+/// Colours, or none (NO_COLOR): every colour has a textual mark beside it.
+#[derive(Clone, Copy)]
+pub struct Palette {
+    pub color: bool,
+}
+
+impl Palette {
+    pub fn from_env() -> Palette {
+        Palette { color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) }
+    }
+    fn side(self, s: Side) -> Style {
+        match (self.color, s) {
+            (false, _) => Style::new(),
+            (true, Side::Us) => Style::new().fg(Color::LightBlue),
+            (true, Side::Ussr) => Style::new().fg(Color::LightRed),
+        }
+    }
+    fn dim(self) -> Style {
+        if self.color {
+            Style::new().fg(Color::DarkGray)
+        } else {
+            Style::new()
+        }
+    }
+}
+
+/// Width of one map column: tag, name, stability, battleground, both Influence, control.
+const CELL: u16 = 26;
+
+pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
+    let area = f.area();
+    if area.width < 40 || area.height < 12 {
+        f.render_widget(Paragraph::new("The table needs at least 40×12 characters; 80×24 or more is best."), area);
+        return;
+    }
+    match &app.screen {
+        Screen::HandOver(side) => return hand_over(f, app, *side, pal),
+        Screen::GameOver => return summary::draw(f, app, pal),
+        _ => {}
+    }
+    let viewer = app.viewer();
+    let game = app.game();
+    let view = game.view(viewer);
+    let bottom_h = if area.height >= 36 { 14 } else { 9 };
+    let [top, middle, bottom] = Layout::vertical([Constraint::Length(3), Constraint::Min(4), Constraint::Length(bottom_h)]).areas(area);
+    f.render_widget(Paragraph::new(tracks(game, &view, pal)), top);
+
+    // The map takes as many columns as leave the hand room: 2 at 80 wide, 3 at 120.
+    let right_min = if area.width >= 110 { 40 } else { 26 };
+    let map_cols = (area.width.saturating_sub(right_min) / CELL).clamp(1, 4);
+    let map_w = map_cols * CELL;
+    let [map_area, side_area] = Layout::horizontal([Constraint::Length(map_w), Constraint::Min(0)]).areas(middle);
+    map(f, game, &view, app.region, map_area, pal);
+    side_panel(f, app, &view, side_area, pal);
+    prompt(f, app, bottom, pal);
+
+    match &app.screen {
+        Screen::Confirm { text, warnings } => {
+            let mut lines: Vec<Line> = warnings.iter().map(|w| Line::from(format!("Warning: {w}."))).collect();
+            lines.push(Line::from(""));
+            lines.push(Line::from(format!("y: {text}, anyway")).style(Style::new().add_modifier(Modifier::BOLD)));
+            lines.push(Line::from("any other key: choose again"));
+            overlay(f, "Are you sure?", lines, area);
+        }
+        Screen::EndOfRound(s) => {
+            let lines = vec![
+                Line::from(format!("End of your round, {s}.")),
+                Line::from("Enter: hand the keyboard over.   u: take your last move back."),
+            ];
+            overlay(f, "End of round", lines, area);
+        }
+        Screen::Help => overlay(f, "Keys", HELP.lines().map(Line::from).collect(), area),
+        _ => {}
+    }
+}
+
+pub const HELP: &str = "\
+Type to filter the legal moves; every word must match (coup ira).
+Up/Down, PgUp/PgDn  highlight a move; its card text, or the coup or
+                    realignment odds, show at the bottom right
+Enter               play the highlighted move (or the notation typed)
+Tab                 copy the highlighted move to the prompt
+Esc                 clear the prompt
+Left/Right          the region the map starts with
+Ctrl-Z or `undo`    take back your last move (never past a die roll,
+                    a draw, a reveal or the other side's move)
+F1 or `help`        this text     Ctrl-Q or `quit`  leave (saved)
+Marks: * battleground  W/E/B West, East, both Europe  S Southeast Asia
+       U/R controlled by the US/USSR   hand: ops, side, era, * starred";
+
+fn overlay(f: &mut Frame, title: &str, lines: Vec<Line>, area: Rect) {
+    let w = area.width.min(76);
+    // Wrapped lines take more rows than there are lines.
+    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil((w as usize).saturating_sub(2).max(1))).sum();
+    let h = (rows as u16 + 2).min(area.height);
+    let r = Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h };
+    f.render_widget(Clear, r);
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(Block::bordered().title(format!(" {title} "))), r);
+}
+
+fn hand_over(f: &mut Frame, app: &App, side: Side, pal: Palette) {
+    let area = f.area();
+    let game = app.game();
+    // The observer's view: the tracks are public; no hand, no secret headline.
+    let view = game.view(None);
+    let [top, rest] = Layout::vertical([Constraint::Length(3), Constraint::Min(0)]).areas(area);
+    f.render_widget(Paragraph::new(tracks(game, &view, pal)), top);
+    let lines = vec![
+        Line::from(Span::styled(format!("The {side} to decide."), pal.side(side).add_modifier(Modifier::BOLD))),
+        Line::from(""),
+        Line::from(format!("Hand the keyboard to the {side} player, who presses Enter.")),
+        Line::from("(Anything else typed here is ignored. Ctrl-Q leaves; the game is saved.)"),
+    ];
+    let h = 6.min(rest.height);
+    let r = Rect { x: rest.x, y: rest.y + rest.height.saturating_sub(h) / 2, width: rest.width, height: h };
+    f.render_widget(Paragraph::new(lines).centered().block(Block::bordered().title(" Hand-over ")), r);
+}
+
+/// Turn and round, phasing side, DEFCON and what it closes, VP, military ops against the
+/// requirement, the China Card, the space race with box names, the next box and abilities.
+pub fn tracks<'a>(game: &Game, view: &View, pal: Palette) -> Vec<Line<'a>> {
+    let p = game.pos();
+    let setup =
+        p.st.stack.iter().any(|t| matches!(t, arbiter_engine::task::Task::SetupPlace { .. } | arbiter_engine::task::Task::UsBonus { .. }));
+    let round = if setup {
+        "setup".to_string()
+    } else if view.action_round == 0 {
+        "headline".to_string()
+    } else {
+        format!("action round {} of {}", view.action_round, arbiter_engine::turn::action_rounds(p, view.phasing))
+    };
+    let closed: Vec<&str> = Region::ALL.iter().filter(|r| arbiter_engine::defcon::closes(view.defcon, **r)).map(|r| r.name()).collect();
+    let defcon = if closed.is_empty() {
+        format!("DEFCON {}", view.defcon)
+    } else {
+        format!("DEFCON {} (closed: {})", view.defcon, closed.join(", "))
+    };
+    let defcon_style =
+        if view.defcon <= 2 && pal.color { Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD) } else { Style::new() };
+    let l1 = Line::from(vec![
+        Span::raw(format!("Turn {} · {round} · ", view.turn)),
+        Span::styled(format!("{} phasing", view.phasing), pal.side(view.phasing)),
+        Span::raw(" · "),
+        Span::styled(defcon, defcon_style),
+        Span::raw(format!(" · VP {}", arbiter_engine::ctx::vp_text(view.vp as i32))),
+    ]);
+    let mut l1 = l1;
+    let headline = |h: &Option<String>| h.clone().unwrap_or_else(|| "?".into());
+    if view.action_round == 0 && (view.headline.us.is_some() || view.headline.ussr.is_some()) {
+        l1.push_span(Span::raw(format!(" · headlines US {} USSR {}", headline(&view.headline.us), headline(&view.headline.ussr))));
+    }
+    let china = format!("China Card: {} {}", view.china_card.holder, if view.china_card.face_up { "face up" } else { "face down" });
+    let l2 = Line::from(format!(
+        "Mil. ops US {}/{} USSR {}/{} · {china} · hands {}/{} · deck {}",
+        view.military_ops.us, view.defcon, view.military_ops.ussr, view.defcon, view.hand_sizes.us, view.hand_sizes.ussr, view.deck_size
+    ));
+    let space = |s: Side, b: u8| {
+        let at = if b == 0 { "start".to_string() } else { format!("{b} {}", BOXES[b as usize - 1].name) };
+        let next = BOXES.get(b as usize).map(|n| format!(", next {} Ops 1-{}", n.ops_needed, n.max_roll)).unwrap_or_default();
+        let abilities: Vec<&str> = [(2, "2 tries"), (4, "sees headline"), (6, "may discard held"), (8, "8 rounds")]
+            .into_iter()
+            .filter(|(a, _)| p.st.space_ability(s, *a))
+            .map(|(_, t)| t)
+            .collect();
+        let abilities = if abilities.is_empty() { String::new() } else { format!(" [{}]", abilities.join(", ")) };
+        format!("{s} {at}{next}{abilities}")
+    };
+    let l3 = Line::from(vec![
+        Span::raw("Space "),
+        Span::styled(space(Side::Us, view.space_race.us), pal.side(Side::Us)),
+        Span::raw(" · "),
+        Span::styled(space(Side::Ussr, view.space_race.ussr), pal.side(Side::Ussr)),
+    ]);
+    vec![l1, l2, l3]
+}
+
+/// The marks of a country's sub-region: W, E, B (both halves of Europe), S (Southeast Asia).
+fn tag(c: &arbiter_engine::map::Country) -> char {
+    match (c.in_sub(SubRegion::WesternEurope), c.in_sub(SubRegion::EasternEurope), c.in_southeast_asia()) {
+        (true, true, _) => 'B',
+        (true, false, _) => 'W',
+        (false, true, _) => 'E',
+        (_, _, true) => 'S',
+        _ => ' ',
+    }
+}
+
+fn short(name: &str) -> String {
+    let s = match name {
+        "Dominican Republic" => "Dominican Rep.",
+        "West African States" => "W.African Sts.",
+        "SE African States" => "SE African Sts",
+        other => other,
+    };
+    s.chars().take(14).collect()
+}
+
+/// One country: `WFrance         3* 4  0 U`.
+fn country_cell<'a>(game: &Game, id: arbiter_engine::map::CountryId, pal: Palette) -> Line<'a> {
+    let c = Map::standard().country(id);
+    let st = game.state();
+    let (us, ussr) = (st.inf(Side::Us, id), st.inf(Side::Ussr, id));
+    let ctl = [Side::Us, Side::Ussr].into_iter().find(|s| st.controls(*s, id));
+    let num = |n: u8, s: Side| {
+        if n == 0 {
+            Span::styled(format!("{:>2}", "."), pal.dim())
+        } else {
+            Span::styled(format!("{n:>2}"), pal.side(s))
+        }
+    };
+    let name_style = match ctl {
+        Some(s) => pal.side(s).add_modifier(Modifier::BOLD),
+        None => Style::new(),
+    };
+    Line::from(vec![
+        Span::raw(tag(c).to_string()),
+        Span::styled(format!("{:<14}", short(&c.name)), name_style),
+        Span::raw(format!(" {}{}", c.stability, if c.battleground { '*' } else { ' ' })),
+        num(us, Side::Us),
+        Span::raw(" "),
+        num(ussr, Side::Ussr),
+        Span::styled(
+            match ctl {
+                Some(Side::Us) => " U",
+                Some(Side::Ussr) => " R",
+                None => "  ",
+            },
+            ctl.map(|s| pal.side(s).add_modifier(Modifier::BOLD)).unwrap_or_default(),
+        ),
+    ])
+}
+
+fn level(l: Level) -> &'static str {
+    match l {
+        Level::None => "-",
+        Level::Presence => "Pres",
+        Level::Domination => "Dom",
+        Level::Control => "Ctrl",
+    }
+}
+
+/// A region's standing: each side's level, battlegrounds and countries next to the enemy
+/// superpower it controls, and what its scoring card would give now.
+pub fn region_summary(game: &Game, r: Region) -> (String, String) {
+    let p = game.pos();
+    let map = Map::standard();
+    let s = scoring::score(p, r, ScoringTime::Card);
+    let mut parts = Vec::new();
+    for side in Side::BOTH {
+        let bg = iter_mask(map.region_mask(r) & map.battleground_mask()).filter(|c| p.st.controls(side, *c)).count();
+        let adj = iter_mask(map.region_mask(r) & map.superpower_mask(side.opponent())).filter(|c| p.st.controls(side, *c)).count();
+        let adj = if adj > 0 { format!("+{adj}adj") } else { String::new() };
+        parts.push(format!("{}:{} {bg}bg{adj}", if side == Side::Us { "U" } else { "R" }, level(s.level[side.idx()])));
+    }
+    let net = s.net();
+    let now = if r == Region::Europe && s.level.contains(&Level::Control) {
+        let w = if s.level[0] == Level::Control { Side::Us } else { Side::Ussr };
+        format!("{w} wins")
+    } else {
+        match net {
+            0 => "even".to_string(),
+            n if n > 0 => format!("US +{n}"),
+            n => format!("USSR +{}", -n),
+        }
+    };
+    (format!("{} scores {now}", r.name()), parts.join(" "))
+}
+
+fn map(f: &mut Frame, game: &Game, _view: &View, start: usize, area: Rect, pal: Palette) {
+    let map = Map::standard();
+    let mut lines: Vec<Line> = Vec::new();
+    for k in 0..Region::ALL.len() {
+        let r = Region::ALL[(start + k) % Region::ALL.len()];
+        let (head, standing) = region_summary(game, r);
+        lines.push(Line::from(Span::styled(format!("{head:<25}"), Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED))));
+        lines.push(Line::from(standing));
+        // As on the board: Western Europe, then the countries of both halves, then Eastern
+        // Europe; Asia before Southeast Asia.
+        let mut ids: Vec<_> = iter_mask(map.region_mask(r)).collect();
+        ids.sort_by_key(|id| {
+            let c = map.country(*id);
+            let order = match tag(c) {
+                'W' => 0,
+                'B' => 1,
+                'E' => 2,
+                'S' => 4,
+                _ => 3,
+            };
+            (order, c.name.clone())
+        });
+        let mut sea_done = false;
+        for id in ids {
+            if map.country(id).in_southeast_asia() && !sea_done {
+                sea_done = true;
+                let v = scoring::southeast_asia(game.state());
+                let net = v[0] - v[1];
+                let now = match net {
+                    0 => "even".to_string(),
+                    n if n > 0 => format!("US +{n}"),
+                    n => format!("USSR +{}", -n),
+                };
+                lines.push(Line::from(Span::styled(format!("SE Asia scores {now}"), Style::new().add_modifier(Modifier::BOLD))));
+            }
+            lines.push(country_cell(game, id, pal));
+        }
+    }
+    let block = Block::new().borders(Borders::TOP).title(" Map (←/→ region) ");
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let h = inner.height as usize;
+    if h == 0 {
+        return;
+    }
+    let cols = (inner.width / CELL).max(1) as usize;
+    for (i, chunk) in lines.chunks(h).take(cols).enumerate() {
+        let r = Rect { x: inner.x + (i as u16) * CELL, y: inner.y, width: CELL.min(inner.width), height: inner.height };
+        f.render_widget(Paragraph::new(chunk.to_vec()), r);
+    }
+}
+
+/// The card a move is about, if any.
+fn card_of(m: &Move) -> Option<arbiter_engine::CardId> {
+    match *m {
+        Move::Play { card, .. } | Move::Headline(card) | Move::Discard(card) | Move::Take(card) | Move::Cancel { card, .. } => Some(card),
+        _ => None,
+    }
+}
+
+fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
+    let game = app.game();
+    let p = game.pos();
+    let highlighted_card = app.highlighted().and_then(|t| game.parse(&t).ok()).as_ref().and_then(card_of);
+    let mut hand: Vec<Line> = Vec::new();
+    let side = view.viewer;
+    let mut cards: Vec<arbiter_engine::CardId> = view.hand.iter().filter_map(|n| game.rules().cards.by_name(n)).collect();
+    if let Some(s) = side {
+        if view.china_card.holder == s {
+            cards.push(arbiter_engine::CardId::CHINA);
+        }
+    }
+    for id in &cards {
+        let info = game.rules().cards.info(*id);
+        let printed = info.ops;
+        let now = side
+            .map(|s| arbiter_engine::ctx::ops_value(p, *id, s, arbiter_engine::pipeline::Spend::default()).value.max(0) as u8)
+            .unwrap_or(printed);
+        let ops = if info.scoring {
+            "S ".to_string()
+        } else if now != printed {
+            format!("{now}{}", if now > printed { '+' } else { '-' })
+        } else {
+            format!("{now} ")
+        };
+        let owner = match info.side.side() {
+            Some(Side::Us) => "US",
+            Some(Side::Ussr) => "SU",
+            None => "--",
+        };
+        let era = format!("{:?}", info.era).chars().next().unwrap_or(' ');
+        let mut name: String = info.name.chars().take(16).collect();
+        if *id == arbiter_engine::CardId::CHINA && !view.china_card.face_up {
+            name = format!("{} (down)", name.chars().take(10).collect::<String>());
+        }
+        let style = info.side.side().map(|s| pal.side(s)).unwrap_or_default();
+        let mut line = Line::from(vec![
+            Span::raw(ops),
+            Span::raw(" "),
+            Span::raw(format!("{name:<16} ")),
+            Span::styled(owner, style),
+            Span::raw(format!(" {era}{}", if info.starred { '*' } else { ' ' })),
+        ]);
+        if highlighted_card == Some(*id) {
+            line = line.style(Style::new().add_modifier(Modifier::REVERSED));
+        }
+        hand.push(line);
+    }
+    let hand_title = match side {
+        Some(s) => format!(" {s} hand ({}) ", view.hand.len()),
+        None => " Hands hidden ".into(),
+    };
+    let mut effects: Vec<String> = view.effects.iter().map(|e| format!("{} ({})", e.card, e.owner)).collect();
+    if !view.opponent_known.is_empty() {
+        effects.push(format!("seen in the other hand: {}", view.opponent_known.join(", ")));
+    }
+    let effects_h = if effects.is_empty() { 0 } else { 1 + (effects.join(", ").len() as u16).div_ceil(area.width.max(1)).min(4) };
+    let hand_h = (hand.len() as u16 + 1).min(area.height.saturating_sub(effects_h + 2));
+    let [hand_area, effects_area, log_area] =
+        Layout::vertical([Constraint::Length(hand_h), Constraint::Length(effects_h), Constraint::Min(0)]).areas(area);
+    f.render_widget(Paragraph::new(hand).block(Block::new().borders(Borders::TOP).title(hand_title)), hand_area);
+    if effects_h > 0 {
+        f.render_widget(
+            Paragraph::new(effects.join(", ")).wrap(Wrap { trim: true }).block(Block::new().borders(Borders::TOP).title(" In effect ")),
+            effects_area,
+        );
+    }
+    // The log as the seated side may read it, newest last; `›` marks what happened since that
+    // side last had the keyboard.
+    let mut log: Vec<Line> = Vec::new();
+    for l in app.session.header().setup.lines_for(side) {
+        log.push(Line::from(format!(" {l}")));
+    }
+    for r in app.session.rows() {
+        let news = r.seq > app.news_from;
+        for l in r.record.lines_for(side) {
+            log.push(if news {
+                Line::from(format!("›{l}")).style(Style::new().add_modifier(Modifier::BOLD))
+            } else {
+                Line::from(format!(" {l}"))
+            });
+        }
+    }
+    let inner_h = log_area.height.saturating_sub(1) as usize;
+    let shown = log.split_off(log.len().saturating_sub(inner_h));
+    f.render_widget(Paragraph::new(shown).block(Block::new().borders(Borders::TOP).title(" Log (› new) ")), log_area);
+}
+
+fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
+    let game = app.game();
+    let Some(d) = game.decision() else { return };
+    let [prompt_area, input_area, lists, status] =
+        Layout::vertical([Constraint::Length(1), Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area);
+    f.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(format!("{}: ", d.side), pal.side(d.side).add_modifier(Modifier::BOLD)),
+            Span::styled(d.prompt.clone(), Style::new().add_modifier(Modifier::BOLD)),
+        ])),
+        prompt_area,
+    );
+    let moves = app.filtered();
+    f.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(format!("{}> ", d.side), pal.side(d.side)),
+            Span::raw(app.input.clone()),
+            Span::styled("_", Style::new().add_modifier(Modifier::SLOW_BLINK)),
+            Span::styled(format!("   {} of {} moves", moves.len(), d.moves.len()), pal.dim()),
+        ])),
+        input_area,
+    );
+    let [list_area, detail_area] = Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(lists);
+    let h = list_area.height as usize;
+    let first = app.selected.saturating_sub(h.saturating_sub(1));
+    let list: Vec<Line> = moves
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(h)
+        .map(|(i, m)| {
+            let l = Line::from(format!("{:>3} {m}", i + 1));
+            if i == app.selected {
+                l.style(Style::new().add_modifier(Modifier::REVERSED))
+            } else {
+                l
+            }
+        })
+        .collect();
+    let list = if list.is_empty() && !app.input.trim().is_empty() {
+        vec![Line::from("  (no legal move matches; Enter asks the referee why)")]
+    } else {
+        list
+    };
+    f.render_widget(Paragraph::new(list), list_area);
+    f.render_widget(Paragraph::new(detail(app)).wrap(Wrap { trim: false }).block(Block::new().borders(Borders::LEFT)), detail_area);
+    let status_line = if app.message.is_empty() {
+        Line::styled("Enter play · ↑↓ choose · type to filter · F1 keys · Ctrl-Z undo · Ctrl-Q quit", pal.dim())
+    } else {
+        Line::from(app.message.iter().rev().take(2).rev().cloned().collect::<Vec<_>>().join(" | "))
+    };
+    f.render_widget(Paragraph::new(status_line), status);
+}
+
+/// What the highlighted move is about: its card's text and Ops now, or the country with its
+/// neighbours and, for a coup or realignment, the odds from the engine's own pipelines.
+fn detail<'a>(app: &App) -> Vec<Line<'a>> {
+    let game = app.game();
+    let Some(side) = game.to_move() else { return Vec::new() };
+    let Some(m) = app.highlighted().and_then(|t| game.parse(&t).ok()) else {
+        let (head, standing) = region_summary(game, Region::ALL[app.region]);
+        return vec![Line::from(head), Line::from(standing)];
+    };
+    if let Some(card) = card_of(&m) {
+        let info = game.rules().cards.info(card);
+        let mut out = vec![Line::styled(
+            format!(
+                "{} · {} Ops · {:?} · {}{}",
+                info.name,
+                info.ops,
+                info.era,
+                info.side.side().map(|s| format!("{s} event")).unwrap_or("both sides".into()),
+                if info.starred { " · removed after its event" } else { "" }
+            ),
+            Style::new().add_modifier(Modifier::BOLD),
+        )];
+        if info.scoring {
+            if let Some(r) = Region::ALL.into_iter().find(|r| info.name.starts_with(r.name())) {
+                let (head, standing) = region_summary(game, r);
+                out.push(Line::from(format!("Now: {head}; {standing}")));
+            }
+        }
+        out.push(Line::from(arbiter_cards::text(card).to_string()));
+        return out;
+    }
+    let country = match m {
+        Move::Influence(c) | Move::Remove(c) | Move::Coup(c) | Move::Realign(c) | Move::Target(c) => c,
+        _ => return Vec::new(),
+    };
+    let map = Map::standard();
+    let c = map.country(country);
+    let mut neighbours: Vec<&str> = c.adjacent.iter().map(|a| map.name(*a)).collect();
+    if let Some(sp) = c.superpower {
+        neighbours.push(if sp == Side::Us { "USA" } else { "USSR" });
+    }
+    let st = game.state();
+    let mut out = vec![
+        Line::styled(
+            format!("{} · {} · stability {}{}", c.name, c.region, c.stability, if c.battleground { " · battleground" } else { "" }),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+        Line::from(format!("Influence US {} USSR {}", st.inf(Side::Us, country), st.inf(Side::Ussr, country))),
+    ];
+    let odds = match m {
+        Move::Coup(_) => crate::play::odds(game, side, &format!("coup {}", c.name)),
+        Move::Realign(_) => crate::play::odds(game, side, &format!("realign {}", c.name)),
+        _ => String::new(),
+    };
+    out.extend(odds.lines().map(|l| Line::from(l.to_string())));
+    out.push(Line::from(format!("Neighbours: {}", neighbours.join(", "))));
+    out
+}

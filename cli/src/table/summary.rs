@@ -1,0 +1,85 @@
+//! The end of a game: winner and reason, VP at the end of each turn as a small chart, and the
+//! key moments (scorings, DEFCON changes, space race firsts, the end) from the public log.
+
+use super::app::App;
+use super::render::{tracks, Palette};
+use arbiter_store::Replay;
+use ratatui::layout::{Constraint, Layout};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+/// VP (positive for the US) when each turn ended, and where the game stopped: replayed from
+/// the saved moves, so it is the record's own account.
+pub fn vp_by_turn(app: &App) -> Vec<(u8, i8)> {
+    let Ok(mut replay) = Replay::new(app.session.header().clone(), app.session.rows().to_vec()) else { return Vec::new() };
+    let mut out: Vec<(u8, i8)> = Vec::new();
+    let mut last = (replay.game().state().turn, replay.game().state().vp);
+    while let Ok(Some(_)) = replay.step() {
+        let st = replay.game().state();
+        if st.turn != last.0 {
+            out.push(last);
+        }
+        last = (st.turn, st.vp);
+    }
+    out.push(last);
+    out
+}
+
+/// One line a turn: `T 3 US 5   ····|█████     `, the bar from the centre towards the side
+/// ahead, 20 VP at the edge.
+pub fn chart(points: &[(u8, i8)], half: usize) -> Vec<String> {
+    points
+        .iter()
+        .map(|(t, vp)| {
+            let n = ((vp.unsigned_abs() as usize) * half).div_ceil(20).min(half);
+            let (left, right) = if *vp < 0 { ("█".repeat(n), String::new()) } else { (String::new(), "█".repeat(n)) };
+            format!("T{t:>2} {:>8} {left:>half$}|{right:<half$}", arbiter_engine::ctx::vp_text(*vp as i32))
+        })
+        .collect()
+}
+
+/// Public log lines a player would retell.
+pub fn key_moments(app: &App) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut turn = String::new();
+    for r in app.session.rows() {
+        for l in r.record.lines_for(None) {
+            if l.starts_with("=== Turn") {
+                turn = l.trim_matches(|c| c == '=' || c == ' ').to_string();
+            }
+            let key = l.contains(" scoring") || l.starts_with("DEFCON ") || l.contains("first to arrive") || l.starts_with("Game over");
+            if key {
+                out.push(format!("{turn}: {l}"));
+            }
+        }
+    }
+    out
+}
+
+pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
+    let game = app.game();
+    let view = game.view(None);
+    let area = f.area();
+    let [top, head, body] = Layout::vertical([Constraint::Length(3), Constraint::Length(2), Constraint::Min(0)]).areas(area);
+    f.render_widget(Paragraph::new(tracks(game, &view, pal)), top);
+    let result = game.outcome().map(|o| o.to_string()).unwrap_or_else(|| "the game has no pending decision".into());
+    f.render_widget(
+        Paragraph::new(vec![
+            Line::styled(format!("Game over: {result}"), Style::new().add_modifier(Modifier::BOLD)),
+            Line::styled("Enter or q leaves; `arbiter log FILE` keeps the whole record.", Style::new()),
+        ]),
+        head,
+    );
+    let half = 10;
+    let chart_w = (half * 2 + 14) as u16;
+    let [left, right] = Layout::horizontal([Constraint::Length(chart_w + 1), Constraint::Min(0)]).areas(body);
+    let mut lines: Vec<Line> = vec![Line::from(format!("{:>13}{:>half$}|{:<half$}", "", "USSR ◀", "▶ US"))];
+    lines.extend(chart(&vp_by_turn(app), half).into_iter().map(Line::from));
+    f.render_widget(Paragraph::new(lines).block(Block::new().borders(Borders::TOP).title(" VP at each turn's end ")), left);
+    let moments = key_moments(app);
+    let h = right.height.saturating_sub(1) as usize;
+    let shown: Vec<Line> = moments[moments.len().saturating_sub(h)..].iter().map(|l| Line::from(l.clone())).collect();
+    f.render_widget(Paragraph::new(shown).block(Block::new().borders(Borders::TOP).title(" Key moments ")), right);
+}

@@ -1,0 +1,273 @@
+//! The table without a terminal: screens rendered on ratatui's test backend (snapshots in
+//! `snapshots/`), and the flow of keys through hand-over, end of round, warnings and undo.
+
+use super::app::{App, Screen};
+use super::render::{self, Palette};
+use arbiter_engine::{CardId, Map, Move, Options, Side};
+use arbiter_store::Session;
+use pretty_assertions::assert_eq;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+
+fn app(dir: &tempfile::TempDir, seed: u64) -> App {
+    App::new(Session::create(&dir.path().join("g.arbiter"), seed, Options::default()).unwrap())
+}
+
+/// The screen as text, one line a row, trailing blanks trimmed.
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| render::draw(f, app, Palette { color: false })).unwrap();
+    let buf = t.backend().buffer();
+    (0..h).map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>().trim_end().to_string()).collect::<Vec<_>>().join("\n")
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.key(KeyEvent::new(code, KeyModifiers::NONE)).unwrap();
+}
+
+fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+/// Play the first legal move, answering every screen as the players would, until `until`.
+fn advance(app: &mut App, until: impl Fn(&App) -> bool) {
+    for _ in 0..500 {
+        if until(app) {
+            return;
+        }
+        match app.screen {
+            Screen::HandOver(_) | Screen::EndOfRound(_) => key(app, KeyCode::Enter),
+            Screen::Confirm { .. } => key(app, KeyCode::Char('y')),
+            Screen::Table => key(app, KeyCode::Enter),
+            Screen::Help => key(app, KeyCode::Esc),
+            Screen::GameOver => panic!("the game ended first"),
+        }
+    }
+    panic!("not reached in 500 keys");
+}
+
+/// Card names a side holds that the other does not know: what a hand-over must never show.
+fn secret_cards(app: &App) -> Vec<String> {
+    let st = app.game().state();
+    let cards = &app.game().rules().cards;
+    Side::BOTH
+        .into_iter()
+        .flat_map(|s| st.hand(s).iter().filter(|c| *c != CardId::CHINA).map(|c| cards.name(c).to_string()).collect::<Vec<_>>())
+        .collect()
+}
+
+fn at_headline(a: &App) -> bool {
+    a.screen == Screen::Table && a.game().decision().is_some_and(|d| d.prompt.contains("headline"))
+}
+
+#[test]
+fn the_table_at_80x24_and_120x40() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(&dir, 7);
+    advance(&mut a, at_headline);
+    insta::assert_snapshot!("headline_80x24", screen(&a, 80, 24));
+    insta::assert_snapshot!("headline_120x40", screen(&a, 120, 40));
+}
+
+#[test]
+fn the_tracks_and_the_prompt_are_on_the_first_screen_at_80x24() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(&dir, 11);
+    advance(&mut a, |a| a.screen == Screen::Table && a.game().state().round >= 1);
+    let s = screen(&a, 80, 24);
+    let d = a.game().decision().unwrap();
+    for needle in ["Turn 1", "action round 1 of 6", "DEFCON", "VP", "Mil. ops", "Space", "China Card", &format!("{}> ", d.side)] {
+        assert!(s.contains(needle), "{needle:?} is not on the 80x24 screen:\n{s}");
+    }
+    assert!(s.contains(&d.prompt[..d.prompt.len().min(40)]), "the decision's prompt is shown:\n{s}");
+    assert!(s.contains(&a.game().move_text(&d.moves[0])), "the first legal move is listed:\n{s}");
+    let hand = a.game().view(Some(d.side)).hand;
+    assert!(hand.iter().all(|c| s.contains(&c.chars().take(16).collect::<String>())), "every held card is listed:\n{s}");
+}
+
+#[test]
+fn a_hand_over_never_shows_a_hand() {
+    // Three games, random moves, every hand-over screen checked at both sizes.
+    for seed in [3u64, 5, 8] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = app(&dir, seed);
+        let mut x = seed;
+        let mut hand_overs = 0;
+        for _ in 0..400 {
+            match a.screen.clone() {
+                Screen::HandOver(_) => {
+                    hand_overs += 1;
+                    for (w, h) in [(80, 24), (120, 40)] {
+                        let s = screen(&a, w, h);
+                        let leaked: Vec<_> = secret_cards(&a).into_iter().filter(|c| s.contains(c.as_str())).collect();
+                        assert!(leaked.is_empty(), "the hand-over shows {leaked:?}:\n{s}");
+                    }
+                    // Typed text is discarded: no move, no undo, still the hand-over.
+                    let seq = a.session.seq();
+                    typed(&mut a, "undo");
+                    assert_eq!((a.session.seq(), matches!(a.screen, Screen::HandOver(_))), (seq, true));
+                    key(&mut a, KeyCode::Enter);
+                }
+                Screen::Table => {
+                    let n = a.filtered().len();
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    a.selected = (x >> 33) as usize % n.max(1);
+                    key(&mut a, KeyCode::Enter);
+                }
+                Screen::EndOfRound(_) => key(&mut a, KeyCode::Enter),
+                Screen::Confirm { .. } => key(&mut a, KeyCode::Char('y')),
+                Screen::Help => key(&mut a, KeyCode::Esc),
+                Screen::GameOver => break,
+            }
+        }
+        assert!(hand_overs > 10, "seed {seed}: only {hand_overs} hand-overs");
+    }
+}
+
+#[test]
+fn typing_filters_the_moves_and_tab_copies_the_highlighted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(&dir, 7);
+    key(&mut a, KeyCode::Enter); // the USSR takes the keyboard
+    typed(&mut a, "pol");
+    assert_eq!(a.filtered(), vec!["influence Poland".to_string()]);
+    key(&mut a, KeyCode::Esc);
+    typed(&mut a, "germ");
+    assert_eq!(a.filtered(), vec!["influence \"East Germany\"".to_string()]);
+    key(&mut a, KeyCode::Tab);
+    assert_eq!(a.input, "influence \"East Germany\"");
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.session.rows().last().unwrap().move_text, "influence \"East Germany\"");
+    assert!(a.input.is_empty());
+}
+
+#[test]
+fn an_illegal_move_typed_gets_the_referees_reason_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(&dir, 7);
+    key(&mut a, KeyCode::Enter);
+    typed(&mut a, "influence France");
+    assert!(a.filtered().is_empty());
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.session.seq(), 0);
+    assert!(a.message.iter().any(|m| m.contains("§3.2")), "{:?}", a.message);
+    assert!(screen(&a, 80, 24).contains("§3.2"));
+}
+
+#[test]
+fn the_end_of_a_round_offers_undo_before_the_hand_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(&dir, 7);
+    advance(&mut a, |a| matches!(a.screen, Screen::EndOfRound(Side::Ussr)));
+    let seq = a.session.seq();
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("End of your round, USSR") && s.contains("u: take your last move back"), "{s}");
+    key(&mut a, KeyCode::Char('x')); // ignored
+    assert_eq!(a.screen, Screen::EndOfRound(Side::Ussr));
+    key(&mut a, KeyCode::Char('u'));
+    assert_eq!((a.session.seq(), a.screen.clone(), a.seated), (seq - 1, Screen::Table, Some(Side::Ussr)));
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.screen, Screen::EndOfRound(Side::Ussr));
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.screen, Screen::HandOver(Side::Us));
+}
+
+#[test]
+fn ctrl_z_undoes_the_last_own_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(&dir, 7);
+    key(&mut a, KeyCode::Enter);
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.session.seq(), 1);
+    a.key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL)).unwrap();
+    assert_eq!(a.session.seq(), 0);
+    assert!(a.message[0].starts_with("Undone: "), "{:?}", a.message);
+}
+
+#[test]
+fn a_coup_target_shows_its_odds_and_a_losing_coup_asks_first() {
+    // Random games until a coup is offered (its odds must show when it is highlighted) and a
+    // coup that would set DEFCON to 1 for the phasing side (it must ask first, and `n` plays
+    // nothing).
+    let (mut odds_seen, mut confirm_seen) = (false, false);
+    for seed in 1..40u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = app(&dir, seed);
+        let mut x = seed;
+        for _ in 0..3000 {
+            match a.screen.clone() {
+                Screen::GameOver => break,
+                Screen::Table => {
+                    let moves = a.filtered();
+                    if let Some(i) = moves.iter().position(|m| m.starts_with("coup ")) {
+                        let side = a.game().to_move().unwrap();
+                        let m = a.game().parse(&moves[i]).unwrap();
+                        a.selected = i;
+                        let s = screen(&a, 80, 24);
+                        let Move::Coup(c) = m else { panic!("{m:?}") };
+                        let name = Map::standard().name(c);
+                        assert!(
+                            s.contains(&format!("coup {name} with")) && s.contains("Ops: succeeds"),
+                            "odds for the highlighted coup:\n{s}"
+                        );
+                        odds_seen = true;
+                        if !crate::warn::warnings(a.game(), side, &m).is_empty() {
+                            key(&mut a, KeyCode::Enter);
+                            let Screen::Confirm { warnings, text } = a.screen.clone() else { panic!("no warning: {:?}", a.screen) };
+                            assert!(warnings[0].contains("drops DEFCON to 1"), "{warnings:?}");
+                            let s = screen(&a, 80, 24);
+                            assert!(s.contains(&format!("y: {text}, anyway")), "{s}");
+                            let seq = a.session.seq();
+                            key(&mut a, KeyCode::Char('n'));
+                            assert_eq!((a.session.seq(), a.screen.clone()), (seq, Screen::Table));
+                            confirm_seen = true;
+                        }
+                    }
+                    if odds_seen && confirm_seen {
+                        return;
+                    }
+                    let n = a.filtered().len();
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    a.selected = (x >> 33) as usize % n.max(1);
+                    key(&mut a, KeyCode::Enter);
+                }
+                Screen::Confirm { .. } => key(&mut a, KeyCode::Char('y')),
+                _ => key(&mut a, KeyCode::Enter),
+            }
+        }
+    }
+    panic!("no game offered both a coup and a losing coup (odds {odds_seen}, confirm {confirm_seen})");
+}
+
+#[test]
+fn the_end_of_the_game_is_summarised() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(&dir, 2);
+    let mut x = 2u64;
+    for _ in 0..2000 {
+        match a.screen.clone() {
+            Screen::GameOver => break,
+            Screen::Table => {
+                let n = a.filtered().len();
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                a.selected = (x >> 33) as usize % n.max(1);
+                key(&mut a, KeyCode::Enter);
+            }
+            Screen::Confirm { .. } => key(&mut a, KeyCode::Char('y')),
+            _ => key(&mut a, KeyCode::Enter),
+        }
+    }
+    assert_eq!(a.screen, Screen::GameOver);
+    let o = a.game().outcome().unwrap();
+    let s = screen(&a, 120, 40);
+    assert!(s.contains(&format!("Game over: {o}")), "{s}");
+    assert!(s.contains("T 1 "), "the VP chart starts at turn 1:\n{s}");
+    let chart = super::summary::vp_by_turn(&a);
+    assert_eq!(chart.last().map(|p| p.1), Some(a.game().state().vp), "the chart ends at the final VP");
+    insta::assert_snapshot!("game_over_120x40", s);
+    key(&mut a, KeyCode::Enter);
+    assert!(a.quit);
+}
