@@ -22,6 +22,16 @@ fn screen(app: &App, w: u16, h: u16) -> String {
     (0..h).map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>().trim_end().to_string()).collect::<Vec<_>>().join("\n")
 }
 
+/// A snapshot in `cli/src/table/snapshots/`, wherever the tests run from (a workspace run and
+/// a crate run resolve insta's default path differently).
+macro_rules! snapshot {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({ snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/src/table/snapshots"), prepend_module_to_snapshot => true }, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}
+
 fn key(app: &mut App, code: KeyCode) {
     app.key(KeyEvent::new(code, KeyModifiers::NONE)).unwrap();
 }
@@ -68,8 +78,8 @@ fn the_table_at_80x24_and_120x40() {
     let dir = tempfile::tempdir().unwrap();
     let mut a = app(&dir, 7);
     advance(&mut a, at_headline);
-    insta::assert_snapshot!("headline_80x24", screen(&a, 80, 24));
-    insta::assert_snapshot!("headline_120x40", screen(&a, 120, 40));
+    snapshot!("headline_80x24", screen(&a, 80, 24));
+    snapshot!("headline_120x40", screen(&a, 120, 40));
 }
 
 #[test]
@@ -267,7 +277,7 @@ fn the_end_of_the_game_is_summarised() {
     assert!(s.contains("T 1 "), "the VP chart starts at turn 1:\n{s}");
     let chart = super::summary::vp_by_turn(&a);
     assert_eq!(chart.last().map(|p| p.1), Some(a.game().state().vp), "the chart ends at the final VP");
-    insta::assert_snapshot!("game_over_120x40", s);
+    snapshot!("game_over_120x40", s);
     key(&mut a, KeyCode::Enter);
     assert!(a.quit);
 }
