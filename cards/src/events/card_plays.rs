@@ -6,8 +6,10 @@
 //!   event cannot be played (card text: "together with"). Never in the headline (card data).
 //! - Grain Sales to Soviets (#67): the US takes a random card from the USSR hand (never The
 //!   China Card, §9.2) and plays it as its own, or returns it and uses this card's Ops.
-//! - CIA Created (#26), "Lone Gunman" (#62): the opponent shows its hand; the player uses
-//!   this card's Ops (modified: 2 under Containment, §7.4.2).
+//! - CIA Created (#26), "Lone Gunman" (#62): the opponent shows its hand; the player conducts
+//!   Operations. CIA Created's 1 Op is modified (the rulebook's own example: 2 under Containment,
+//!   §7.4.2); "Lone Gunman"'s 1 Op is granted, "as if they played a 1 Ops card", and Ops
+//!   modifiers do not change it (FAQ on Red Scare/Purge, as Olympic Games' boycott).
 //! - Missile Envy (#49): see `MissileEnvy`.
 //! - "Ask Not What Your Country…" (#77): the US discards any number of held cards, scoring
 //!   cards included, then draws as many (§4.3 if the deck runs out).
@@ -100,20 +102,28 @@ impl CardEvent for GrainSales {
     }
 }
 
-/// "The opponent shows its hand; the player then uses this card's Ops" (CIA Created, "Lone
-/// Gunman"). The Ops are the card's, modified (§7.4.2: 2 under Containment), and are never
-/// spent on the space race (an event's Ops, FAQ §6.4).
-struct ShowHandThenOps(CardId);
+/// "The opponent shows its hand; the player then conducts Operations" (CIA Created, "Lone
+/// Gunman"). `granted: None`: the card's Ops, modified (CIA Created, §7.4.2: 2 under
+/// Containment); `Some(n)`: n granted Ops that Ops modifiers do not change ("Lone Gunman", FAQ).
+/// Never spent on the space race (an event's Ops, FAQ §6.4).
+struct ShowHandThenOps {
+    card: CardId,
+    granted: Option<u8>,
+}
 
 impl CardEvent for ShowHandThenOps {
     type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         let hand = ctx.st().hand(side.opponent());
         if hand.is_empty() {
-            log!(ctx, "{}: the {} has no card to show", ctx.card_name(self.0), side.opponent());
+            log!(ctx, "{}: the {} has no card to show", ctx.card_name(self.card), side.opponent());
         }
         ctx.exec(Instr::Reveal { whose: side.opponent(), cards: hand, public: false });
-        ctx.push(Task::Ops(OpsTask::for_card(side, self.0)));
+        let ops = match self.granted {
+            Some(n) => OpsTask::granted(side, n),
+            None => OpsTask::for_card(side, self.card),
+        };
+        ctx.push(Task::Ops(ops));
     }
 }
 
@@ -285,8 +295,8 @@ impl CardEvent for AskNot {
 pub fn register(r: &mut Ruleset) {
     r.event(UN_INTERVENTION, UnIntervention);
     r.event(GRAIN_SALES, GrainSales);
-    r.event(CIA_CREATED, ShowHandThenOps(CIA_CREATED));
-    r.event(LONE_GUNMAN, ShowHandThenOps(LONE_GUNMAN));
+    r.event(CIA_CREATED, ShowHandThenOps { card: CIA_CREATED, granted: None });
+    r.event(LONE_GUNMAN, ShowHandThenOps { card: LONE_GUNMAN, granted: Some(1) });
     r.both(MISSILE_ENVY, MissileEnvy);
     r.event(ASK_NOT, AskNot);
 }

@@ -124,16 +124,17 @@ impl CardEvent for HowILearned {
     }
 }
 
-/// ABM Treaty: DEFCON improves by 1, then the player conducts Operations with this card's Ops
-/// (modified like any card's, §7.4; never on the space race, which is not an Operation an
-/// event grants, FAQ §6.4).
+/// ABM Treaty: DEFCON improves by 1, then the player conducts Operations "as if they played a 4
+/// Ops card": 4 granted Ops, which Ops modifiers do not change (FAQ on Red Scare/Purge, as
+/// Olympic Games' boycott); never on the space race, which is not an Operation an event grants
+/// (FAQ §6.4).
 struct AbmTreaty;
 
 impl CardEvent for AbmTreaty {
     type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.exec(Instr::ChangeDefcon(1));
-        ctx.push(Task::Ops(OpsTask::for_card(side, ABM_TREATY)));
+        ctx.push(Task::Ops(OpsTask::granted(side, 4)));
     }
 }
 

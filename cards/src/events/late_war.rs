@@ -10,9 +10,10 @@
 //! - Marine Barracks Bombing (#88, USSR): all US Influence leaves Lebanon, then 2 more US
 //!   Influence anywhere in the Middle East.
 //! - Soviets Shoot Down KAL-007 (#89, US): DEFCON −1, US +2 VP; if the US controls South Korea,
-//!   the US may place Influence or realign with this card's Ops.
+//!   the US may place Influence or realign as if it played a 4 Ops card (granted: Ops modifiers
+//!   do not change them, FAQ).
 //! - Glasnost (#90, USSR): DEFCON +1, USSR +2 VP; with The Reformer in effect the USSR may place
-//!   Influence or realign with this card's Ops.
+//!   Influence or realign as if it played a 4 Ops card (granted, likewise).
 //! - Ortega Elected in Nicaragua (#91, USSR): all US Influence leaves Nicaragua; the USSR may
 //!   make a free coup with this card's Ops in a country adjacent to Nicaragua.
 //! - Terrorism (#92, Neutral): the opponent discards a card at random (2 for the US when the
@@ -57,6 +58,11 @@ pub struct OpsOffer {
     pub kinds: &'static [OpsKind],
     pub targets: fn() -> u128,
     pub free: bool,
+    /// `None`: this card's Ops, modified by the player's Ops modifiers ("using this card's
+    /// Operations value": Ortega, Tear Down this Wall). `Some(n)`: n Ops granted "as if they
+    /// played an n Ops card", which Ops modifiers do not change (KAL-007, Glasnost; FAQ on Red
+    /// Scare/Purge, as Olympic Games' boycott).
+    pub granted: Option<u8>,
 }
 
 impl OpsOffer {
@@ -67,7 +73,11 @@ impl OpsOffer {
     pub fn answer(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
         match m {
             Move::Choose(0) => {
-                let ops = OpsTask { targets: (self.targets)(), free: self.free, ..OpsTask::for_card(t.side, t.card) };
+                let base = match self.granted {
+                    Some(n) => OpsTask::granted(t.side, n),
+                    None => OpsTask::for_card(t.side, t.card),
+                };
+                let ops = OpsTask { targets: (self.targets)(), free: self.free, ..base };
                 ctx.push(Task::Ops(ops.only(self.kinds)));
             }
             Move::Pass => log!(ctx, "The {} declines the Operations of {}", t.side, ctx.card_name(t.card)),
@@ -551,10 +561,11 @@ pub fn register(r: &mut Ruleset) {
             when: south_korea_us,
             offer: OpsOffer {
                 label: &["ops"],
-                what: "to place Influence or realign with this card's Ops",
+                what: "to place Influence or realign with 4 Ops (as if a 4 Ops card)",
                 kinds: PLACE_OR_REALIGN,
                 targets: anywhere,
                 free: false,
+                granted: Some(4),
             },
         },
     );
@@ -566,10 +577,11 @@ pub fn register(r: &mut Ruleset) {
             when: reformer_in_effect,
             offer: OpsOffer {
                 label: &["ops"],
-                what: "to place Influence or realign with this card's Ops (The Reformer)",
+                what: "to place Influence or realign with 4 Ops (The Reformer; as if a 4 Ops card)",
                 kinds: PLACE_OR_REALIGN,
                 targets: anywhere,
                 free: false,
+                granted: Some(4),
             },
         },
     );
@@ -585,6 +597,7 @@ pub fn register(r: &mut Ruleset) {
                 kinds: &[OpsKind::Coup],
                 targets: next_to_nicaragua,
                 free: true,
+                granted: None,
             },
         },
     );
@@ -600,6 +613,7 @@ pub fn register(r: &mut Ruleset) {
                 kinds: &[OpsKind::Coup, OpsKind::Realign],
                 targets: europe,
                 free: true,
+                granted: None,
             },
         },
     );
