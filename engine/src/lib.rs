@@ -22,7 +22,7 @@
 
 /// The version of the rules this engine implements. A saved game records it; a game that
 /// diverges on replay under another rules version is reported as such.
-pub const RULES_VERSION: &str = "ts-deluxe-2026.11.3";
+pub const RULES_VERSION: &str = "ts-deluxe-2026.11.4";
 
 /// The engine's own version.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
