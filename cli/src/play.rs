@@ -208,9 +208,16 @@ fn run_lines(mut session: Session, path: &Path) -> Result<(), Failure> {
 fn show_decision(game: &Game, style: &Style) {
     let Some(d) = game.decision() else { return };
     let view = game.view(Some(d.side));
-    if !view.hand.is_empty() {
+    let mut hand = view.hand.clone();
+    if view.china_card.holder == d.side {
+        hand.push(game.rules().cards.name(arbiter_engine::CardId::CHINA).to_string());
+    }
+    if !hand.is_empty() {
         say!("{} hand:", style.side(d.side, &d.side.to_string()));
-        say_inline!("{}", board::hand(&view.hand, game.rules()));
+        say_inline!("{}", board::hand(&hand, game.rules()));
+        if view.china_card.holder == d.side && !view.china_card.face_up {
+            say!("  (The China Card is face down: playable from the next turn, §9.3)");
+        }
     }
     say!("{}", d.prompt);
     for (i, m) in d.moves.iter().enumerate() {

@@ -116,7 +116,8 @@ fn setup_and_a_headline_on_the_full_screen_table_leave_no_hand_in_the_scrollback
             t.shows(&format!("place {left} more"));
         }
     }
-    t.shows("End of your round, USSR");
+    let s = t.shows("End of your round, USSR");
+    none_shown(&s, &us_only, "the end of the USSR's round (the US decides next)");
     t.key("u");
     t.shows("place 1 more");
     t.key("\r");
@@ -144,6 +145,7 @@ fn setup_and_a_headline_on_the_full_screen_table_leave_no_hand_in_the_scrollback
         assert!(s.contains("US setup") || s.contains("US bonus") || s.contains("US: "), "still the US's setup:\n{s}");
     };
     if s.contains("End of your round, US") {
+        none_shown(&s, &ussr_only, "the end of the US's round (the USSR decides next)");
         t.key("\r");
     }
     let s = t.shows("Hand the keyboard to the USSR player");
@@ -152,7 +154,8 @@ fn setup_and_a_headline_on_the_full_screen_table_leave_no_hand_in_the_scrollback
     t.shows("choose your headline");
     // The USSR headlines its first card, secretly.
     t.key("\r");
-    t.until("the USSR's round to end", |s| s.contains("End of your round, USSR") || s.contains("Hand the keyboard to the US player"));
+    let s = t.until("the USSR's round to end", |s| s.contains("End of your round, USSR") || s.contains("Hand the keyboard to the US player"));
+    none_shown(&s, &us_only, "the end of the USSR's headline choice");
     let secret = headline(&f, "ussr").expect("the USSR has chosen a headline");
     if t.vt.screen().contents().contains("End of your round") {
         t.key("\r");

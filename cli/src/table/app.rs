@@ -16,8 +16,9 @@ pub enum Screen {
     Table,
     /// A move a player would regret, waiting for `y`.
     Confirm { text: String, warnings: Vec<String> },
-    /// The side that just moved may still undo before the keyboard changes hands.
-    EndOfRound(Side),
+    /// The side that just moved reads what its move did, and may still undo it (when the
+    /// rules of undo allow) before the keyboard changes hands.
+    EndOfRound { side: Side, can_undo: bool },
     /// Keys and commands.
     Help,
     /// The summary of a finished game.
@@ -41,22 +42,30 @@ pub struct App {
     pub region: usize,
     /// The result of the last command: the move's log or the reason it was refused.
     pub message: Vec<String>,
+    /// The map area shows the whole log instead (F2 or `log`), scrolled back this many lines.
+    pub log_view: bool,
+    pub log_scroll: usize,
     pub quit: bool,
 }
 
 impl App {
     pub fn new(session: Session) -> App {
-        let seq = session.seq();
+        // A resumed game: each side has seen the log up to its own last move, so what the
+        // other side did after it is news.
+        let last_own = |side: Side| session.rows().iter().rev().find(|r| r.side == side).map_or(0, |r| r.seq);
+        let seen = [last_own(Side::Us), last_own(Side::Ussr)];
         let mut app = App {
+            seen,
+            news_from: 0,
             session,
             screen: Screen::Table,
             seated: None,
-            seen: [seq; 2],
-            news_from: seq,
             input: String::new(),
             selected: 0,
             region: 0,
             message: Vec::new(),
+            log_view: false,
+            log_scroll: 0,
             quit: false,
         };
         app.settle();
@@ -72,15 +81,20 @@ impl App {
         match self.screen {
             Screen::HandOver(_) => None,
             Screen::GameOver => None,
-            Screen::EndOfRound(s) => Some(s),
+            Screen::EndOfRound { side, .. } => Some(side),
             _ => self.seated,
         }
     }
 
     /// The legal moves in notation, those matching what has been typed: every typed word must
     /// occur in the move (case-insensitive), so `coup ira` finds `coup Iran` and `coup Iraq`.
+    /// Only the deciding side's own moves: none while another side's eyes are on the screen
+    /// (the end of a round shows the next decision to the player who just moved).
     pub fn filtered(&self) -> Vec<String> {
         let Some(d) = self.game().decision() else { return Vec::new() };
+        if self.viewer() != Some(d.side) {
+            return Vec::new();
+        }
         let words: Vec<String> = self.input.split_whitespace().map(str::to_lowercase).collect();
         if words.first().is_some_and(|w| COMMANDS.contains(&w.as_str())) {
             return Vec::new();
@@ -110,12 +124,12 @@ impl App {
             self.screen = Screen::GameOver;
             return;
         };
+        let ending = matches!(self.screen, Screen::EndOfRound { .. });
         self.screen = match self.seated {
             Some(s) if s == side => Screen::Table,
-            // The player who just moved may take it back, unless it revealed something.
-            Some(prev) if self.session.undo_check_for(Some(prev)).is_ok() && self.screen != Screen::EndOfRound(prev) => {
-                Screen::EndOfRound(prev)
-            }
+            // The player who just moved reads what it did, and may take it back unless it
+            // revealed something.
+            Some(prev) if !ending => Screen::EndOfRound { side: prev, can_undo: self.session.undo_check_for(Some(prev)).is_ok() },
             _ => Screen::HandOver(side),
         };
     }
@@ -139,12 +153,12 @@ impl App {
                     self.screen = Screen::Table;
                 }
             }
-            Screen::EndOfRound(prev) => match k.code {
+            Screen::EndOfRound { side: prev, can_undo } => match k.code {
                 KeyCode::Enter => {
                     self.message.clear();
                     self.settle();
                 }
-                KeyCode::Char('u') | KeyCode::Char('U') => {
+                KeyCode::Char('u') | KeyCode::Char('U') if can_undo => {
                     match self.session.undo_before_hand_over(prev) {
                         Ok(row) => self.message = vec![format!("Undone: {}", row.move_text)],
                         Err(SessionError::Rejected(m)) => self.message = vec![m],
@@ -192,8 +206,11 @@ impl App {
             }
             KeyCode::Up => self.selected = self.selected.saturating_sub(1),
             KeyCode::Down => self.selected = (self.selected + 1).min(n.saturating_sub(1)),
+            KeyCode::PageUp if self.log_view => self.log_scroll += 10,
+            KeyCode::PageDown if self.log_view => self.log_scroll = self.log_scroll.saturating_sub(10),
             KeyCode::PageUp => self.selected = self.selected.saturating_sub(8),
             KeyCode::PageDown => self.selected = (self.selected + 8).min(n.saturating_sub(1)),
+            KeyCode::F(2) => self.toggle_log(),
             KeyCode::Left => self.region = (self.region + Region::ALL.len() - 1) % Region::ALL.len(),
             KeyCode::Right => self.region = (self.region + 1) % Region::ALL.len(),
             KeyCode::F(1) => self.screen = Screen::Help,
@@ -230,9 +247,15 @@ impl App {
                 Err(e) => return Err(e),
             },
             "help" => self.screen = Screen::Help,
+            "log" => self.toggle_log(),
             _ => self.quit = true,
         }
         Ok(())
+    }
+
+    fn toggle_log(&mut self) {
+        self.log_view = !self.log_view;
+        self.log_scroll = 0;
     }
 
     /// A move chosen: warned of first if a player would regret it, else played.
@@ -269,4 +292,4 @@ impl App {
 }
 
 /// Words typed at the prompt that are commands, not moves.
-pub const COMMANDS: [&str; 4] = ["undo", "help", "quit", "exit"];
+pub const COMMANDS: [&str; 5] = ["undo", "help", "log", "quit", "exit"];

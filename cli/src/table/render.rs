@@ -49,8 +49,12 @@ const CELL: u16 = 26;
 
 pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
     let area = f.area();
-    if area.width < 40 || area.height < 12 {
-        f.render_widget(Paragraph::new("The table needs at least 40×12 characters; 80×24 or more is best."), area);
+    if area.width < 80 || area.height < 24 {
+        let text = format!(
+            "The table needs a terminal of at least 80×24; this one is {}×{}. Enlarge it (nothing is lost), or leave with Ctrl-Q and use `arbiter play --lines`.",
+            area.width, area.height
+        );
+        f.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     }
     match &app.screen {
@@ -61,7 +65,7 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
     let viewer = app.viewer();
     let game = app.game();
     let view = game.view(viewer);
-    let bottom_h = if area.height >= 36 { 14 } else { 9 };
+    let bottom_h = if area.height >= 36 { 14 } else { 8 };
     let [top, middle, bottom] = Layout::vertical([Constraint::Length(3), Constraint::Min(4), Constraint::Length(bottom_h)]).areas(area);
     f.render_widget(Paragraph::new(tracks(game, &view, pal)), top);
 
@@ -70,7 +74,11 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
     let map_cols = (area.width.saturating_sub(right_min) / CELL).clamp(1, 4);
     let map_w = map_cols * CELL;
     let [map_area, side_area] = Layout::horizontal([Constraint::Length(map_w), Constraint::Min(0)]).areas(middle);
-    map(f, game, &view, app.region, map_area, pal);
+    if app.log_view {
+        log_panel(f, app, map_area);
+    } else {
+        map(f, game, &view, app.region, map_area, pal);
+    }
     side_panel(f, app, &view, side_area, pal);
     prompt(f, app, bottom, pal);
 
@@ -78,15 +86,19 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
         Screen::Confirm { text, warnings } => {
             let mut lines: Vec<Line> = warnings.iter().map(|w| Line::from(format!("Warning: {w}."))).collect();
             lines.push(Line::from(""));
-            lines.push(Line::from(format!("y: {text}, anyway")).style(Style::new().add_modifier(Modifier::BOLD)));
+            lines.push(Line::from(format!("y: go ahead with `{text}`")).style(Style::new().add_modifier(Modifier::BOLD)));
             lines.push(Line::from("any other key: choose again"));
             overlay(f, "Are you sure?", lines, area);
         }
-        Screen::EndOfRound(s) => {
-            let lines = vec![
-                Line::from(format!("End of your round, {s}.")),
-                Line::from("Enter: hand the keyboard over.   u: take your last move back."),
-            ];
+        Screen::EndOfRound { side, can_undo } => {
+            let mut lines: Vec<Line> = app.message.iter().map(|l| Line::from(l.clone())).collect();
+            lines.push(Line::from(""));
+            lines.push(Line::styled(format!("End of your round, {side}. Enter: hand the keyboard over."), Style::new().add_modifier(Modifier::BOLD)));
+            if *can_undo {
+                lines.push(Line::from("u: take your last move back."));
+            } else {
+                lines.push(Line::from("(It revealed a die roll, a card or the other side's choice: it cannot be taken back.)"));
+            }
             overlay(f, "End of round", lines, area);
         }
         Screen::Help => overlay(f, "Keys", HELP.lines().map(Line::from).collect(), area),
@@ -104,6 +116,7 @@ Esc                 clear the prompt
 Left/Right          the region the map starts with
 Ctrl-Z or `undo`    take back your last move (never past a die roll,
                     a draw, a reveal or the other side's move)
+F2 or `log`         the whole log in place of the map (PgUp/PgDn scroll)
 F1 or `help`        this text     Ctrl-Q or `quit`  leave (saved)
 Marks: * battleground  W/E/B West, East, both Europe  S Southeast Asia
        U/R controlled by the US/USSR   hand: ops, side, era, * starred";
@@ -115,7 +128,9 @@ fn overlay(f: &mut Frame, title: &str, lines: Vec<Line>, area: Rect) {
     let h = (rows as u16 + 2).min(area.height);
     let r = Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h };
     f.render_widget(Clear, r);
-    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(Block::bordered().title(format!(" {title} "))), r);
+    // Too tall: the last lines (the keys to press) stay visible.
+    let skip = (rows as u16 + 2).saturating_sub(h);
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((skip, 0)).block(Block::bordered().title(format!(" {title} "))), r);
 }
 
 fn hand_over(f: &mut Frame, app: &App, side: Side, pal: Palette) {
@@ -142,33 +157,32 @@ pub fn tracks<'a>(game: &Game, view: &View, pal: Palette) -> Vec<Line<'a>> {
     let p = game.pos();
     let setup =
         p.st.stack.iter().any(|t| matches!(t, arbiter_engine::task::Task::SetupPlace { .. } | arbiter_engine::task::Task::UsBonus { .. }));
+    // "USSR round 3/6": the phasing side and the action round out of this side's rounds.
     let round = if setup {
         "setup".to_string()
     } else if view.action_round == 0 {
         "headline".to_string()
     } else {
-        format!("action round {} of {}", view.action_round, arbiter_engine::turn::action_rounds(p, view.phasing))
+        format!("{} round {}/{}", view.phasing, view.action_round, arbiter_engine::turn::action_rounds(p, view.phasing))
     };
-    let closed: Vec<&str> = Region::ALL.iter().filter(|r| arbiter_engine::defcon::closes(view.defcon, **r)).map(|r| r.name()).collect();
-    let defcon = if closed.is_empty() {
-        format!("DEFCON {}", view.defcon)
-    } else {
-        format!("DEFCON {} (closed: {})", view.defcon, closed.join(", "))
-    };
-    let defcon_style =
-        if view.defcon <= 2 && pal.color { Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD) } else { Style::new() };
+    let closed: Vec<&str> = Region::ALL
+        .iter()
+        .filter(|r| arbiter_engine::defcon::closes(view.defcon, **r))
+        .map(|r| match r {
+            Region::Europe => "Eur",
+            Region::MiddleEast => "ME",
+            r => r.name(),
+        })
+        .collect();
+    let defcon = if closed.is_empty() { format!("DEFCON {}", view.defcon) } else { format!("DEFCON {} (closed: {})", view.defcon, closed.join(", ")) };
+    let defcon_style = if view.defcon <= 2 && pal.color { Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD) } else { Style::new() };
+    // VP before DEFCON: the longest part comes last, where a narrow terminal cuts.
     let l1 = Line::from(vec![
-        Span::raw(format!("Turn {} · {round} · ", view.turn)),
-        Span::styled(format!("{} phasing", view.phasing), pal.side(view.phasing)),
-        Span::raw(" · "),
+        Span::raw(format!("Turn {} · ", view.turn)),
+        Span::styled(round, pal.side(view.phasing)),
+        Span::raw(format!(" · VP {} · ", arbiter_engine::ctx::vp_text(view.vp as i32))),
         Span::styled(defcon, defcon_style),
-        Span::raw(format!(" · VP {}", arbiter_engine::ctx::vp_text(view.vp as i32))),
     ]);
-    let mut l1 = l1;
-    let headline = |h: &Option<String>| h.clone().unwrap_or_else(|| "?".into());
-    if view.action_round == 0 && (view.headline.us.is_some() || view.headline.ussr.is_some()) {
-        l1.push_span(Span::raw(format!(" · headlines US {} USSR {}", headline(&view.headline.us), headline(&view.headline.ussr))));
-    }
     let china = format!("China Card: {} {}", view.china_card.holder, if view.china_card.face_up { "face up" } else { "face down" });
     let l2 = Line::from(format!(
         "Mil. ops US {}/{} USSR {}/{} · {china} · hands {}/{} · deck {}",
@@ -283,7 +297,12 @@ pub fn region_summary(game: &Game, r: Region) -> (String, String) {
             n => format!("USSR +{}", -n),
         }
     };
-    (format!("{} scores {now}", r.name()), parts.join(" "))
+    let name = match r {
+        Region::CentralAmerica => "C. America",
+        Region::SouthAmerica => "S. America",
+        r => r.name(),
+    };
+    (format!("{name} scores {now}"), parts.join(" "))
 }
 
 fn map(f: &mut Frame, game: &Game, _view: &View, start: usize, area: Rect, pal: Palette) {
@@ -292,8 +311,9 @@ fn map(f: &mut Frame, game: &Game, _view: &View, start: usize, area: Rect, pal: 
     for k in 0..Region::ALL.len() {
         let r = Region::ALL[(start + k) % Region::ALL.len()];
         let (head, standing) = region_summary(game, r);
+        let head: String = head.chars().take(25).collect();
         lines.push(Line::from(Span::styled(format!("{head:<25}"), Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED))));
-        lines.push(Line::from(standing));
+        lines.push(Line::from(standing.chars().take(25).collect::<String>()));
         // As on the board: Western Europe, then the countries of both halves, then Eastern
         // Europe; Asia before Southeast Asia.
         let mut ids: Vec<_> = iter_mask(map.region_mask(r)).collect();
@@ -377,15 +397,17 @@ fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
             None => "--",
         };
         let era = format!("{:?}", info.era).chars().next().unwrap_or(' ');
-        let mut name: String = info.name.chars().take(16).collect();
+        let width = (area.width as usize).saturating_sub(10).max(8);
+        let mut name = info.name.clone();
         if *id == arbiter_engine::CardId::CHINA && !view.china_card.face_up {
-            name = format!("{} (down)", name.chars().take(10).collect::<String>());
+            name.push_str(" (face down)");
         }
+        let name: String = name.chars().take(width).collect();
         let style = info.side.side().map(|s| pal.side(s)).unwrap_or_default();
         let mut line = Line::from(vec![
             Span::raw(ops),
             Span::raw(" "),
-            Span::raw(format!("{name:<16} ")),
+            Span::raw(format!("{name:<width$} ")),
             Span::styled(owner, style),
             Span::raw(format!(" {era}{}", if info.starred { '*' } else { ' ' })),
         ]);
@@ -402,8 +424,10 @@ fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
     if !view.opponent_known.is_empty() {
         effects.push(format!("seen in the other hand: {}", view.opponent_known.join(", ")));
     }
-    let effects_h = if effects.is_empty() { 0 } else { 1 + (effects.join(", ").len() as u16).div_ceil(area.width.max(1)).min(4) };
-    let hand_h = (hand.len() as u16 + 1).min(area.height.saturating_sub(effects_h + 2));
+    // The hand first, whole; then the effects; the log gets what is left.
+    let hand_h = (hand.len() as u16 + 1).min(area.height);
+    let effects_want = if effects.is_empty() { 0 } else { 1 + (effects.join(", ").chars().count() as u16).div_ceil(area.width.max(1)).min(4) };
+    let effects_h = effects_want.min(area.height - hand_h);
     let [hand_area, effects_area, log_area] =
         Layout::vertical([Constraint::Length(hand_h), Constraint::Length(effects_h), Constraint::Min(0)]).areas(area);
     f.render_widget(Paragraph::new(hand).block(Block::new().borders(Borders::TOP).title(hand_title)), hand_area);
@@ -413,25 +437,10 @@ fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
             effects_area,
         );
     }
-    // The log as the seated side may read it, newest last; `›` marks what happened since that
-    // side last had the keyboard.
-    let mut log: Vec<Line> = Vec::new();
-    for l in app.session.header().setup.lines_for(side) {
-        log.push(Line::from(format!(" {l}")));
-    }
-    for r in app.session.rows() {
-        let news = r.seq > app.news_from;
-        for l in r.record.lines_for(side) {
-            log.push(if news {
-                Line::from(format!("›{l}")).style(Style::new().add_modifier(Modifier::BOLD))
-            } else {
-                Line::from(format!(" {l}"))
-            });
-        }
-    }
+    let mut log = log_lines(app);
     let inner_h = log_area.height.saturating_sub(1) as usize;
     let shown = log.split_off(log.len().saturating_sub(inner_h));
-    f.render_widget(Paragraph::new(shown).block(Block::new().borders(Borders::TOP).title(" Log (› new) ")), log_area);
+    f.render_widget(Paragraph::new(shown).block(Block::new().borders(Borders::TOP).title(" Log (› new; F2 all) ")), log_area);
 }
 
 fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
@@ -439,9 +448,17 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
     let Some(d) = game.decision() else { return };
     let [prompt_area, input_area, lists, status] =
         Layout::vertical([Constraint::Length(1), Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area);
+    if app.viewer() != Some(d.side) {
+        // Another side's decision: only what this side may read of it, never its moves.
+        let text = game.view(app.viewer()).prompt.unwrap_or_default();
+        f.render_widget(Paragraph::new(Line::styled(format!("Next: the {} decides. {text}", d.side), pal.side(d.side))), prompt_area);
+        return;
+    }
+    // The prompt names its side already ("USSR setup: …"); else say whose it is.
+    let who = if d.prompt.starts_with(&d.side.to_string()) { String::new() } else { format!("{}: ", d.side) };
     f.render_widget(
         Paragraph::new(Line::from(vec![
-            Span::styled(format!("{}: ", d.side), pal.side(d.side).add_modifier(Modifier::BOLD)),
+            Span::styled(who, pal.side(d.side).add_modifier(Modifier::BOLD)),
             Span::styled(d.prompt.clone(), Style::new().add_modifier(Modifier::BOLD)),
         ])),
         prompt_area,
@@ -456,7 +473,10 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
         ])),
         input_area,
     );
-    let [list_area, detail_area] = Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(lists);
+    // The list as wide as its longest move (up to 60%), the rest for the detail.
+    let longest = moves.iter().map(|m| m.chars().count()).max().unwrap_or(20) as u16 + 5;
+    let list_w = longest.clamp(24, lists.width * 3 / 5);
+    let [list_area, detail_area] = Layout::horizontal([Constraint::Length(list_w), Constraint::Min(0)]).areas(lists);
     let h = list_area.height as usize;
     let first = app.selected.saturating_sub(h.saturating_sub(1));
     let list: Vec<Line> = moves
@@ -473,19 +493,48 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
             }
         })
         .collect();
-    let list = if list.is_empty() && !app.input.trim().is_empty() {
-        vec![Line::from("  (no legal move matches; Enter asks the referee why)")]
-    } else {
-        list
-    };
-    f.render_widget(Paragraph::new(list), list_area);
+    let list = if list.is_empty() && !app.input.trim().is_empty() { vec![Line::from("  (no legal move matches; Enter asks the referee why)")] } else { list };
+    f.render_widget(Paragraph::new(list).wrap(Wrap { trim: false }), list_area);
     f.render_widget(Paragraph::new(detail(app)).wrap(Wrap { trim: false }).block(Block::new().borders(Borders::LEFT)), detail_area);
     let status_line = if app.message.is_empty() {
-        Line::styled("Enter play · ↑↓ choose · type to filter · F1 keys · Ctrl-Z undo · Ctrl-Q quit", pal.dim())
+        Line::styled("Enter play · ↑↓ choose · type to filter · F1 keys · F2 log · Ctrl-Z undo · Ctrl-Q quit", pal.dim())
     } else {
         Line::from(app.message.iter().rev().take(2).rev().cloned().collect::<Vec<_>>().join(" | "))
     };
     f.render_widget(Paragraph::new(status_line), status);
+}
+
+/// The whole log as the side at the keyboard may read it, wrapped, newest last; `›` marks
+/// what happened since that side last had the keyboard.
+fn log_lines(app: &App) -> Vec<Line<'static>> {
+    let side = app.viewer();
+    let mut log: Vec<Line> = Vec::new();
+    for l in app.session.header().setup.lines_for(side) {
+        log.push(Line::from(format!(" {l}")));
+    }
+    let rows = app.session.rows();
+    for (i, r) in rows.iter().enumerate() {
+        let news = r.seq > app.news_from;
+        let mark = if news { '›' } else { ' ' };
+        let style = if news { Style::new().add_modifier(Modifier::BOLD) } else { Style::new() };
+        log.push(Line::styled(format!("{mark}#{} {}: {}", r.seq, r.side, arbiter_store::move_text_for(rows, i, side)), style.add_modifier(Modifier::UNDERLINED)));
+        for l in r.record.lines_for(side) {
+            log.push(Line::styled(format!("{mark} {l}"), style));
+        }
+    }
+    log
+}
+
+fn log_panel(f: &mut Frame, app: &App, area: Rect) {
+    let block = Block::new().borders(Borders::TOP).title(" Log (F2: back to the map; PgUp/PgDn scroll) ");
+    let mut inner = block.inner(area);
+    inner.width = inner.width.saturating_sub(1); // a gap before the hand
+    f.render_widget(block, area);
+    let p = Paragraph::new(log_lines(app)).wrap(Wrap { trim: false });
+    let total = p.line_count(inner.width) as u16;
+    let bottom = total.saturating_sub(inner.height);
+    let top = bottom.saturating_sub(app.log_scroll.min(u16::MAX as usize) as u16);
+    f.render_widget(p.scroll((top, 0)), inner);
 }
 
 /// What the highlighted move is about: its card's text and Ops now, or the country with its
@@ -515,6 +564,19 @@ fn detail<'a>(app: &App) -> Vec<Line<'a>> {
                 let (head, standing) = region_summary(game, r);
                 out.push(Line::from(format!("Now: {head}; {standing}")));
             }
+        }
+        if let Move::Play { mode: arbiter_engine::PlayMode::Space, .. } = m {
+            let b = game.state().space[side.idx()] as usize;
+            if let Some(next) = BOXES.get(b) {
+                out.push(Line::from(format!(
+                    "Space race: box {} ({}) needs a roll of 1-{} ({}%); the event does not happen (§6.4)",
+                    b + 1,
+                    next.name,
+                    next.max_roll,
+                    next.max_roll as u32 * 100 / 6
+                )));
+            }
+            return out;
         }
         out.push(Line::from(arbiter_cards::text(card).to_string()));
         return out;

@@ -49,7 +49,7 @@ fn advance(app: &mut App, until: impl Fn(&App) -> bool) {
             return;
         }
         match app.screen {
-            Screen::HandOver(_) | Screen::EndOfRound(_) => key(app, KeyCode::Enter),
+            Screen::HandOver(_) | Screen::EndOfRound { .. } => key(app, KeyCode::Enter),
             Screen::Confirm { .. } => key(app, KeyCode::Char('y')),
             Screen::Table => key(app, KeyCode::Enter),
             Screen::Help => key(app, KeyCode::Esc),
@@ -67,6 +67,14 @@ fn secret_cards(app: &App) -> Vec<String> {
         .into_iter()
         .flat_map(|s| st.hand(s).iter().filter(|c| *c != CardId::CHINA).map(|c| cards.name(c).to_string()).collect::<Vec<_>>())
         .collect()
+}
+
+/// Cards in `side`'s hand that the other side does not hold and has not been shown.
+fn hand_only(app: &App, side: Side) -> Vec<String> {
+    let g = app.game();
+    let view = g.view(Some(side.opponent()));
+    let mine: Vec<String> = view.hand.iter().chain(&view.opponent_known).cloned().collect();
+    g.view(Some(side)).hand.into_iter().filter(|c| !mine.contains(c) && !app.session.rows().iter().any(|r| r.record.lines_for(Some(side.opponent())).iter().any(|l| l.contains(c.as_str())))).collect()
 }
 
 fn at_headline(a: &App) -> bool {
@@ -89,7 +97,7 @@ fn the_tracks_and_the_prompt_are_on_the_first_screen_at_80x24() {
     advance(&mut a, |a| a.screen == Screen::Table && a.game().state().round >= 1);
     let s = screen(&a, 80, 24);
     let d = a.game().decision().unwrap();
-    for needle in ["Turn 1", "action round 1 of 6", "DEFCON", "VP", "Mil. ops", "Space", "China Card", &format!("{}> ", d.side)] {
+    for needle in ["Turn 1", "USSR round 1/6", "DEFCON", "VP", "Mil. ops", "Space", "China Card", &format!("{}> ", d.side)] {
         assert!(s.contains(needle), "{needle:?} is not on the 80x24 screen:\n{s}");
     }
     assert!(s.contains(&d.prompt[..d.prompt.len().min(40)]), "the decision's prompt is shown:\n{s}");
@@ -99,13 +107,13 @@ fn the_tracks_and_the_prompt_are_on_the_first_screen_at_80x24() {
 }
 
 #[test]
-fn a_hand_over_never_shows_a_hand() {
+fn a_hand_over_or_an_end_of_round_never_shows_the_other_hand() {
     // Three games, random moves, every hand-over screen checked at both sizes.
     for seed in [3u64, 5, 8] {
         let dir = tempfile::tempdir().unwrap();
         let mut a = app(&dir, seed);
         let mut x = seed;
-        let mut hand_overs = 0;
+        let (mut hand_overs, mut ends) = (0, 0);
         for _ in 0..400 {
             match a.screen.clone() {
                 Screen::HandOver(_) => {
@@ -127,13 +135,24 @@ fn a_hand_over_never_shows_a_hand() {
                     a.selected = (x >> 33) as usize % n.max(1);
                     key(&mut a, KeyCode::Enter);
                 }
-                Screen::EndOfRound(_) => key(&mut a, KeyCode::Enter),
+                Screen::EndOfRound { side, .. } => {
+                    // The player who just moved still has the keyboard: the next decision (the
+                    // other side's moves, their cards) must not show.
+                    ends += 1;
+                    let theirs = hand_only(&a, side.opponent());
+                    for (w, h) in [(80, 24), (120, 40)] {
+                        let s = screen(&a, w, h);
+                        let leaked: Vec<_> = theirs.iter().filter(|c| s.contains(c.as_str())).collect();
+                        assert!(leaked.is_empty(), "the end of the {side}'s round shows {leaked:?}:\n{s}");
+                    }
+                    key(&mut a, KeyCode::Enter);
+                }
                 Screen::Confirm { .. } => key(&mut a, KeyCode::Char('y')),
                 Screen::Help => key(&mut a, KeyCode::Esc),
                 Screen::GameOver => break,
             }
         }
-        assert!(hand_overs > 10, "seed {seed}: only {hand_overs} hand-overs");
+        assert!(hand_overs > 10 && ends > 10, "seed {seed}: only {hand_overs} hand-overs and {ends} ends of round");
     }
 }
 
@@ -171,16 +190,16 @@ fn an_illegal_move_typed_gets_the_referees_reason_and_changes_nothing() {
 fn the_end_of_a_round_offers_undo_before_the_hand_over() {
     let dir = tempfile::tempdir().unwrap();
     let mut a = app(&dir, 7);
-    advance(&mut a, |a| matches!(a.screen, Screen::EndOfRound(Side::Ussr)));
+    advance(&mut a, |a| matches!(a.screen, Screen::EndOfRound { side: Side::Ussr, can_undo: true }));
     let seq = a.session.seq();
     let s = screen(&a, 80, 24);
     assert!(s.contains("End of your round, USSR") && s.contains("u: take your last move back"), "{s}");
     key(&mut a, KeyCode::Char('x')); // ignored
-    assert_eq!(a.screen, Screen::EndOfRound(Side::Ussr));
+    assert_eq!(a.screen, Screen::EndOfRound { side: Side::Ussr, can_undo: true });
     key(&mut a, KeyCode::Char('u'));
     assert_eq!((a.session.seq(), a.screen.clone(), a.seated), (seq - 1, Screen::Table, Some(Side::Ussr)));
     key(&mut a, KeyCode::Enter);
-    assert_eq!(a.screen, Screen::EndOfRound(Side::Ussr));
+    assert_eq!(a.screen, Screen::EndOfRound { side: Side::Ussr, can_undo: true });
     key(&mut a, KeyCode::Enter);
     assert_eq!(a.screen, Screen::HandOver(Side::Us));
 }
@@ -220,7 +239,7 @@ fn a_coup_target_shows_its_odds_and_a_losing_coup_asks_first() {
                         let Move::Coup(c) = m else { panic!("{m:?}") };
                         let name = Map::standard().name(c);
                         assert!(
-                            s.contains(&format!("coup {name} with")) && s.contains("Ops: succeeds"),
+                            s.contains(&format!("coup {name} with")) && s.contains("succeeds"),
                             "odds for the highlighted coup:\n{s}"
                         );
                         odds_seen = true;
@@ -229,7 +248,7 @@ fn a_coup_target_shows_its_odds_and_a_losing_coup_asks_first() {
                             let Screen::Confirm { warnings, text } = a.screen.clone() else { panic!("no warning: {:?}", a.screen) };
                             assert!(warnings[0].contains("drops DEFCON to 1"), "{warnings:?}");
                             let s = screen(&a, 80, 24);
-                            assert!(s.contains(&format!("y: {text}, anyway")), "{s}");
+                            assert!(s.contains(&format!("y: go ahead with `{text}`")), "{s}");
                             let seq = a.session.seq();
                             key(&mut a, KeyCode::Char('n'));
                             assert_eq!((a.session.seq(), a.screen.clone()), (seq, Screen::Table));
