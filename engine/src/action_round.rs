@@ -259,7 +259,11 @@ fn play(ctx: &mut Ctx, pt: &PlayTask, card: CardId, mode: PlayMode) {
     let side = pt.side;
     let info = ctx.rules.cards.info(card);
     let event_side = info.side.side().unwrap_or(side);
-    log!(ctx, "{side} plays {} ({} Ops, {:?}) {}", info.name, info.ops, info.side, mode.describe());
+    let whose = match info.side.side() {
+        Some(s) => format!("{s} event"),
+        None => "neutral event".to_string(),
+    };
+    log!(ctx, "{side} plays {} ({} Ops, {whose}) {}", info.name, info.ops, mode.describe());
     ctx.put_in_play(card, side);
     ctx.emit(DomainEvent::CardPlayed { side, card, mode, headline: false });
     let ops = Task::Ops(OpsTask::for_card(side, card));
