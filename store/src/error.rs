@@ -20,6 +20,13 @@ pub enum StoreError {
     /// Rows at the end are missing.
     #[error("{path} is truncated: it records {head} move(s) but holds only {found}")]
     Truncated { path: PathBuf, head: u64, found: u64 },
+    /// The file itself is shorter than its own header says (a copy or a save cut short);
+    /// `expected` is `None` when not even the header is whole.
+    #[error("{path} is truncated: the file is cut short ({})", match expected {
+        Some(n) => format!("{size} of its {n} bytes"),
+        None => format!("{size} bytes, not even its whole header"),
+    })]
+    CutShort { path: PathBuf, size: u64, expected: Option<u64> },
     /// Opened read-only (the file or its folder cannot be written): reading works, moves cannot
     /// be stored.
     #[error("{0} is read-only: nothing was stored")]

@@ -73,10 +73,13 @@ fn read_error(path: &Path, e: rusqlite::Error) -> StoreError {
             ErrorCode::NotADatabase => StoreError::NotAGame(path),
             ErrorCode::DatabaseCorrupt => StoreError::Damaged { path, seq: 0, what: "the file's structure is corrupt".into() },
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => StoreError::Busy(path),
-            ErrorCode::CannotOpen | ErrorCode::PermissionDenied => {
-                StoreError::Sqlite { path, what: "cannot be opened (missing, or no permission to read it)".into() }
-            }
-            _ => StoreError::Damaged { path, seq: 0, what: format!("it cannot be read ({:?})", f.code) },
+            ErrorCode::PermissionDenied => StoreError::Sqlite { path, what: "cannot be read: no permission to read it".into() },
+            // `open` checked that the file exists and can be read: SQLite cannot open it as a
+            // database because of what it holds (e.g. a damaged header asking for a journal
+            // mode it cannot set up).
+            ErrorCode::CannotOpen => StoreError::Damaged { path, seq: 0, what: "its structure is damaged: it cannot be opened".into() },
+            // Never the driver's code name ("Unknown"): the structure is what failed.
+            _ => StoreError::Damaged { path, seq: 0, what: "its structure cannot be read".into() },
         },
         rusqlite::Error::SqlInputError { .. } | rusqlite::Error::InvalidQuery => StoreError::NotAGame(path),
         rusqlite::Error::InvalidColumnType(..) | rusqlite::Error::FromSqlConversionFailure(..) | rusqlite::Error::IntegralValueOutOfRange(..) => {
@@ -97,7 +100,9 @@ fn write_error(path: &Path, e: rusqlite::Error) -> StoreError {
             ErrorCode::DiskFull => StoreError::WriteFailed { path, what: "the disk is full".into() },
             ErrorCode::TooBig => StoreError::WriteFailed { path, what: "the row is too large".into() },
             ErrorCode::SystemIoFailure => StoreError::WriteFailed { path, what: "a write failed (disk full or a file-size limit?)".into() },
-            c => StoreError::WriteFailed { path, what: format!("the write failed ({c:?})") },
+            ErrorCode::DatabaseCorrupt => StoreError::Damaged { path, seq: 0, what: "the file's structure is corrupt".into() },
+            ErrorCode::NotADatabase => StoreError::NotAGame(path),
+            _ => StoreError::WriteFailed { path, what: "the write failed".into() },
         },
         _ => StoreError::WriteFailed { path, what: "the write failed".into() },
     }
@@ -158,6 +163,17 @@ impl SqliteStore {
         if !path.is_file() {
             return Err(StoreError::Sqlite { path: path.into(), what: "no such saved game".into() });
         }
+        // Whether it can be read at all, before SQLite tries: a later failure to open it is
+        // then about what it holds, not about permissions.
+        let file = std::fs::File::open(path).map_err(|e| StoreError::Sqlite {
+            path: path.into(),
+            what: if e.kind() == std::io::ErrorKind::PermissionDenied {
+                "cannot be read: no permission to read it".into()
+            } else {
+                "cannot be read".into()
+            },
+        })?;
+        check_length(path, file)?;
         let writable = std::fs::OpenOptions::new().write(true).open(path).is_ok() && folder_writable(path);
         let flags = if writable { OpenFlags::SQLITE_OPEN_READ_WRITE } else { OpenFlags::SQLITE_OPEN_READ_ONLY };
         let mut conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(|e| read_error(path, e))?;
@@ -181,6 +197,11 @@ impl SqliteStore {
         }
         if !(1..=SCHEMA_VERSION).contains(&version) {
             return Err(StoreError::UnknownSchema { path: path.into(), found: version, supported: SCHEMA_VERSION });
+        }
+        if version == 1 && has_chain_columns(&conn).map_err(|e| read_error(path, e))? {
+            // A version-2 file whose version number changed: reading it as version 1 would
+            // skip the integrity chain.
+            return Err(StoreError::Damaged { path: path.into(), seq: 0, what: "its schema version does not match its tables".into() });
         }
         Self::configure(&conn, path, writable)?;
         let mut store = SqliteStore { conn, path: path.into(), read_only: !writable, version };
@@ -311,6 +332,65 @@ impl SqliteStore {
         }
         Ok(out)
     }
+}
+
+/// Whether the tables have any of the columns version 2 added.
+fn has_chain_columns(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT (SELECT COUNT(*) FROM pragma_table_info('events') WHERE name = 'chain') + \
+         (SELECT COUNT(*) FROM pragma_table_info('game') WHERE name IN ('header_hash', 'head_seq', 'head_hash'))",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+}
+
+/// The SQLite file header's magic string.
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// A saved game cut short (by a copy or a save that did not finish) is found from SQLite's own
+/// header before SQLite reads it: the file must be as long as its page size times its page
+/// count. Skipped while a journal or WAL file beside it may still complete or undo a write.
+fn check_length(path: &Path, file: std::fs::File) -> Result<(), StoreError> {
+    use std::io::Read;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut header = Vec::with_capacity(100);
+    if file.take(100).read_to_end(&mut header).is_err() {
+        return Ok(());
+    }
+    let cut = |expected| Err(StoreError::CutShort { path: path.into(), size, expected });
+    if header.len() < 100 {
+        // Empty, or some other small file, is not a saved game (SQLite's answer, below); the
+        // start of SQLite's header, as far as it goes, is a file cut short.
+        let n = header.len().min(SQLITE_MAGIC.len());
+        return if n > 0 && header[..n] == SQLITE_MAGIC[..n] { cut(None) } else { Ok(()) };
+    }
+    let be32 = |at: usize| u32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]]);
+    if !header.starts_with(SQLITE_MAGIC) || i64::from(be32(68)) != APPLICATION_ID {
+        return Ok(());
+    }
+    let page_size = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65_536u64,
+        n if n >= 512 && n.is_power_of_two() => u64::from(n),
+        _ => return Ok(()), // damaged: SQLite says so
+    };
+    // The page count is valid only when the change counter matches "version valid for".
+    let pages = u64::from(be32(28));
+    if pages == 0 || be32(24) != be32(92) {
+        return Ok(());
+    }
+    let beside = |suffix: &str| {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        Path::new(&p).exists()
+    };
+    if beside("-journal") || beside("-wal") {
+        return Ok(());
+    }
+    if size < page_size * pages {
+        return cut(Some(page_size * pages));
+    }
+    Ok(())
 }
 
 /// Can a file be created next to `path` (SQLite's rollback journal)? Probed by creating and

@@ -282,6 +282,47 @@ fn a_file_that_is_not_a_game_is_refused() {
     assert!(matches!(SqliteStore::open(&other), Err(StoreError::NotAGame(_))));
 }
 
+/// A chained (version 2) file whose version number says 1 would be read without its chain: it
+/// is damaged, whether opened for writing or not. (A file really of version 1 is upgraded.)
+#[test]
+fn a_chained_file_claiming_version_1_is_damaged() {
+    let dir = tmp();
+    let path = game_with_moves(dir.path(), 5);
+    rusqlite::Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = 1").unwrap();
+    match SqliteStore::open(&path) {
+        Err(e @ StoreError::Damaged { seq: 0, .. }) => assert!(e.to_string().contains("its schema version does not match its tables"), "{e}"),
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("opened"),
+    }
+}
+
+/// A saved game cut short at the byte level (a copy that did not finish) says so, from the
+/// start of SQLite's header to one byte short; an empty file is not a saved game.
+#[test]
+fn a_file_cut_short_is_truncated() {
+    let dir = tmp();
+    let path = game_with_moves(dir.path(), 40);
+    let original = std::fs::read(&path).unwrap();
+    let cut = dir.path().join("cut.arbiter");
+    for n in [1, 16, 99, 100, 4096, original.len() / 2, original.len() - 1] {
+        std::fs::write(&cut, &original[..n]).unwrap();
+        match SqliteStore::open(&cut).and_then(|s| s.rows().map(|_| ())) {
+            Err(e @ StoreError::CutShort { .. }) => {
+                let whole = original.len();
+                let expected = if n < 100 { format!("({n} bytes, not even its whole header)") } else { format!("({n} of its {whole} bytes)") };
+                assert!(e.to_string().ends_with(&format!("is truncated: the file is cut short {expected}")), "{e}");
+            }
+            Err(e) => panic!("cut at {n}: wrong error: {e}"),
+            Ok(_) => panic!("cut at {n}: opened"),
+        }
+    }
+    std::fs::write(&cut, b"").unwrap();
+    assert!(matches!(SqliteStore::open(&cut), Err(StoreError::NotAGame(_))));
+    // The whole file reads.
+    std::fs::write(&cut, &original).unwrap();
+    SqliteStore::open(&cut).unwrap().rows().unwrap();
+}
+
 #[test]
 fn creating_over_an_existing_file_is_refused() {
     let dir = tmp();
