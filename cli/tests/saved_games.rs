@@ -116,8 +116,8 @@ fn deleting_trailing_rows_is_detected() {
 #[test]
 fn every_flipped_byte_is_harmless_or_detected() {
     let dir = tempfile::tempdir().unwrap();
-    // A small game, every byte; and one with free pages (moves played, then the rows deleted
-    // by undo-like truncation), every 5th byte.
+    // A small game; and one with free pages (moves played, then the rows deleted by
+    // undo-like truncation). Every byte of each.
     let small = game(dir.path(), "flip.arbiter");
     let freed = game(dir.path(), "freed.arbiter");
     for _ in 0..60 {
@@ -135,32 +135,117 @@ fn every_flipped_byte_is_harmless_or_detected() {
     let free: i64 = c.query_row("PRAGMA freelist_count", [], |r| r.get(0)).unwrap();
     assert!(free > 0, "the second file has no free pages");
     drop(c);
-    flip_each(dir.path(), &small, 1);
-    flip_each(dir.path(), &freed, 5);
+    for f in [&small, &freed] {
+        let len = std::fs::metadata(f).unwrap().len() as usize;
+        // Every byte with one pattern; the 100 bytes of SQLite's own header (page size,
+        // schema format, counts, the user version, the application id) also with each single
+        // bit, two low bits (version 2 read as 1) and all bits.
+        let flips = (0..len)
+            .map(|i| (i, 0x5a))
+            .chain((0..100).flat_map(|i| [0x01, 0x02, 0x03, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0xff].map(|m| (i, m))));
+        flip_each(dir.path(), f, flips);
+    }
 }
 
-fn flip_each(dir: &Path, f: &Path, step: usize) {
+/// The messages a damaged file may get, and what none of them may contain: SQLite's wording,
+/// its error-code names, a permission or write failure that did not happen.
+const DAMAGE_MESSAGES: [&str; 4] = ["is not an Arbiter saved game", "is damaged", "is truncated", "save schema version"];
+const NEVER_IN_DAMAGE_MESSAGES: [&str; 10] =
+    ["Unknown", "SQLite", "sqlite", "database", "malformed", "permission", "cannot be read:", "not stored", "busy", "locked"];
+
+fn assert_damage_message(e: &str, what: &str) {
+    assert!(DAMAGE_MESSAGES.iter().any(|x| e.contains(x)), "{what}: unexpected message: {e}");
+    for bad in NEVER_IN_DAMAGE_MESSAGES {
+        assert!(!e.contains(bad), "{what}: {bad:?} in the message: {e}");
+    }
+}
+
+fn flip_each(dir: &Path, f: &Path, flips: impl Iterator<Item = (usize, u8)>) {
     let original = std::fs::read(f).unwrap();
     let genuine = open_rows(f).unwrap();
     let work = dir.join("work.arbiter");
     let (mut same, mut detected) = (0, 0);
-    for i in (0..original.len()).step_by(step) {
+    for (i, mask) in flips {
         let mut bytes = original.clone();
-        bytes[i] ^= 0x5a;
+        bytes[i] ^= mask;
         std::fs::write(&work, &bytes).unwrap();
         match open_rows(&work) {
             Ok(read) => {
-                assert_eq!(read, genuine, "byte {i} changed content that was read as genuine");
+                assert_eq!(read, genuine, "byte {i} ^ {mask:#04x} changed content that was read as genuine");
                 same += 1;
             }
             Err(e) => {
-                let ours = ["not an Arbiter saved game", "is damaged", "is truncated", "save schema version", "cannot be opened"];
-                assert!(ours.iter().any(|x| e.contains(x)), "byte {i}: unexpected message: {e}");
+                assert_damage_message(&e, &format!("byte {i} ^ {mask:#04x}"));
                 detected += 1;
             }
         }
     }
     assert!(same > 0 && detected > 0, "{same} harmless, {detected} detected");
+}
+
+/// A file that is not a saved game (random bytes, an empty file) gets exactly "not an Arbiter
+/// saved game" from every command; a saved game cut short at any byte gets "is truncated: the
+/// file is cut short". Exit status 1, never a driver message, never a panic.
+#[test]
+fn foreign_and_cut_short_files_get_one_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let commands = |file: &str| -> Vec<Vec<String>> {
+        [vec!["state", file], vec!["log", file], vec!["replay", file], vec!["moves", file], vec!["move", file, "influence Poland"], vec!["undo", file]]
+            .into_iter()
+            .map(|a| a.into_iter().map(String::from).collect())
+            .collect()
+    };
+    // Random bytes (a fixed xorshift stream) and an empty file.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let random: Vec<u8> = (0..8192)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    for (name, bytes) in [("random.arbiter", random), ("empty.arbiter", Vec::new())] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, &bytes).unwrap();
+        let file = f.to_str().unwrap();
+        for args in commands(file) {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let o = arbiter(&args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+            assert_eq!(err, format!("arbiter: {file} is not an Arbiter saved game\n"), "{args:?}");
+            assert!(o.stdout.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&o.stdout));
+        }
+        assert_eq!(std::fs::read(&f).unwrap(), bytes, "{name} was changed");
+    }
+    // A saved game of several pages, cut short: inside SQLite's header, at its end, at page
+    // boundaries, inside pages, one byte short.
+    let whole = game(dir.path(), "whole.arbiter");
+    for _ in 0..40 {
+        let m = first_move(&whole);
+        ok(&["move", whole.to_str().unwrap(), &m]);
+    }
+    let original = std::fs::read(&whole).unwrap();
+    let page = u16::from_be_bytes([original[16], original[17]]) as usize;
+    assert!(original.len() >= 4 * page, "{} bytes", original.len());
+    let cut = dir.path().join("cut.arbiter");
+    let file = cut.to_str().unwrap();
+    let mut points = vec![1, 15, 16, 50, 99, 100, 101, page - 1, page, page + 1, 2 * page, original.len() / 2 + 7, original.len() - page];
+    points.push(original.len() - 1);
+    for n in points {
+        std::fs::write(&cut, &original[..n]).unwrap();
+        for args in commands(file) {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let o = arbiter(&args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "cut at {n}: {args:?}: {err}");
+            assert!(err.starts_with(&format!("arbiter: {file} is truncated: the file is cut short ({n} ")), "cut at {n}: {args:?}: {err}");
+            assert_damage_message(&err, &format!("cut at {n}: {args:?}"));
+            assert!(!err.contains("panicked"), "cut at {n}: {args:?}: {err}");
+        }
+        assert_eq!(std::fs::read(&cut).unwrap(), &original[..n], "cut at {n}: the file was changed");
+    }
 }
 
 /// A game the user cannot write (the file is mode 444, or its folder is not writable), as a
