@@ -79,6 +79,24 @@ enum Command {
         #[arg(long = "as", default_value = "observer")]
         viewer: LogViewer,
     },
+    /// Serve games over HTTP and WebSocket, with the browser client (see API.md).
+    Serve {
+        /// Where to listen; the loopback address unless another is given.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: std::net::SocketAddr,
+        /// The folder of saved games (created if missing).
+        #[arg(long, default_value = "arbiter-games")]
+        data: PathBuf,
+        /// Seconds a disconnected seat stays "away" before it is "absent".
+        #[arg(long, default_value_t = 30)]
+        disconnect_timeout: u64,
+        /// Seconds a game nobody is connected to stays in memory.
+        #[arg(long, default_value_t = 60)]
+        unload_after: u64,
+        /// Seconds without a move after which a game is unloaded.
+        #[arg(long, default_value_t = 24 * 3600)]
+        idle_timeout: u64,
+    },
     /// Play random games in memory and report their speed.
     Bench {
         #[arg(long, default_value_t = 1000)]
@@ -326,6 +344,13 @@ fn run(cmd: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Fixtures { paths, verbose } => run_fixtures(&paths, verbose),
+        Command::Serve { addr, data, disconnect_timeout, unload_after, idle_timeout } => {
+            let mut config = arbiter_server::Config::new(addr, data);
+            config.disconnect_timeout = std::time::Duration::from_secs(disconnect_timeout);
+            config.unload_after = std::time::Duration::from_secs(unload_after);
+            config.idle_timeout = std::time::Duration::from_secs(idle_timeout.max(1));
+            arbiter_server::serve(config).map_err(Failure::Failed)
+        }
         Command::Card { name, json: as_json } => {
             let rules = arbiter_cards::ruleset();
             let id = arbiter_engine::moves::find_card(&name, &rules.cards).map_err(|e| Failure::Rejected(e.to_string()))?;
