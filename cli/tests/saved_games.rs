@@ -248,6 +248,57 @@ fn foreign_and_cut_short_files_get_one_clear_message() {
     }
 }
 
+/// A forged random outcome (the setup's deal, with the chain recomputed as a forger with other
+/// tools would) is reported by every reading command as a divergence that says where, never
+/// what: neither the stored nor the replayed outcomes (the deck order, the hands) appear.
+#[test]
+fn a_forged_random_outcome_is_reported_without_the_deck() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = game(dir.path(), "forged.arbiter");
+    let file = f.to_str().unwrap();
+    let c = rusqlite::Connection::open(&f).unwrap();
+    let genuine: String = c.query_row("SELECT setup_random_json FROM game", [], |r| r.get(0)).unwrap();
+    // Swap the first two cards dealt.
+    let mut v: serde_json::Value = serde_json::from_str(&genuine).unwrap();
+    let draws: Vec<usize> = (0..v.as_array().unwrap().len()).filter(|&i| v[i].get("Draw").is_some()).take(2).collect();
+    let (a, b) = (v[draws[0]]["Draw"]["card"].clone(), v[draws[1]]["Draw"]["card"].clone());
+    v[draws[0]]["Draw"]["card"] = b;
+    v[draws[1]]["Draw"]["card"] = a;
+    let forged = serde_json::to_string(&v).unwrap();
+    c.execute("UPDATE game SET setup_random_json = ?1", [&forged]).unwrap();
+    // Recompute the integrity chain: drop it and let Arbiter add it to a "version 1" file.
+    c.execute_batch(
+        "ALTER TABLE events DROP COLUMN chain; ALTER TABLE game DROP COLUMN header_hash; ALTER TABLE game DROP COLUMN head_seq; \
+         ALTER TABLE game DROP COLUMN head_hash; PRAGMA user_version = 1;",
+    )
+    .unwrap();
+    drop(c);
+    arbiter_store::SqliteStore::open(&f).unwrap();
+    // Every card the deal names (the shuffle's order holds the whole Early War deck).
+    let rules = arbiter_cards::ruleset();
+    let numbers: Vec<u64> = genuine
+        .split(|ch: char| !ch.is_ascii_digit())
+        .filter(|n| !n.is_empty())
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let names: Vec<&str> = rules.cards.all().filter(|c| numbers.contains(&u64::from(c.id.0))).map(|c| c.name.as_str()).collect();
+    assert!(names.len() > 30, "{names:?}");
+    for args in [vec!["replay", file], vec!["replay", file, "--step"], vec!["state", file, "--as", "us"], vec!["log", file, "--as", "ussr"], vec!["moves", file]] {
+        let o = arbiter(&args);
+        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("replay diverges at game setup: the random outcomes of the game setup differ from the record (die rolls, draws or shuffles)"), "{args:?}: {err}");
+        let all = format!("{out}{err}");
+        for json in [&genuine, &forged] {
+            assert!(!all.contains(json.as_str()), "{args:?} shows the random outcomes: {all}");
+        }
+        assert!(!all.contains("Shuffle") && !all.contains("Draw"), "{args:?}: {all}");
+        for name in &names {
+            assert!(!all.contains(name), "{args:?} names {name}: {all}");
+        }
+    }
+}
+
 /// A game the user cannot write (the file is mode 444, or its folder is not writable), as a
 /// user who is not root: reading commands work; `move` and `undo` say it is read-only and
 /// change nothing. Run as `nobody` through setpriv when the tests run as root.
