@@ -381,6 +381,141 @@ fn a_secret_headline_and_the_seed_stay_hidden() {
     assert!(!created.contains("4242"), "`new` shows the seed: {created}");
 }
 
+/// The cards `viewer` may not know in `st` (as in store/tests/secrecy.rs): for a side, the
+/// cards of the other hand it has not been shown and the other side's headline while
+/// headlines are chosen; for an observer, every card of both hands not revealed, both such
+/// headlines, and the draw pile.
+fn unknown_cards(g: &arbiter_engine::Game, st: &arbiter_engine::State, viewer: Option<arbiter_engine::Side>) -> arbiter_engine::CardSet {
+    use arbiter_engine::Side;
+    let others: Vec<Side> = match viewer {
+        Some(s) => vec![s.opponent()],
+        None => Side::BOTH.to_vec(),
+    };
+    let mut set = arbiter_engine::CardSet::default();
+    let choosing = matches!(st.stack.last(), Some(arbiter_engine::Task::HeadlineChoose { .. }));
+    let first = arbiter_engine::headline::reveals_first(arbiter_engine::Position { rules: g.rules(), st });
+    for o in others {
+        set.0 |= st.hand(o).0 & !st.known[o.idx()].0;
+        if let (Some(c), true, false) = (st.headline[o.idx()], choosing, first == Some(o)) {
+            set.insert(c);
+        }
+    }
+    if viewer.is_none() {
+        for c in &st.deck {
+            set.insert(*c);
+        }
+    }
+    set
+}
+
+/// The names of `cards` that `text` contains, as whole names, leaving out phrases that name
+/// cards as rules (a stated reason, a condition quoting card text).
+fn cards_named(g: &arbiter_engine::Game, text: &str, cards: arbiter_engine::CardSet) -> Vec<String> {
+    let text: String = text
+        .lines()
+        .map(|l| l.split(" does not occur: ").next().unwrap_or(l))
+        .map(|l| l.split(" gives no Operations: ").next().unwrap_or(l))
+        .map(|l| l.replace("not play UN Intervention as an event", "…"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let db = &g.rules().cards;
+    cards
+        .iter()
+        .filter(|c| *c != arbiter_engine::CardId::CHINA)
+        .filter(|c| {
+            let name = db.name(*c);
+            let mut t = text.clone();
+            for longer in db.all().map(|x| x.name.as_str()).filter(|n| n.len() > name.len() && n.contains(name)) {
+                t = t.replace(longer, "…");
+            }
+            t.contains(name)
+        })
+        .map(|c| db.name(c).to_string())
+        .collect()
+}
+
+/// `text` from the line starting with `start` up to (not including) the first line after it
+/// starting with `end` (or to the end).
+fn section<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
+    let Some(i) = text.match_indices('\n').map(|(i, _)| i + 1).chain([0]).filter(|&i| text[i..].starts_with(start)).max() else {
+        return "";
+    };
+    let rest = &text[i..];
+    match rest.match_indices('\n').map(|(j, _)| j + 1).find(|&j| !end.is_empty() && rest[j..].starts_with(end)) {
+        Some(j) => &rest[..j],
+        None => rest,
+    }
+}
+
+/// Hidden information through the real commands. At sampled decisions of random games (one in
+/// twelve, and every decision right after a headline choice), what each side obtains as itself
+/// — `state --as` (board, hand, prompt), the newest move's entry in `log --as`, and `moves`
+/// when it is that side's decision — and what an observer obtains — `state`, the newest entry
+/// of `log` and of `replay --step`, and the state `replay` ends with — are searched for every
+/// card that viewer may not know (the other hand, the draw pile, an unrevealed headline). The
+/// newest entry is checked against cards unknown both before and after that move and not
+/// drawn or reshuffled in it (a card named when played may be drawn again later).
+#[test]
+fn no_command_shows_a_side_a_card_it_may_not_know() {
+    use arbiter_engine::{CardSet, Side};
+    let dir = tempfile::tempdir().unwrap();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    let mut checked = 0;
+    for seed in [11u64, 12, 13] {
+        let f = dir.path().join(format!("secret{seed}.arbiter"));
+        let file = f.to_str().unwrap().to_string();
+        let mut s = arbiter_store::Session::create(&f, seed, arbiter_engine::Options { optional_cards: seed % 2 == 0, us_bonus: 2 }).unwrap();
+        while s.game().outcome().is_none() {
+            let before = s.game().state().clone();
+            let d = s.game().decision().expect("a decision");
+            let m = s.game().move_text(&d.moves[next(d.moves.len())]);
+            s.play(&m, None).unwrap();
+            if !(m.starts_with("headline ") || next(12) == 0) {
+                continue;
+            }
+            checked += 1;
+            let (g, st) = (s.game(), s.game().state());
+            let row = s.rows().last().unwrap().clone();
+            let random: Vec<arbiter_engine::report::RandomOutcome> = serde_json::from_str(&row.record.random_json).unwrap();
+            let drawn: CardSet = random
+                .iter()
+                .filter_map(|r| if let arbiter_engine::report::RandomOutcome::Draw { card, .. } = r { Some(*card) } else { None })
+                .collect();
+            let reshuffled: CardSet = st.deck.iter().filter(|c| !before.deck.contains(c)).copied().collect();
+            let entry = format!("#{} ", row.seq);
+            for viewer in [Some(Side::Us), Some(Side::Ussr), None] {
+                let now = unknown_cards(g, st, viewer);
+                let newest = CardSet(unknown_cards(g, &before, viewer).0 & now.0 & !drawn.0 & !reshuffled.0);
+                let who = viewer.map_or("observer", |v| if v == Side::Us { "us" } else { "ussr" });
+                let mut outputs = vec![
+                    (format!("state --as {who}"), ok(&["state", &file, "--as", who]), now),
+                    (format!("log --as {who}"), section(&ok(&["log", &file, "--as", who]), &entry, "").to_string(), newest),
+                ];
+                if viewer.is_some() && g.to_move() == viewer {
+                    outputs.push(("moves".into(), ok(&["moves", &file]), now));
+                }
+                if viewer.is_none() {
+                    let replay = ok(&["replay", &file, "--step"]);
+                    outputs.push(("replay --step (newest entry)".into(), section(&replay, &entry, "Replayed and verified").to_string(), newest));
+                    outputs.push(("replay --step (final state)".into(), section(&replay, "Replayed and verified", "").to_string(), now));
+                }
+                for (what, text, secret) in outputs {
+                    assert!(!text.is_empty(), "seed {seed}, move {}: {what} printed nothing", row.seq);
+                    let leaked = cards_named(g, &text, secret);
+                    assert!(leaked.is_empty(), "seed {seed}, move {} ({m}): `{what}` shows {leaked:?}:\n{text}", row.seq);
+                }
+            }
+        }
+    }
+    assert!(checked > 60, "only {checked} decisions checked");
+}
+
 /// Bad input gets a clear refusal (exit 2), never a panic or a hang.
 #[test]
 fn bad_input_is_refused_clearly() {
