@@ -117,3 +117,63 @@ impl View {
         }
     }
 }
+
+/// The cards `viewer` may not know in this position: for a side, the cards of the other hand it
+/// has not been shown and the other side's headline while headlines are chosen (unless it had
+/// to be revealed first, Man in Earth Orbit); for an observer, every unshown card of both hands,
+/// both secret headlines and the draw pile. (A side may have looked at some of the draw pile,
+/// Our Man in Tehran, so the pile counts as unknown to the observer only.) Secrecy tests search
+/// every output for these.
+pub fn hidden_from(p: Position, viewer: Option<Side>) -> crate::card::CardSet {
+    let st = p.st;
+    let others: Vec<Side> = match viewer {
+        Some(s) => vec![s.opponent()],
+        None => Side::BOTH.to_vec(),
+    };
+    let mut set = crate::card::CardSet::default();
+    let choosing = matches!(st.stack.last(), Some(Task::HeadlineChoose { .. }));
+    let first = crate::headline::reveals_first(p);
+    for o in others {
+        set.0 |= st.hand(o).0 & !st.known[o.idx()].0;
+        if let (Some(c), true, false) = (st.headline[o.idx()], choosing, first == Some(o)) {
+            set.insert(c);
+        }
+    }
+    if viewer.is_none() {
+        for c in &st.deck {
+            set.insert(*c);
+        }
+    }
+    set
+}
+
+/// The cards of `cards` whose whole names occur in `text` ("Asia Scoring" inside "Southeast
+/// Asia Scoring" does not count); The China Card, whose place is public, never does.
+pub fn cards_named_in(p: Position, text: &str, cards: crate::card::CardSet) -> Vec<String> {
+    let db = p.cards();
+    cards
+        .iter()
+        .filter(|c| *c != CardId::CHINA)
+        .filter(|c| {
+            let name = db.name(*c);
+            let mut t = text.to_string();
+            for longer in db.all().map(|x| x.name.as_str()).filter(|n| n.len() > name.len() && n.contains(name)) {
+                t = t.replace(longer, "…");
+            }
+            t.contains(name)
+        })
+        .map(|c| db.name(c).to_string())
+        .collect()
+}
+
+/// `text` without the phrases that name cards as rules, not as cards somewhere: a stated reason
+/// ("… does not occur: Marshall Plan …"), a condition quoting card text. What is left names
+/// cards only where they are; secrecy tests search it with `cards_named_in`.
+pub fn without_rule_references(text: &str) -> String {
+    text.lines()
+        .map(|l| l.split(" does not occur: ").next().unwrap_or(l))
+        .map(|l| l.split(" gives no Operations: ").next().unwrap_or(l))
+        .map(|l| l.replace("not play UN Intervention as an event", "…"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -38,7 +38,8 @@ pub enum ClientMessage {
         #[serde(rename = "move")]
         text: String,
     },
-    Sync,
+    // A struct variant: serde ignores deny_unknown_fields on a unit variant of a tagged enum.
+    Sync {},
 }
 
 /// Parse a client's message, or say why it cannot be read. Never panics, whatever the text.
@@ -119,7 +120,7 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Seat, mut socket: WebS
                 }
                 match parse(&text) {
                     Err(why) => { if socket.send(Message::Text(rejected(&why).into())).await.is_err() { break; } }
-                    Ok(ClientMessage::Sync) => match sync(&room, seat).await {
+                    Ok(ClientMessage::Sync {}) => match sync(&room, seat).await {
                         Some((seq, text)) => {
                             synced = seq;
                             if socket.send(Message::Text(text.into())).await.is_err() { break; }
@@ -176,7 +177,7 @@ mod tests {
     #[test]
     fn client_messages() {
         assert_eq!(parse(r#"{"type":"move","move":"influence Poland"}"#), Ok(ClientMessage::Move { text: "influence Poland".into() }));
-        assert_eq!(parse(r#"{"type":"sync"}"#), Ok(ClientMessage::Sync));
+        assert_eq!(parse(r#"{"type":"sync"}"#), Ok(ClientMessage::Sync {}));
         for bad in ["", "{", "[]", r#"{"type":"resign"}"#, r#"{"type":"move"}"#, r#"{"type":"move","move":3}"#, r#"{"type":"sync","x":1}"#] {
             assert!(parse(bad).is_err(), "{bad}");
         }

@@ -1,0 +1,348 @@
+//! A real server on a loopback port, real clients over HTTP and WebSocket: random games played to
+//! the end with every message each seat receives searched for cards it may not know; reconnects,
+//! wrong tokens, racing moves, presence, unloading and the limits.
+
+use arbiter_engine::view::{cards_named_in, hidden_from, without_rule_references};
+use arbiter_engine::{CardSet, Game, Options, Randomness, Side};
+use arbiter_server::{start, Config, Running};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+const SEATS: [&str; 3] = ["us", "ussr", "observer"];
+
+async fn server(dir: &tempfile::TempDir, tune: impl FnOnce(&mut Config)) -> Running {
+    let mut c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+    tune(&mut c);
+    start(c).await.unwrap()
+}
+
+struct Game3 {
+    id: String,
+    /// US, USSR, observer.
+    tokens: [String; 3],
+}
+
+async fn create(http: &reqwest::Client, base: &str, body: Value) -> Game3 {
+    let r = http.post(format!("{base}/api/games")).body(body.to_string()).send().await.unwrap();
+    assert_eq!(r.status(), 201);
+    let v: Value = r.json().await.unwrap();
+    let t = |s: &str| v["tokens"][s].as_str().unwrap().to_string();
+    assert!(SEATS.iter().all(|s| t(s).len() == 32 && v["links"][s].as_str().unwrap().ends_with(&t(s))));
+    Game3 { id: v["id"].as_str().unwrap().to_string(), tokens: [t("us"), t("ussr"), t("observer")] }
+}
+
+async fn connect(addr: std::net::SocketAddr, id: &str, token: &str) -> Ws {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/games/{id}/ws?token={token}")).await.unwrap();
+    ws
+}
+
+/// The next JSON message (10 s at most).
+async fn next(ws: &mut Ws) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a message within 10 s").expect("the socket is open").unwrap();
+        match m {
+            Message::Text(t) => return serde_json::from_str(&t).unwrap(),
+            Message::Close(_) => panic!("closed"),
+            _ => {}
+        }
+    }
+}
+
+/// The next message that is not about presence.
+async fn next_not_presence(ws: &mut Ws) -> Value {
+    loop {
+        let v = next(ws).await;
+        if v["type"] != "presence" {
+            return v;
+        }
+    }
+}
+
+/// Messages until the `move` message of move `seq` (that one last).
+async fn until_move(ws: &mut Ws, seq: u64) -> Vec<Value> {
+    let mut got = Vec::new();
+    loop {
+        let v = next(ws).await;
+        let done = v["type"] == "move" && v["seq"] == seq;
+        assert!(!(v["type"] == "move" && v["seq"].as_u64().unwrap() > seq), "move {seq} was skipped: {v}");
+        got.push(v);
+        if done {
+            return got;
+        }
+    }
+}
+
+/// Every string in a message (keys too), one a line: what a client could show.
+fn strings(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a.iter().map(strings).collect::<Vec<_>>().join("\n"),
+        Value::Object(o) => o.iter().map(|(k, v)| format!("{k}\n{}", strings(v))).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn seat_side(i: usize) -> Option<Side> {
+    [Some(Side::Us), Some(Side::Ussr), None][i]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_games_to_the_end_over_http_and_websocket_leak_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    for seed in [11u64, 12, 13] {
+        let optional = seed % 2 == 1;
+        let g = create(&http, &base, json!({ "seed": seed, "optional_cards": optional })).await;
+        let mut socks = Vec::new();
+        for t in &g.tokens {
+            let mut ws = connect(srv.addr, &g.id, t).await;
+            let sync = next(&mut ws).await;
+            assert_eq!((sync["type"].as_str(), sync["state"]["seq"].as_u64()), (Some("sync"), Some(0)));
+            socks.push(ws);
+        }
+        // The referee's own game, from the same seed: the truth the messages are checked against.
+        let (mut mirror, _) = Game::new(arbiter_cards::ruleset(), Options { optional_cards: optional, us_bonus: 2 }, Randomness::seeded(seed));
+        let mut x = seed;
+        let mut n = 0u64;
+        while mirror.outcome().is_none() {
+            let before = mirror.state().clone();
+            let d = mirror.decision().unwrap();
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let m = d.moves[(x >> 33) as usize % d.moves.len()].clone();
+            let text = mirror.move_text(&m);
+            let seat = if d.side == Side::Us { 0 } else { 1 };
+            n += 1;
+            if n % 2 == 0 {
+                let r = http.post(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[seat])).body(json!({ "move": text }).to_string()).send().await.unwrap();
+                assert_eq!(r.status(), 200, "{text}");
+                let v: Value = r.json().await.unwrap();
+                assert_eq!(v["seq"], n);
+            } else {
+                socks[seat].send(Message::Text(json!({ "type": "move", "move": text }).to_string().into())).await.unwrap();
+            }
+            let report = mirror.play(&m).unwrap();
+            let after = mirror.state();
+            let drawn: CardSet = report
+                .random
+                .iter()
+                .filter_map(|r| if let arbiter_engine::report::RandomOutcome::Draw { card, .. } = r { Some(*card) } else { None })
+                .collect();
+            let reshuffled: CardSet = after.deck.iter().filter(|c| !before.deck.contains(c)).copied().collect();
+            for (i, ws) in socks.iter_mut().enumerate() {
+                let viewer = seat_side(i);
+                let msgs = until_move(ws, n).await;
+                let last = msgs.last().unwrap();
+                // Each seat's state is exactly its view of the referee's game.
+                let mut state = last["state"].clone();
+                for k in ["presence", "clock", "seq"] {
+                    state.as_object_mut().unwrap().remove(k);
+                }
+                assert_eq!(state, serde_json::to_value(mirror.view(viewer)).unwrap(), "seed {seed}, move {n}, {}", SEATS[i]);
+                let p = mirror.pos();
+                let secret = CardSet(hidden_from(arbiter_engine::Position { rules: mirror.rules(), st: &before }, viewer).0 & hidden_from(p, viewer).0 & !drawn.0 & !reshuffled.0);
+                let text_out = msgs.iter().map(|v| without_rule_references(&strings(v))).collect::<Vec<_>>().join("\n");
+                let leaked = cards_named_in(p, &text_out, secret);
+                assert!(leaked.is_empty(), "seed {seed}, move {n} ({text}): the {} received {leaked:?}: {text_out}", SEATS[i]);
+            }
+        }
+        for ws in &mut socks {
+            ws.close(None).await.ok();
+        }
+        let end: Value = http.get(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[2])).send().await.unwrap().json().await.unwrap();
+        assert!(!end["outcome"].is_null(), "the game ended: {end}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_act_only_as_their_seat() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (a, b) = (create(&http, &base, json!({ "seed": 3 })).await, create(&http, &base, json!({})).await);
+    let status = |r: reqwest::Response| r.status().as_u16();
+    let get = |id: &str, t: &str| http.get(format!("{base}/api/games/{id}/state?token={t}")).send();
+    assert_eq!(status(get(&a.id, &a.tokens[0]).await.unwrap()), 200);
+    assert_eq!(status(get(&a.id, &b.tokens[0]).await.unwrap()), 401, "another game's token");
+    assert_eq!(status(get(&a.id, "0123456789abcdef0123456789abcdef").await.unwrap()), 401);
+    assert_eq!(status(http.get(format!("{base}/api/games/{}/state", a.id)).send().await.unwrap()), 401, "no token");
+    assert_eq!(status(get("0000000000000000", &a.tokens[0]).await.unwrap()), 404);
+    assert_eq!(status(get("..%2F..%2Fetc", &a.tokens[0]).await.unwrap()), 404);
+    // The observer sees no hand, the US its own only.
+    let obs: Value = get(&a.id, &a.tokens[2]).await.unwrap().json().await.unwrap();
+    let us: Value = get(&a.id, &a.tokens[0]).await.unwrap().json().await.unwrap();
+    assert_eq!(obs["hand"], json!([]));
+    assert_eq!(us["hand"].as_array().unwrap().len(), 8);
+    // The USSR decides first: the US gets 409, the observer 403, a bad move 422 with its rule.
+    let post = |t: &str, body: String| http.post(format!("{base}/api/games/{}/moves?token={t}", a.id)).body(body).send();
+    let r = post(&a.tokens[0], json!({ "move": "influence Poland" }).to_string()).await.unwrap();
+    assert_eq!(r.status(), 409);
+    assert_eq!(r.json::<Value>().await.unwrap()["error"], "it is the USSR's decision, not the US's");
+    assert_eq!(status(post(&a.tokens[2], json!({ "move": "influence Poland" }).to_string()).await.unwrap()), 403);
+    let r = post(&a.tokens[1], json!({ "move": "influence France" }).to_string()).await.unwrap();
+    assert_eq!(r.status(), 422);
+    assert_eq!(r.json::<Value>().await.unwrap()["rule"], "§3.2");
+    // Bad bodies: 400 with a reason; too big: 413. Nothing changed.
+    for bad in ["", "{", "[]", r#"{"move": 3}"#, r#"{"move": "x", "also": 1}"#] {
+        let r = post(&a.tokens[1], bad.to_string()).await.unwrap();
+        assert_eq!(r.status(), 400, "{bad}");
+        assert!(r.json::<Value>().await.unwrap()["error"].as_str().unwrap().starts_with("bad JSON"));
+    }
+    assert_eq!(status(post(&a.tokens[1], format!(r#"{{"move": "{}"}}"#, "x".repeat(20_000))).await.unwrap()), 413);
+    let m: Value = http.get(format!("{base}/api/games/{}/moves?token={}", a.id, a.tokens[1])).send().await.unwrap().json().await.unwrap();
+    assert_eq!((m["seq"].as_u64(), m["yours"].as_bool()), (Some(0), Some(true)));
+    let m: Value = http.get(format!("{base}/api/games/{}/moves?token={}", a.id, a.tokens[0])).send().await.unwrap().json().await.unwrap();
+    assert_eq!((m["yours"].as_bool(), m["moves"].as_array().unwrap().len()), (Some(false), 0), "the US sees no USSR moves");
+    // A WebSocket with a wrong token is refused before the upgrade.
+    assert!(tokio_tungstenite::connect_async(format!("ws://{}/api/games/{}/ws?token={}", srv.addr, a.id, b.tokens[1])).await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_moves_racing_for_one_decision_apply_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    for round in 0..10 {
+        let g = create(&http, &base, json!({ "seed": round })).await;
+        let url = format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[1]);
+        // Five placements leave one: two requests race for the sixth and last of the round.
+        for _ in 0..5 {
+            assert_eq!(http.post(&url).body(json!({ "move": "influence Poland" }).to_string()).send().await.unwrap().status(), 200);
+        }
+        let (a, b) = tokio::join!(
+            http.post(&url).body(json!({ "move": "influence Poland" }).to_string()).send(),
+            http.post(&url).body(json!({ "move": "influence Hungary" }).to_string()).send()
+        );
+        let mut codes = [a.unwrap().status().as_u16(), b.unwrap().status().as_u16()];
+        codes.sort();
+        assert_eq!(codes, [200, 409], "one applies, the other finds the decision gone");
+        let log: Value = http.get(format!("{base}/api/games/{}/log?token={}", g.id, g.tokens[2])).send().await.unwrap().json().await.unwrap();
+        let moves = log["lines"].as_array().unwrap().iter().filter(|l| l.as_str().unwrap().starts_with('#')).count();
+        assert_eq!(moves, 6);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reconnecting_syncs_presence_follows_connections_and_idle_games_unload() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.disconnect_timeout = Duration::from_millis(300);
+        c.unload_after = Duration::from_millis(300);
+    })
+    .await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let g = create(&http, &base, json!({ "seed": 5 })).await;
+    let mut us = connect(srv.addr, &g.id, &g.tokens[0]).await;
+    assert_eq!(next(&mut us).await["type"], "sync");
+    let mut ussr = connect(srv.addr, &g.id, &g.tokens[1]).await;
+    let sync = next(&mut ussr).await;
+    assert_eq!(sync["state"]["presence"]["us"], "connected");
+    // The US sees the USSR arrive, then leave (away), then time out (absent).
+    let presence = |v: &Value| v["presence"]["ussr"].as_str().map(String::from);
+    loop {
+        let v = next(&mut us).await;
+        if v["type"] == "presence" && presence(&v).as_deref() == Some("connected") {
+            break;
+        }
+    }
+    ussr.send(Message::Text(json!({ "type": "move", "move": "influence Poland" }).to_string().into())).await.unwrap();
+    assert_eq!(until_move(&mut us, 1).await.last().unwrap()["text"], "influence Poland");
+    ussr.close(None).await.unwrap();
+    let mut seen = Vec::new();
+    while seen.last().map(String::as_str) != Some("absent") {
+        let v = next(&mut us).await;
+        if v["type"] == "presence" {
+            seen.push(presence(&v).unwrap());
+        }
+    }
+    assert_eq!(seen, ["away", "absent"]);
+    // Reconnecting gets a sync at the current move, with the log.
+    let mut ussr = connect(srv.addr, &g.id, &g.tokens[1]).await;
+    let sync = next(&mut ussr).await;
+    assert_eq!((sync["type"].as_str(), sync["state"]["seq"].as_u64()), (Some("sync"), Some(1)));
+    assert!(sync["log"].as_array().unwrap().iter().any(|l| l == "#1 USSR: influence Poland"));
+    // A client may ask for a sync; bad messages are rejected with a reason, the socket stays.
+    ussr.send(Message::Text("{\"type\":\"sync\"}".into())).await.unwrap();
+    assert_eq!(next_not_presence(&mut ussr).await["type"], "sync");
+    ussr.send(Message::Text("not json".into())).await.unwrap();
+    let r = next_not_presence(&mut ussr).await;
+    assert_eq!(r["type"], "rejected");
+    ussr.send(Message::Text(json!({ "type": "move", "move": "influence France" }).to_string().into())).await.unwrap();
+    let r = next_not_presence(&mut ussr).await;
+    assert_eq!((r["type"].as_str(), r["rule"].as_str()), (Some("rejected"), Some("§3.2")));
+    // Everybody leaves: the game is unloaded, and loads again on the next request, intact.
+    ussr.close(None).await.unwrap();
+    us.close(None).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert!(!srv.hub.is_loaded(&g.id), "unloaded after the last connection closed");
+    let v: Value = http.get(format!("{base}/api/games/{}/state?token={}", g.id, g.tokens[1])).send().await.unwrap().json().await.unwrap();
+    assert_eq!(v["seq"], 1);
+    assert!(srv.hub.is_loaded(&g.id));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_closes_the_connection_and_an_idle_game_closes_its_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| c.idle_timeout = Duration::from_millis(600)).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let g = create(&http, &base, json!({ "seed": 9 })).await;
+    let mut ws = connect(srv.addr, &g.id, &g.tokens[2]).await;
+    next(&mut ws).await;
+    for _ in 0..40 {
+        if ws.send(Message::Text("{\"type\":\"sync\"}".into())).await.is_err() {
+            break;
+        }
+    }
+    let mut closing = None;
+    while let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["type"] == "closing" {
+                closing = Some(v);
+            }
+        }
+    }
+    assert!(closing.unwrap()["reason"].as_str().unwrap().contains("messages a second"));
+    // No move for the idle timeout: the game is unloaded and its connections told.
+    let mut ws = connect(srv.addr, &g.id, &g.tokens[0]).await;
+    next(&mut ws).await;
+    let v = loop {
+        let v = next(&mut ws).await;
+        if v["type"] == "closing" {
+            break v;
+        }
+    };
+    assert!(v["reason"].as_str().unwrap().contains("idle"), "{v}");
+    assert!(!srv.hub.is_loaded(&g.id));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_server_serves_every_game_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (id, token) = {
+        let srv = server(&dir, |_| {}).await;
+        let base = format!("http://{}", srv.addr);
+        let http = reqwest::Client::new();
+        let g = create(&http, &base, json!({ "seed": 4 })).await;
+        let r = http.post(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[1])).body(r#"{"move":"influence Poland"}"#).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        srv.task.abort();
+        (g.id, g.tokens[1].clone())
+    };
+    // The seats file keeps hashes, never tokens.
+    let seats = std::fs::read_to_string(dir.path().join(format!("{id}.seats.json"))).unwrap();
+    assert!(!seats.contains(&token));
+    let srv = server(&dir, |_| {}).await;
+    let v: Value = reqwest::get(format!("http://{}/api/games/{id}/state?token={token}", srv.addr)).await.unwrap().json().await.unwrap();
+    assert_eq!(v["seq"], 1);
+    assert_eq!(v["influence"]["Poland"]["ussr"], 1);
+}
