@@ -190,10 +190,17 @@ fn flip_each(dir: &Path, f: &Path, flips: impl Iterator<Item = (usize, u8)>) {
 fn foreign_and_cut_short_files_get_one_clear_message() {
     let dir = tempfile::tempdir().unwrap();
     let commands = |file: &str| -> Vec<Vec<String>> {
-        [vec!["state", file], vec!["log", file], vec!["replay", file], vec!["moves", file], vec!["move", file, "influence Poland"], vec!["undo", file]]
-            .into_iter()
-            .map(|a| a.into_iter().map(String::from).collect())
-            .collect()
+        [
+            vec!["state", file],
+            vec!["log", file],
+            vec!["replay", file],
+            vec!["moves", file],
+            vec!["move", file, "influence Poland"],
+            vec!["undo", file],
+        ]
+        .into_iter()
+        .map(|a| a.into_iter().map(String::from).collect())
+        .collect()
     };
     // Random bytes (a fixed xorshift stream) and an empty file.
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -276,14 +283,16 @@ fn a_forged_random_outcome_is_reported_without_the_deck() {
     arbiter_store::SqliteStore::open(&f).unwrap();
     // Every card the deal names (the shuffle's order holds the whole Early War deck).
     let rules = arbiter_cards::ruleset();
-    let numbers: Vec<u64> = genuine
-        .split(|ch: char| !ch.is_ascii_digit())
-        .filter(|n| !n.is_empty())
-        .map(|n| n.parse().unwrap())
-        .collect();
+    let numbers: Vec<u64> = genuine.split(|ch: char| !ch.is_ascii_digit()).filter(|n| !n.is_empty()).map(|n| n.parse().unwrap()).collect();
     let names: Vec<&str> = rules.cards.all().filter(|c| numbers.contains(&u64::from(c.id.0))).map(|c| c.name.as_str()).collect();
     assert!(names.len() > 30, "{names:?}");
-    for args in [vec!["replay", file], vec!["replay", file, "--step"], vec!["state", file, "--as", "us"], vec!["log", file, "--as", "ussr"], vec!["moves", file]] {
+    for args in [
+        vec!["replay", file],
+        vec!["replay", file, "--step"],
+        vec!["state", file, "--as", "us"],
+        vec!["log", file, "--as", "ussr"],
+        vec!["moves", file],
+    ] {
         let o = arbiter(&args);
         let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
         assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
@@ -470,7 +479,8 @@ fn no_command_shows_a_side_a_card_it_may_not_know() {
     for seed in [11u64, 12, 13] {
         let f = dir.path().join(format!("secret{seed}.arbiter"));
         let file = f.to_str().unwrap().to_string();
-        let mut s = arbiter_store::Session::create(&f, seed, arbiter_engine::Options { optional_cards: seed % 2 == 0, us_bonus: 2 }).unwrap();
+        let mut s =
+            arbiter_store::Session::create(&f, seed, arbiter_engine::Options { optional_cards: seed % 2 == 0, us_bonus: 2 }).unwrap();
         while s.game().outcome().is_none() {
             let before = s.game().state().clone();
             let d = s.game().decision().expect("a decision");
@@ -502,7 +512,11 @@ fn no_command_shows_a_side_a_card_it_may_not_know() {
                 }
                 if viewer.is_none() {
                     let replay = ok(&["replay", &file, "--step"]);
-                    outputs.push(("replay --step (newest entry)".into(), section(&replay, &entry, "Replayed and verified").to_string(), newest));
+                    outputs.push((
+                        "replay --step (newest entry)".into(),
+                        section(&replay, &entry, "Replayed and verified").to_string(),
+                        newest,
+                    ));
                     outputs.push(("replay --step (final state)".into(), section(&replay, "Replayed and verified", "").to_string(), now));
                 }
                 for (what, text, secret) in outputs {

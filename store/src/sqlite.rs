@@ -82,7 +82,9 @@ fn read_error(path: &Path, e: rusqlite::Error) -> StoreError {
             _ => StoreError::Damaged { path, seq: 0, what: "its structure cannot be read".into() },
         },
         rusqlite::Error::SqlInputError { .. } | rusqlite::Error::InvalidQuery => StoreError::NotAGame(path),
-        rusqlite::Error::InvalidColumnType(..) | rusqlite::Error::FromSqlConversionFailure(..) | rusqlite::Error::IntegralValueOutOfRange(..) => {
+        rusqlite::Error::InvalidColumnType(..)
+        | rusqlite::Error::FromSqlConversionFailure(..)
+        | rusqlite::Error::IntegralValueOutOfRange(..) => {
             StoreError::Damaged { path, seq: 0, what: "a stored value has the wrong type".into() }
         }
         _ if e.to_string().contains("no such table") || e.to_string().contains("no such column") => StoreError::NotAGame(path),
@@ -259,7 +261,9 @@ impl SqliteStore {
     }
 
     fn set_head(&self, seq: u64, hash: &str) -> Result<(), StoreError> {
-        self.conn.execute("UPDATE game SET head_seq = ?1, head_hash = ?2 WHERE id = 1", params![seq as i64, hash]).map_err(|e| write_error(&self.path, e))?;
+        self.conn
+            .execute("UPDATE game SET head_seq = ?1, head_hash = ?2 WHERE id = 1", params![seq as i64, hash])
+            .map_err(|e| write_error(&self.path, e))?;
         Ok(())
     }
 
@@ -288,8 +292,10 @@ impl SqliteStore {
         let mut out = Vec::new();
         let mut h = chain::start(&header);
         if chained {
-            let stored: String =
-                self.conn.query_row("SELECT header_hash FROM game WHERE id = 1", [], |r| r.get(0)).map_err(|e| read_error(&self.path, e))?;
+            let stored: String = self
+                .conn
+                .query_row("SELECT header_hash FROM game WHERE id = 1", [], |r| r.get(0))
+                .map_err(|e| read_error(&self.path, e))?;
             if stored != h {
                 return Err(StoreError::Damaged {
                     path: self.path.clone(),

@@ -186,7 +186,8 @@ fn a_tampered_random_outcome_is_reported_without_its_values() {
         v[draws[0]]["Draw"]["card"] = b;
         v[draws[1]]["Draw"]["card"] = a;
         let forged = serde_json::to_string(&v).unwrap();
-        let sql = if target == "setup" { "UPDATE game SET setup_random_json = ?1" } else { "UPDATE events SET random_json = ?1 WHERE seq = ?2" };
+        let sql =
+            if target == "setup" { "UPDATE game SET setup_random_json = ?1" } else { "UPDATE events SET random_json = ?1 WHERE seq = ?2" };
         if target == "setup" {
             c.execute(sql, [&forged]).unwrap();
         } else {
@@ -205,7 +206,11 @@ fn a_tampered_random_outcome_is_reported_without_its_values() {
         }
         // Without the place, the move (a public move text may name a card) and the versions,
         // nothing is left that could come from the outcomes: no number, no card.
-        let head = if seq == 0 { "replay diverges at game setup: ".to_string() } else { format!("replay diverges at move {seq} ({:?}): ", e.move_text) };
+        let head = if seq == 0 {
+            "replay diverges at game setup: ".to_string()
+        } else {
+            format!("replay diverges at move {seq} ({:?}): ", e.move_text)
+        };
         let rest = text.strip_prefix(&head).unwrap_or_else(|| panic!("{text}"));
         let rest = rest.replace(&place, "");
         let rest = rest.split(" (engine ").next().unwrap().split("; the game was created").next().unwrap();
@@ -290,7 +295,9 @@ fn a_chained_file_claiming_version_1_is_damaged() {
     let path = game_with_moves(dir.path(), 5);
     rusqlite::Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = 1").unwrap();
     match SqliteStore::open(&path) {
-        Err(e @ StoreError::Damaged { seq: 0, .. }) => assert!(e.to_string().contains("its schema version does not match its tables"), "{e}"),
+        Err(e @ StoreError::Damaged { seq: 0, .. }) => {
+            assert!(e.to_string().contains("its schema version does not match its tables"), "{e}")
+        }
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("opened"),
     }
@@ -309,7 +316,8 @@ fn a_file_cut_short_is_truncated() {
         match SqliteStore::open(&cut).and_then(|s| s.rows().map(|_| ())) {
             Err(e @ StoreError::CutShort { .. }) => {
                 let whole = original.len();
-                let expected = if n < 100 { format!("({n} bytes, not even its whole header)") } else { format!("({n} of its {whole} bytes)") };
+                let expected =
+                    if n < 100 { format!("({n} bytes, not even its whole header)") } else { format!("({n} of its {whole} bytes)") };
                 assert!(e.to_string().ends_with(&format!("is truncated: the file is cut short {expected}")), "{e}");
             }
             Err(e) => panic!("cut at {n}: wrong error: {e}"),
