@@ -1,1 +1,972 @@
-<!-- placeholder: the browser client -->
+// Arbiter's browser client: the new-game page (index.html) and a seat's table (play.html).
+// Plain JavaScript, no framework and nothing fetched from elsewhere. Everything the server sends
+// (log lines, move texts, card and country names) is put into the page as text (textContent,
+// attributes), never as HTML.
+"use strict";
+
+(function () {
+  if (document.body.classList.contains("home")) home();
+  else if (document.body.classList.contains("play")) play();
+
+  // ---------------------------------------------------------------- helpers
+
+  /** An element with attributes and children; strings become text nodes, never HTML. */
+  function el(tag, attrs) {
+    const e = document.createElement(tag);
+    if (attrs) {
+      for (const k of Object.keys(attrs)) {
+        const v = attrs[k];
+        if (v === null || v === undefined || v === false) continue;
+        if (k === "class") e.className = v;
+        else if (k === "text") e.textContent = v;
+        else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+        else e.setAttribute(k, v === true ? "" : String(v));
+      }
+    }
+    for (let i = 2; i < arguments.length; i++) {
+      const c = arguments[i];
+      if (c === null || c === undefined || c === false) continue;
+      e.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    }
+    return e;
+  }
+
+  function clear(e) {
+    while (e.firstChild) e.removeChild(e.firstChild);
+  }
+
+  const SIDE_NAME = { us: "US", ussr: "USSR", observer: "Observer" };
+  function sideName(s) {
+    return s ? SIDE_NAME[String(s).toLowerCase()] || String(s) : "";
+  }
+
+  // ---------------------------------------------------------------- the new-game page
+
+  function home() {
+    const form = document.getElementById("create");
+    const err = document.getElementById("create-error");
+    function fail(msg) {
+      err.textContent = msg;
+      err.hidden = false;
+    }
+    form.addEventListener("submit", async function (ev) {
+      ev.preventDefault();
+      err.hidden = true;
+      // Built by hand so that a seed up to 2^64-1 keeps every digit (JSON numbers in
+      // JavaScript do not).
+      const parts = [];
+      const seed = document.getElementById("seed").value.trim();
+      if (seed !== "") {
+        if (!/^[0-9]{1,20}$/.test(seed)) return fail("The seed is a whole number (or empty for a random one).");
+        parts.push('"seed": ' + seed);
+      }
+      parts.push('"optional_cards": ' + (document.getElementById("optional").checked ? "true" : "false"));
+      const bonus = document.getElementById("us-bonus").value.trim();
+      if (bonus !== "") {
+        if (!/^[0-9]{1,2}$/.test(bonus) || Number(bonus) > 10) return fail("The US bonus is a whole number from 0 to 10.");
+        parts.push('"us_bonus": ' + Number(bonus));
+      }
+      const clock = document.getElementById("clock").value.trim();
+      if (clock !== "") {
+        if (!/^[0-9]{1,3}$/.test(clock) || Number(clock) < 1 || Number(clock) > 600) return fail("The clock is a whole number of minutes, 1 to 600.");
+        parts.push('"clock_minutes": ' + Number(clock));
+      }
+      const button = document.getElementById("create-button");
+      button.disabled = true;
+      try {
+        const r = await fetch("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{" + parts.join(", ") + "}" });
+        const body = await r.json().catch(function () {
+          return {};
+        });
+        if (!r.ok) return fail(body.error || "The server answered " + r.status + ".");
+        for (const seat of ["us", "ussr", "observer"]) {
+          const url = location.origin + body.links[seat];
+          document.getElementById("link-" + seat).value = url;
+          document.getElementById("open-" + seat).href = url;
+        }
+        document.getElementById("game-id").textContent = body.id;
+        document.getElementById("links").hidden = false;
+      } catch (e) {
+        fail("Cannot reach the server: " + e.message);
+      } finally {
+        button.disabled = false;
+      }
+    });
+    for (const b of document.querySelectorAll("button.copy")) {
+      b.addEventListener("click", async function () {
+        const input = document.getElementById(b.dataset.copy);
+        let ok = false;
+        try {
+          await navigator.clipboard.writeText(input.value);
+          ok = true;
+        } catch (e) {
+          input.focus();
+          input.select();
+          try {
+            ok = document.execCommand("copy");
+          } catch (e2) {
+            ok = false;
+          }
+        }
+        b.textContent = ok ? "Copied" : "Select and copy";
+        setTimeout(function () {
+          b.textContent = "Copy";
+        }, 1500);
+      });
+    }
+  }
+
+  // ---------------------------------------------------------------- a seat's table
+
+  function play() {
+    // The board, in cells of CELL_W x CELL_H pixels: each country's top-left corner, placed
+    // roughly as on the printed board (Americas left, Europe over Africa, the Middle East in
+    // the middle, Asia right with Southeast Asia below it).
+    const CELL_W = 68;
+    const CELL_H = 56;
+    const POS = {
+      // Europe (Canada belongs to Western Europe, beside the UK as on the board)
+      Canada: [3, 0], UK: [4, 0], Norway: [5, 0], Sweden: [6, 0], Finland: [7, 0],
+      Benelux: [4, 1], Denmark: [5, 1], "East Germany": [6, 1], Poland: [7, 1],
+      France: [4, 2], "West Germany": [5, 2], Austria: [6, 2], Czechoslovakia: [7, 2],
+      "Spain/Portugal": [3.5, 3], Italy: [4.8, 3], Yugoslavia: [5.8, 3], Hungary: [6.8, 3], Romania: [7.8, 3],
+      Greece: [5.8, 4], Bulgaria: [6.8, 4], Turkey: [7.8, 4],
+      // Middle East
+      Libya: [6.4, 5], Egypt: [7.4, 5], Lebanon: [8.4, 5], Syria: [9.4, 5], Iran: [10.4, 5],
+      Israel: [7.9, 6], Jordan: [8.9, 6], Iraq: [9.9, 6],
+      "Saudi Arabia": [9.4, 7], "Gulf States": [10.4, 7],
+      // Africa
+      Morocco: [3.4, 5], Algeria: [4.4, 5], Tunisia: [5.4, 5],
+      "West African States": [3.4, 6], "Saharan States": [4.6, 6], Sudan: [6.6, 6],
+      "Ivory Coast": [3.4, 7], Nigeria: [4.6, 7], Ethiopia: [6.4, 7], Somalia: [7.4, 7],
+      Cameroon: [4.6, 8], Zaire: [5.6, 8], Kenya: [6.8, 8],
+      Angola: [4.8, 9], Zimbabwe: [5.8, 9], "SE African States": [6.8, 9],
+      "South Africa": [5.0, 10], Botswana: [6.0, 10],
+      // Asia
+      "North Korea": [12.5, 1.5], "South Korea": [12.5, 2.5], Japan: [13.6, 2.5], Taiwan: [13.1, 3.5],
+      Afghanistan: [11.0, 4], Pakistan: [11.4, 5], India: [11.9, 6],
+      Australia: [12.2, 10.1],
+      // Southeast Asia
+      Burma: [11.6, 7], "Laos/Cambodia": [12.6, 7], Thailand: [12.0, 8], Vietnam: [13.0, 8],
+      Malaysia: [12.2, 9], Indonesia: [13.2, 9.2], Philippines: [14.0, 8],
+      // Central America
+      Mexico: [0, 1], Cuba: [1.3, 1], Haiti: [2.4, 1.3],
+      Guatemala: [0, 2], Honduras: [1.1, 2.2], "Dominican Republic": [2.4, 2.3],
+      "El Salvador": [0, 3], Nicaragua: [1.1, 3.2],
+      "Costa Rica": [0.5, 4.1], Panama: [1.3, 5.1],
+      // South America
+      Colombia: [0.4, 6.2], Venezuela: [1.4, 6.2],
+      Ecuador: [0, 7.2], Peru: [1, 7.2], Brazil: [2.3, 7.4],
+      Chile: [0.4, 8.2], Bolivia: [1.4, 8.2],
+      Argentina: [0.4, 9.2], Paraguay: [1.4, 9.2], Uruguay: [2.4, 9.2],
+    };
+    // Shorter names where the full one does not fit a box (the full name is in its title).
+    const SHORT = {
+      "West Germany": "W. Germany", "East Germany": "E. Germany", Czechoslovakia: "Czecho\u00adslovakia",
+      "Spain/Portugal": "Spain/\u200bPortugal", "West African States": "W. Afr. States",
+      "SE African States": "SE Afr. States", "Dominican Republic": "Dominican Rep.",
+      "Laos/Cambodia": "Laos/\u200bCambodia",
+    };
+    const LABELS = [
+      ["USA", 0, 0, "superpower us"], ["USSR", 9.2, 0.2, "superpower ussr"],
+      ["Central America", 2.1, 4.3, "region-label"], ["South America", 0, 10.3, "region-label"],
+      ["Europe", 8.1, 2.2, "region-label"], ["Middle East", 9.3, 8.0, "region-label"],
+      ["Africa", 3.4, 8.1, "region-label"], ["Asia", 10.9, 3.1, "region-label"],
+      ["Southeast Asia", 10.5, 9.15, "region-label"],
+    ];
+    // The space race track (§6.4.3): name, Ops needed, highest roll that succeeds.
+    const SPACE = [
+      ["start", 0, 0], ["Earth Satellite", 2, 3], ["Animal in Space", 2, 4], ["Man in Space", 2, 3],
+      ["Man in Earth Orbit", 2, 4], ["Lunar Orbit", 3, 3], ["Eagle/Bear Has Landed", 3, 4],
+      ["Space Shuttle", 3, 3], ["Space Station", 4, 2],
+    ];
+    const REASONS = {
+      VictoryPoints: "20 VP reached", Defcon1: "DEFCON 1: the phasing player loses",
+      EuropeControl: "control of Europe when Europe was scored", FinalScoring: "final scoring after turn 10",
+      HeldScoringCard: "a scoring card was held at the end of the turn",
+      CubanMissileCrisis: "a coup under the opponent's Cuban Missile Crisis", Wargames: "Wargames", time: "time ran out",
+    };
+
+    const parts = location.pathname.split("/");
+    const gameId = decodeURIComponent(parts[2] || "");
+    const token = new URLSearchParams(location.search).get("token") || "";
+
+    const $ = function (id) {
+      return document.getElementById(id);
+    };
+
+    let countries = {}; // name -> country from /api/map
+    let cards = {}; // name -> card from /api/cards
+    let countryEls = {}; // name -> element on the map
+    let W = 0;
+    let H = 0;
+
+    // What the server told us.
+    let seat = null;
+    let state = null;
+    let moves = { moves: [], yours: false, prompt: null };
+    let log = [];
+    let seq = -1;
+
+    // What the player chose.
+    let selectedCountry = null;
+    let selectedCard = null;
+    let pending = null; // the move sent and not yet answered
+    let pendingTimer = null;
+
+    // The connection.
+    let socket = null;
+    let attempt = 0;
+    let reconnectTimer = null;
+    let stopped = false;
+
+    // For tests and the curious: read-only looks at the client's state, and the socket.
+    window.arbiter = {
+      get state() { return state; },
+      get moves() { return moves; },
+      get seat() { return seat; },
+      get socket() { return socket; },
+    };
+
+    if (!gameId || !/^[0-9a-zA-Z_-]+$/.test(gameId)) return fatal("This is not a game's link.");
+    if (!token) return fatal("This page needs a seat's link: /play/GAME?token=… (the links are given when the game is created).");
+
+    document.title = "Arbiter · game " + gameId;
+    wire();
+    Promise.all([getJson("/api/map"), getJson("/api/cards")])
+      .then(function (r) {
+        for (const c of r[0].countries) countries[c.name] = c;
+        for (const c of r[1].cards) cards[c.name] = c;
+        buildMap();
+        connect();
+      })
+      .catch(function (e) {
+        fatal("Cannot load the board from the server: " + e.message + ". Reload the page to try again.");
+      });
+
+    async function getJson(url) {
+      const r = await fetch(url);
+      if (!r.ok) throw new Error(url + " answered " + r.status);
+      return r.json();
+    }
+
+    function fatal(msg) {
+      const f = $("fatal");
+      f.textContent = msg;
+      f.hidden = false;
+      setConn("stopped", "not connected");
+    }
+
+    // ------------------------------------------------------------ the connection
+
+    function setConn(stateName, text) {
+      const c = $("conn");
+      c.dataset.state = stateName;
+      c.textContent = text || stateName;
+    }
+
+    function connect() {
+      if (stopped) return;
+      reconnectTimer = null;
+      const proto = location.protocol === "https:" ? "wss:" : "ws:";
+      const url = proto + "//" + location.host + "/api/games/" + encodeURIComponent(gameId) + "/ws?token=" + encodeURIComponent(token);
+      setConn(attempt === 0 ? "connecting" : "reconnecting", attempt === 0 ? "connecting…" : "reconnecting…");
+      let opened = false;
+      let ws;
+      try {
+        ws = new WebSocket(url);
+      } catch (e) {
+        return retry();
+      }
+      socket = ws;
+      ws.onopen = function () {
+        opened = true;
+        attempt = 0;
+        setConn("connected", "connected");
+      };
+      ws.onmessage = function (ev) {
+        let m;
+        try {
+          m = JSON.parse(ev.data);
+        } catch (e) {
+          return;
+        }
+        if (m && typeof m === "object") receive(m);
+      };
+      ws.onclose = function () {
+        if (socket !== ws) return;
+        socket = null;
+        clearPending();
+        if (!opened) {
+          checkSeat();
+        }
+        retry();
+      };
+    }
+
+    /** Reconnect with a growing delay (0.5 s doubling to 10 s, with jitter). */
+    function retry() {
+      if (stopped || reconnectTimer) return;
+      const delay = Math.min(10000, 500 * Math.pow(2, attempt)) * (0.75 + Math.random() * 0.5);
+      attempt++;
+      setConn("reconnecting", "reconnecting…");
+      reconnectTimer = setTimeout(connect, delay);
+    }
+
+    /** A socket that never opened: is the link wrong, or the server away? */
+    function checkSeat() {
+      fetch("/api/games/" + encodeURIComponent(gameId) + "/moves?token=" + encodeURIComponent(token))
+        .then(function (r) {
+          if (r.status === 401 || r.status === 404) {
+            stopped = true;
+            if (reconnectTimer) clearTimeout(reconnectTimer);
+            fatal(r.status === 404 ? "There is no such game on this server." : "This link is not a seat of this game.");
+          }
+        })
+        .catch(function () {});
+    }
+
+    function send(obj) {
+      if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+      socket.send(JSON.stringify(obj));
+      return true;
+    }
+
+    function sendMove(text) {
+      if (pending) return;
+      if (!send({ type: "move", move: text })) {
+        showRejected("Not connected: the move was not sent. It can be played again once reconnected.");
+        return;
+      }
+      pending = text;
+      hideRejected();
+      pendingTimer = setTimeout(clearPending, 8000);
+      renderDecision();
+    }
+
+    function clearPending() {
+      pending = null;
+      if (pendingTimer) clearTimeout(pendingTimer);
+      pendingTimer = null;
+    }
+
+    function receive(m) {
+      switch (m.type) {
+        case "sync":
+          seat = m.seat;
+          state = m.state || null;
+          moves = m.moves || { moves: [] };
+          log = Array.isArray(m.log) ? m.log.slice() : [];
+          seq = state ? state.seq : -1;
+          clearPending();
+          renderAll(true);
+          break;
+        case "move": {
+          if (typeof m.seq === "number" && m.seq <= seq) return;
+          const gap = typeof m.seq === "number" && seq >= 0 && m.seq !== seq + 1;
+          if (m.state) state = m.state;
+          if (m.moves) moves = m.moves;
+          const lines = ["#" + m.seq + " " + sideName(m.side) + ": " + (m.text || "")].concat(Array.isArray(m.log) ? m.log : []);
+          log = log.concat(lines);
+          seq = typeof m.seq === "number" ? m.seq : seq;
+          clearPending();
+          if (gap) send({ type: "sync" }); // a move was missed: the whole view again
+          renderAll(false, lines);
+          break;
+        }
+        case "presence":
+          if (state) state.presence = m.presence;
+          renderPresence();
+          break;
+        case "clock":
+          if (state) state.clock = m.clock;
+          renderClock();
+          break;
+        case "rejected":
+          clearPending();
+          showRejected(m.error + (m.rule && String(m.error).indexOf(m.rule) < 0 ? " (" + m.rule + ")" : ""));
+          renderDecision();
+          break;
+        case "closing":
+          setConn("reconnecting", "server closed the connection: " + (m.reason || "") + "; reconnecting…");
+          break;
+        default:
+          break;
+      }
+    }
+
+    // ------------------------------------------------------------ moves and what they concern
+
+    const moveInfoCache = new Map();
+    /** The words of a move, a quoted name counting as one: `influence "East Germany"`. */
+    function words(text) {
+      const out = [];
+      const re = /"([^"]*)"|(\S+)/g;
+      let m;
+      while ((m = re.exec(text))) out.push(m[1] !== undefined ? m[1] : m[2]);
+      return out;
+    }
+    function moveInfo(text) {
+      let i = moveInfoCache.get(text);
+      if (!i) {
+        const w = words(text);
+        i = { verb: w[0] || "", countries: [], cards: [] };
+        for (const x of w.slice(1)) {
+          if (countries[x]) i.countries.push(x);
+          if (cards[x]) i.cards.push(x);
+        }
+        moveInfoCache.set(text, i);
+      }
+      return i;
+    }
+    function legalMoves() {
+      return moves && moves.yours && Array.isArray(moves.moves) ? moves.moves : [];
+    }
+    function movesForCountry(name) {
+      return legalMoves().filter(function (t) {
+        return moveInfo(t).countries.indexOf(name) >= 0;
+      });
+    }
+
+    // ------------------------------------------------------------ building the page
+
+    function wire() {
+      $("filter").addEventListener("input", renderDecision);
+      $("selection-clear").addEventListener("click", function () {
+        selectedCountry = null;
+        selectedCard = null;
+        renderDecision();
+        renderMapMarks();
+        renderHand();
+      });
+      $("rejected-close").addEventListener("click", hideRejected);
+      window.addEventListener("resize", fitMap);
+      setInterval(renderClock, 1000);
+    }
+
+    function buildMap() {
+      const map = $("map");
+      clear(map);
+      let maxX = 0;
+      let maxY = 0;
+      for (const l of LABELS) {
+        map.appendChild(el("div", { class: l[3], style: "left:" + l[1] * CELL_W + "px;top:" + l[2] * CELL_H + "px", "aria-hidden": "true" }, l[0]));
+      }
+      let fallback = 0;
+      for (const name of Object.keys(countries)) {
+        const c = countries[name];
+        let p = POS[name];
+        if (!p) p = [fallback++ % 14, 11.2 + Math.floor(fallback / 14)]; // a country the layout does not know yet
+        const regionClass = "r-" + c.region.toLowerCase().replace(/[^a-z]+/g, "-");
+        const sub = subMark(c);
+        const e = el(
+          "button",
+          {
+            type: "button",
+            class: "country " + regionClass + (c.subregions.indexOf("Southeast Asia") >= 0 ? " r-se-asia" : "") + (c.battleground ? " battleground" : ""),
+            "data-country": name,
+            "data-stability": c.stability,
+            "data-battleground": c.battleground ? "true" : "false",
+            title: name,
+            style: "left:" + p[0] * CELL_W + "px;top:" + p[1] * CELL_H + "px",
+            onclick: function () {
+              clickCountry(name);
+            },
+            onmouseenter: function () {
+              if (!selectedCard) showCountry(name);
+            },
+          },
+          el("span", { class: "cname" }, SHORT[name] || name),
+          el(
+            "span",
+            { class: "row marks" },
+            el("span", { class: "stab" + (c.battleground ? " bg" : ""), title: "stability " + c.stability + (c.battleground ? ", battleground" : "") }, String(c.stability)),
+            c.battleground ? el("span", { class: "bgmark", title: "battleground" }, "★") : null,
+            sub ? el("span", { class: "sub", title: c.subregions.join(", ") }, sub) : null,
+            el("span", { class: "ctl" })
+          ),
+          el(
+            "span",
+            { class: "row infs" },
+            el("span", { class: "inf us", "data-side": "us", title: "US Influence" }, "0"),
+            el("span", { class: "inf ussr", "data-side": "ussr", title: "USSR Influence" }, "0")
+          )
+        );
+        countryEls[name] = e;
+        map.appendChild(e);
+        maxX = Math.max(maxX, p[0] + 1);
+        maxY = Math.max(maxY, p[1] + 1);
+      }
+      W = Math.ceil(maxX * CELL_W) + 4;
+      H = Math.ceil(Math.max(maxY, 10.8) * CELL_H) + 4;
+      map.style.width = W + "px";
+      map.style.height = H + "px";
+      fitMap();
+      if (window.ResizeObserver) new ResizeObserver(fitMap).observe($("map-box"));
+    }
+
+    function subMark(c) {
+      const s = c.subregions;
+      if (s.indexOf("Eastern Europe") >= 0 && s.indexOf("Western Europe") >= 0) return "B";
+      if (s.indexOf("Western Europe") >= 0) return "W";
+      if (s.indexOf("Eastern Europe") >= 0) return "E";
+      if (s.indexOf("Southeast Asia") >= 0) return "S";
+      return "";
+    }
+
+    /** The map scaled to its box's width (never below 72%: then the box scrolls). */
+    function fitMap() {
+      if (!W) return;
+      const box = $("map-box");
+      const avail = box.clientWidth - 2;
+      const s = Math.max(0.72, Math.min(1.3, avail / W));
+      $("map").style.transform = "scale(" + s + ")";
+      $("map-sizer").style.width = Math.floor(W * s) + "px";
+      $("map-sizer").style.height = Math.ceil(H * s) + "px";
+    }
+
+    // ------------------------------------------------------------ rendering
+
+    function renderAll(fullLog, newLines) {
+      if (!state) return;
+      document.body.dataset.seat = seat || "";
+      const seatEl = $("seat");
+      seatEl.dataset.seat = seat || "";
+      seatEl.textContent = seat === "observer" ? "Observer" : "You play the " + sideName(seat);
+      renderTracks();
+      renderMapMarks();
+      renderDecision();
+      renderHand();
+      renderEffects();
+      renderPresence();
+      renderClock();
+      renderOutcome();
+      if (fullLog) renderLog();
+      else appendLog(newLines || []);
+      document.title = (moves.yours ? "● Your move · " : "") + "Arbiter · game " + gameId;
+    }
+
+    function track(id, label, value, extra) {
+      const t = el("div", { class: "track", id: "track-" + id }, el("span", { class: "label" }, label), el("span", { class: "value" }, value));
+      if (extra) t.appendChild(el("span", { class: "extra" }, extra));
+      return t;
+    }
+
+    function renderTracks() {
+      const s = state;
+      const box = $("tracks");
+      clear(box);
+      const rounds = s.turn <= 3 ? 6 : 7;
+      const prompt = String(s.prompt || "");
+      let round;
+      if (s.action_round === 0) round = /setup/i.test(prompt) ? "setup" : "headline";
+      else round = sideName(s.phasing) + " " + s.action_round + "/" + (s.space_race && s.space_race[s.phasing] >= 8 ? 8 : rounds);
+      box.appendChild(track("turn", "Turn", s.turn + "/10"));
+      const r = track("round", "Action round", round);
+      r.dataset.phasing = s.phasing;
+      box.appendChild(r);
+      const v = s.vp;
+      const vpt = track("vp", "VP", v === 0 ? "0 (even)" : (v > 0 ? "US +" + v : "USSR +" + -v));
+      vpt.dataset.value = v;
+      vpt.classList.add(v > 0 ? "lead-us" : v < 0 ? "lead-ussr" : "even");
+      box.appendChild(vpt);
+      const closed = [];
+      if (s.defcon <= 4) closed.push("Europe");
+      if (s.defcon <= 3) closed.push("Asia");
+      if (s.defcon <= 2) closed.push("Middle East");
+      const d = track("defcon", "DEFCON", String(s.defcon), closed.length ? "no coups or realignments in " + closed.join(", ") : null);
+      d.dataset.value = s.defcon;
+      box.appendChild(d);
+      const need = s.defcon;
+      const mil = s.military_ops || { us: 0, ussr: 0 };
+      box.appendChild(track("milops", "Military ops", "US " + mil.us + "/" + need + " · USSR " + mil.ussr + "/" + need));
+      const sp = s.space_race || { us: 0, ussr: 0 };
+      const spaceText = function (side) {
+        const b = sp[side] || 0;
+        const here = SPACE[b] ? SPACE[b][0] : "box " + b;
+        const next = SPACE[b + 1];
+        return b + " " + here + (next ? " (next " + next[1] + " Ops, 1–" + next[2] + ")" : "");
+      };
+      box.appendChild(track("space-us", "Space race US", spaceText("us")));
+      box.appendChild(track("space-ussr", "Space race USSR", spaceText("ussr")));
+      const china = s.china_card || {};
+      box.appendChild(track("china", "China Card", sideName(china.holder) + (china.face_up ? ", face up" : ", face down")));
+      const hs = s.hand_sizes || {};
+      box.appendChild(track("cards", "Cards", "hands US " + hs.us + " · USSR " + hs.ussr + " · deck " + s.deck_size));
+    }
+
+    function controller(inf, stability) {
+      if (inf.us >= stability && inf.us - inf.ussr >= stability) return "us";
+      if (inf.ussr >= stability && inf.ussr - inf.us >= stability) return "ussr";
+      return "";
+    }
+
+    function renderMapMarks() {
+      if (!state) return;
+      const playable = new Set();
+      for (const t of legalMoves()) for (const c of moveInfo(t).countries) playable.add(c);
+      for (const name of Object.keys(countryEls)) {
+        const e = countryEls[name];
+        const c = countries[name];
+        const inf = (state.influence && state.influence[name]) || { us: 0, ussr: 0 };
+        const ctl = controller(inf, c.stability);
+        e.dataset.us = inf.us;
+        e.dataset.ussr = inf.ussr;
+        e.dataset.control = ctl || "none";
+        e.classList.toggle("ctl-us", ctl === "us");
+        e.classList.toggle("ctl-ussr", ctl === "ussr");
+        e.classList.toggle("playable", playable.has(name));
+        e.classList.toggle("selected", selectedCountry === name);
+        const us = e.querySelector(".inf.us");
+        const ussr = e.querySelector(".inf.ussr");
+        us.textContent = String(inf.us);
+        ussr.textContent = String(inf.ussr);
+        us.classList.toggle("zero", !inf.us);
+        ussr.classList.toggle("zero", !inf.ussr);
+        const mark = e.querySelector(".ctl");
+        mark.textContent = ctl === "us" ? "US" : ctl === "ussr" ? "SU" : "";
+        mark.title = ctl ? sideName(ctl) + " controls " + name : "";
+        e.setAttribute(
+          "aria-label",
+          name + ", stability " + c.stability + (c.battleground ? ", battleground" : "") + ", US " + inf.us + ", USSR " + inf.ussr + (ctl ? ", " + sideName(ctl) + " control" : "")
+        );
+      }
+    }
+
+    function clickCountry(name) {
+      showCountry(name);
+      const ms = movesForCountry(name);
+      if (ms.length === 1 && !pending) {
+        // One move concerns this country: the click plays it.
+        selectedCountry = null;
+        sendMove(ms[0]);
+      } else if (ms.length > 1) {
+        selectedCountry = selectedCountry === name ? null : name;
+        selectedCard = null;
+      } else if (selectedCountry === name) {
+        selectedCountry = null;
+      }
+      renderMapMarks();
+      renderHand();
+      renderDecision();
+    }
+
+    function clickCard(name) {
+      showCard(name);
+      const concerned = legalMoves().some(function (t) {
+        return moveInfo(t).cards.indexOf(name) >= 0;
+      });
+      selectedCard = selectedCard === name || !concerned ? null : name;
+      if (selectedCard) selectedCountry = null;
+      renderMapMarks();
+      renderHand();
+      renderDecision();
+    }
+
+    function renderDecision() {
+      const p = $("prompt");
+      clear(p);
+      const yours = !!(moves && moves.yours);
+      p.dataset.yours = yours ? "true" : "false";
+      const outcome = state && state.outcome;
+      let who = "";
+      if (outcome) who = "Game over. ";
+      else if (yours) who = "Your decision: ";
+      else if (moves && moves.to_move) who = seat === "observer" ? sideName(moves.to_move) + " to decide: " : "Waiting for the " + sideName(moves.to_move) + ": ";
+      p.appendChild(el("span", { class: "who" }, who));
+      p.appendChild(el("span", { id: "prompt-text" }, (moves && moves.prompt) || (state && state.prompt) || ""));
+
+      const sel = $("selection");
+      if (selectedCountry || selectedCard) {
+        sel.hidden = false;
+        $("selection-text").textContent = selectedCountry || selectedCard;
+        sel.dataset.kind = selectedCountry ? "country" : "card";
+      } else {
+        sel.hidden = true;
+      }
+
+      const all = legalMoves();
+      const fwords = $("filter").value.toLowerCase().split(/\s+/).filter(Boolean);
+      const shown = all.filter(function (t) {
+        const i = moveInfo(t);
+        if (selectedCountry && i.countries.indexOf(selectedCountry) < 0) return false;
+        if (selectedCard && i.cards.indexOf(selectedCard) < 0) return false;
+        const low = t.toLowerCase();
+        return fwords.every(function (w) {
+          return low.indexOf(w) >= 0;
+        });
+      });
+      const box = $("moves");
+      clear(box);
+      box.classList.toggle("busy", !!pending);
+      for (const t of shown) {
+        const i = moveInfo(t);
+        const card = i.cards.length ? cards[i.cards[0]] : null;
+        const b = el(
+          "button",
+          {
+            type: "button",
+            class: "move v-" + i.verb.replace(/[^a-z]/gi, ""),
+            "data-move": t,
+            title: card ? card.name + ": " + card.text : null,
+            disabled: pending ? true : null,
+            onclick: function () {
+              sendMove(t);
+            },
+            onmouseenter: function () {
+              for (const c of i.countries) if (countryEls[c]) countryEls[c].classList.add("hl");
+              if (card) showCard(card.name);
+              else if (i.countries.length) showCountry(i.countries[0]);
+            },
+            onmouseleave: function () {
+              for (const c of i.countries) if (countryEls[c]) countryEls[c].classList.remove("hl");
+            },
+          },
+          t
+        );
+        box.appendChild(b);
+      }
+      let count;
+      if (pending) count = "Sent: " + pending + " … waiting for the referee";
+      else if (!yours) count = seat === "observer" ? "You are observing: no moves." : "Not your decision.";
+      else if (shown.length === all.length) count = all.length + (all.length === 1 ? " move" : " moves");
+      else count = shown.length + " of " + all.length + " moves" + (shown.length === 0 ? " (none matches: clear the filter)" : "");
+      $("moves-count").textContent = count;
+      $("decision").classList.toggle("yours", yours);
+      document.querySelector("#decision .filter-row").hidden = !yours && !selectedCountry && !selectedCard && !$("filter").value;
+    }
+
+    function cardMarks(c) {
+      const frag = [];
+      frag.push(el("span", { class: "ops", title: c.ops + " Ops" }, c.scoring ? "S" : String(c.ops)));
+      frag.push(el("span", { class: "name" }, c.name));
+      const sideText = c.side ? sideName(c.side) : c.scoring ? "scoring" : "neutral";
+      frag.push(el("span", { class: "cside side-" + (c.side || "none"), title: "event: " + sideText }, c.side ? sideName(c.side) : "—"));
+      frag.push(el("span", { class: "era", title: c.era + " War" }, String(c.era || "").charAt(0)));
+      if (c.starred) frag.push(el("span", { class: "star", title: "starred: removed once its event is played" }, "*"));
+      if (c.scoring) frag.push(el("span", { class: "scoring", title: "scoring card" }, "Scoring"));
+      return frag;
+    }
+
+    function cardItem(name, extraNote) {
+      const c = cards[name] || { name: name, ops: "?", side: null, era: "", starred: false, scoring: false, text: "" };
+      const li = el("li", {
+        class: "card side-" + (c.side || "none") + (selectedCard === name ? " selected" : ""),
+        "data-card": name,
+        title: c.text,
+        tabindex: "0",
+        onclick: function () {
+          clickCard(name);
+        },
+        onkeydown: function (ev) {
+          if (ev.key === "Enter" || ev.key === " ") {
+            ev.preventDefault();
+            clickCard(name);
+          }
+        },
+        onmouseenter: function () {
+          showCard(name);
+        },
+      });
+      for (const x of cardMarks(c)) li.appendChild(x);
+      if (extraNote) li.appendChild(el("span", { class: "note" }, extraNote));
+      return li;
+    }
+
+    function renderHand() {
+      const hand = $("hand");
+      clear(hand);
+      if (!state) return;
+      if (seat === "observer") {
+        $("hand-title").textContent = "Observer: hands are not shown (US " + state.hand_sizes.us + ", USSR " + state.hand_sizes.ussr + " cards)";
+        hand.hidden = true;
+        $("known-wrap").hidden = true;
+        return;
+      }
+      hand.hidden = false;
+      const list = Array.isArray(state.hand) ? state.hand : [];
+      $("hand-title").textContent = "Your hand (" + list.length + ")";
+      for (const name of list) hand.appendChild(cardItem(name));
+      const china = state.china_card || {};
+      if (china.holder === seat && cards["The China Card"]) {
+        hand.appendChild(cardItem("The China Card", china.face_up ? "face up" : "face down: usable next turn"));
+      }
+      const known = Array.isArray(state.opponent_known) ? state.opponent_known : [];
+      const kw = $("known");
+      clear(kw);
+      $("known-wrap").hidden = known.length === 0;
+      for (const name of known) kw.appendChild(cardItem(name));
+    }
+
+    function showCard(name) {
+      const c = cards[name];
+      const d = $("detail");
+      clear(d);
+      if (!c) {
+        d.appendChild(el("b", null, name));
+        return;
+      }
+      d.dataset.kind = "card";
+      d.dataset.name = name;
+      const head = el("div", { class: "detail-head card side-" + (c.side || "none") });
+      for (const x of cardMarks(c)) head.appendChild(x);
+      d.appendChild(head);
+      const facts = [
+        c.ops + " Ops",
+        c.side ? sideName(c.side) + " event" : c.scoring ? "scoring card" : "neutral event",
+        c.era + " War",
+      ];
+      if (c.starred) facts.push("starred: removed after its event");
+      if (c.optional) facts.push("optional card");
+      d.appendChild(el("div", { class: "facts" }, "#" + c.id + " · " + facts.join(" · ")));
+      d.appendChild(el("p", { class: "text" }, c.text || ""));
+    }
+
+    function showCountry(name) {
+      const c = countries[name];
+      if (!c) return;
+      const d = $("detail");
+      clear(d);
+      d.dataset.kind = "country";
+      d.dataset.name = name;
+      const inf = (state && state.influence && state.influence[name]) || { us: 0, ussr: 0 };
+      const ctl = controller(inf, c.stability);
+      d.appendChild(el("div", { class: "detail-head" }, el("b", null, name), " · " + c.region + (c.subregions.length ? " (" + c.subregions.join(", ") + ")" : "")));
+      d.appendChild(
+        el(
+          "div",
+          { class: "facts" },
+          "Stability " + c.stability + (c.battleground ? " · battleground" : "") + " · Influence US " + inf.us + ", USSR " + inf.ussr + " · " + (ctl ? sideName(ctl) + " controls it" : "uncontrolled")
+        )
+      );
+      d.appendChild(el("div", { class: "facts" }, "Adjacent: " + c.adjacent.join(", ")));
+      const ms = movesForCountry(name);
+      if (moves && moves.yours) d.appendChild(el("div", { class: "facts" }, ms.length ? "Your moves here: " + ms.join(", ") : "No legal move concerns " + name + " now."));
+    }
+
+    function renderEffects() {
+      const s = state;
+      const hl = $("headline");
+      clear(hl);
+      const h = s.headline || {};
+      if (h.us || h.ussr) {
+        hl.appendChild(el("div", { class: "headlines" }, "Headlines: ", "US " + (h.us || "hidden"), " · ", "USSR " + (h.ussr || "hidden")));
+      }
+      const ul = $("effects");
+      clear(ul);
+      const effects = Array.isArray(s.effects) ? s.effects : [];
+      for (const e of effects) {
+        ul.appendChild(
+          el(
+            "li",
+            { class: "effect side-" + (e.owner || "none"), "data-effect": e.card, onclick: function () { showCard(e.card); }, title: cards[e.card] ? cards[e.card].text : null },
+            el("span", { class: "name" }, e.card),
+            " · " + sideName(e.owner) + " · " + e.lasts
+          )
+        );
+      }
+      if (!effects.length) ul.appendChild(el("li", { class: "muted" }, "No effect in play."));
+      const piles = $("piles");
+      clear(piles);
+      const table = Array.isArray(s.table) ? s.table : [];
+      if (table.length) piles.appendChild(pile("On the table", table));
+      piles.appendChild(pile("Discard pile", s.discard || []));
+      piles.appendChild(pile("Removed", s.removed || []));
+    }
+
+    function pile(title, names) {
+      const d = el("details", { class: "pile" }, el("summary", null, title + " (" + names.length + ")"));
+      const ul = el("ul", { class: "plain" });
+      for (const n of names) ul.appendChild(el("li", { onclick: function () { showCard(n); } }, n));
+      d.appendChild(ul);
+      return d;
+    }
+
+    function renderPresence() {
+      const box = $("presence");
+      clear(box);
+      const p = (state && state.presence) || {};
+      for (const s of ["us", "ussr", "observer"]) {
+        const v = p[s] || "absent";
+        box.appendChild(
+          el("span", { class: "pres pres-" + v, "data-presence": s, "data-state": v, title: sideName(s) + " is " + v }, sideName(s) + (s === seat ? " (you)" : "") + ": " + v)
+        );
+      }
+    }
+
+    function fmtMs(ms) {
+      ms = Math.max(0, ms);
+      const t = Math.floor(ms / 1000);
+      const h = Math.floor(t / 3600);
+      const m = Math.floor((t % 3600) / 60);
+      const s = t % 60;
+      const two = function (n) { return (n < 10 ? "0" : "") + n; };
+      return (h ? h + ":" + two(m) : String(m)) + ":" + two(s);
+    }
+
+    function renderClock() {
+      const c = state && state.clock;
+      const box = $("clock");
+      if (!c) {
+        box.hidden = true;
+        return;
+      }
+      box.hidden = false;
+      clear(box);
+      const since = c.since ? Date.parse(c.since) : NaN;
+      for (const s of ["us", "ussr"]) {
+        let ms = Number(c[s + "_ms"]) || 0;
+        if (c.running === s && !isNaN(since) && !(state && state.outcome)) ms -= Date.now() - since;
+        box.appendChild(el("span", { class: "side-clock" + (c.running === s ? " running" : ""), "data-clock": s }, sideName(s) + " " + fmtMs(ms)));
+      }
+    }
+
+    function renderOutcome() {
+      const o = state && state.outcome;
+      const box = $("outcome");
+      if (!o) {
+        box.hidden = true;
+        return;
+      }
+      box.hidden = false;
+      const reason = REASONS[o.reason] || String(o.reason || "");
+      box.textContent = (o.winner ? sideName(o.winner) + " wins" : "Draw") + ": " + reason + ".";
+    }
+
+    function logLine(text) {
+      const t = String(text);
+      let cls = "line";
+      if (/^#\d+ /.test(t)) cls += " move-head";
+      else if (/^(---|===)/.test(t)) cls += " phase";
+      return el("div", { class: cls }, t);
+    }
+
+    function renderLog() {
+      const box = $("log");
+      clear(box);
+      const frag = document.createDocumentFragment();
+      for (const l of log) frag.appendChild(logLine(l));
+      box.appendChild(frag);
+      box.scrollTop = box.scrollHeight;
+    }
+
+    function appendLog(lines) {
+      const box = $("log");
+      for (const old of box.querySelectorAll(".new")) old.classList.remove("new");
+      for (const l of lines) {
+        const e = logLine(l);
+        e.classList.add("new");
+        box.appendChild(e);
+      }
+      box.scrollTop = box.scrollHeight; // the newest line in view
+    }
+
+    function showRejected(text) {
+      $("rejected-text").textContent = text;
+      $("rejected").hidden = false;
+    }
+    function hideRejected() {
+      $("rejected").hidden = true;
+    }
+  }
+})();
