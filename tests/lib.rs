@@ -119,7 +119,8 @@ fn mutate(m: &Move, rng: &mut ChaCha8Rng, g: &Game) -> Move {
         Move::Take(_) => Move::Take(card(rng)),
         Move::Choose(i) => Move::Choose(i.wrapping_add(rng.random_range(1..4))),
         Move::Cancel { card: c, .. } => Move::Cancel { card: c, country: Some(country(rng)) },
-        Move::Pass => Move::Influence(country(rng)),
+        // Never listed, so never mutated; a concession is not "outside" the rules.
+        Move::Pass | Move::Concede(_) => Move::Influence(country(rng)),
     }
 }
 

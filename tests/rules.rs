@@ -1037,3 +1037,22 @@ fn an_unexpected_move_at_an_event_step_is_an_engine_fault() {
         other => panic!("expected an engine fault, got {other:?}"),
     }
 }
+
+// ---------------------------------------------------------------- conceding (not a rule of the game)
+
+/// `resign` and `lose on time` end the game for the deciding side at any decision; neither is
+/// ever among the listed legal moves, and both read back from their notation.
+#[rstest]
+#[case("resign", EndReason::Resigned)]
+#[case("lose on time", EndReason::Time)]
+fn the_deciding_side_may_concede(#[case] text: &str, #[case] reason: EndReason) {
+    let (mut g, _) = Game::new(arbiter_cards::ruleset(), arbiter_engine::Options::default(), Randomness::seeded(3));
+    let m = g.parse(text).unwrap();
+    assert_eq!(g.move_text(&m), text);
+    assert!(!g.legal_moves().contains(&m), "a concession is never listed");
+    let loser = g.to_move().unwrap();
+    let report = g.play(&m).unwrap();
+    assert_eq!(g.outcome(), Some(arbiter_engine::state::Outcome { winner: Some(loser.opponent()), reason }));
+    assert!(report.log.iter().any(|l| l.text.starts_with(&format!("The {loser} "))), "{:?}", report.log);
+    assert!(g.play(&m).is_err(), "nothing after the end");
+}

@@ -1,6 +1,6 @@
 //! Warnings the hot-seat table gives before a move that a player would regret, asking for
 //! confirmation: a coup that sets DEFCON to 1 for the phasing side (§8.1.3), and in the last
-//! action round a card play that leaves the player's military ops short (§8.2).
+//! action round a card play that leaves the player's military ops short (§8.2); conceding.
 
 use arbiter_engine::map::Map;
 use arbiter_engine::{Game, Move, PlayMode, Side, Task};
@@ -9,6 +9,9 @@ use arbiter_engine::{Game, Move, PlayMode, Side, Task};
 pub fn warnings(g: &Game, side: Side, m: &Move) -> Vec<String> {
     let st = g.state();
     let mut out = Vec::new();
+    if let Move::Concede(_) = m {
+        out.push(format!("{}: the game ends and the {} wins", g.move_text(m), side.opponent()));
+    }
     if let (Move::Coup(c), Some(Task::Ops(o))) = (m, st.stack.last()) {
         let subs = side == Side::Us && !o.free && st.has_effect(arbiter_cards::events::ids::NUCLEAR_SUBS);
         if Map::standard().country(*c).battleground && st.defcon == 2 && !subs {

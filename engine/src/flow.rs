@@ -151,6 +151,23 @@ fn judge(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> 
 /// decision and lets its arbitrator emit instructions.
 pub fn apply(ctx: &mut Ctx, m: &Move) {
     let Some(top) = ctx.st.stack.last() else { return };
+    if let Move::Concede(c) = m {
+        // The deciding side concedes: the other side wins, whatever was pending.
+        let loser = decider(ctx.pos(), top);
+        let reason = match c {
+            crate::moves::Concession::Resign => crate::state::EndReason::Resigned,
+            crate::moves::Concession::Time => crate::state::EndReason::Time,
+        };
+        if ctx.logging {
+            let why = match c {
+                crate::moves::Concession::Resign => "resigns",
+                crate::moves::Concession::Time => "runs out of time on the chess clock",
+            };
+            ctx.log(format!("The {loser} {why}"));
+        }
+        ctx.exec(crate::instr::Instr::EndGame(crate::state::Outcome { winner: Some(loser.opponent()), reason }));
+        return;
+    }
     if is_standing(ctx.pos(), top, m) {
         let side = decider(ctx.pos(), top);
         if let Move::Cancel { card, .. } = m {

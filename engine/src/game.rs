@@ -99,6 +99,10 @@ impl Game {
         if self.state.outcome.is_none() && self.legal.contains(m) {
             return Ok(());
         }
+        if matches!(m, Move::Concede(_)) {
+            // Not listed (no playout resigns), yet always open to the side deciding.
+            return self.validate(m);
+        }
         self.validate(m)?;
         // The arbitrator accepts what it did not list: an engine inconsistency, refused.
         Err(PlayError::Illegal {
@@ -125,6 +129,9 @@ impl Game {
                 })
             }
         };
+        if matches!(m, Move::Concede(_)) {
+            return Ok(());
+        }
         flow::check(p, t, m).map_err(|why| PlayError::Illegal { action: p.move_text(m), why })
     }
 

@@ -64,7 +64,7 @@ pub use error::{Illegal, ParseError, PlayError};
 pub use flow::Decision;
 pub use game::Game;
 pub use map::{CountryId, Map, Region};
-pub use moves::{Move, Notation, PlayMode};
+pub use moves::{Concession, Move, Notation, PlayMode};
 pub use registry::{Ask, CardEvent, Cause, Intent, Lasting, NoStep, Position, Prompt, Ruleset, ScoringModifier, ScoringTime, Verdict};
 pub use report::Report;
 pub use rng::Randomness;

@@ -64,6 +64,17 @@ impl PlayMode {
     }
 }
 
+/// Ending the game by conceding it, outside the rules' decisions: never among the listed legal
+/// moves (a random playout never resigns), accepted from the deciding side at any decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Concession {
+    /// `resign`: the deciding side gives up.
+    Resign,
+    /// `lose on time`: the deciding side's chess clock ran out (played by the referee's
+    /// clock, e.g. `arbiter serve`, and stored like any move, so replay agrees).
+    Time,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Move {
     Play { card: CardId, mode: PlayMode },
@@ -78,6 +89,7 @@ pub enum Move {
     Choose(u8),
     Cancel { card: CardId, country: Option<CountryId> },
     Pass,
+    Concede(Concession),
 }
 
 /// What reading and writing moves needs to know: the card names and the labels of the pending
@@ -110,7 +122,7 @@ impl Move {
             Move::Play { card: c, .. } | Move::Headline(c) | Move::Discard(c) | Move::Take(c) => card(c),
             Move::Influence(c) | Move::Remove(c) | Move::Coup(c) | Move::Realign(c) | Move::Target(c) => country(c),
             Move::Cancel { card: c, country: k } => card(c) && k.as_ref().is_none_or(country),
-            Move::Choose(_) | Move::Pass => true,
+            Move::Choose(_) | Move::Pass | Move::Concede(_) => true,
         }
     }
 
@@ -136,6 +148,8 @@ impl Move {
             Move::Cancel { card: c, country: None } => format!("cancel {}", card(c)),
             Move::Cancel { card: c, country: Some(k) } => format!("cancel {} {}", card(c), country(k)),
             Move::Pass => "pass".to_string(),
+            Move::Concede(Concession::Resign) => "resign".to_string(),
+            Move::Concede(Concession::Time) => "lose on time".to_string(),
         }
     }
 
@@ -158,6 +172,8 @@ impl Move {
         Ok(match verb.as_str() {
             "" => return Err(ParseError::Empty),
             "pass" if rest.is_empty() => Move::Pass,
+            "resign" if rest.is_empty() => Move::Concede(Concession::Resign),
+            "lose" if rest.eq_ignore_ascii_case("on time") => Move::Concede(Concession::Time),
             "play" => {
                 let lower = rest.to_ascii_lowercase();
                 let (mode, name) = PlayMode::WORDS

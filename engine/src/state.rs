@@ -48,6 +48,10 @@ pub enum EndReason {
     CubanMissileCrisis,
     /// Wargames ended the game (card text).
     Wargames,
+    /// A side resigned.
+    Resigned,
+    /// A side's chess clock ran out (a game option of the server, not a rule of the game).
+    Time,
 }
 
 impl EndReason {
@@ -60,6 +64,8 @@ impl EndReason {
             EndReason::HeldScoringCard => "a scoring card was held at the end of the turn (§11.1.2)",
             EndReason::CubanMissileCrisis => "a coup under the opponent's Cuban Missile Crisis (card text)",
             EndReason::Wargames => "Wargames (card text)",
+            EndReason::Resigned => "the other side resigned",
+            EndReason::Time => "the other side ran out of time on the chess clock",
         }
     }
 }
