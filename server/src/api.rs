@@ -72,6 +72,8 @@ pub struct NewGame {
     optional_cards: Option<bool>,
     us_bonus: Option<u8>,
     clock_minutes: Option<u32>,
+    /// The same in seconds (short clocks, tests); `clock_minutes` wins if both are given.
+    clock_seconds: Option<u32>,
 }
 
 pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response, ApiError> {
@@ -89,10 +91,12 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
     if us_bonus > 10 {
         return Err(ApiError(StatusCode::BAD_REQUEST, "us_bonus must be between 0 and 10".into()));
     }
-    let clock_ms = match o.clock_minutes {
-        Some(m) if !(1..=600).contains(&m) => return Err(ApiError(StatusCode::BAD_REQUEST, "clock_minutes must be between 1 and 600".into())),
-        Some(m) => Some(m as u64 * 60_000),
-        None => None,
+    let clock_ms = match (o.clock_minutes, o.clock_seconds) {
+        (Some(m), _) if !(1..=600).contains(&m) => return Err(ApiError(StatusCode::BAD_REQUEST, "clock_minutes must be between 1 and 600".into())),
+        (Some(m), _) => Some(m as u64 * 60_000),
+        (None, Some(s)) if !(1..=36_000).contains(&s) => return Err(ApiError(StatusCode::BAD_REQUEST, "clock_seconds must be between 1 and 36000".into())),
+        (None, Some(s)) => Some(s as u64 * 1000),
+        (None, None) => None,
     };
     let options = Options { optional_cards: o.optional_cards.unwrap_or(false), us_bonus };
     let (id, tokens) = hub.create(seed, options, clock_ms).await?;
@@ -105,7 +109,7 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
-async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Room) -> T + Send + 'static) -> Result<T, ApiError> {
+async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc<Room>) -> T + Send + 'static) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(move || f(&room)).await.map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))
 }
 
@@ -113,10 +117,11 @@ pub async fn state(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q)
     let (room, seat) = seat_of(&hub, &id, q.token.as_deref()).await?;
     Ok(Json(
         read(room, move |r| {
-            let extra = r.extra();
-            let mut v = r.with_session(|s| views::state(s, seat));
-            views::merge(&mut v, &extra);
-            v
+            r.with_session(|s| {
+                let mut v = views::state(s, seat);
+                views::merge(&mut v, &r.extra(s));
+                v
+            })
         })
         .await?,
     ))

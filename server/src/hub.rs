@@ -89,29 +89,84 @@ impl Room {
         f(&mut s)
     }
 
-    /// Presence (and the clock, when there is one) added to every state this room sends.
-    pub fn extra(&self) -> Value {
+    /// Presence and the clock added to every state this room sends.
+    pub fn extra(&self, s: &Session) -> Value {
         let p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-        json!({ "presence": { "us": p[0].presence, "ussr": p[1].presence, "observer": p[2].presence }, "clock": Value::Null })
+        let clock = self.clock(s).map(|c| serde_json::to_value(c).unwrap_or(Value::Null)).unwrap_or(Value::Null);
+        json!({ "presence": { "us": p[0].presence, "ussr": p[1].presence, "observer": p[2].presence }, "clock": clock })
+    }
+
+    /// The chess clock now, if the game has one (`crate::clock`).
+    pub fn clock(&self, s: &Session) -> Option<crate::clock::Clock> {
+        let total = self.seats.clock_ms?;
+        Some(crate::clock::Clock::read(total, s, chrono::Utc::now()))
+    }
+
+    /// If the deciding side's time has run out, store `lose on time` for it and tell every
+    /// seat (blocking). Returns whether the game ended so.
+    pub fn flag_if_due(&self) -> bool {
+        self.with_session(|s| {
+            let Some(c) = self.clock(s) else { return false };
+            let Some(side) = c.running else { return false };
+            if c.remaining(side) > 0 {
+                return false;
+            }
+            if s.play("lose on time", Some(side)).is_err() {
+                return false;
+            }
+            self.broadcast_last(s);
+            true
+        })
+    }
+
+    /// When the deciding side's time would run out, check the flag (a task on the runtime).
+    pub fn schedule_flag(self: &Arc<Self>) {
+        let due = self.with_session(|s| self.clock(s).and_then(|c| c.running.map(|side| c.remaining(side))));
+        let (Some(ms), Ok(rt)) = (due, tokio::runtime::Handle::try_current()) else { return };
+        let room = self.clone();
+        rt.spawn(async move {
+            tokio::time::sleep(Duration::from_millis(ms.max(0) as u64 + 5)).await;
+            let r = room.clone();
+            let flagged = tokio::task::spawn_blocking(move || r.flag_if_due()).await.unwrap_or(false);
+            if !flagged {
+                // Another move came first: the clock changed hands, and its own check is due.
+                room.schedule_flag();
+            }
+        });
+    }
+
+    /// The last stored move, to every seat as that seat may see it (under the session lock,
+    /// so messages go out in stored order).
+    fn broadcast_last(&self, s: &Session) {
+        let extra = self.extra(s);
+        let seq = s.seq();
+        for seat in Seat::ALL {
+            let json = views::last_move(s, seat, &extra).to_string();
+            // No receiver is not an error: nobody of that seat is connected.
+            let _ = self.topics[seat.idx()].send(Arc::new(Outgoing { seq, json, closing: false }));
+        }
     }
 
     pub fn subscribe(&self, seat: Seat) -> (broadcast::Receiver<Arc<Outgoing>>, broadcast::Receiver<Arc<Outgoing>>) {
         (self.topics[seat.idx()].subscribe(), self.all.subscribe())
     }
 
-    /// Judge and store `text` as `seat`, then tell every seat (blocking).
-    pub fn play(&self, seat: Seat, text: &str) -> Result<(u64, Vec<String>), MoveError> {
+    /// Judge and store `text` as `seat`, then tell every seat (blocking). A clock that ran out
+    /// first ends the game before the move is judged.
+    pub fn play(self: &Arc<Self>, seat: Seat, text: &str) -> Result<(u64, Vec<String>), MoveError> {
         let Some(side) = seat.side() else {
             return Err(MoveError::Forbidden("the observer cannot make moves".into()));
         };
-        let extra = self.extra();
-        self.with_session(|s| {
+        self.flag_if_due();
+        let result = self.with_session(|s| {
             match s.game().to_move() {
                 Some(d) if d != side => return Err(MoveError::Conflict(format!("it is the {d}'s decision, not the {side}'s"))),
-                None => return Err(MoveError::Refused(match s.game().outcome() {
-                    Some(o) => format!("the game is over ({o})"),
-                    None => "no decision is pending".into(),
-                })),
+                None => {
+                    return Err(MoveError::Refused(match s.game().outcome() {
+                        Some(o) => format!("the game is over ({o})"),
+                        None => "no decision is pending".into(),
+                    }))
+                }
                 _ => {}
             }
             let log = match s.play(text, Some(side)) {
@@ -120,14 +175,13 @@ impl Room {
                 Err(e) => return Err(MoveError::Failed(e.to_string())),
             };
             *self.last_move.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
-            let seq = s.seq();
-            for seat in Seat::ALL {
-                let json = views::last_move(s, seat, &extra).to_string();
-                // No receiver is not an error: nobody of that seat is connected.
-                let _ = self.topics[seat.idx()].send(Arc::new(Outgoing { seq, json, closing: false }));
-            }
-            Ok((seq, log))
-        })
+            self.broadcast_last(s);
+            Ok((s.seq(), log))
+        });
+        if result.is_ok() {
+            self.schedule_flag();
+        }
+        result
     }
 
     /// A connection of `seat` opened.
@@ -183,8 +237,11 @@ impl Room {
     }
 
     fn announce_presence(&self) {
-        let extra = self.extra();
-        let json = json!({ "type": "presence", "presence": extra["presence"] }).to_string();
+        let presence = {
+            let p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
+            json!({ "us": p[0].presence, "ussr": p[1].presence, "observer": p[2].presence })
+        };
+        let json = json!({ "type": "presence", "presence": presence }).to_string();
         let _ = self.all.send(Arc::new(Outgoing { seq: 0, json, closing: false }));
     }
 
@@ -247,11 +304,15 @@ impl Hub {
             let session = Session::create(&hub.game_path(&id), seed, options).map_err(|e| HubError::Failed(e.to_string()))?;
             seats.save(&hub.seats_path(&id)).map_err(HubError::Failed)?;
             let room = Arc::new(Room::new(id.clone(), session, seats));
-            hub.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), room);
-            Ok((id, tokens))
+            hub.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), room.clone());
+            Ok((id, tokens, room))
         })
         .await
         .map_err(|e| HubError::Failed(format!("creating a game failed: {e}")))?
+        .map(|(id, tokens, room)| {
+            room.schedule_flag();
+            (id, tokens)
+        })
     }
 
     /// The room of game `id`, loaded from its file if it is not in memory.
@@ -280,6 +341,8 @@ impl Hub {
         .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")))??;
         let room = Arc::new(room);
         self.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string(), room.clone());
+        // A clock that ran out while the game was not loaded (the server was down) ends it now.
+        room.schedule_flag();
         Ok(room)
     }
 

@@ -5,11 +5,13 @@
 //!
 //! - `seats`: seat tokens (128 random bits; only their SHA-256 is kept) and game ids.
 //! - `hub`: the loaded games (`Hub`) and each game's `Room`: session, topics, presence.
+//! - `clock`: the chess clock, read from the saved game's move times.
 //! - `views`: what each seat may see, as JSON.
 //! - `api`: the HTTP handlers; `ws`: the WebSocket connections.
 //! - `static/`: the browser client, compiled into the binary (no network at run time).
 
 pub mod api;
+pub mod clock;
 pub mod hub;
 pub mod seats;
 pub mod views;

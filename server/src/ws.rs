@@ -60,10 +60,7 @@ fn rejected(error: &str) -> String {
 
 async fn sync(room: &Arc<Room>, seat: Seat) -> Option<(u64, String)> {
     let room = room.clone();
-    tokio::task::spawn_blocking(move || {
-        let extra = room.extra();
-        room.with_session(|s| (s.seq(), views::sync(s, seat, &extra).to_string()))
-    })
+    tokio::task::spawn_blocking(move || room.with_session(|s| (s.seq(), views::sync(s, seat, &room.extra(s)).to_string())))
     .await
     .ok()
 }

@@ -346,3 +346,48 @@ async fn a_restarted_server_serves_every_game_again() {
     assert_eq!(v["seq"], 1);
     assert_eq!(v["influence"]["Poland"]["ussr"], 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chess_clock_runs_on_the_deciding_seat_and_time_ends_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let g = create(&http, &base, json!({ "seed": 6, "clock_seconds": 2 })).await;
+    let mut us = connect(srv.addr, &g.id, &g.tokens[0]).await;
+    let sync = next(&mut us).await;
+    let clock = &sync["state"]["clock"];
+    assert_eq!((clock["running"].as_str(), clock["us_ms"].as_i64()), (Some("ussr"), Some(2000)), "{clock}");
+    assert!(clock["ussr_ms"].as_i64().unwrap() <= 2000);
+    // The USSR moves once: its time is charged, the US's is untouched until its decision.
+    let r = http.post(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[1])).body(r#"{"move":"influence Poland"}"#).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let m = until_move(&mut us, 1).await.pop().unwrap();
+    assert_eq!(m["state"]["clock"]["us_ms"], 2000);
+    // Then the USSR waits: its flag falls, stored as its move, and the US wins on time.
+    let flag = until_move(&mut us, 2).await.pop().unwrap();
+    assert_eq!(flag["text"], "lose on time");
+    assert_eq!(flag["state"]["outcome"], json!({ "winner": "us", "reason": "Time" }));
+    assert_eq!(flag["state"]["clock"]["ussr_ms"], 0);
+    assert!(flag["state"]["clock"]["running"].is_null());
+    // The record says so: replaying the saved game gives the same end.
+    srv.task.abort();
+    let s = arbiter_store::Session::open(&dir.path().join(format!("{}.arbiter", g.id))).unwrap();
+    assert_eq!(s.game().outcome().map(|o| o.reason), Some(arbiter_engine::state::EndReason::Time));
+    let clock = arbiter_server::clock::Clock::read(2000, &s, chrono::Utc::now());
+    assert_eq!((clock.ussr_ms, clock.running), (0, None));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_may_resign_at_its_decision() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let g = create(&http, &base, json!({ "seed": 8 })).await;
+    let post = |t: &str| http.post(format!("{base}/api/games/{}/moves?token={t}", g.id)).body(r#"{"move":"resign"}"#).send();
+    assert_eq!(post(&g.tokens[0]).await.unwrap().status(), 409, "not the US's decision");
+    assert_eq!(post(&g.tokens[1]).await.unwrap().status(), 200);
+    let s: Value = http.get(format!("{base}/api/games/{}/state?token={}", g.id, g.tokens[2])).send().await.unwrap().json().await.unwrap();
+    assert_eq!(s["outcome"], json!({ "winner": "us", "reason": "Resigned" }));
+}

@@ -1,0 +1,90 @@
+//! A bounded load test on loopback: G concurrent games, each playing random legal moves over
+//! HTTP for at most M moves (or to its end), against an in-process server with its saved games
+//! in a temporary folder (or `--addr` for a running `arbiter serve`). Prints moves per second
+//! and the p50/p99/max round trip of a move (POST until its answer: judged, stored durably,
+//! broadcast).
+//!
+//! `cargo run --release -p arbiter-server --example load -- [--games 200] [--moves 40] [--addr HOST:PORT]`
+
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let games: usize = arg("--games").and_then(|v| v.parse().ok()).unwrap_or(200).clamp(1, 2000);
+    let moves: usize = arg("--moves").and_then(|v| v.parse().ok()).unwrap_or(40).clamp(1, 10_000);
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let (base, _server) = match arg("--addr") {
+        Some(a) => (format!("http://{a}"), None),
+        None => {
+            let config = arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+            let r = arbiter_server::start(config).await.expect("the server starts");
+            (format!("http://{}", r.addr), Some(r))
+        }
+    };
+    let http = reqwest::Client::builder().pool_max_idle_per_host(games).build().unwrap();
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for g in 0..games {
+        let (http, base) = (http.clone(), base.clone());
+        tasks.push(tokio::spawn(async move { play(&http, &base, g as u64, moves).await }));
+    }
+    let mut latencies: Vec<Duration> = Vec::new();
+    let mut ended = 0;
+    for t in tasks {
+        let (l, over) = t.await.expect("a game task");
+        latencies.extend(l);
+        ended += usize::from(over);
+    }
+    let wall = started.elapsed();
+    latencies.sort();
+    let pct = |p: f64| latencies.get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1))).copied().unwrap_or_default();
+    println!("{games} concurrent games, up to {moves} moves each, {} moves in {:.2} s ({ended} games ended)", latencies.len(), wall.as_secs_f64());
+    println!("{:.0} moves/s", latencies.len() as f64 / wall.as_secs_f64());
+    println!(
+        "move round trip: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        pct(0.50).as_secs_f64() * 1e3,
+        pct(0.99).as_secs_f64() * 1e3,
+        latencies.last().copied().unwrap_or_default().as_secs_f64() * 1e3
+    );
+}
+
+/// One game: random legal moves as whoever decides. Returns each move's round trip and
+/// whether the game ended.
+async fn play(http: &reqwest::Client, base: &str, seed: u64, moves: usize) -> (Vec<Duration>, bool) {
+    let v: Value = http.post(format!("{base}/api/games")).body(json!({ "seed": seed }).to_string()).send().await.unwrap().json().await.unwrap();
+    let id = v["id"].as_str().unwrap().to_string();
+    let token = |s: &str| v["tokens"][s].as_str().unwrap().to_string();
+    let (us, ussr) = (token("us"), token("ussr"));
+    let mut x = seed.wrapping_add(1);
+    let mut out = Vec::new();
+    for _ in 0..moves {
+        // Ask both seats; the one whose decision it is gets the moves.
+        let mut mine = None;
+        for t in [&us, &ussr] {
+            let m: Value = http.get(format!("{base}/api/games/{id}/moves?token={t}")).send().await.unwrap().json().await.unwrap();
+            if !m["outcome"].is_null() {
+                return (out, true);
+            }
+            if m["yours"] == true {
+                mine = Some((t.clone(), m));
+            }
+        }
+        let Some((t, m)) = mine else { return (out, true) };
+        let list = m["moves"].as_array().unwrap();
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let text = list[(x >> 33) as usize % list.len()].as_str().unwrap().to_string();
+        let start = Instant::now();
+        let r = http.post(format!("{base}/api/games/{id}/moves?token={t}")).body(json!({ "move": text }).to_string()).send().await.unwrap();
+        let status = r.status();
+        let _ = r.bytes().await;
+        out.push(start.elapsed());
+        assert_eq!(status, 200, "{text}");
+    }
+    (out, false)
+}
