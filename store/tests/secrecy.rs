@@ -3,66 +3,20 @@
 //! move texts it may read) is searched for each card it may not know: a card of the other hand
 //! it has not been shown, a card of the draw pile, the other side's unrevealed headline.
 
-use arbiter_engine::{CardId, CardSet, Game, Options, Side, State};
+use arbiter_engine::view::{cards_named_in, hidden_from, without_rule_references};
+use arbiter_engine::{CardSet, Game, Options, Side, State};
 use arbiter_store::{move_text_for, Session};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// The cards `viewer` may not know in `st`: for a side, the cards of the other hand it has not
-/// been shown and the other side's unrevealed headline (the draw pile is checked through the
-/// observer: a side may have looked at some of it, Our Man in Tehran); for an observer, every
-/// card of both hands not revealed, both unrevealed headlines and the draw pile.
+// What a viewer may not know, the rule phrases to skip and the whole-name search are the
+// engine's (`arbiter_engine::view`), shared with the server's tests.
 fn unknown(g: &Game, st: &State, viewer: Option<Side>) -> CardSet {
-    let others: Vec<Side> = match viewer {
-        Some(s) => vec![s.opponent()],
-        None => Side::BOTH.to_vec(),
-    };
-    let mut set = CardSet::default();
-    // Headlines are secret while they are being chosen (then revealed together), except one
-    // that had to be revealed first (Man in Earth Orbit).
-    let choosing = matches!(st.stack.last(), Some(arbiter_engine::Task::HeadlineChoose { .. }));
-    let first = arbiter_engine::headline::reveals_first(arbiter_engine::Position { rules: g.rules(), st });
-    for o in others {
-        set.0 |= st.hand(o).0 & !st.known[o.idx()].0;
-        if let (Some(c), true, false) = (st.headline[o.idx()], choosing, first == Some(o)) {
-            set.insert(c);
-        }
-    }
-    if viewer.is_none() {
-        for c in &st.deck {
-            set.insert(*c);
-        }
-    }
-    set
-}
-
-/// Phrases that name cards as rules, not as cards somewhere: a stated reason ("… needs
-/// Marshall Plan…"), a condition quoting card text.
-fn without_rule_references(text: &str) -> String {
-    text.lines()
-        .map(|l| l.split(" does not occur: ").next().unwrap_or(l))
-        .map(|l| l.split(" gives no Operations: ").next().unwrap_or(l))
-        .map(|l| l.replace("not play UN Intervention as an event", "…"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    hidden_from(arbiter_engine::Position { rules: g.rules(), st }, viewer)
 }
 
 fn names(g: &Game, text: &str, cards: CardSet) -> Vec<String> {
-    let db = &g.rules().cards;
-    cards
-        .iter()
-        .filter(|c| *c != CardId::CHINA)
-        .filter(|c| {
-            let name = db.name(*c);
-            // Whole names only: "Asia Scoring" inside "Southeast Asia Scoring" is not it.
-            let mut t = text.to_string();
-            for longer in db.all().map(|x| x.name.as_str()).filter(|n| n.len() > name.len() && n.contains(name)) {
-                t = t.replace(longer, "…");
-            }
-            t.contains(name)
-        })
-        .map(|c| db.name(c).to_string())
-        .collect()
+    cards_named_in(g.pos(), text, cards)
 }
 
 #[test]
