@@ -55,6 +55,8 @@ pub struct Room {
     all: broadcast::Sender<Arc<Outgoing>>,
     presence: Mutex<[SeatState; 3]>,
     last_move: Mutex<Instant>,
+    /// Set when the hub drops this room: its timers stop (a reloaded room has its own).
+    unloaded: std::sync::atomic::AtomicBool,
 }
 
 /// Why a move was not stored.
@@ -80,6 +82,7 @@ impl Room {
             all: broadcast::channel(256).0,
             presence: Mutex::new([0, 1, 2].map(|_| SeatState { connections: 0, presence: Presence::Absent, generation: 0 })),
             last_move: Mutex::new(Instant::now()),
+            unloaded: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -105,6 +108,9 @@ impl Room {
     /// If the deciding side's time has run out, store `lose on time` for it and tell every
     /// seat (blocking). Returns whether the game ended so.
     pub fn flag_if_due(&self) -> bool {
+        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+            return false;
+        }
         self.with_session(|s| {
             let Some(c) = self.clock(s) else { return false };
             let Some(side) = c.running else { return false };
@@ -128,7 +134,7 @@ impl Room {
             tokio::time::sleep(Duration::from_millis(ms.max(0) as u64 + 5)).await;
             let r = room.clone();
             let flagged = tokio::task::spawn_blocking(move || r.flag_if_due()).await.unwrap_or(false);
-            if !flagged {
+            if !flagged && !room.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
                 // Another move came first: the clock changed hands, and its own check is due.
                 room.schedule_flag();
             }
@@ -352,6 +358,7 @@ impl Hub {
         let mut rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
         if room.connections() == 0 && rooms.get(&room.id).is_some_and(|r| Arc::ptr_eq(r, room)) {
             rooms.remove(&room.id);
+            room.unloaded.store(true, std::sync::atomic::Ordering::SeqCst);
         }
     }
 
@@ -364,6 +371,7 @@ impl Hub {
             ids.iter().filter_map(|k| rooms.remove(k)).collect()
         };
         for r in idle {
+            r.unloaded.store(true, std::sync::atomic::Ordering::SeqCst);
             r.close_all("no move for the idle timeout: the game was unloaded; reconnect to resume");
         }
     }
