@@ -1,0 +1,328 @@
+//! The browser client in a real headless Chromium: a real server on a loopback port, Debian's
+//! `chromium` driven by its `chromedriver` over WebDriver (fantoccini). Two seats' pages in two
+//! browsers: the board and the USSR's hand render, the USSR moves by clicking a country and a move
+//! button, the US page updates live, a refused move is shown, a dropped connection comes back with
+//! a sync, the observer sees no hand, no page scrolls sideways at 1280x800 or on a phone, and the
+//! US page never shows a card of the USSR's hand.
+//!
+//! Ignored by default, so that the README's `cargo test --workspace --release` runs on a machine
+//! without Chromium; `.ci/run` installs Chromium and runs it:
+//!
+//! ```sh
+//! apt-get install -y chromium chromium-driver
+//! cargo test --release -p arbiter-server --test browser -- --ignored
+//! ```
+//!
+//! `CHROMIUM` and `CHROMEDRIVER` override the binaries (default `/usr/bin/chromium`,
+//! `/usr/bin/chromedriver`); `ARBITER_SCREENSHOTS=DIR` saves a screenshot of each page there.
+
+use arbiter_server::{start, Config};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a page may take to show what the test waits for.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+fn chromium() -> PathBuf {
+    std::env::var_os("CHROMIUM").map(PathBuf::from).unwrap_or_else(|| "/usr/bin/chromium".into())
+}
+
+fn chromedriver() -> PathBuf {
+    std::env::var_os("CHROMEDRIVER").map(PathBuf::from).unwrap_or_else(|| "/usr/bin/chromedriver".into())
+}
+
+/// A chromedriver started by the test on a free loopback port, killed when dropped (a failing
+/// test too).
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn start_driver() -> Driver {
+    let bin = chromedriver();
+    assert!(bin.exists(), "{} is missing: install Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)", bin.display());
+    assert!(chromium().exists(), "{} is missing: install Debian's chromium (apt-get install -y chromium)", chromium().display());
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = Command::new(&bin)
+        .arg(format!("--port={port}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
+    let driver = Driver { child, url: format!("http://127.0.0.1:{port}") };
+    let t = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(t.elapsed() < Duration::from_secs(20), "chromedriver did not listen on port {port} within 20 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    driver
+}
+
+/// A headless Chromium with a fresh profile; `phone` emulates a phone-sized screen (390x844).
+async fn browser(driver: &Driver, profile: &Path, phone: bool) -> Client {
+    let mut options = json!({
+        "binary": chromium(),
+        "args": [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            format!("--user-data-dir={}", profile.display()),
+            "--window-size=1280,800",
+        ],
+    });
+    if phone {
+        options["mobileEmulation"] = json!({ "deviceMetrics": { "width": 390, "height": 844, "pixelRatio": 2 } });
+    }
+    let mut caps = serde_json::Map::new();
+    caps.insert("goog:chromeOptions".into(), options);
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(&driver.url)
+        .await
+        .unwrap_or_else(|e| panic!("cannot start a Chromium session through chromedriver: {e}"))
+}
+
+/// Poll `f` until it gives `Some`, for `PATIENCE` at most.
+async fn until<T, F, Fut>(what: &str, mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let t = Instant::now();
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(t.elapsed() < PATIENCE, "waited {PATIENCE:?} for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn js(c: &Client, script: &str) -> Value {
+    c.execute(script, vec![]).await.unwrap_or_else(|e| panic!("script failed: {script}: {e}"))
+}
+
+async fn attr(c: &Client, css: &str, name: &str) -> Option<String> {
+    c.find(Locator::Css(css)).await.ok()?.attr(name).await.ok()?
+}
+
+/// A country's Influence as the page shows it: the number in the box (and its data attribute).
+async fn influence(c: &Client, country: &str, side: &str) -> u32 {
+    let css = format!("[data-country=\"{country}\"]");
+    let text = c.find(Locator::Css(&format!("{css} .inf.{side}"))).await.unwrap().text().await.unwrap();
+    let data = attr(c, &css, &format!("data-{side}")).await.unwrap();
+    assert_eq!(text, data, "{country}: the box shows {text}, its data says {data}");
+    text.parse().unwrap()
+}
+
+async fn wait_connected(c: &Client, who: &str) {
+    until(&format!("the {who} page to connect and render"), || async move {
+        let connected = attr(c, "#conn", "data-state").await.as_deref() == Some("connected");
+        let rendered = attr(c, "[data-country=\"Poland\"]", "data-ussr").await.is_some();
+        (connected && rendered).then_some(())
+    })
+    .await;
+}
+
+/// The cards shown in the page's hand.
+async fn hand(c: &Client) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in c.find_all(Locator::Css("#hand [data-card]")).await.unwrap() {
+        out.push(e.attr("data-card").await.unwrap().unwrap());
+    }
+    out
+}
+
+/// All the page shows as text, and its HTML (attributes included).
+async fn everything(c: &Client) -> String {
+    let text = js(c, "return document.body.innerText").await;
+    format!("{}\n{}", text.as_str().unwrap_or(""), c.source().await.unwrap())
+}
+
+/// The page does not scroll sideways.
+async fn no_sideways_scroll(c: &Client, what: &str) {
+    let v = js(c, "return [document.documentElement.scrollWidth, window.innerWidth, document.body.scrollWidth]").await;
+    let (doc, inner, body) = (v[0].as_u64().unwrap(), v[1].as_u64().unwrap(), v[2].as_u64().unwrap());
+    assert!(doc <= inner && body <= inner, "{what}: the page is {doc}/{body} px wide in a {inner} px window");
+}
+
+async fn screenshot(c: &Client, name: &str) {
+    if let Some(dir) = std::env::var_os("ARBITER_SCREENSHOTS") {
+        let png = c.screenshot().await.unwrap();
+        let path = Path::new(&dir).join(name);
+        std::fs::write(&path, png).unwrap();
+        eprintln!("screenshot: {}", path.display());
+    }
+}
+
+async fn get(http: &reqwest::Client, url: String) -> Value {
+    let r = http.get(&url).send().await.unwrap();
+    assert!(r.status().is_success(), "{url}: {}", r.status());
+    r.json().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Chromium and chromedriver (Debian's chromium, chromium-driver); .ci/run runs it"]
+async fn two_seats_play_by_clicking_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(Config::new("127.0.0.1:0".parse().unwrap(), dir.path().join("games"))).await.unwrap();
+    let base = format!("http://{}", server.addr);
+    let http = reqwest::Client::new();
+
+    // The game, as a player creates it: the three links.
+    let r = http.post(format!("{base}/api/games")).body(json!({ "seed": 7 }).to_string()).send().await.unwrap();
+    assert_eq!(r.status(), 201);
+    let game: Value = r.json().await.unwrap();
+    let (id, links, tokens) = (game["id"].as_str().unwrap(), &game["links"], &game["tokens"]);
+    let link = |seat: &str| format!("{base}{}", links[seat].as_str().unwrap());
+    let truth = |seat: &str| get(&http, format!("{base}/api/games/{id}/state?token={}", tokens[seat].as_str().unwrap()));
+    let (ussr_view, us_view) = (truth("ussr").await, truth("us").await);
+    let names = |v: &Value| v["hand"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let ussr_hand = names(&ussr_view);
+    let us_hand = names(&us_view);
+    assert!(!ussr_hand.is_empty() && !us_hand.is_empty());
+    let countries = get(&http, format!("{base}/api/map")).await["countries"].as_array().unwrap().len();
+
+    let driver = start_driver().await;
+    let profiles = tempfile::tempdir().unwrap();
+    let ussr_browser = browser(&driver, &profiles.path().join("ussr"), false).await;
+    let us_browser = browser(&driver, &profiles.path().join("us"), false).await;
+    let (ussr, us) = (&ussr_browser, &us_browser);
+
+    // The USSR's page: the whole board, its hand with each card's details, its decision.
+    ussr.goto(&link("ussr")).await.unwrap();
+    wait_connected(ussr, "USSR").await;
+    assert_eq!(ussr.find_all(Locator::Css("#map [data-country]")).await.unwrap().len(), countries, "every country on the map");
+    for bg in ["Poland", "East Germany", "Iran", "South Africa", "Mexico"] {
+        assert_eq!(attr(ussr, &format!("[data-country=\"{bg}\"]"), "data-battleground").await.as_deref(), Some("true"), "{bg}");
+    }
+    assert_eq!(influence(ussr, "East Germany", "ussr").await, ussr_view["influence"]["East Germany"]["ussr"].as_u64().unwrap() as u32);
+    assert_eq!(influence(ussr, "Canada", "us").await, us_view["influence"]["Canada"]["us"].as_u64().unwrap() as u32);
+    let shown: Vec<String> = hand(ussr).await.into_iter().filter(|c| c != "The China Card").collect();
+    assert_eq!(shown, ussr_hand, "the USSR's hand as the server deals it");
+    let first = &ussr_hand[0];
+    let title = attr(ussr, &format!("#hand [data-card=\"{first}\"]"), "title").await.unwrap();
+    assert!(title.len() > 20, "{first}'s text is on the card: {title:?}");
+    ussr.find(Locator::Css(&format!("#hand [data-card=\"{first}\"]"))).await.unwrap().click().await.unwrap();
+    let detail = ussr.find(Locator::Id("detail")).await.unwrap().text().await.unwrap();
+    assert!(detail.contains(first.as_str()) && detail.contains("Ops"), "the detail pane shows {first}: {detail}");
+    let prompt = ussr.find(Locator::Id("prompt")).await.unwrap().text().await.unwrap();
+    assert!(prompt.contains("Your decision") && prompt.contains("setup"), "{prompt}");
+    assert!(!ussr.find_all(Locator::Css("#moves [data-move]")).await.unwrap().is_empty(), "the USSR's moves are buttons");
+    no_sideways_scroll(ussr, "USSR at 1280x800").await;
+
+    // The US page: its own hand, no moves (not its decision), and the USSR there.
+    us.goto(&link("us")).await.unwrap();
+    wait_connected(us, "US").await;
+    let shown: Vec<String> = hand(us).await.into_iter().filter(|c| c != "The China Card").collect();
+    assert_eq!(shown, us_hand, "the US hand");
+    assert!(us.find_all(Locator::Css("#moves [data-move]")).await.unwrap().is_empty(), "no moves for the US while the USSR decides");
+    until("the US page to show the USSR connected", || async move {
+        (attr(us, "[data-presence=\"ussr\"]", "data-state").await.as_deref() == Some("connected")).then_some(())
+    })
+    .await;
+    screenshot(ussr, "browser-ussr-1280x800.png").await;
+
+    // A click on Poland, whose only move is `influence Poland`, plays it; the US page follows.
+    let before = influence(us, "Poland", "ussr").await;
+    ussr.find(Locator::Css("#map [data-country=\"Poland\"]")).await.unwrap().click().await.unwrap();
+    until("the US page to show the USSR's Influence in Poland", || async move { (influence(us, "Poland", "ussr").await == before + 1).then_some(()) }).await;
+    until("the USSR page to show its own move", || async move { (influence(ussr, "Poland", "ussr").await == before + 1).then_some(()) }).await;
+    let log = us.find(Locator::Id("log")).await.unwrap().text().await.unwrap();
+    assert!(log.contains("USSR: influence Poland"), "the US log shows the move: {log}");
+
+    // Words in the filter, then the one move button left.
+    let hungary = influence(us, "Hungary", "ussr").await;
+    ussr.find(Locator::Id("filter")).await.unwrap().send_keys("hung").await.unwrap();
+    let buttons = until("the filter to leave one move", || async move {
+        let b = ussr.find_all(Locator::Css("#moves [data-move]")).await.unwrap();
+        (b.len() == 1).then_some(b)
+    })
+    .await;
+    assert_eq!(buttons[0].attr("data-move").await.unwrap().as_deref(), Some("influence Hungary"));
+    buttons[0].click().await.unwrap();
+    until("the US page to show the USSR's Influence in Hungary", || async move { (influence(us, "Hungary", "ussr").await == hungary + 1).then_some(()) }).await;
+
+    // A move the referee refuses is shown with its reason.
+    js(ussr, r#"window.arbiter.socket.send(JSON.stringify({type: "move", move: "influence France"})); return null"#).await;
+    let refusal = until("the refusal to show", || async move {
+        let e = ussr.find(Locator::Id("rejected")).await.ok()?;
+        if !e.is_displayed().await.ok()? {
+            return None;
+        }
+        Some(e.text().await.ok()?)
+    })
+    .await;
+    assert!(refusal.contains("France"), "{refusal}");
+
+    // A dropped connection: "reconnecting", then a sync that brings the move made meanwhile.
+    js(us, "window.arbiter.socket.close(); return null").await;
+    let czech = influence(us, "Czechoslovakia", "ussr").await;
+    let r = http
+        .post(format!("{base}/api/games/{id}/moves?token={}", tokens["ussr"].as_str().unwrap()))
+        .body(json!({ "move": "influence Czechoslovakia" }).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let (t, mut saw_reconnecting) = (Instant::now(), false);
+    loop {
+        let state = attr(us, "#conn", "data-state").await;
+        saw_reconnecting |= state.as_deref() == Some("reconnecting");
+        if saw_reconnecting && state.as_deref() == Some("connected") {
+            break;
+        }
+        assert!(t.elapsed() < PATIENCE, "the US page did not show reconnecting, then connected (now {state:?})");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    until("the resynced US page to show Czechoslovakia", || async move { (influence(us, "Czechoslovakia", "ussr").await == czech + 1).then_some(()) }).await;
+    screenshot(us, "browser-us-1280x800.png").await;
+    no_sideways_scroll(us, "US at 1280x800").await;
+
+    // Nothing of the USSR's hand on the US page, in its text or its HTML.
+    let page = everything(us).await;
+    let ussr_now = names(&truth("ussr").await);
+    for card in ussr_hand.iter().chain(&ussr_now) {
+        assert!(!page.contains(card.as_str()), "the US page shows the USSR's card {card}");
+    }
+
+    // The observer: the board, no hand.
+    us.goto(&link("observer")).await.unwrap();
+    wait_connected(us, "observer").await;
+    assert!(hand(us).await.is_empty(), "the observer sees no hand");
+    let page = everything(us).await;
+    for card in ussr_now.iter().chain(&us_hand) {
+        assert!(!page.contains(card.as_str()), "the observer's page shows {card}");
+    }
+
+    // A phone-sized screen: the USSR's page stacks, the map scrolls inside its box, the page
+    // does not scroll sideways, and a country still plays by a tap.
+    let phone_browser = browser(&driver, &profiles.path().join("phone"), true).await;
+    let phone = &phone_browser;
+    phone.goto(&link("ussr")).await.unwrap();
+    wait_connected(phone, "phone").await;
+    no_sideways_scroll(phone, "USSR at 390x844").await;
+    let width = js(phone, "return window.innerWidth").await.as_u64().unwrap();
+    assert!(width <= 400, "phone emulation: {width} px");
+    screenshot(phone, "browser-ussr-phone.png").await;
+    let bulgaria = influence(ussr, "Bulgaria", "ussr").await;
+    phone.find(Locator::Css("#map [data-country=\"Bulgaria\"]")).await.unwrap().click().await.unwrap();
+    until("the desktop USSR page to show the phone's move", || async move { (influence(ussr, "Bulgaria", "ussr").await == bulgaria + 1).then_some(()) }).await;
+
+    for c in [ussr_browser, us_browser, phone_browser] {
+        c.close().await.unwrap();
+    }
+    drop(driver);
+    server.task.abort();
+}
