@@ -390,57 +390,16 @@ fn a_secret_headline_and_the_seed_stay_hidden() {
     assert!(!created.contains("4242"), "`new` shows the seed: {created}");
 }
 
-/// The cards `viewer` may not know in `st` (as in store/tests/secrecy.rs): for a side, the
-/// cards of the other hand it has not been shown and the other side's headline while
-/// headlines are chosen; for an observer, every card of both hands not revealed, both such
-/// headlines, and the draw pile.
+/// The cards `viewer` may not know in `st` (`arbiter_engine::view::hidden_from`, shared with
+/// the other secrecy tests).
 fn unknown_cards(g: &arbiter_engine::Game, st: &arbiter_engine::State, viewer: Option<arbiter_engine::Side>) -> arbiter_engine::CardSet {
-    use arbiter_engine::Side;
-    let others: Vec<Side> = match viewer {
-        Some(s) => vec![s.opponent()],
-        None => Side::BOTH.to_vec(),
-    };
-    let mut set = arbiter_engine::CardSet::default();
-    let choosing = matches!(st.stack.last(), Some(arbiter_engine::Task::HeadlineChoose { .. }));
-    let first = arbiter_engine::headline::reveals_first(arbiter_engine::Position { rules: g.rules(), st });
-    for o in others {
-        set.0 |= st.hand(o).0 & !st.known[o.idx()].0;
-        if let (Some(c), true, false) = (st.headline[o.idx()], choosing, first == Some(o)) {
-            set.insert(c);
-        }
-    }
-    if viewer.is_none() {
-        for c in &st.deck {
-            set.insert(*c);
-        }
-    }
-    set
+    arbiter_engine::view::hidden_from(arbiter_engine::Position { rules: g.rules(), st }, viewer)
 }
 
 /// The names of `cards` that `text` contains, as whole names, leaving out phrases that name
 /// cards as rules (a stated reason, a condition quoting card text).
 fn cards_named(g: &arbiter_engine::Game, text: &str, cards: arbiter_engine::CardSet) -> Vec<String> {
-    let text: String = text
-        .lines()
-        .map(|l| l.split(" does not occur: ").next().unwrap_or(l))
-        .map(|l| l.split(" gives no Operations: ").next().unwrap_or(l))
-        .map(|l| l.replace("not play UN Intervention as an event", "…"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let db = &g.rules().cards;
-    cards
-        .iter()
-        .filter(|c| *c != arbiter_engine::CardId::CHINA)
-        .filter(|c| {
-            let name = db.name(*c);
-            let mut t = text.clone();
-            for longer in db.all().map(|x| x.name.as_str()).filter(|n| n.len() > name.len() && n.contains(name)) {
-                t = t.replace(longer, "…");
-            }
-            t.contains(name)
-        })
-        .map(|c| db.name(c).to_string())
-        .collect()
+    arbiter_engine::view::cards_named_in(g.pos(), &arbiter_engine::view::without_rule_references(text), cards)
 }
 
 /// `text` from the line starting with `start` up to (not including) the first line after it

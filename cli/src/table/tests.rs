@@ -42,6 +42,14 @@ fn typed(app: &mut App, text: &str) {
     }
 }
 
+/// Highlight a random legal move (from the generator state `x`) and press Enter.
+fn play_random(a: &mut App, x: &mut u64) {
+    let n = a.filtered().len();
+    *x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    a.selected = (*x >> 33) as usize % n.max(1);
+    key(a, KeyCode::Enter);
+}
+
 /// Play the first legal move, answering every screen as the players would, until `until`.
 fn advance(app: &mut App, until: impl Fn(&App) -> bool) {
     for _ in 0..500 {
@@ -130,10 +138,7 @@ fn a_hand_over_or_an_end_of_round_never_shows_the_other_hand() {
                     key(&mut a, KeyCode::Enter);
                 }
                 Screen::Table => {
-                    let n = a.filtered().len();
-                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    a.selected = (x >> 33) as usize % n.max(1);
-                    key(&mut a, KeyCode::Enter);
+                    play_random(&mut a, &mut x);
                 }
                 Screen::EndOfRound { side, .. } => {
                     // The player who just moved still has the keyboard: the next decision (the
@@ -258,10 +263,7 @@ fn a_coup_target_shows_its_odds_and_a_losing_coup_asks_first() {
                     if odds_seen && confirm_seen {
                         return;
                     }
-                    let n = a.filtered().len();
-                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    a.selected = (x >> 33) as usize % n.max(1);
-                    key(&mut a, KeyCode::Enter);
+                    play_random(&mut a, &mut x);
                 }
                 Screen::Confirm { .. } => key(&mut a, KeyCode::Char('y')),
                 _ => key(&mut a, KeyCode::Enter),
@@ -280,10 +282,7 @@ fn the_end_of_the_game_is_summarised() {
         match a.screen.clone() {
             Screen::GameOver => break,
             Screen::Table => {
-                let n = a.filtered().len();
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                a.selected = (x >> 33) as usize % n.max(1);
-                key(&mut a, KeyCode::Enter);
+                play_random(&mut a, &mut x);
             }
             Screen::Confirm { .. } => key(&mut a, KeyCode::Char('y')),
             _ => key(&mut a, KeyCode::Enter),
