@@ -51,7 +51,11 @@ impl Drop for Driver {
 
 async fn start_driver() -> Driver {
     let bin = chromedriver();
-    assert!(bin.exists(), "{} is missing: install Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)", bin.display());
+    assert!(
+        bin.exists(),
+        "{} is missing: install Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
+        bin.display()
+    );
     assert!(chromium().exists(), "{} is missing: install Debian's chromium (apt-get install -y chromium)", chromium().display());
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let child = Command::new(&bin)
@@ -144,10 +148,18 @@ async fn hand(c: &Client) -> Vec<String> {
     out
 }
 
-/// All the page shows as text, and its HTML (attributes included).
+/// Everything the page holds as text, hidden parts included: its text and every attribute but
+/// `title` (a card's text there is public data and may name other cards).
 async fn everything(c: &Client) -> String {
-    let text = js(c, "return document.body.innerText").await;
-    format!("{}\n{}", text.as_str().unwrap_or(""), c.source().await.unwrap())
+    let v = js(
+        c,
+        r#"const parts = [document.body.textContent];
+           for (const e of document.querySelectorAll("*"))
+             for (const a of e.attributes) if (a.name !== "title") parts.push(a.value);
+           return parts.join("\n");"#,
+    )
+    .await;
+    v.as_str().unwrap().to_string()
 }
 
 /// The page does not scroll sideways.
@@ -237,8 +249,12 @@ async fn two_seats_play_by_clicking_in_chromium() {
     // A click on Poland, whose only move is `influence Poland`, plays it; the US page follows.
     let before = influence(us, "Poland", "ussr").await;
     ussr.find(Locator::Css("#map [data-country=\"Poland\"]")).await.unwrap().click().await.unwrap();
-    until("the US page to show the USSR's Influence in Poland", || async move { (influence(us, "Poland", "ussr").await == before + 1).then_some(()) }).await;
-    until("the USSR page to show its own move", || async move { (influence(ussr, "Poland", "ussr").await == before + 1).then_some(()) }).await;
+    until("the US page to show the USSR's Influence in Poland", || async move {
+        (influence(us, "Poland", "ussr").await == before + 1).then_some(())
+    })
+    .await;
+    until("the USSR page to show its own move", || async move { (influence(ussr, "Poland", "ussr").await == before + 1).then_some(()) })
+        .await;
     let log = us.find(Locator::Id("log")).await.unwrap().text().await.unwrap();
     assert!(log.contains("USSR: influence Poland"), "the US log shows the move: {log}");
 
@@ -252,7 +268,10 @@ async fn two_seats_play_by_clicking_in_chromium() {
     .await;
     assert_eq!(buttons[0].attr("data-move").await.unwrap().as_deref(), Some("influence Hungary"));
     buttons[0].click().await.unwrap();
-    until("the US page to show the USSR's Influence in Hungary", || async move { (influence(us, "Hungary", "ussr").await == hungary + 1).then_some(()) }).await;
+    until("the US page to show the USSR's Influence in Hungary", || async move {
+        (influence(us, "Hungary", "ussr").await == hungary + 1).then_some(())
+    })
+    .await;
 
     // A move the referee refuses is shown with its reason.
     js(ussr, r#"window.arbiter.socket.send(JSON.stringify({type: "move", move: "influence France"})); return null"#).await;
@@ -286,11 +305,17 @@ async fn two_seats_play_by_clicking_in_chromium() {
         assert!(t.elapsed() < PATIENCE, "the US page did not show reconnecting, then connected (now {state:?})");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    until("the resynced US page to show Czechoslovakia", || async move { (influence(us, "Czechoslovakia", "ussr").await == czech + 1).then_some(()) }).await;
+    until("the resynced US page to show Czechoslovakia", || async move {
+        (influence(us, "Czechoslovakia", "ussr").await == czech + 1).then_some(())
+    })
+    .await;
     screenshot(us, "browser-us-1280x800.png").await;
     no_sideways_scroll(us, "US at 1280x800").await;
 
-    // Nothing of the USSR's hand on the US page, in its text or its HTML.
+    // Nothing of the USSR's hand on the US page, in its text or its attributes (where the
+    // USSR's own page has every one of them).
+    let own = everything(ussr).await;
+    assert!(ussr_hand.iter().all(|c| own.contains(c.as_str())), "the USSR's page names its hand");
     let page = everything(us).await;
     let ussr_now = names(&truth("ussr").await);
     for card in ussr_hand.iter().chain(&ussr_now) {
@@ -318,7 +343,10 @@ async fn two_seats_play_by_clicking_in_chromium() {
     screenshot(phone, "browser-ussr-phone.png").await;
     let bulgaria = influence(ussr, "Bulgaria", "ussr").await;
     phone.find(Locator::Css("#map [data-country=\"Bulgaria\"]")).await.unwrap().click().await.unwrap();
-    until("the desktop USSR page to show the phone's move", || async move { (influence(ussr, "Bulgaria", "ussr").await == bulgaria + 1).then_some(()) }).await;
+    until("the desktop USSR page to show the phone's move", || async move {
+        (influence(ussr, "Bulgaria", "ussr").await == bulgaria + 1).then_some(())
+    })
+    .await;
 
     for c in [ussr_browser, us_browser, phone_browser] {
         c.close().await.unwrap();
