@@ -184,7 +184,8 @@
       VictoryPoints: "20 VP reached", Defcon1: "DEFCON 1: the phasing player loses",
       EuropeControl: "control of Europe when Europe was scored", FinalScoring: "final scoring after turn 10",
       HeldScoringCard: "a scoring card was held at the end of the turn",
-      CubanMissileCrisis: "a coup under the opponent's Cuban Missile Crisis", Wargames: "Wargames", time: "time ran out",
+      CubanMissileCrisis: "a coup under the opponent's Cuban Missile Crisis", Wargames: "Wargames",
+      Time: "the other side's time ran out", Resigned: "the other side resigned",
     };
 
     const parts = location.pathname.split("/");
@@ -440,6 +441,10 @@
         renderHand();
       });
       $("rejected-close").addEventListener("click", hideRejected);
+      $("resign").addEventListener("click", function () {
+        // Not a legal move of the rules (so not among the buttons): asked for twice.
+        if (window.confirm("Resign this game? The " + sideName(seat === "us" ? "ussr" : "us") + " wins.")) sendMove("resign");
+      });
       window.addEventListener("resize", fitMap);
       setInterval(renderClock, 1000);
     }
@@ -733,6 +738,7 @@
       else count = shown.length + " of " + all.length + " moves" + (shown.length === 0 ? " (none matches: clear the filter)" : "");
       $("moves-count").textContent = count;
       $("decision").classList.toggle("yours", yours);
+      $("resign").hidden = !yours || !!outcome;
       document.querySelector("#decision .filter-row").hidden = !yours && !selectedCountry && !selectedCard && !$("filter").value;
     }
 
