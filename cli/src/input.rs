@@ -26,6 +26,7 @@ const WORDS: &[&str] = &[
     "region",
     "country",
     "log",
+    "card",
     "undo",
     "help",
     "quit",
@@ -34,6 +35,9 @@ const WORDS: &[&str] = &[
 #[derive(Helper, Hinter, Highlighter, Validator)]
 pub struct Names {
     names: Vec<String>,
+    /// The legal moves of the decision at hand: what is typed completes to these first, so
+    /// `play Ind` Tab means the card held, not one in the discard pile.
+    moves: Vec<String>,
 }
 
 impl Completer for Names {
@@ -41,6 +45,19 @@ impl Completer for Names {
 
     fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
         let upto = &line[..pos];
+        let plain = |t: &str| t.replace('"', "").to_lowercase();
+        let typed_move = plain(upto);
+        if upto.contains(' ') {
+            let hits: Vec<Pair> = self
+                .moves
+                .iter()
+                .filter(|m| plain(m).starts_with(&typed_move))
+                .map(|m| Pair { display: m.clone(), replacement: m.clone() })
+                .collect();
+            if !hits.is_empty() {
+                return Ok((0, hits));
+            }
+        }
         let Some(space) = upto.find(' ') else {
             let hits = WORDS
                 .iter()
@@ -75,8 +92,15 @@ impl Input {
         names.extend(Map::standard().countries.iter().map(|c| c.name.clone()));
         names.extend(["Europe", "Asia", "Middle East", "Central America", "South America", "Africa"].map(String::from));
         let mut rl = Editor::new()?;
-        rl.set_helper(Some(Names { names }));
+        rl.set_helper(Some(Names { names, moves: Vec::new() }));
         Ok(Input { rl })
+    }
+
+    /// The legal moves Tab completes to first.
+    pub fn set_moves(&mut self, moves: Vec<String>) {
+        if let Some(h) = self.rl.helper_mut() {
+            h.moves = moves;
+        }
     }
 
     /// The next line, `Ok(None)` at end of input (Ctrl-D) or Ctrl-C, or why the input cannot
@@ -95,5 +119,26 @@ impl Input {
             }
             Err(e) => Err(format!("cannot read the input: {e}")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tab_completes_to_the_legal_moves_first() {
+        let names = Names {
+            names: vec!["Indo-Pakistani War".into(), "Independent Reds".into(), "India".into()],
+            moves: vec!["play \"Independent Reds\" event".into(), "play \"Independent Reds\" ops".into(), "play Fidel ops".into()],
+        };
+        let history = DefaultHistory::new();
+        let ctx = Context::new(&history);
+        let (start, hits) = names.complete("play Ind", 8, &ctx).unwrap();
+        let shown: Vec<&str> = hits.iter().map(|p| p.replacement.as_str()).collect();
+        assert_eq!((start, shown), (0, vec!["play \"Independent Reds\" event", "play \"Independent Reds\" ops"]), "the card held, not the one in the discard pile");
+        // Nothing legal matches: names, as before (a country for `odds coup`, say).
+        let (_, hits) = names.complete("country Ind", 11, &ctx).unwrap();
+        assert!(hits.iter().any(|p| p.display == "India"));
     }
 }

@@ -31,6 +31,7 @@ Other commands:
   moves            list the legal moves again
   board            show the board
   region NAME      one region in detail      country NAME   one country
+  card NAME        what a card does (its event in the project's words)
   odds coup NAME   the chance and expected result of a coup (also: odds realign NAME)
   log [N]          the last N log lines you may see (default 20)
   undo             take back your last move (not past a die roll, a draw, a reveal
@@ -123,6 +124,7 @@ fn run_lines(mut session: Session, path: &Path) -> Result<(), Failure> {
             say!("{}", board::board(&game.view(Some(d.side)), &style));
             show_decision(game, &style);
         }
+        input.set_moves(d.moves.iter().map(|m| game.move_text(m)).collect());
         let Some(line) = input.line(&format!("{}> ", d.side)).map_err(Failure::Rejected)? else {
             return Ok(());
         };
@@ -143,6 +145,13 @@ fn run_lines(mut session: Session, path: &Path) -> Result<(), Failure> {
                 None => say!("Regions: Europe, Asia, Middle East, Central America, South America, Africa"),
             },
             "country" => say!("{}", board::country_panel(&game.view(Some(d.side)), &style, rest)),
+            "card" => match arbiter_engine::moves::find_card(rest, &game.rules().cards) {
+                Ok(id) => {
+                    let info = game.rules().cards.info(id);
+                    say!("{} ({} Ops): {}", info.name, info.ops, arbiter_cards::text(id));
+                }
+                Err(e) => say!("{e}"),
+            },
             "log" => {
                 let n = rest.parse().unwrap_or(20);
                 let mut mine: Vec<&str> = session.header().setup.lines_for(Some(d.side));

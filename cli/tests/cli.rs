@@ -293,3 +293,14 @@ fn card_prints_what_a_card_does() {
     let o = arbiter().args(["card", "Nowhere"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// In the line mode, `card NAME` says what a card does.
+#[test]
+fn card_in_the_line_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = new_game(dir.path(), "4");
+    let o = arbiter().args(["play", f.to_str().unwrap()]).write_stdin("\ncard NATO\ncard Nowhere\nquit\n").output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("NATO (4 Ops): "), "{text}");
+    assert!(text.contains("Nowhere"), "an unknown name is said to be unknown: {text}");
+}

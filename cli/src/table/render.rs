@@ -107,7 +107,8 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
 }
 
 pub const HELP: &str = "\
-Type to filter the legal moves; every word must match (coup ira).
+Type to filter the legal moves; every word must match (coup ira). A card's
+name that is no move shows what the card does (an effect in play, say).
 Up/Down, PgUp/PgDn  highlight a move; its card text, or the coup or
                     realignment odds, show at the bottom right
 Enter               play the highlighted move (or the notation typed)
@@ -543,6 +544,18 @@ fn detail<'a>(app: &App) -> Vec<Line<'a>> {
     let game = app.game();
     let Some(side) = game.to_move() else { return Vec::new() };
     let Some(m) = app.highlighted().and_then(|t| game.parse(&t).ok()) else {
+        // Typed words that are no move but name a card: what the card does (an effect in play,
+        // a card in the discard pile, one seen in the other hand).
+        let typed = app.input.trim().trim_matches('"');
+        if typed.len() >= 3 {
+            if let Ok(id) = arbiter_engine::moves::find_card(typed, &game.rules().cards) {
+                let info = game.rules().cards.info(id);
+                return vec![
+                    Line::styled(format!("{} · {} Ops · {:?}", info.name, info.ops, info.era), Style::new().add_modifier(Modifier::BOLD)),
+                    Line::from(arbiter_cards::text(id).to_string()),
+                ];
+            }
+        }
         let (head, standing) = region_summary(game, Region::ALL[app.region]);
         return vec![Line::from(head), Line::from(standing)];
     };

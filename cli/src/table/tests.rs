@@ -299,3 +299,14 @@ fn the_end_of_the_game_is_summarised() {
     key(&mut a, KeyCode::Enter);
     assert!(a.quit);
 }
+
+#[test]
+fn a_card_name_typed_shows_what_the_card_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(&dir, 7);
+    key(&mut a, KeyCode::Enter);
+    typed(&mut a, "NATO");
+    assert!(a.filtered().is_empty(), "no move names NATO during setup");
+    let s = screen(&a, 120, 40);
+    assert!(s.contains("NATO · 4 Ops · Early"), "{s}");
+}
