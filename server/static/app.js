@@ -856,7 +856,7 @@
       clear(hl);
       const h = s.headline || {};
       if (h.us || h.ussr) {
-        hl.appendChild(el("div", { class: "headlines" }, "Headlines: ", "US " + (h.us || "hidden"), " · ", "USSR " + (h.ussr || "hidden")));
+        hl.appendChild(el("div", { class: "headlines" }, "Headlines: ", "US " + (h.us || "not shown"), " · ", "USSR " + (h.ussr || "not shown")));
       }
       const ul = $("effects");
       clear(ul);

@@ -121,11 +121,15 @@ async fn attr(c: &Client, css: &str, name: &str) -> Option<String> {
     c.find(Locator::Css(css)).await.ok()?.attr(name).await.ok()?
 }
 
-/// A country's Influence as the page shows it: the number in the box (and its data attribute).
+/// A country's Influence as the page shows it: the number in the box (and its data attribute,
+/// read at the same moment).
 async fn influence(c: &Client, country: &str, side: &str) -> u32 {
-    let css = format!("[data-country=\"{country}\"]");
-    let text = c.find(Locator::Css(&format!("{css} .inf.{side}"))).await.unwrap().text().await.unwrap();
-    let data = attr(c, &css, &format!("data-{side}")).await.unwrap();
+    let script = format!(
+        r#"const e = document.querySelector('#map [data-country="{country}"]');
+           return [e.querySelector(".inf.{side}").textContent, e.dataset.{side}];"#
+    );
+    let v = js(c, &script).await;
+    let (text, data) = (v[0].as_str().unwrap(), v[1].as_str().unwrap());
     assert_eq!(text, data, "{country}: the box shows {text}, its data says {data}");
     text.parse().unwrap()
 }
