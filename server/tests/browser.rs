@@ -1,6 +1,6 @@
 //! The browser client in a real headless Chromium: a real server on a loopback port, Debian's
-//! `chromium` driven by its `chromedriver` over WebDriver (fantoccini). Two seats' pages in two
-//! browsers: the board and the USSR's hand render, the USSR moves by clicking a country and a move
+//! `chromium` driven by its `chromedriver` over WebDriver (fantoccini). The new-game form gives
+//! three secret links; two seats' pages in two browsers: the board and the USSR's hand render, the USSR moves by clicking a country and a move
 //! button, the US page updates live, a refused move is shown, a dropped connection comes back with
 //! a sync, the observer sees no hand, no page scrolls sideways at 1280x800 or on a phone, and the
 //! US page never shows a card of the USSR's hand.
@@ -215,6 +215,27 @@ async fn two_seats_play_by_clicking_in_chromium() {
     let ussr_browser = browser(&driver, &profiles.path().join("ussr"), false).await;
     let us_browser = browser(&driver, &profiles.path().join("us"), false).await;
     let (ussr, us) = (&ussr_browser, &us_browser);
+
+    // The new-game page: the form creates a game and shows its three links, each a secret.
+    us.goto(&format!("{base}/")).await.unwrap();
+    us.find(Locator::Id("seed")).await.unwrap().send_keys("12345678901234567890").await.unwrap();
+    us.find(Locator::Id("create-button")).await.unwrap().click().await.unwrap();
+    let links_shown = until("the new game's links", || async move {
+        let mut out = Vec::new();
+        for seat in ["us", "ussr", "observer"] {
+            let v = us.find(Locator::Id(&format!("link-{seat}"))).await.ok()?.prop("value").await.ok()??;
+            out.push(v);
+        }
+        out.iter().all(|l| !l.is_empty()).then_some(out)
+    })
+    .await;
+    for l in &links_shown {
+        let (prefix, token) = l.split_once("?token=").unwrap();
+        assert!(prefix.starts_with(&format!("{base}/play/")) && token.len() == 32, "{l}");
+    }
+    let warning = us.find(Locator::Id("secret-warning")).await.unwrap().text().await.unwrap();
+    assert!(warning.contains("secret"), "{warning}");
+    assert_eq!(us.find_all(Locator::Css("button.copy")).await.unwrap().len(), 3);
 
     // The USSR's page: the whole board, its hand with each card's details, its decision.
     ussr.goto(&link("ussr")).await.unwrap();
