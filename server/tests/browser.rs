@@ -20,6 +20,7 @@ use arbiter_server::{start, Config};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 use std::future::Future;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -44,6 +45,9 @@ struct Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        // The browsers it started too, should a failed test leave sessions open: chromedriver
+        // runs in a process group of its own.
+        let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", self.child.id())]).stderr(Stdio::null()).status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -60,6 +64,7 @@ async fn start_driver() -> Driver {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let child = Command::new(&bin)
         .arg(format!("--port={port}"))
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
