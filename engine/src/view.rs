@@ -37,6 +37,40 @@ pub struct EffectView {
     pub lasts: String,
 }
 
+/// One side on the space race track (§6.4): the box reached, what the next needs, and the
+/// abilities it holds (§6.4.4).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SpaceTrackView {
+    /// 0 (not started) to 8.
+    pub reached: u8,
+    /// The box's name ("start" at 0).
+    pub name: String,
+    /// The next box: its name, the Ops a card needs and the highest roll that succeeds.
+    pub next: Option<(String, u8, u8)>,
+    pub abilities: Vec<String>,
+}
+
+/// Rules facts a client shows beside the state, computed here so that no client repeats a
+/// rule: the rounds of this turn, the regions DEFCON closes, the military ops required, the
+/// space track, who controls what, and the game's phase.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RulesView {
+    /// "setup", "headline" or "action round".
+    pub phase: &'static str,
+    /// Action rounds this turn for each side (§4.5D: 6 or 7, 8 with the Space Station or
+    /// North Sea Oil).
+    pub action_rounds: PerSide<u8>,
+    /// Regions closed to coups and realignments by DEFCON (§8.1.5).
+    pub closed_regions: Vec<&'static str>,
+    /// Military ops each side needs by the end of the turn (§8.2): the DEFCON level.
+    pub military_ops_required: u8,
+    pub space: PerSide<SpaceTrackView>,
+    /// Countries each side controls (§2.1.7), by name.
+    pub control: BTreeMap<String, Side>,
+    /// The outcome in words, once the game is over.
+    pub outcome_text: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct View {
     pub viewer: Option<Side>,
@@ -66,6 +100,48 @@ pub struct View {
     pub to_move: Option<Side>,
     pub prompt: Option<String>,
     pub outcome: Option<Outcome>,
+    pub rules: RulesView,
+}
+
+fn rules_view(p: Position) -> RulesView {
+    use crate::space_race::BOXES;
+    let st = p.st;
+    let map = Map::standard();
+    let setup = st.stack.iter().any(|t| matches!(t, Task::SetupPlace { .. } | Task::UsBonus { .. }));
+    let space = |side: Side| {
+        let b = st.space[side.idx()];
+        let abilities = [
+            (crate::space_race::ANIMAL_IN_SPACE, "two space race attempts a turn"),
+            (crate::space_race::MAN_IN_EARTH_ORBIT, "sees the other headline first"),
+            (crate::space_race::EAGLE_BEAR_HAS_LANDED, "may discard a held card at the end of the turn"),
+            (crate::space_race::SPACE_STATION, "8 action rounds"),
+        ]
+        .into_iter()
+        .filter(|(a, _)| st.space_ability(side, *a))
+        .map(|(_, t)| t.to_string())
+        .collect();
+        SpaceTrackView {
+            reached: b,
+            name: if b == 0 { "start".into() } else { BOXES[(b - 1) as usize].name.into() },
+            next: BOXES.get(b as usize).map(|n| (n.name.to_string(), n.ops_needed, n.max_roll)),
+            abilities,
+        }
+    };
+    RulesView {
+        phase: if setup {
+            "setup"
+        } else if st.round == 0 {
+            "headline"
+        } else {
+            "action round"
+        },
+        action_rounds: PerSide { us: crate::turn::action_rounds(p, Side::Us), ussr: crate::turn::action_rounds(p, Side::Ussr) },
+        closed_regions: crate::map::Region::ALL.into_iter().filter(|r| crate::defcon::closes(st.defcon, *r)).map(|r| r.name()).collect(),
+        military_ops_required: st.defcon,
+        space: PerSide { us: space(Side::Us), ussr: space(Side::Ussr) },
+        control: map.ids().filter_map(|c| st.controller(c).map(|s| (map.name(c).to_string(), s))).collect(),
+        outcome_text: st.outcome.map(|o| o.to_string()),
+    }
 }
 
 impl View {
@@ -114,6 +190,7 @@ impl View {
             to_move: top.map(|t| flow::decider(p, t)),
             prompt: top.map(|t| flow::prompt(p, t).for_viewer(viewer, flow::decider(p, t))),
             outcome: st.outcome,
+            rules: rules_view(p),
         }
     }
 }

@@ -70,7 +70,24 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/log", get(api::log))
         .route("/api/games/{id}/ws", get(ws::upgrade))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)
+}
+
+/// Every answer: a seat's token is in its page's address, so no referrer leaves it; content
+/// types are not sniffed; the page runs only its own script and talks only to its server; the
+/// client files are revalidated, so an upgraded server never runs an old client.
+async fn security_headers(mut r: axum::response::Response) -> axum::response::Response {
+    use axum::http::HeaderValue;
+    let h = r.headers_mut();
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r
 }
 
 /// A running server: its address and games.

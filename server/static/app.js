@@ -19,6 +19,8 @@
         if (v === null || v === undefined || v === false) continue;
         if (k === "class") e.className = v;
         else if (k === "text") e.textContent = v;
+        // Through the CSSOM: the server's Content-Security-Policy allows no style attributes.
+        else if (k === "style") e.style.cssText = String(v);
         else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
         else e.setAttribute(k, v === true ? "" : String(v));
       }
@@ -174,19 +176,8 @@
       ["Africa", 3.4, 8.1, "region-label"], ["Asia", 10.9, 3.1, "region-label"],
       ["Southeast Asia", 10.5, 9.15, "region-label"],
     ];
-    // The space race track (§6.4.3): name, Ops needed, highest roll that succeeds.
-    const SPACE = [
-      ["start", 0, 0], ["Earth Satellite", 2, 3], ["Animal in Space", 2, 4], ["Man in Space", 2, 3],
-      ["Man in Earth Orbit", 2, 4], ["Lunar Orbit", 3, 3], ["Eagle/Bear Has Landed", 3, 4],
-      ["Space Shuttle", 3, 3], ["Space Station", 4, 2],
-    ];
-    const REASONS = {
-      VictoryPoints: "20 VP reached", Defcon1: "DEFCON 1: the phasing player loses",
-      EuropeControl: "control of Europe when Europe was scored", FinalScoring: "final scoring after turn 10",
-      HeldScoringCard: "a scoring card was held at the end of the turn",
-      CubanMissileCrisis: "a coup under the opponent's Cuban Missile Crisis", Wargames: "Wargames",
-      Time: "the other side's time ran out", Resigned: "the other side resigned",
-    };
+    // Rules facts (rounds, DEFCON closures, military ops required, the space track, control,
+    // the outcome in words) come from the server's view, `state.rules`: no rule is repeated here.
 
     const parts = location.pathname.split("/");
     const gameId = decodeURIComponent(parts[2] || "");
@@ -561,11 +552,10 @@
       const s = state;
       const box = $("tracks");
       clear(box);
-      const rounds = s.turn <= 3 ? 6 : 7;
-      const prompt = String(s.prompt || "");
+      const rules = s.rules || {};
       let round;
-      if (s.action_round === 0) round = /setup/i.test(prompt) ? "setup" : "headline";
-      else round = sideName(s.phasing) + " " + s.action_round + "/" + (s.space_race && s.space_race[s.phasing] >= 8 ? 8 : rounds);
+      if (rules.phase !== "action round") round = rules.phase || "";
+      else round = sideName(s.phasing) + " " + s.action_round + "/" + ((rules.action_rounds || {})[s.phasing] || "?");
       box.appendChild(track("turn", "Turn", s.turn + "/10"));
       const r = track("round", "Action round", round);
       r.dataset.phasing = s.phasing;
@@ -575,22 +565,19 @@
       vpt.dataset.value = v;
       vpt.classList.add(v > 0 ? "lead-us" : v < 0 ? "lead-ussr" : "even");
       box.appendChild(vpt);
-      const closed = [];
-      if (s.defcon <= 4) closed.push("Europe");
-      if (s.defcon <= 3) closed.push("Asia");
-      if (s.defcon <= 2) closed.push("Middle East");
+      const closed = rules.closed_regions || [];
       const d = track("defcon", "DEFCON", String(s.defcon), closed.length ? "no coups or realignments in " + closed.join(", ") : null);
       d.dataset.value = s.defcon;
       box.appendChild(d);
-      const need = s.defcon;
+      const need = rules.military_ops_required;
       const mil = s.military_ops || { us: 0, ussr: 0 };
       box.appendChild(track("milops", "Military ops", "US " + mil.us + "/" + need + " · USSR " + mil.ussr + "/" + need));
-      const sp = s.space_race || { us: 0, ussr: 0 };
       const spaceText = function (side) {
-        const b = sp[side] || 0;
-        const here = SPACE[b] ? SPACE[b][0] : "box " + b;
-        const next = SPACE[b + 1];
-        return b + " " + here + (next ? " (next " + next[1] + " Ops, 1–" + next[2] + ")" : "");
+        const t = (rules.space || {})[side];
+        if (!t) return "";
+        const next = t.next ? " (next " + t.next[1] + " Ops, 1–" + t.next[2] + ")" : "";
+        const abilities = t.abilities && t.abilities.length ? " · " + t.abilities.join(", ") : "";
+        return t.reached + " " + t.name + next + abilities;
       };
       box.appendChild(track("space-us", "Space race US", spaceText("us")));
       box.appendChild(track("space-ussr", "Space race USSR", spaceText("ussr")));
@@ -600,10 +587,9 @@
       box.appendChild(track("cards", "Cards", "hands US " + hs.us + " · USSR " + hs.ussr + " · deck " + s.deck_size));
     }
 
-    function controller(inf, stability) {
-      if (inf.us >= stability && inf.us - inf.ussr >= stability) return "us";
-      if (inf.ussr >= stability && inf.ussr - inf.us >= stability) return "ussr";
-      return "";
+    // Who controls a country (§2.1.7), as the server computed it.
+    function controller(name) {
+      return (state && state.rules && state.rules.control && state.rules.control[name]) || "";
     }
 
     function renderMapMarks() {
@@ -614,7 +600,7 @@
         const e = countryEls[name];
         const c = countries[name];
         const inf = (state.influence && state.influence[name]) || { us: 0, ussr: 0 };
-        const ctl = controller(inf, c.stability);
+        const ctl = controller(name);
         e.dataset.us = inf.us;
         e.dataset.ussr = inf.ussr;
         e.dataset.control = ctl || "none";
@@ -836,7 +822,7 @@
       d.dataset.kind = "country";
       d.dataset.name = name;
       const inf = (state && state.influence && state.influence[name]) || { us: 0, ussr: 0 };
-      const ctl = controller(inf, c.stability);
+      const ctl = controller(name);
       d.appendChild(el("div", { class: "detail-head" }, el("b", null, name), " · " + c.region + (c.subregions.length ? " (" + c.subregions.join(", ") + ")" : "")));
       d.appendChild(
         el(
@@ -935,8 +921,7 @@
         return;
       }
       box.hidden = false;
-      const reason = REASONS[o.reason] || String(o.reason || "");
-      box.textContent = (o.winner ? sideName(o.winner) + " wins" : "Draw") + ": " + reason + ".";
+      box.textContent = String((state.rules && state.rules.outcome_text) || (o.winner ? sideName(o.winner) + " wins" : "Draw")) + ".";
     }
 
     function logLine(text) {

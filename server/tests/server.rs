@@ -391,3 +391,18 @@ async fn a_seat_may_resign_at_its_decision() {
     let s: Value = http.get(format!("{base}/api/games/{}/state?token={}", g.id, g.tokens[2])).send().await.unwrap().json().await.unwrap();
     assert_eq!(s["outcome"], json!({ "winner": "us", "reason": "Resigned" }));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_carry_no_referrer_a_content_policy_and_are_revalidated() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    for path in ["/", "/play/0123456789abcdef", "/static/app.js", "/static/style.css", "/api/map"] {
+        let r = reqwest::get(format!("http://{}{path}", srv.addr)).await.unwrap();
+        assert_eq!(r.status(), 200, "{path}");
+        let h = r.headers();
+        assert_eq!(h["referrer-policy"], "no-referrer", "{path}");
+        assert_eq!(h["x-content-type-options"], "nosniff", "{path}");
+        assert!(h["content-security-policy"].to_str().unwrap().starts_with("default-src 'self'"), "{path}");
+        assert_eq!(h["cache-control"], "no-cache", "{path}");
+    }
+}
