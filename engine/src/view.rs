@@ -111,9 +111,9 @@ fn rules_view(p: Position) -> RulesView {
     let space = |side: Side| {
         let b = st.space[side.idx()];
         let abilities = [
-            (crate::space_race::ANIMAL_IN_SPACE, "two space race attempts a turn"),
-            (crate::space_race::MAN_IN_EARTH_ORBIT, "sees the other headline first"),
-            (crate::space_race::EAGLE_BEAR_HAS_LANDED, "may discard a held card at the end of the turn"),
+            (crate::space_race::ANIMAL_IN_SPACE, "2 attempts a turn"),
+            (crate::space_race::MAN_IN_EARTH_ORBIT, "sees the headline first"),
+            (crate::space_race::EAGLE_BEAR_HAS_LANDED, "may discard a held card"),
             (crate::space_race::SPACE_STATION, "8 action rounds"),
         ]
         .into_iter()

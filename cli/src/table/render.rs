@@ -67,7 +67,7 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
     let view = game.view(viewer);
     let bottom_h = if area.height >= 36 { 14 } else { 8 };
     let [top, middle, bottom] = Layout::vertical([Constraint::Length(3), Constraint::Min(4), Constraint::Length(bottom_h)]).areas(area);
-    f.render_widget(Paragraph::new(tracks(game, &view, pal)), top);
+    f.render_widget(Paragraph::new(tracks(&view, pal)), top);
 
     // The map takes as many columns as leave the hand room: 2 at 80 wide, 3 at 120.
     let right_min = if area.width >= 110 { 40 } else { 26 };
@@ -140,7 +140,7 @@ fn hand_over(f: &mut Frame, app: &App, side: Side, pal: Palette) {
     // The observer's view: the tracks are public; no hand, no secret headline.
     let view = game.view(None);
     let [top, rest] = Layout::vertical([Constraint::Length(3), Constraint::Min(0)]).areas(area);
-    f.render_widget(Paragraph::new(tracks(game, &view, pal)), top);
+    f.render_widget(Paragraph::new(tracks(&view, pal)), top);
     let lines = vec![
         Line::from(Span::styled(format!("The {side} to decide."), pal.side(side).add_modifier(Modifier::BOLD))),
         Line::from(""),
@@ -154,25 +154,23 @@ fn hand_over(f: &mut Frame, app: &App, side: Side, pal: Palette) {
 
 /// Turn and round, phasing side, DEFCON and what it closes, VP, military ops against the
 /// requirement, the China Card, the space race with box names, the next box and abilities.
-pub fn tracks<'a>(game: &Game, view: &View, pal: Palette) -> Vec<Line<'a>> {
-    let p = game.pos();
-    let setup =
-        p.st.stack.iter().any(|t| matches!(t, arbiter_engine::task::Task::SetupPlace { .. } | arbiter_engine::task::Task::UsBonus { .. }));
+pub fn tracks<'a>(view: &View, pal: Palette) -> Vec<Line<'a>> {
+    // The rules facts come with the view (`View::rules`), computed by the engine.
+    let r = &view.rules;
     // "USSR round 3/6": the phasing side and the action round out of this side's rounds.
-    let round = if setup {
-        "setup".to_string()
-    } else if view.action_round == 0 {
-        "headline".to_string()
+    let round = if r.phase == "action round" {
+        let of = if view.phasing == Side::Us { r.action_rounds.us } else { r.action_rounds.ussr };
+        format!("{} round {}/{of}", view.phasing, view.action_round)
     } else {
-        format!("{} round {}/{}", view.phasing, view.action_round, arbiter_engine::turn::action_rounds(p, view.phasing))
+        r.phase.to_string()
     };
-    let closed: Vec<&str> = Region::ALL
+    let closed: Vec<&str> = r
+        .closed_regions
         .iter()
-        .filter(|r| arbiter_engine::defcon::closes(view.defcon, **r))
-        .map(|r| match r {
-            Region::Europe => "Eur",
-            Region::MiddleEast => "ME",
-            r => r.name(),
+        .map(|name| match *name {
+            "Europe" => "Eur",
+            "Middle East" => "ME",
+            other => other,
         })
         .collect();
     let defcon = if closed.is_empty() { format!("DEFCON {}", view.defcon) } else { format!("DEFCON {} (closed: {})", view.defcon, closed.join(", ")) };
@@ -185,26 +183,22 @@ pub fn tracks<'a>(game: &Game, view: &View, pal: Palette) -> Vec<Line<'a>> {
         Span::styled(defcon, defcon_style),
     ]);
     let china = format!("China Card: {} {}", view.china_card.holder, if view.china_card.face_up { "face up" } else { "face down" });
+    let need = r.military_ops_required;
     let l2 = Line::from(format!(
-        "Mil. ops US {}/{} USSR {}/{} · {china} · hands {}/{} · deck {}",
-        view.military_ops.us, view.defcon, view.military_ops.ussr, view.defcon, view.hand_sizes.us, view.hand_sizes.ussr, view.deck_size
+        "Mil. ops US {}/{need} USSR {}/{need} · {china} · hands {}/{} · deck {}",
+        view.military_ops.us, view.military_ops.ussr, view.hand_sizes.us, view.hand_sizes.ussr, view.deck_size
     ));
-    let space = |s: Side, b: u8| {
-        let at = if b == 0 { "start".to_string() } else { format!("{b} {}", BOXES[b as usize - 1].name) };
-        let next = BOXES.get(b as usize).map(|n| format!(", next {} Ops 1-{}", n.ops_needed, n.max_roll)).unwrap_or_default();
-        let abilities: Vec<&str> = [(2, "2 tries"), (4, "sees headline"), (6, "may discard held"), (8, "8 rounds")]
-            .into_iter()
-            .filter(|(a, _)| p.st.space_ability(s, *a))
-            .map(|(_, t)| t)
-            .collect();
-        let abilities = if abilities.is_empty() { String::new() } else { format!(" [{}]", abilities.join(", ")) };
+    let space = |s: Side, t: &arbiter_engine::view::SpaceTrackView| {
+        let at = if t.reached == 0 { t.name.clone() } else { format!("{} {}", t.reached, t.name) };
+        let next = t.next.as_ref().map(|(_, ops, roll)| format!(", next {ops} Ops 1-{roll}")).unwrap_or_default();
+        let abilities = if t.abilities.is_empty() { String::new() } else { format!(" [{}]", t.abilities.join(", ")) };
         format!("{s} {at}{next}{abilities}")
     };
     let l3 = Line::from(vec![
         Span::raw("Space "),
-        Span::styled(space(Side::Us, view.space_race.us), pal.side(Side::Us)),
+        Span::styled(space(Side::Us, &r.space.us), pal.side(Side::Us)),
         Span::raw(" · "),
-        Span::styled(space(Side::Ussr, view.space_race.ussr), pal.side(Side::Ussr)),
+        Span::styled(space(Side::Ussr, &r.space.ussr), pal.side(Side::Ussr)),
     ]);
     vec![l1, l2, l3]
 }

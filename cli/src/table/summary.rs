@@ -63,7 +63,7 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
     let view = game.view(None);
     let area = f.area();
     let [top, head, body] = Layout::vertical([Constraint::Length(3), Constraint::Length(2), Constraint::Min(0)]).areas(area);
-    f.render_widget(Paragraph::new(tracks(game, &view, pal)), top);
+    f.render_widget(Paragraph::new(tracks(&view, pal)), top);
     let result = game.outcome().map(|o| o.to_string()).unwrap_or_else(|| "the game has no pending decision".into());
     f.render_widget(
         Paragraph::new(vec![
