@@ -317,8 +317,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
             };
             let print = |rec: &arbiter_store::Record| {
                 if matches!(viewer, LogViewer::All) {
-                    for (tag, text) in [("US only", &rec.us_log), ("USSR only", &rec.ussr_log)] {
-                        for l in text.lines() {
+                    for (tag, side) in [("US only", Side::Us), ("USSR only", Side::Ussr)] {
+                        for l in rec.private_lines(side) {
                             say!("    [{tag}] {l}");
                         }
                     }

@@ -15,28 +15,104 @@ pub struct Record {
     pub state_hash: String,
 }
 
+/// A private line is stored as `@N\t` + its text, N being the number of public lines before it
+/// in the step, so that a side's log reads in the order things happened (a draw at the end of
+/// a turn after the move that ended it). Lines stored without the mark (by Arbiter before
+/// 0.1 of 2026-11-23) come first, as they were read then.
+const AT: char = '@';
+
 impl Record {
     pub fn new(report: &Report, hash: u64) -> Record {
-        let text = |want: Audience| report.log.iter().filter(|l| l.to == want).map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n");
+        let public = || report.log.iter().filter(|l| l.to == Audience::Public);
+        let private = |side: Side| {
+            let mut before = 0usize;
+            let mut out = Vec::new();
+            for l in &report.log {
+                match l.to {
+                    Audience::Public => before += 1,
+                    Audience::Private(s) if s == side => out.push(format!("{AT}{before}\t{}", l.text)),
+                    Audience::Private(_) => {}
+                }
+            }
+            out.join("\n")
+        };
         Record {
-            public_log: text(Audience::Public),
-            us_log: text(Audience::Private(Side::Us)),
-            ussr_log: text(Audience::Private(Side::Ussr)),
+            public_log: public().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n"),
+            us_log: private(Side::Us),
+            ussr_log: private(Side::Ussr),
             random_json: serde_json::to_string(&report.random).expect("random outcomes serialise"),
             reveals: report.reveals(),
             state_hash: format!("{hash:016x}"),
         }
     }
 
-    /// The log lines `viewer` may read (`None`: an observer).
-    pub fn lines_for(&self, viewer: Option<Side>) -> Vec<&str> {
-        let private = match viewer {
-            Some(Side::Us) => self.us_log.as_str(),
-            Some(Side::Ussr) => self.ussr_log.as_str(),
-            None => "",
+    /// `side`'s private lines with their places: (public lines before it, text).
+    fn private(&self, side: Side) -> impl Iterator<Item = (usize, &str)> {
+        let text = match side {
+            Side::Us => self.us_log.as_str(),
+            Side::Ussr => self.ussr_log.as_str(),
         };
-        // Private lines (draws) come before the public summary of the same step.
-        private.lines().chain(self.public_log.lines()).collect()
+        text.lines().map(|l| {
+            let placed = l.strip_prefix(AT).and_then(|r| r.split_once('\t')).and_then(|(n, t)| Some((n.parse::<usize>().ok()?, t)));
+            placed.unwrap_or((0, l))
+        })
+    }
+
+    /// `side`'s private lines alone, in order.
+    pub fn private_lines(&self, side: Side) -> Vec<&str> {
+        self.private(side).map(|(_, t)| t).collect()
+    }
+
+    /// The log lines `viewer` may read (`None`: an observer), in the order they happened.
+    pub fn lines_for(&self, viewer: Option<Side>) -> Vec<&str> {
+        let public: Vec<&str> = self.public_log.lines().collect();
+        let Some(side) = viewer else { return public };
+        let mut out = Vec::with_capacity(public.len() + 4);
+        let mut next = 0;
+        for (before, text) in self.private(side) {
+            while next < before.min(public.len()) {
+                out.push(public[next]);
+                next += 1;
+            }
+            out.push(text);
+        }
+        out.extend(&public[next..]);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_engine::report::LogLine;
+
+    fn line(to: Audience, text: &str) -> LogLine {
+        LogLine { to, text: text.into() }
+    }
+
+    #[test]
+    fn a_side_reads_its_private_lines_where_they_happened() {
+        let report = Report {
+            log: vec![
+                line(Audience::Public, "#58 placed"),
+                line(Audience::Public, "=== Turn 2 ==="),
+                line(Audience::Private(Side::Us), "US draws NATO"),
+                line(Audience::Private(Side::Ussr), "USSR draws Fidel"),
+                line(Audience::Public, "Deal: USSR draws 1, US draws 1"),
+            ],
+            ..Report::default()
+        };
+        let r = Record::new(&report, 0);
+        assert_eq!(r.lines_for(Some(Side::Us)), ["#58 placed", "=== Turn 2 ===", "US draws NATO", "Deal: USSR draws 1, US draws 1"]);
+        assert_eq!(r.lines_for(Some(Side::Ussr))[2], "USSR draws Fidel");
+        assert_eq!(r.lines_for(None), ["#58 placed", "=== Turn 2 ===", "Deal: USSR draws 1, US draws 1"]);
+        assert_eq!(r.private_lines(Side::Us), ["US draws NATO"]);
+    }
+
+    #[test]
+    fn private_lines_stored_without_a_place_come_first_as_before() {
+        let r = Record { public_log: "a\nb".into(), us_log: "US draws NATO".into(), ussr_log: String::new(), random_json: "[]".into(), reveals: false, state_hash: String::new() };
+        assert_eq!(r.lines_for(Some(Side::Us)), ["US draws NATO", "a", "b"]);
     }
 }
 
