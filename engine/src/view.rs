@@ -95,8 +95,11 @@ pub struct View {
     pub discard: Vec<String>,
     pub removed: Vec<String>,
     pub effects: Vec<EffectView>,
-    /// Headline cards the viewer may see (its own, or both once revealed).
+    /// Headline cards the viewer may see (its own, or both once revealed), until each is
+    /// resolved.
     pub headline: PerSide<Option<String>>,
+    /// A side has chosen a headline the viewer may not see yet.
+    pub headline_hidden: PerSide<bool>,
     pub to_move: Option<Side>,
     pub prompt: Option<String>,
     pub outcome: Option<Outcome>,
@@ -187,6 +190,10 @@ impl View {
                 .map(|e| EffectView { card: p.cards().name(e.card).to_string(), owner: e.owner, lasts: e.expiry.text() })
                 .collect(),
             headline: PerSide { us: seen(Side::Us), ussr: seen(Side::Ussr) },
+            headline_hidden: PerSide {
+                us: st.headline[0].is_some() && seen(Side::Us).is_none(),
+                ussr: st.headline[1].is_some() && seen(Side::Ussr).is_none(),
+            },
             to_move: top.map(|t| flow::decider(p, t)),
             prompt: top.map(|t| flow::prompt(p, t).for_viewer(viewer, flow::decider(p, t))),
             outcome: st.outcome,
