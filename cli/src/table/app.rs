@@ -156,8 +156,11 @@ impl App {
             Screen::EndOfRound { side: prev, can_undo } => match k.code {
                 KeyCode::Enter => {
                     self.message.clear();
+                    self.log_scroll = 0;
                     self.settle();
                 }
+                KeyCode::PageUp => self.log_scroll += 10,
+                KeyCode::PageDown => self.log_scroll = self.log_scroll.saturating_sub(10),
                 KeyCode::Char('u') | KeyCode::Char('U') if can_undo => {
                     match self.session.undo_before_hand_over(prev) {
                         Ok(row) => self.message = vec![format!("Undone: {}", row.move_text)],
@@ -178,11 +181,12 @@ impl App {
                 }
             }
             Screen::Help => self.screen = Screen::Table,
-            Screen::GameOver => {
-                if matches!(k.code, KeyCode::Enter | KeyCode::Esc | KeyCode::Char('q')) {
-                    self.quit = true;
-                }
-            }
+            Screen::GameOver => match k.code {
+                KeyCode::Enter | KeyCode::Esc | KeyCode::Char('q') => self.quit = true,
+                KeyCode::PageUp => self.log_scroll += 10,
+                KeyCode::PageDown => self.log_scroll = self.log_scroll.saturating_sub(10),
+                _ => {}
+            },
             Screen::Table => self.table_key(k, ctrl)?,
         }
         Ok(())
@@ -192,6 +196,8 @@ impl App {
         let n = self.filtered().len();
         match k.code {
             KeyCode::Char('z') if ctrl => self.command("undo")?,
+            // Alt-combinations are not text (an Esc typed just before an arrow key arrives so).
+            KeyCode::Char(_) if k.modifiers.contains(KeyModifiers::ALT) => {}
             KeyCode::Char(c) if !ctrl => {
                 self.input.push(c);
                 self.selected = 0;

@@ -74,7 +74,8 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
     let map_cols = (area.width.saturating_sub(right_min) / CELL).clamp(1, 4);
     let map_w = map_cols * CELL;
     let [map_area, side_area] = Layout::horizontal([Constraint::Length(map_w), Constraint::Min(0)]).areas(middle);
-    if app.log_view {
+    // At the end of a round the map gives way to the log, where the move's results are.
+    if app.log_view || matches!(app.screen, Screen::EndOfRound { .. }) {
         log_panel(f, app, map_area);
     } else {
         map(f, game, &view, app.region, map_area, pal);
@@ -89,17 +90,6 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
             lines.push(Line::from(format!("y: go ahead with `{text}`")).style(Style::new().add_modifier(Modifier::BOLD)));
             lines.push(Line::from("any other key: choose again"));
             overlay(f, "Are you sure?", lines, area);
-        }
-        Screen::EndOfRound { side, can_undo } => {
-            let mut lines: Vec<Line> = app.message.iter().map(|l| Line::from(l.clone())).collect();
-            lines.push(Line::from(""));
-            lines.push(Line::styled(format!("End of your round, {side}. Enter: hand the keyboard over."), Style::new().add_modifier(Modifier::BOLD)));
-            if *can_undo {
-                lines.push(Line::from("u: take your last move back."));
-            } else {
-                lines.push(Line::from("(It revealed a die roll, a card or the other side's choice: it cannot be taken back.)"));
-            }
-            overlay(f, "End of round", lines, area);
         }
         Screen::Help => overlay(f, "Keys", HELP.lines().map(Line::from).collect(), area),
         _ => {}
@@ -421,7 +411,7 @@ fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
     }
     // The hand first, whole; then the effects; the log gets what is left.
     let hand_h = (hand.len() as u16 + 1).min(area.height);
-    let effects_want = if effects.is_empty() { 0 } else { 1 + (effects.join(", ").chars().count() as u16).div_ceil(area.width.max(1)).min(4) };
+    let effects_want = if effects.is_empty() { 0 } else { 1 + (effects.join(", ").chars().count() as u16 + 8).div_ceil(area.width.max(1)) };
     let effects_h = effects_want.min(area.height - hand_h);
     let [hand_area, effects_area, log_area] =
         Layout::vertical([Constraint::Length(hand_h), Constraint::Length(effects_h), Constraint::Min(0)]).areas(area);
@@ -441,12 +431,27 @@ fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
 fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
     let game = app.game();
     let Some(d) = game.decision() else { return };
+    // A long prompt or reply takes a second line rather than being cut.
+    let w = area.width.max(1) as usize;
+    let prompt_h = if d.prompt.chars().count() + 6 > w { 2 } else { 1 };
+    let reply: String = app.message.iter().rev().take(2).rev().cloned().collect::<Vec<_>>().join(" | ");
+    let status_h = if reply.chars().count() > w { 2 } else { 1 };
     let [prompt_area, input_area, lists, status] =
-        Layout::vertical([Constraint::Length(1), Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area);
+        Layout::vertical([Constraint::Length(prompt_h), Constraint::Length(1), Constraint::Min(1), Constraint::Length(status_h)]).areas(area);
     if app.viewer() != Some(d.side) {
         // Another side's decision: only what this side may read of it, never its moves.
         let text = game.view(app.viewer()).prompt.unwrap_or_default();
-        f.render_widget(Paragraph::new(Line::styled(format!("Next: the {} decides. {text}", d.side), pal.side(d.side))), prompt_area);
+        let mut lines = vec![Line::styled(format!("Next: the {} decides. {text}", d.side), pal.side(d.side))];
+        if let Screen::EndOfRound { side, can_undo } = app.screen {
+            lines.push(Line::styled(format!("End of your round, {side}: what your move did is in the log above."), Style::new().add_modifier(Modifier::BOLD)));
+            lines.push(Line::styled("Enter: hand the keyboard over.", Style::new().add_modifier(Modifier::BOLD)));
+            lines.push(Line::from(if can_undo {
+                "u: take your last move back.   PgUp/PgDn: scroll the log."
+            } else {
+                "It revealed a die roll, a card or a choice: it cannot be taken back.   PgUp/PgDn: scroll the log."
+            }));
+        }
+        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
         return;
     }
     // The prompt names its side already ("USSR setup: …"); else say whose it is.
@@ -455,7 +460,8 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
         Paragraph::new(Line::from(vec![
             Span::styled(who, pal.side(d.side).add_modifier(Modifier::BOLD)),
             Span::styled(d.prompt.clone(), Style::new().add_modifier(Modifier::BOLD)),
-        ])),
+        ]))
+        .wrap(Wrap { trim: false }),
         prompt_area,
     );
     let moves = app.filtered();
@@ -492,11 +498,11 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
     f.render_widget(Paragraph::new(list).wrap(Wrap { trim: false }), list_area);
     f.render_widget(Paragraph::new(detail(app)).wrap(Wrap { trim: false }).block(Block::new().borders(Borders::LEFT)), detail_area);
     let status_line = if app.message.is_empty() {
-        Line::styled("Enter play · ↑↓ choose · type to filter · F1 keys · F2 log · Ctrl-Z undo · Ctrl-Q quit", pal.dim())
+        Line::styled("Enter play · ↑↓ · type to filter · F1 help · F2 log · ^Z undo · ^Q quit", pal.dim())
     } else {
-        Line::from(app.message.iter().rev().take(2).rev().cloned().collect::<Vec<_>>().join(" | "))
+        Line::from(reply)
     };
-    f.render_widget(Paragraph::new(status_line), status);
+    f.render_widget(Paragraph::new(status_line).wrap(Wrap { trim: false }), status);
 }
 
 /// The whole log as the side at the keyboard may read it, wrapped, newest last; `›` marks

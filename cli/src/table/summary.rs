@@ -7,7 +7,7 @@ use arbiter_store::Replay;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 
 /// VP (positive for the US) when each turn ended, and where the game stopped: replayed from
@@ -18,8 +18,10 @@ pub fn vp_by_turn(app: &App) -> Vec<(u8, i8)> {
     let mut last = (replay.game().state().turn, replay.game().state().vp);
     while let Ok(Some(_)) = replay.step() {
         let st = replay.game().state();
+        // The move that ended a turn also ran its end (military ops penalties, §8.2): the VP
+        // after it are that turn's, before anything of the next.
         if st.turn != last.0 {
-            out.push(last);
+            out.push((last.0, st.vp));
         }
         last = (st.turn, st.vp);
     }
@@ -49,7 +51,12 @@ pub fn key_moments(app: &App) -> Vec<String> {
             if l.starts_with("=== Turn") {
                 turn = l.trim_matches(|c| c == '=' || c == ' ').to_string();
             }
-            let key = l.contains(" scoring") || l.starts_with("DEFCON ") || l.contains("first to arrive") || l.starts_with("Game over");
+            let key = l.contains(" scoring")
+                || l.starts_with("DEFCON ")
+                || l.contains("first to arrive")
+                || l.starts_with("War in ")
+                || l.starts_with("Military ops check")
+                || l.starts_with("Game over");
             if key {
                 out.push(format!("{turn}: {l}"));
             }
@@ -78,8 +85,12 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
     let mut lines: Vec<Line> = vec![Line::from(format!("{:>13}{:>half$}|{:<half$}", "", "USSR ◀", "▶ US"))];
     lines.extend(chart(&vp_by_turn(app), half).into_iter().map(Line::from));
     f.render_widget(Paragraph::new(lines).block(Block::new().borders(Borders::TOP).title(" VP at each turn's end ")), left);
-    let moments = key_moments(app);
-    let h = right.height.saturating_sub(1) as usize;
-    let shown: Vec<Line> = moments[moments.len().saturating_sub(h)..].iter().map(|l| Line::from(l.clone())).collect();
-    f.render_widget(Paragraph::new(shown).block(Block::new().borders(Borders::TOP).title(" Key moments ")), right);
+    let moments: Vec<Line> = key_moments(app).into_iter().map(Line::from).collect();
+    let block = Block::new().borders(Borders::TOP).title(" Key moments (PgUp/PgDn) ");
+    let inner = block.inner(right);
+    f.render_widget(block, right);
+    let p = Paragraph::new(moments).wrap(Wrap { trim: false });
+    let bottom = (p.line_count(inner.width) as u16).saturating_sub(inner.height);
+    let top = bottom.saturating_sub(app.log_scroll.min(u16::MAX as usize) as u16);
+    f.render_widget(p.scroll((top, 0)), inner);
 }
