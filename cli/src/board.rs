@@ -86,6 +86,11 @@ pub fn hand(cards: &[String], rules: &arbiter_engine::Ruleset) -> String {
     for name in cards {
         let Some(id) = rules.cards.by_name(name) else { continue };
         let info = rules.cards.info(id);
+        if id == arbiter_engine::CardId::CHINA {
+            // No event, and never an opponent's: its own rules (§9).
+            out.push_str(&format!("  {name:<32} {} Ops (1 more if all are spent in Asia), no event\n", info.ops));
+            continue;
+        }
         let side = match info.side.side() {
             Some(s) => format!("{s} event"),
             None => "neutral event".into(),

@@ -91,7 +91,9 @@ impl Input {
         let mut names: Vec<String> = card_names.collect();
         names.extend(Map::standard().countries.iter().map(|c| c.name.clone()));
         names.extend(["Europe", "Asia", "Middle East", "Central America", "South America", "Africa"].map(String::from));
-        let mut rl = Editor::new()?;
+        // A second Tab lists the candidates.
+        let config = rustyline::Config::builder().completion_type(rustyline::CompletionType::List).build();
+        let mut rl = Editor::with_config(config)?;
         rl.set_helper(Some(Names { names, moves: Vec::new() }));
         Ok(Input { rl })
     }

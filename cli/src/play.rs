@@ -34,6 +34,7 @@ Other commands:
   card NAME        what a card does (its event in the project's words)
   odds coup NAME   the chance and expected result of a coup (also: odds realign NAME)
   log [N]          the last N log lines you may see (default 20)
+  resign           concede the game (asks first)
   undo             take back your last move (not past a die roll, a draw, a reveal
                    or the other side's move)
   help             this text
