@@ -126,7 +126,13 @@ pub fn board(view: &View, style: &Style) -> String {
             out.push('\n');
         }
     }
-    let round = if view.action_round == 0 { "headline".to_string() } else { format!("action round {}", view.action_round) };
+    let round = match view.rules.phase {
+        "action round" => {
+            let of = if view.phasing == Side::Us { view.rules.action_rounds.us } else { view.rules.action_rounds.ussr };
+            format!("action round {} of {of}", view.action_round)
+        }
+        phase => phase.to_string(),
+    };
     out.push_str(&format!("Turn {}, {round}  phasing {}  DEFCON {}  VP {}\n", view.turn, view.phasing, view.defcon, vp(view.vp)));
     out.push_str(&format!(
         "Military ops US {} USSR {}   Space race US {} USSR {}   China Card: {} ({})\n",
