@@ -55,7 +55,7 @@ pub struct SpaceTrackView {
 /// space track, who controls what, and the game's phase.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RulesView {
-    /// "setup", "headline" or "action round".
+    /// "setup", "headline", "action round" or "over".
     pub phase: &'static str,
     /// Action rounds this turn for each side (§4.5D: 6 or 7, 8 with the Space Station or
     /// North Sea Oil).
@@ -131,7 +131,9 @@ fn rules_view(p: Position) -> RulesView {
         }
     };
     RulesView {
-        phase: if setup {
+        phase: if st.outcome.is_some() {
+            "over"
+        } else if setup {
             "setup"
         } else if st.round == 0 {
             "headline"

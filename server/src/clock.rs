@@ -1,9 +1,10 @@
 //! The chess clock (a game option of the server, as online ladders play): each side has a total
 //! time; it runs on the deciding side. It is read from the saved game alone: the time of each
-//! move is the time since the move before it (since the game's creation for the first), charged
-//! to the side that made it, so every replay of the record gives the same clock. Wall time
-//! counts, also while the server was down. A side whose time runs out loses: the server stores
-//! `lose on time` for it, like any move.
+//! move is the time since the move before it, charged to the side that made it, so every
+//! replay of the record gives the same clock. The game's first move is not timed (the players
+//! are still arriving: the links were just shared); the clock starts with it. Wall time counts,
+//! also while the server was down. A side whose time runs out loses: the server stores `lose on
+//! time` for it, like any move.
 
 use arbiter_engine::Side;
 use arbiter_store::Session;
@@ -29,16 +30,20 @@ impl Clock {
     /// The clock of game `s` at `now`, each side starting with `total_ms`.
     pub fn read(total_ms: u64, s: &Session, now: DateTime<Utc>) -> Clock {
         let mut used = [0i64; 2];
-        let mut prev = parse(&s.header().created_at).unwrap_or(now);
+        // Until the first move, nobody's time runs.
+        let mut prev: Option<DateTime<Utc>> = None;
         for r in s.rows() {
-            let at = parse(&r.at).unwrap_or(prev);
-            used[r.side.idx()] += (at - prev).num_milliseconds().max(0);
-            prev = at;
+            let at = parse(&r.at);
+            if let (Some(p), Some(a)) = (prev, at) {
+                used[r.side.idx()] += (a - p).num_milliseconds().max(0);
+            }
+            prev = at.or(prev);
         }
-        let running = if s.game().outcome().is_some() { None } else { s.game().to_move() };
-        if let Some(side) = running {
-            used[side.idx()] += (now - prev).num_milliseconds().max(0);
+        let running = if s.game().outcome().is_some() || prev.is_none() { None } else { s.game().to_move() };
+        if let (Some(side), Some(p)) = (running, prev) {
+            used[side.idx()] += (now - p).num_milliseconds().max(0);
         }
+        let prev = prev.or_else(|| parse(&s.header().created_at)).unwrap_or(now);
         let left = |s: Side| (total_ms as i64 - used[s.idx()]).max(0);
         Clock { us_ms: left(Side::Us), ussr_ms: left(Side::Ussr), running, since: prev.to_rfc3339_opts(chrono::SecondsFormat::Millis, true) }
     }

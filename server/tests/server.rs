@@ -357,15 +357,21 @@ async fn the_chess_clock_runs_on_the_deciding_seat_and_time_ends_the_game() {
     let mut us = connect(srv.addr, &g.id, &g.tokens[0]).await;
     let sync = next(&mut us).await;
     let clock = &sync["state"]["clock"];
-    assert_eq!((clock["running"].as_str(), clock["us_ms"].as_i64()), (Some("ussr"), Some(2000)), "{clock}");
-    assert!(clock["ussr_ms"].as_i64().unwrap() <= 2000);
-    // The USSR moves once: its time is charged, the US's is untouched until its decision.
+    // Until the first move nobody's time runs (the players are arriving).
+    assert_eq!((clock["running"].as_str(), clock["us_ms"].as_i64(), clock["ussr_ms"].as_i64()), (None, Some(2000), Some(2000)), "{clock}");
+    tokio::time::sleep(Duration::from_millis(2300)).await;
+    // The USSR's first move is free; from then on its time runs, the US's untouched until its
+    // decision.
     let r = http.post(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[1])).body(r#"{"move":"influence Poland"}"#).send().await.unwrap();
     assert_eq!(r.status(), 200);
     let m = until_move(&mut us, 1).await.pop().unwrap();
+    // (The message is built a moment after the move: the USSR's time has just started.)
     assert_eq!(m["state"]["clock"]["us_ms"], 2000);
+    assert!(m["state"]["clock"]["ussr_ms"].as_i64().unwrap() > 1900, "the 2.3 s before the first move are not charged: {}", m["state"]["clock"]);
+    assert_eq!(m["state"]["clock"]["running"], "ussr");
     // Then the USSR waits: its flag falls, stored as its move, and the US wins on time.
     let flag = until_move(&mut us, 2).await.pop().unwrap();
+    assert_eq!(flag["state"]["rules"]["phase"], "over");
     assert_eq!(flag["text"], "lose on time");
     assert_eq!(flag["state"]["outcome"], json!({ "winner": "us", "reason": "Time" }));
     assert_eq!(flag["state"]["clock"]["ussr_ms"], 0);
