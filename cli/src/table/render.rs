@@ -151,6 +151,8 @@ pub fn tracks<'a>(view: &View, pal: Palette) -> Vec<Line<'a>> {
     let round = if r.phase == "action round" {
         let of = if view.phasing == Side::Us { r.action_rounds.us } else { r.action_rounds.ussr };
         format!("{} round {}/{of}", view.phasing, view.action_round)
+    } else if r.phase == "over" {
+        "game over".to_string()
     } else {
         r.phase.to_string()
     };
