@@ -53,6 +53,11 @@ pub fn last_move(s: &Session, seat: Seat, extra: &Value) -> Value {
         "state": state(s, seat),
         "moves": moves(s, seat),
     });
+    // The move before may read differently now: a headline kept secret until this move
+    // revealed it.
+    if rows.len() >= 2 && rows[rows.len() - 2].move_text.starts_with("headline ") {
+        v["previous"] = json!({ "seq": rows[rows.len() - 2].seq, "text": arbiter_store::move_text_for(rows, rows.len() - 2, seat.side()) });
+    }
     merge(&mut v["state"], extra);
     v
 }

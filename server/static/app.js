@@ -202,6 +202,7 @@
 
     // What the player chose.
     let selectedCountry = null;
+    let fullLogNeeded = false;
     let selectedCard = null;
     let pending = null; // the move sent and not yet answered
     let pendingTimer = null;
@@ -358,12 +359,31 @@
           const gap = typeof m.seq === "number" && seq >= 0 && m.seq !== seq + 1;
           if (m.state) state = m.state;
           if (m.moves) moves = m.moves;
+          // The move before may read differently now (a headline revealed since).
+          if (m.previous && typeof m.previous.seq === "number") {
+            const head = "#" + m.previous.seq + " ";
+            for (let i = log.length - 1; i >= 0; i--) {
+              if (String(log[i]).indexOf(head) === 0) {
+                const fixed = head + String(log[i]).slice(head.length).replace(/:.*$/, ": " + m.previous.text);
+                if (fixed !== log[i]) {
+                  log[i] = fixed;
+                  fullLogNeeded = true;
+                }
+                break;
+              }
+            }
+          }
           const lines = ["#" + m.seq + " " + sideName(m.side) + ": " + (m.text || "")].concat(Array.isArray(m.log) ? m.log : []);
           log = log.concat(lines);
+          // A new decision starts unfiltered: an old selection would hide its moves.
+          selectedCountry = null;
+          selectedCard = null;
+          $("filter").value = "";
           seq = typeof m.seq === "number" ? m.seq : seq;
           clearPending();
           if (gap) send({ type: "sync" }); // a move was missed: the whole view again
-          renderAll(false, lines);
+          renderAll(fullLogNeeded, lines);
+          fullLogNeeded = false;
           break;
         }
         case "presence":
@@ -539,6 +559,10 @@
       renderOutcome();
       if (fullLog) renderLog();
       else appendLog(newLines || []);
+      // The detail pane follows the state (a country's Influence, its moves now).
+      const d = $("detail");
+      if (d.dataset.kind === "country" && d.dataset.name) showCountry(d.dataset.name);
+      else if (d.dataset.kind === "card" && d.dataset.name) showCard(d.dataset.name);
       document.title = (moves.yours ? "● Your move · " : "") + "Arbiter · game " + gameId;
     }
 
@@ -627,11 +651,13 @@
     function clickCountry(name) {
       showCountry(name);
       const ms = movesForCountry(name);
-      if (ms.length === 1 && !pending) {
-        // One move concerns this country: the click plays it.
+      const setup = state && state.rules && state.rules.phase === "setup";
+      if (ms.length === 1 && !pending && setup) {
+        // Setup placements are one click each; later a click selects, and the move's button
+        // plays it (Operations cost, and nothing sent can be taken back).
         selectedCountry = null;
         sendMove(ms[0]);
-      } else if (ms.length > 1) {
+      } else if (ms.length >= 1) {
         selectedCountry = selectedCountry === name ? null : name;
         selectedCard = null;
       } else if (selectedCountry === name) {
@@ -640,6 +666,14 @@
       renderMapMarks();
       renderHand();
       renderDecision();
+      revealMoves();
+    }
+
+    /** On a narrow screen the move buttons are above the map: bring them into view. */
+    function revealMoves() {
+      if ((selectedCountry || selectedCard) && window.matchMedia("(max-width: 900px)").matches) {
+        $("decision").scrollIntoView({ block: "start", behavior: "smooth" });
+      }
     }
 
     function clickCard(name) {
@@ -652,9 +686,12 @@
       renderMapMarks();
       renderHand();
       renderDecision();
+      revealMoves();
     }
 
     function renderDecision() {
+      // Hover marks on the map belong to buttons that may be gone now.
+      for (const name of Object.keys(countryEls)) countryEls[name].classList.remove("hl");
       const p = $("prompt");
       clear(p);
       const yours = !!(moves && moves.yours);
@@ -718,7 +755,8 @@
         box.appendChild(b);
       }
       let count;
-      if (pending) count = "Sent: " + pending + " … waiting for the referee";
+      if (outcome) count = "";
+      else if (pending) count = "Sent: " + pending + " … waiting for the referee";
       else if (!yours) count = seat === "observer" ? "You are observing: no moves." : "Not your decision.";
       else if (shown.length === all.length) count = all.length + (all.length === 1 ? " move" : " moves");
       else count = shown.length + " of " + all.length + " moves" + (shown.length === 0 ? " (none matches: clear the filter)" : "");
@@ -833,7 +871,31 @@
       );
       d.appendChild(el("div", { class: "facts" }, "Adjacent: " + c.adjacent.join(", ")));
       const ms = movesForCountry(name);
-      if (moves && moves.yours) d.appendChild(el("div", { class: "facts" }, ms.length ? "Your moves here: " + ms.join(", ") : "No legal move concerns " + name + " now."));
+      if (moves && moves.yours) {
+        if (!ms.length) d.appendChild(el("div", { class: "facts" }, "No legal move concerns " + name + " now."));
+        else {
+          // The country's moves as buttons here too (on a phone the move list is far above).
+          const row = el("div", { class: "facts detail-moves" }, "Your moves here: ");
+          for (const t of ms) {
+            row.appendChild(
+              el(
+                "button",
+                {
+                  type: "button",
+                  class: "move",
+                  "data-detail-move": t,
+                  disabled: pending ? true : null,
+                  onclick: function () {
+                    sendMove(t);
+                  },
+                },
+                t
+              )
+            );
+          }
+          d.appendChild(row);
+        }
+      }
     }
 
     function renderEffects() {
@@ -841,9 +903,16 @@
       const hl = $("headline");
       clear(hl);
       const h = s.headline || {};
-      if (h.us || h.ussr) {
-        hl.appendChild(el("div", { class: "headlines" }, "Headlines: ", "US " + (h.us || "not shown"), " · ", "USSR " + (h.ussr || "not shown")));
-      }
+      const hidden = s.headline_hidden || {};
+      // A headline shows while it is chosen or waits to be resolved; one chosen but secret says
+      // so; one resolved is in the log.
+      const part = function (side, label) {
+        if (h[side]) return label + " " + h[side];
+        if (hidden[side]) return label + " (chosen, secret)";
+        return null;
+      };
+      const parts = [part("us", "US"), part("ussr", "USSR")].filter(Boolean);
+      if (parts.length) hl.appendChild(el("div", { class: "headlines" }, "Headlines: " + parts.join(" · ")));
       const ul = $("effects");
       clear(ul);
       const effects = Array.isArray(s.effects) ? s.effects : [];

@@ -412,3 +412,39 @@ async fn pages_carry_no_referrer_a_content_policy_and_are_revalidated() {
         assert_eq!(h["cache-control"], "no-cache", "{path}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_headline_kept_secret_is_named_to_the_other_seat_once_revealed() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let g = create(&http, &base, json!({ "seed": 5 })).await;
+    let moves = |t: String| {
+        let (http, base, id) = (http.clone(), base.clone(), g.id.clone());
+        async move { http.get(format!("{base}/api/games/{id}/moves?token={t}")).send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    // Setup by the first listed move, until the USSR chooses its headline.
+    loop {
+        let (us, ussr) = (moves(g.tokens[0].clone()).await, moves(g.tokens[1].clone()).await);
+        let (t, m) = if us["yours"] == true { (&g.tokens[0], us) } else { (&g.tokens[1], ussr) };
+        let first = m["moves"][0].as_str().unwrap().to_string();
+        if first.starts_with("headline ") {
+            break;
+        }
+        let r = http.post(format!("{base}/api/games/{}/moves?token={t}", g.id)).body(json!({ "move": first }).to_string()).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    let mut us = connect(srv.addr, &g.id, &g.tokens[0]).await;
+    let sync = next(&mut us).await;
+    let n = sync["state"]["seq"].as_u64().unwrap();
+    let post = |t: &str, m: &str| http.post(format!("{base}/api/games/{}/moves?token={t}", g.id)).body(json!({ "move": m }).to_string()).send();
+    let ussr_choice = moves(g.tokens[1].clone()).await["moves"][0].as_str().unwrap().to_string();
+    assert_eq!(post(&g.tokens[1], &ussr_choice).await.unwrap().status(), 200);
+    let secret = until_move(&mut us, n + 1).await.pop().unwrap();
+    assert!(secret["text"].as_str().unwrap().contains("secret"), "the US does not learn the USSR's headline: {secret}");
+    let us_choice = moves(g.tokens[0].clone()).await["moves"][0].as_str().unwrap().to_string();
+    assert_eq!(post(&g.tokens[0], &us_choice).await.unwrap().status(), 200);
+    let revealed = until_move(&mut us, n + 2).await.pop().unwrap();
+    assert_eq!(revealed["previous"], json!({ "seq": n + 1, "text": ussr_choice }), "the USSR's headline, now revealed");
+}
