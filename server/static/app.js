@@ -202,6 +202,21 @@
 
     // What the player chose.
     let selectedCountry = null;
+    // Where the pointer was when the page last changed under it: an element that slides under
+    // a still pointer (a list grown back after a move) is not being pointed at.
+    let lastPointer = null;
+    let stillAt = null;
+    document.addEventListener(
+      "mousemove",
+      function (ev) {
+        lastPointer = { x: ev.clientX, y: ev.clientY };
+        if (stillAt && (stillAt.x !== ev.clientX || stillAt.y !== ev.clientY)) stillAt = null;
+      },
+      true
+    );
+    function pointerMoved(ev) {
+      return !(stillAt && ev.clientX === stillAt.x && ev.clientY === stillAt.y);
+    }
     let fullLogNeeded = false;
     let selectedCard = null;
     let pending = null; // the move sent and not yet answered
@@ -375,10 +390,9 @@
           }
           const lines = ["#" + m.seq + " " + sideName(m.side) + ": " + (m.text || "")].concat(Array.isArray(m.log) ? m.log : []);
           log = log.concat(lines);
-          // A new decision starts unfiltered: an old selection would hide its moves.
-          selectedCountry = null;
-          selectedCard = null;
-          $("filter").value = "";
+          // A selection or filter stays while it still finds moves (more Influence into one
+          // country); one that would hide every move of the new decision is dropped.
+          keepUsefulSelection();
           seq = typeof m.seq === "number" ? m.seq : seq;
           clearPending();
           if (gap) send({ type: "sync" }); // a move was missed: the whole view again
@@ -488,8 +502,8 @@
             onclick: function () {
               clickCountry(name);
             },
-            onmouseenter: function () {
-              if (!selectedCard) showCountry(name);
+            onmouseenter: function (ev) {
+              if (!selectedCard && pointerMoved(ev)) showCountry(name);
             },
           },
           el("span", { class: "cname" }, SHORT[name] || name),
@@ -545,6 +559,7 @@
 
     function renderAll(fullLog, newLines) {
       if (!state) return;
+      stillAt = lastPointer;
       document.body.dataset.seat = seat || "";
       const seatEl = $("seat");
       seatEl.dataset.seat = seat || "";
@@ -648,6 +663,18 @@
       }
     }
 
+    function keepUsefulSelection() {
+      const all = legalMoves();
+      if (selectedCountry && !all.some(function (t) { return moveInfo(t).countries.indexOf(selectedCountry) >= 0; })) selectedCountry = null;
+      if (selectedCard && !all.some(function (t) { return moveInfo(t).cards.indexOf(selectedCard) >= 0; })) selectedCard = null;
+      const fwords = $("filter").value.toLowerCase().split(/\s+/).filter(Boolean);
+      const matches = all.some(function (t) {
+        const low = t.toLowerCase();
+        return fwords.every(function (w) { return low.indexOf(w) >= 0; });
+      });
+      if (fwords.length && !matches) $("filter").value = "";
+    }
+
     function clickCountry(name) {
       showCountry(name);
       const ms = movesForCountry(name);
@@ -741,7 +768,8 @@
             onclick: function () {
               sendMove(t);
             },
-            onmouseenter: function () {
+            onmouseenter: function (ev) {
+              if (!pointerMoved(ev)) return;
               for (const c of i.countries) if (countryEls[c]) countryEls[c].classList.add("hl");
               if (card) showCard(card.name);
               else if (i.countries.length) showCountry(i.countries[0]);
@@ -794,8 +822,8 @@
             clickCard(name);
           }
         },
-        onmouseenter: function () {
-          showCard(name);
+        onmouseenter: function (ev) {
+          if (pointerMoved(ev)) showCard(name);
         },
       });
       for (const x of cardMarks(c)) li.appendChild(x);
@@ -882,7 +910,7 @@
                 "button",
                 {
                   type: "button",
-                  class: "move",
+                  class: "move v-" + moveInfo(t).verb.replace(/[^a-z]/gi, ""),
                   "data-detail-move": t,
                   disabled: pending ? true : null,
                   onclick: function () {
