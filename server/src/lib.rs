@@ -42,6 +42,8 @@ pub struct Config {
     pub unload_after: Duration,
     /// A game with no move for this long is unloaded, its connections closed.
     pub idle_timeout: Duration,
+    /// Messages one WebSocket connection may send in a second before it is closed.
+    pub ws_messages_per_second: u32,
 }
 
 impl Config {
@@ -52,6 +54,7 @@ impl Config {
             disconnect_timeout: Duration::from_secs(30),
             unload_after: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(24 * 3600),
+            ws_messages_per_second: ws::MAX_PER_SECOND,
         }
     }
 }

@@ -17,7 +17,8 @@ use tokio::sync::broadcast::error::RecvError;
 
 /// The largest message a client may send.
 pub const MAX_MESSAGE: usize = 16 * 1024;
-/// Messages a connection may send in one second before it is closed.
+/// Messages a connection may send in one second before it is closed (the default of
+/// `Config::ws_messages_per_second`: far above a person's pace).
 pub const MAX_PER_SECOND: u32 = 20;
 
 pub async fn upgrade(
@@ -77,6 +78,7 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Seat, mut socket: WebS
         }
     }
     let mut window = (Instant::now(), 0u32);
+    let limit = hub.config.ws_messages_per_second;
     loop {
         tokio::select! {
             m = mine.recv() => match m {
@@ -96,7 +98,11 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Seat, mut socket: WebS
             },
             m = all.recv() => match m {
                 Ok(out) => {
-                    if !send(&mut socket, &out).await || out.closing { break; }
+                    if !send(&mut socket, &out).await { break; }
+                    if out.closing {
+                        let _ = socket.send(Message::Close(None)).await;
+                        break;
+                    }
                 }
                 Err(RecvError::Lagged(_)) => {}
                 Err(RecvError::Closed) => break,
@@ -111,8 +117,9 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Seat, mut socket: WebS
                 // A per-connection rate limit: a flood closes the connection.
                 if window.0.elapsed() >= Duration::from_secs(1) { window = (Instant::now(), 0); }
                 window.1 += 1;
-                if window.1 > MAX_PER_SECOND {
-                    let _ = socket.send(Message::Text(json!({ "type": "closing", "reason": format!("more than {MAX_PER_SECOND} messages a second") }).to_string().into())).await;
+                if window.1 > limit {
+                    let _ = socket.send(Message::Text(json!({ "type": "closing", "reason": format!("more than {limit} messages a second") }).to_string().into())).await;
+                    let _ = socket.send(Message::Close(None)).await;
                     break;
                 }
                 match parse(&text) {

@@ -93,7 +93,9 @@ fn seat_side(i: usize) -> Option<Side> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn random_games_to_the_end_over_http_and_websocket_leak_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir, |_| {}).await;
+    // A script plays at machine speed: above the per-connection rate limit meant for people
+    // (the flood test keeps the default).
+    let srv = server(&dir, |c| c.ws_messages_per_second = 100_000).await;
     let base = format!("http://{}", srv.addr);
     let http = reqwest::Client::new();
     for seed in [11u64, 12, 13] {
