@@ -40,7 +40,9 @@ pub fn card_db() -> CardDb {
 /// at first use: 110 texts, numbered 1–110 in order, none empty.
 pub fn text(card: arbiter_engine::CardId) -> &'static str {
     static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
-    let texts = TEXTS.get_or_init(|| parse_texts(include_str!("../data/texts.json")).unwrap_or_else(|e| panic!("the built-in card texts are invalid: {e}")));
+    let texts = TEXTS.get_or_init(|| {
+        parse_texts(include_str!("../data/texts.json")).unwrap_or_else(|e| panic!("the built-in card texts are invalid: {e}"))
+    });
     texts.get(card.idx().wrapping_sub(1)).map(String::as_str).unwrap_or("")
 }
 

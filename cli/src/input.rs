@@ -138,7 +138,11 @@ mod tests {
         let ctx = Context::new(&history);
         let (start, hits) = names.complete("play Ind", 8, &ctx).unwrap();
         let shown: Vec<&str> = hits.iter().map(|p| p.replacement.as_str()).collect();
-        assert_eq!((start, shown), (0, vec!["play \"Independent Reds\" event", "play \"Independent Reds\" ops"]), "the card held, not the one in the discard pile");
+        assert_eq!(
+            (start, shown),
+            (0, vec!["play \"Independent Reds\" event", "play \"Independent Reds\" ops"]),
+            "the card held, not the one in the discard pile"
+        );
         // Nothing legal matches: names, as before (a country for `odds coup`, say).
         let (_, hits) = names.complete("country Ind", 11, &ctx).unwrap();
         assert!(hits.iter().any(|p| p.display == "India"));

@@ -59,7 +59,8 @@ pub fn warnings(g: &Game, side: Side, m: &Move) -> Vec<String> {
         let (have, need) = (st.mil_ops[side.idx()], st.defcon);
         // Only where there is a choice: a play for Operations would earn none either way if
         // none is offered (a scoring card that must be played).
-        let ops_offered = g.legal().iter().any(|x| matches!(x, Move::Play { mode: PlayMode::Ops | PlayMode::OpsThenEvent | PlayMode::EventThenOps, .. }));
+        let ops_offered =
+            g.legal().iter().any(|x| matches!(x, Move::Play { mode: PlayMode::Ops | PlayMode::OpsThenEvent | PlayMode::EventThenOps, .. }));
         if pt.is_round() && last && have < need && ops_offered {
             out.push(format!(
                 "this is your last action round and you have {have} of the {need} military ops required: unless this card's event gives you more, the {} gains {} VP at the end of the turn (§8.2)",
@@ -85,7 +86,9 @@ mod tests {
 
     #[test]
     fn a_battleground_coup_at_defcon_2_is_warned_of() {
-        let mut g = game(r#"{ "phasing": "us", "defcon": 2, "influence": { "Mexico": { "us": 0, "ussr": 2 }, "Guatemala": { "us": 0, "ussr": 1 } }, "hands": { "us": ["Duck and Cover"], "ussr": ["Romanian Abdication"] } }"#);
+        let mut g = game(
+            r#"{ "phasing": "us", "defcon": 2, "influence": { "Mexico": { "us": 0, "ussr": 2 }, "Guatemala": { "us": 0, "ussr": 1 } }, "hands": { "us": ["Duck and Cover"], "ussr": ["Romanian Abdication"] } }"#,
+        );
         let m = g.parse("play \"Duck and Cover\" ops").unwrap();
         g.play(&m).unwrap();
         let w = warnings(&g, Side::Us, &g.parse("coup Mexico").unwrap());
@@ -96,7 +99,8 @@ mod tests {
     #[test]
     fn an_event_that_sets_defcon_to_1_for_the_player_is_warned_of() {
         // Duck and Cover at DEFCON 2 played by the phasing US: DEFCON 1, the US loses.
-        let g = game(r#"{ "phasing": "us", "defcon": 2, "hands": { "us": ["Duck and Cover", "Fidel"], "ussr": ["Romanian Abdication"] } }"#);
+        let g =
+            game(r#"{ "phasing": "us", "defcon": 2, "hands": { "us": ["Duck and Cover", "Fidel"], "ussr": ["Romanian Abdication"] } }"#);
         let w = warnings(&g, Side::Us, &g.parse("play \"Duck and Cover\" event").unwrap());
         assert!(w.len() == 1 && w[0].starts_with("this ends the game: USSR wins"), "{w:?}");
         assert!(warnings(&g, Side::Us, &g.parse("play \"Duck and Cover\" ops").unwrap()).is_empty());
@@ -104,7 +108,9 @@ mod tests {
 
     #[test]
     fn a_last_round_event_short_of_military_ops_is_warned_of() {
-        let g = game(r#"{ "phasing": "us", "action_round": 6, "defcon": 3, "military_ops": { "us": 1, "ussr": 0 }, "hands": { "us": ["Duck and Cover"], "ussr": ["Romanian Abdication"] } }"#);
+        let g = game(
+            r#"{ "phasing": "us", "action_round": 6, "defcon": 3, "military_ops": { "us": 1, "ussr": 0 }, "hands": { "us": ["Duck and Cover"], "ussr": ["Romanian Abdication"] } }"#,
+        );
         let w = warnings(&g, Side::Us, &g.parse("play \"Duck and Cover\" event").unwrap());
         assert!(w.len() == 1 && w[0].contains("1 of the 3 military ops") && w[0].contains("the USSR gains 2 VP"), "{w:?}");
         assert!(warnings(&g, Side::Us, &g.parse("play \"Duck and Cover\" ops").unwrap()).is_empty());

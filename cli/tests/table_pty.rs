@@ -154,7 +154,8 @@ fn setup_and_a_headline_on_the_full_screen_table_leave_no_hand_in_the_scrollback
     t.shows("choose your headline");
     // The USSR headlines its first card, secretly.
     t.key("\r");
-    let s = t.until("the USSR's round to end", |s| s.contains("End of your round, USSR") || s.contains("Hand the keyboard to the US player"));
+    let s =
+        t.until("the USSR's round to end", |s| s.contains("End of your round, USSR") || s.contains("Hand the keyboard to the US player"));
     none_shown(&s, &us_only, "the end of the USSR's headline choice");
     let secret = headline(&f, "ussr").expect("the USSR has chosen a headline");
     if t.vt.screen().contents().contains("End of your round") {

@@ -277,8 +277,7 @@ pub fn find_card_preferring(s: &str, cards: &CardDb, prefer: CardSet) -> Result<
     }
     resolve(s, cards.all().map(|c| (c.id, c.name.clone()))).or_else(|hits| {
         if hits.len() > 1 {
-            let preferred: Vec<CardId> =
-                hits.iter().filter_map(|h| cards.by_name(h)).filter(|c| prefer.contains(*c)).collect();
+            let preferred: Vec<CardId> = hits.iter().filter_map(|h| cards.by_name(h)).filter(|c| prefer.contains(*c)).collect();
             if let [only] = preferred.as_slice() {
                 return Ok(*only);
             }

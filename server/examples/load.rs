@@ -43,8 +43,13 @@ async fn main() {
     }
     let wall = started.elapsed();
     latencies.sort();
-    let pct = |p: f64| latencies.get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1))).copied().unwrap_or_default();
-    println!("{games} concurrent games, up to {moves} moves each, {} moves in {:.2} s ({ended} games ended)", latencies.len(), wall.as_secs_f64());
+    let pct =
+        |p: f64| latencies.get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1))).copied().unwrap_or_default();
+    println!(
+        "{games} concurrent games, up to {moves} moves each, {} moves in {:.2} s ({ended} games ended)",
+        latencies.len(),
+        wall.as_secs_f64()
+    );
     println!("{:.0} moves/s", latencies.len() as f64 / wall.as_secs_f64());
     println!(
         "move round trip: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
@@ -57,7 +62,8 @@ async fn main() {
 /// One game: random legal moves as whoever decides. Returns each move's round trip and
 /// whether the game ended.
 async fn play(http: &reqwest::Client, base: &str, seed: u64, moves: usize) -> (Vec<Duration>, bool) {
-    let v: Value = http.post(format!("{base}/api/games")).body(json!({ "seed": seed }).to_string()).send().await.unwrap().json().await.unwrap();
+    let v: Value =
+        http.post(format!("{base}/api/games")).body(json!({ "seed": seed }).to_string()).send().await.unwrap().json().await.unwrap();
     let id = v["id"].as_str().unwrap().to_string();
     let token = |s: &str| v["tokens"][s].as_str().unwrap().to_string();
     let (us, ussr) = (token("us"), token("ussr"));

@@ -92,9 +92,13 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
         return Err(ApiError(StatusCode::BAD_REQUEST, "us_bonus must be between 0 and 10".into()));
     }
     let clock_ms = match (o.clock_minutes, o.clock_seconds) {
-        (Some(m), _) if !(1..=600).contains(&m) => return Err(ApiError(StatusCode::BAD_REQUEST, "clock_minutes must be between 1 and 600".into())),
+        (Some(m), _) if !(1..=600).contains(&m) => {
+            return Err(ApiError(StatusCode::BAD_REQUEST, "clock_minutes must be between 1 and 600".into()))
+        }
         (Some(m), _) => Some(m as u64 * 60_000),
-        (None, Some(s)) if !(1..=36_000).contains(&s) => return Err(ApiError(StatusCode::BAD_REQUEST, "clock_seconds must be between 1 and 36000".into())),
+        (None, Some(s)) if !(1..=36_000).contains(&s) => {
+            return Err(ApiError(StatusCode::BAD_REQUEST, "clock_seconds must be between 1 and 36000".into()))
+        }
         (None, Some(s)) => Some(s as u64 * 1000),
         (None, None) => None,
     };
@@ -110,7 +114,9 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
 }
 
 async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc<Room>) -> T + Send + 'static) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(move || f(&room)).await.map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))
+    tokio::task::spawn_blocking(move || f(&room))
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))
 }
 
 pub async fn state(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {

@@ -45,7 +45,12 @@ impl Clock {
         }
         let prev = prev.or_else(|| parse(&s.header().created_at)).unwrap_or(now);
         let left = |s: Side| (total_ms as i64 - used[s.idx()]).max(0);
-        Clock { us_ms: left(Side::Us), ussr_ms: left(Side::Ussr), running, since: prev.to_rfc3339_opts(chrono::SecondsFormat::Millis, true) }
+        Clock {
+            us_ms: left(Side::Us),
+            ussr_ms: left(Side::Ussr),
+            running,
+            since: prev.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        }
     }
 
     pub fn remaining(&self, side: Side) -> i64 {

@@ -63,8 +63,16 @@ pub fn router(hub: Arc<Hub>) -> Router {
     Router::new()
         .route("/", get(|| async { Html(include_str!("../static/index.html")) }))
         .route("/play/{id}", get(|| async { Html(include_str!("../static/play.html")) }))
-        .route("/static/app.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], include_str!("../static/app.js")).into_response() }))
-        .route("/static/style.css", get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], include_str!("../static/style.css")).into_response() }))
+        .route(
+            "/static/app.js",
+            get(|| async {
+                ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], include_str!("../static/app.js")).into_response()
+            }),
+        )
+        .route(
+            "/static/style.css",
+            get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], include_str!("../static/style.css")).into_response() }),
+        )
         .route("/api/map", get(api::map))
         .route("/api/cards", get(api::cards))
         .route("/api/games", post(api::create))
@@ -87,7 +95,9 @@ async fn security_headers(mut r: axum::response::Response) -> axum::response::Re
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     h.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
+        HeaderValue::from_static(
+            "default-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+        ),
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     r

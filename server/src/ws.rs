@@ -61,9 +61,7 @@ fn rejected(error: &str) -> String {
 
 async fn sync(room: &Arc<Room>, seat: Seat) -> Option<(u64, String)> {
     let room = room.clone();
-    tokio::task::spawn_blocking(move || room.with_session(|s| (s.seq(), views::sync(s, seat, &room.extra(s)).to_string())))
-    .await
-    .ok()
+    tokio::task::spawn_blocking(move || room.with_session(|s| (s.seq(), views::sync(s, seat, &room.extra(s)).to_string()))).await.ok()
 }
 
 async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Seat, mut socket: WebSocket) {
@@ -182,7 +180,8 @@ mod tests {
     fn client_messages() {
         assert_eq!(parse(r#"{"type":"move","move":"influence Poland"}"#), Ok(ClientMessage::Move { text: "influence Poland".into() }));
         assert_eq!(parse(r#"{"type":"sync"}"#), Ok(ClientMessage::Sync {}));
-        for bad in ["", "{", "[]", r#"{"type":"resign"}"#, r#"{"type":"move"}"#, r#"{"type":"move","move":3}"#, r#"{"type":"sync","x":1}"#] {
+        for bad in ["", "{", "[]", r#"{"type":"resign"}"#, r#"{"type":"move"}"#, r#"{"type":"move","move":3}"#, r#"{"type":"sync","x":1}"#]
+        {
             assert!(parse(bad).is_err(), "{bad}");
         }
         assert!(parse(&"x".repeat(MAX_MESSAGE + 1)).unwrap_err().contains("at most"));

@@ -43,7 +43,11 @@ async fn connect(addr: std::net::SocketAddr, id: &str, token: &str) -> Ws {
 /// The next JSON message (10 s at most).
 async fn next(ws: &mut Ws) -> Value {
     loop {
-        let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a message within 10 s").expect("the socket is open").unwrap();
+        let m = tokio::time::timeout(Duration::from_secs(10), ws.next())
+            .await
+            .expect("a message within 10 s")
+            .expect("the socket is open")
+            .unwrap();
         match m {
             Message::Text(t) => return serde_json::from_str(&t).unwrap(),
             Message::Close(_) => panic!("closed"),
@@ -109,7 +113,8 @@ async fn random_games_to_the_end_over_http_and_websocket_leak_nothing() {
             socks.push(ws);
         }
         // The referee's own game, from the same seed: the truth the messages are checked against.
-        let (mut mirror, _) = Game::new(arbiter_cards::ruleset(), Options { optional_cards: optional, us_bonus: 2 }, Randomness::seeded(seed));
+        let (mut mirror, _) =
+            Game::new(arbiter_cards::ruleset(), Options { optional_cards: optional, us_bonus: 2 }, Randomness::seeded(seed));
         let mut x = seed;
         let mut n = 0u64;
         while mirror.outcome().is_none() {
@@ -121,7 +126,12 @@ async fn random_games_to_the_end_over_http_and_websocket_leak_nothing() {
             let seat = if d.side == Side::Us { 0 } else { 1 };
             n += 1;
             if n % 2 == 0 {
-                let r = http.post(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[seat])).body(json!({ "move": text }).to_string()).send().await.unwrap();
+                let r = http
+                    .post(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[seat]))
+                    .body(json!({ "move": text }).to_string())
+                    .send()
+                    .await
+                    .unwrap();
                 assert_eq!(r.status(), 200, "{text}");
                 let v: Value = r.json().await.unwrap();
                 assert_eq!(v["seq"], n);
@@ -147,7 +157,12 @@ async fn random_games_to_the_end_over_http_and_websocket_leak_nothing() {
                 }
                 assert_eq!(state, serde_json::to_value(mirror.view(viewer)).unwrap(), "seed {seed}, move {n}, {}", SEATS[i]);
                 let p = mirror.pos();
-                let secret = CardSet(hidden_from(arbiter_engine::Position { rules: mirror.rules(), st: &before }, viewer).0 & hidden_from(p, viewer).0 & !drawn.0 & !reshuffled.0);
+                let secret = CardSet(
+                    hidden_from(arbiter_engine::Position { rules: mirror.rules(), st: &before }, viewer).0
+                        & hidden_from(p, viewer).0
+                        & !drawn.0
+                        & !reshuffled.0,
+                );
                 let text_out = msgs.iter().map(|v| without_rule_references(&strings(v))).collect::<Vec<_>>().join("\n");
                 let leaked = cards_named_in(p, &text_out, secret);
                 assert!(leaked.is_empty(), "seed {seed}, move {n} ({text}): the {} received {leaked:?}: {text_out}", SEATS[i]);
@@ -156,7 +171,8 @@ async fn random_games_to_the_end_over_http_and_websocket_leak_nothing() {
         for ws in &mut socks {
             ws.close(None).await.ok();
         }
-        let end: Value = http.get(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[2])).send().await.unwrap().json().await.unwrap();
+        let end: Value =
+            http.get(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[2])).send().await.unwrap().json().await.unwrap();
         assert!(!end["outcome"].is_null(), "the game ended: {end}");
     }
 }
@@ -225,7 +241,8 @@ async fn two_moves_racing_for_one_decision_apply_once() {
         let mut codes = [a.unwrap().status().as_u16(), b.unwrap().status().as_u16()];
         codes.sort();
         assert_eq!(codes, [200, 409], "one applies, the other finds the decision gone");
-        let log: Value = http.get(format!("{base}/api/games/{}/log?token={}", g.id, g.tokens[2])).send().await.unwrap().json().await.unwrap();
+        let log: Value =
+            http.get(format!("{base}/api/games/{}/log?token={}", g.id, g.tokens[2])).send().await.unwrap().json().await.unwrap();
         let moves = log["lines"].as_array().unwrap().iter().filter(|l| l.as_str().unwrap().starts_with('#')).count();
         assert_eq!(moves, 6);
     }
@@ -335,7 +352,12 @@ async fn a_restarted_server_serves_every_game_again() {
         let base = format!("http://{}", srv.addr);
         let http = reqwest::Client::new();
         let g = create(&http, &base, json!({ "seed": 4 })).await;
-        let r = http.post(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[1])).body(r#"{"move":"influence Poland"}"#).send().await.unwrap();
+        let r = http
+            .post(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[1]))
+            .body(r#"{"move":"influence Poland"}"#)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.status(), 200);
         srv.task.abort();
         (g.id, g.tokens[1].clone())
@@ -364,12 +386,21 @@ async fn the_chess_clock_runs_on_the_deciding_seat_and_time_ends_the_game() {
     tokio::time::sleep(Duration::from_millis(2300)).await;
     // The USSR's first move is free; from then on its time runs, the US's untouched until its
     // decision.
-    let r = http.post(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[1])).body(r#"{"move":"influence Poland"}"#).send().await.unwrap();
+    let r = http
+        .post(format!("{base}/api/games/{}/moves?token={}", g.id, g.tokens[1]))
+        .body(r#"{"move":"influence Poland"}"#)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200);
     let m = until_move(&mut us, 1).await.pop().unwrap();
     // (The message is built a moment after the move: the USSR's time has just started.)
     assert_eq!(m["state"]["clock"]["us_ms"], 2000);
-    assert!(m["state"]["clock"]["ussr_ms"].as_i64().unwrap() > 1900, "the 2.3 s before the first move are not charged: {}", m["state"]["clock"]);
+    assert!(
+        m["state"]["clock"]["ussr_ms"].as_i64().unwrap() > 1900,
+        "the 2.3 s before the first move are not charged: {}",
+        m["state"]["clock"]
+    );
     assert_eq!(m["state"]["clock"]["running"], "ussr");
     // Then the USSR waits: its flag falls, stored as its move, and the US wins on time.
     let flag = until_move(&mut us, 2).await.pop().unwrap();
@@ -434,13 +465,19 @@ async fn a_headline_kept_secret_is_named_to_the_other_seat_once_revealed() {
         if first.starts_with("headline ") {
             break;
         }
-        let r = http.post(format!("{base}/api/games/{}/moves?token={t}", g.id)).body(json!({ "move": first }).to_string()).send().await.unwrap();
+        let r = http
+            .post(format!("{base}/api/games/{}/moves?token={t}", g.id))
+            .body(json!({ "move": first }).to_string())
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.status(), 200);
     }
     let mut us = connect(srv.addr, &g.id, &g.tokens[0]).await;
     let sync = next(&mut us).await;
     let n = sync["state"]["seq"].as_u64().unwrap();
-    let post = |t: &str, m: &str| http.post(format!("{base}/api/games/{}/moves?token={t}", g.id)).body(json!({ "move": m }).to_string()).send();
+    let post =
+        |t: &str, m: &str| http.post(format!("{base}/api/games/{}/moves?token={t}", g.id)).body(json!({ "move": m }).to_string()).send();
     let ussr_choice = moves(g.tokens[1].clone()).await["moves"][0].as_str().unwrap().to_string();
     assert_eq!(post(&g.tokens[1], &ussr_choice).await.unwrap().status(), 200);
     let secret = until_move(&mut us, n + 1).await.pop().unwrap();

@@ -22,7 +22,11 @@ pub fn start(header: &GameHeader) -> String {
 /// The chain value after `row`, given the value before it.
 pub fn extend(prev: &str, row: &EventRow) -> String {
     let json = serde_json::to_string(row).expect("a row serialises");
-    hex(&Sha256::new_with_prefix(b"arbiter-row\0").chain_update(prev.as_bytes()).chain_update(b"\0").chain_update(json.as_bytes()).finalize())
+    hex(&Sha256::new_with_prefix(b"arbiter-row\0")
+        .chain_update(prev.as_bytes())
+        .chain_update(b"\0")
+        .chain_update(json.as_bytes())
+        .finalize())
 }
 
 /// The head after `rows`: their number and the chain value after the last.

@@ -111,7 +111,14 @@ mod tests {
 
     #[test]
     fn private_lines_stored_without_a_place_come_first_as_before() {
-        let r = Record { public_log: "a\nb".into(), us_log: "US draws NATO".into(), ussr_log: String::new(), random_json: "[]".into(), reveals: false, state_hash: String::new() };
+        let r = Record {
+            public_log: "a\nb".into(),
+            us_log: "US draws NATO".into(),
+            ussr_log: String::new(),
+            random_json: "[]".into(),
+            reveals: false,
+            state_hash: String::new(),
+        };
         assert_eq!(r.lines_for(Some(Side::Us)), ["US draws NATO", "a", "b"]);
     }
 }
@@ -146,7 +153,8 @@ pub struct EventRow {
 /// Earth Orbit) names its card in the public log.
 pub fn move_text_for(rows: &[EventRow], i: usize, viewer: Option<Side>) -> String {
     let Some(row) = rows.get(i) else { return String::new() };
-    let headline = serde_json::from_str::<arbiter_engine::Move>(&row.move_json).is_ok_and(|m| matches!(m, arbiter_engine::Move::Headline(_)));
+    let headline =
+        serde_json::from_str::<arbiter_engine::Move>(&row.move_json).is_ok_and(|m| matches!(m, arbiter_engine::Move::Headline(_)));
     let card = row.move_text.strip_prefix("headline ").unwrap_or("").trim_matches('"');
     let secret = headline && i + 1 == rows.len() && !row.record.public_log.contains(card) && viewer != Some(row.side);
     if secret {

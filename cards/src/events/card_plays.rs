@@ -16,10 +16,10 @@
 
 use super::ids::*;
 use arbiter_engine::card::CardSet;
-use arbiter_engine::effect::{Effect, Expiry};
-use arbiter_engine::instr::DomainEvent;
 use arbiter_engine::ctx::Ctx;
+use arbiter_engine::effect::{Effect, Expiry};
 use arbiter_engine::error::{illegal, Illegal};
+use arbiter_engine::instr::DomainEvent;
 use arbiter_engine::instr::Instr;
 use arbiter_engine::state::Pile;
 use arbiter_engine::{log, log_private, steps};

@@ -7,9 +7,9 @@ use arbiter_engine::effect::{Effect, Expiry};
 use arbiter_engine::error::{illegal, Illegal};
 use arbiter_engine::instr::Instr;
 use arbiter_engine::registry::{Cause, Intent, Verdict};
+use arbiter_engine::scoring::{levels_now, Level};
 use arbiter_engine::state::{EndReason, Outcome};
 use arbiter_engine::{log, steps};
-use arbiter_engine::scoring::{levels_now, Level};
 use arbiter_engine::{Ask, CardEvent, EventTask, Lasting, Move, NoStep, OpsTask, Position, Region, Ruleset, Side, Task};
 
 /// DEFCON −1, then the US gains 5 − DEFCON VP.
@@ -177,10 +177,8 @@ impl CardEvent for Summit {
     }
     fn ask(&self, p: Position, _step: SummitStep, t: &EventTask) -> Ask {
         let winner = if t.arg == 0 { Side::Us } else { Side::Ussr };
-        let prompt = format!(
-            "{winner}: Summit: `choose improve` or `choose degrade` to move DEFCON (now {}) one level, or `pass`",
-            p.st.defcon
-        );
+        let prompt =
+            format!("{winner}: Summit: `choose improve` or `choose degrade` to move DEFCON (now {}) one level, or `pass`", p.st.defcon);
         let mut ask = Ask::options(winner, prompt, &["improve", "degrade"]).or_pass();
         if p.st.defcon == 5 {
             ask.choices.retain(|m| *m != Move::Choose(0));

@@ -67,8 +67,12 @@ pub struct OpsOffer {
 
 impl OpsOffer {
     pub fn ask(&self, p: Position, t: &EventTask) -> Ask {
-        Ask::options(t.side, format!("{}: {}: `choose {}` {}, or `pass`", t.side, p.cards().name(t.card), self.label[0], self.what), self.label)
-            .or_pass()
+        Ask::options(
+            t.side,
+            format!("{}: {}: `choose {}` {}, or `pass`", t.side, p.cards().name(t.card), self.label[0], self.what),
+            self.label,
+        )
+        .or_pass()
     }
     pub fn answer(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
         match m {
@@ -452,7 +456,10 @@ impl CardEvent for DebtCrisis {
             }
             DebtStep::Double => Ask::new(
                 t.side,
-                format!("{}: Latin American Debt Crisis: `target COUNTRY` in South America to double your Influence ({} left)", t.side, t.count),
+                format!(
+                    "{}: Latin American Debt Crisis: `target COUNTRY` in South America to double your Influence ({} left)",
+                    t.side, t.count
+                ),
                 south_america_doubling(p, t),
             ),
         }
@@ -505,7 +512,13 @@ impl CardEvent for AldrichAmes {
     }
     fn answer(&self, ctx: &mut Ctx, _step: AmesStep, t: EventTask, m: &Move) {
         let Move::Discard(c) = *m else { return ctx.unexpected(&t, m) };
-        log!(ctx, "Aldrich Ames Remix: the {} discards {} from the {} hand; its event does not occur (§5.4)", t.side, ctx.card_name(c), t.side.opponent());
+        log!(
+            ctx,
+            "Aldrich Ames Remix: the {} discards {} from the {} hand; its event does not occur (§5.4)",
+            t.side,
+            ctx.card_name(c),
+            t.side.opponent()
+        );
         ctx.exec(Instr::MoveCard { card: c, to: Pile::Discard });
     }
 }

@@ -160,12 +160,7 @@ pub fn register(r: &mut Ruleset) {
             "add 1 Influence to each of 4 different countries in Africa or Southeast Asia",
             false,
         ),
-        (
-            PUPPET_GOVERNMENTS,
-            add(3, 1, no_influence),
-            "add 1 Influence to each of 3 countries holding no Influence of either side",
-            true,
-        ),
+        (PUPPET_GOVERNMENTS, add(3, 1, no_influence), "add 1 Influence to each of 3 countries holding no Influence of either side", true),
         (OAS_FOUNDED, add(2, 2, the_americas), "add 2 Influence in Central and/or South America", false),
         (
             VOICE_OF_AMERICA,

@@ -121,7 +121,10 @@ fn overlay(f: &mut Frame, title: &str, lines: Vec<Line>, area: Rect) {
     f.render_widget(Clear, r);
     // Too tall: the last lines (the keys to press) stay visible.
     let skip = (rows as u16 + 2).saturating_sub(h);
-    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((skip, 0)).block(Block::bordered().title(format!(" {title} "))), r);
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((skip, 0)).block(Block::bordered().title(format!(" {title} "))),
+        r,
+    );
 }
 
 fn hand_over(f: &mut Frame, app: &App, side: Side, pal: Palette) {
@@ -165,8 +168,13 @@ pub fn tracks<'a>(view: &View, pal: Palette) -> Vec<Line<'a>> {
             other => other,
         })
         .collect();
-    let defcon = if closed.is_empty() { format!("DEFCON {}", view.defcon) } else { format!("DEFCON {} (closed: {})", view.defcon, closed.join(", ")) };
-    let defcon_style = if view.defcon <= 2 && pal.color { Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD) } else { Style::new() };
+    let defcon = if closed.is_empty() {
+        format!("DEFCON {}", view.defcon)
+    } else {
+        format!("DEFCON {} (closed: {})", view.defcon, closed.join(", "))
+    };
+    let defcon_style =
+        if view.defcon <= 2 && pal.color { Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD) } else { Style::new() };
     // VP before DEFCON: the longest part comes last, where a narrow terminal cuts.
     let l1 = Line::from(vec![
         Span::raw(format!("Turn {} · ", view.turn)),
@@ -439,13 +447,17 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
     let reply: String = app.message.iter().rev().take(2).rev().cloned().collect::<Vec<_>>().join(" | ");
     let status_h = if reply.chars().count() > w { 2 } else { 1 };
     let [prompt_area, input_area, lists, status] =
-        Layout::vertical([Constraint::Length(prompt_h), Constraint::Length(1), Constraint::Min(1), Constraint::Length(status_h)]).areas(area);
+        Layout::vertical([Constraint::Length(prompt_h), Constraint::Length(1), Constraint::Min(1), Constraint::Length(status_h)])
+            .areas(area);
     if app.viewer() != Some(d.side) {
         // Another side's decision: only what this side may read of it, never its moves.
         let text = game.view(app.viewer()).prompt.unwrap_or_default();
         let mut lines = vec![Line::styled(format!("Next: the {} decides. {text}", d.side), pal.side(d.side))];
         if let Screen::EndOfRound { side, can_undo } = app.screen {
-            lines.push(Line::styled(format!("End of your round, {side}: what your move did is in the log above."), Style::new().add_modifier(Modifier::BOLD)));
+            lines.push(Line::styled(
+                format!("End of your round, {side}: what your move did is in the log above."),
+                Style::new().add_modifier(Modifier::BOLD),
+            ));
             lines.push(Line::styled("Enter: hand the keyboard over.", Style::new().add_modifier(Modifier::BOLD)));
             lines.push(Line::from(if can_undo {
                 "u: take your last move back.   PgUp/PgDn: scroll the log."
@@ -496,7 +508,11 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
             }
         })
         .collect();
-    let list = if list.is_empty() && !app.input.trim().is_empty() { vec![Line::from("  (no legal move matches; Enter asks the referee why)")] } else { list };
+    let list = if list.is_empty() && !app.input.trim().is_empty() {
+        vec![Line::from("  (no legal move matches; Enter asks the referee why)")]
+    } else {
+        list
+    };
     f.render_widget(Paragraph::new(list).wrap(Wrap { trim: false }), list_area);
     f.render_widget(Paragraph::new(detail(app)).wrap(Wrap { trim: false }).block(Block::new().borders(Borders::LEFT)), detail_area);
     let status_line = if app.message.is_empty() {
@@ -520,7 +536,10 @@ fn log_lines(app: &App) -> Vec<Line<'static>> {
         let news = r.seq > app.news_from;
         let mark = if news { '›' } else { ' ' };
         let style = if news { Style::new().add_modifier(Modifier::BOLD) } else { Style::new() };
-        log.push(Line::styled(format!("{mark}#{} {}: {}", r.seq, r.side, arbiter_store::move_text_for(rows, i, side)), style.add_modifier(Modifier::UNDERLINED)));
+        log.push(Line::styled(
+            format!("{mark}#{} {}: {}", r.seq, r.side, arbiter_store::move_text_for(rows, i, side)),
+            style.add_modifier(Modifier::UNDERLINED),
+        ));
         for l in r.record.lines_for(side) {
             log.push(Line::styled(format!("{mark} {l}"), style));
         }

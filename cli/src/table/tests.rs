@@ -82,7 +82,14 @@ fn hand_only(app: &App, side: Side) -> Vec<String> {
     let g = app.game();
     let view = g.view(Some(side.opponent()));
     let mine: Vec<String> = view.hand.iter().chain(&view.opponent_known).cloned().collect();
-    g.view(Some(side)).hand.into_iter().filter(|c| !mine.contains(c) && !app.session.rows().iter().any(|r| r.record.lines_for(Some(side.opponent())).iter().any(|l| l.contains(c.as_str())))).collect()
+    g.view(Some(side))
+        .hand
+        .into_iter()
+        .filter(|c| {
+            !mine.contains(c)
+                && !app.session.rows().iter().any(|r| r.record.lines_for(Some(side.opponent())).iter().any(|l| l.contains(c.as_str())))
+        })
+        .collect()
 }
 
 fn at_headline(a: &App) -> bool {
@@ -243,10 +250,7 @@ fn a_coup_target_shows_its_odds_and_a_losing_coup_asks_first() {
                         let s = screen(&a, 80, 24);
                         let Move::Coup(c) = m else { panic!("{m:?}") };
                         let name = Map::standard().name(c);
-                        assert!(
-                            s.contains(&format!("coup {name} with")) && s.contains("succeeds"),
-                            "odds for the highlighted coup:\n{s}"
-                        );
+                        assert!(s.contains(&format!("coup {name} with")) && s.contains("succeeds"), "odds for the highlighted coup:\n{s}");
                         odds_seen = true;
                         if !crate::warn::warnings(a.game(), side, &m).is_empty() {
                             key(&mut a, KeyCode::Enter);
