@@ -38,13 +38,10 @@ pub fn country_line(view: &View, style: &Style, name: &str) -> String {
     };
     let c = map.country(id);
     let i = view.influence.get(&c.name).copied().unwrap_or(arbiter_engine::view::PerSide { us: 0, ussr: 0 });
-    let s = c.stability as i32;
-    let ctl = if i.us as i32 - i.ussr as i32 >= s {
-        style.side(Side::Us, " [US]")
-    } else if i.ussr as i32 - i.us as i32 >= s {
-        style.side(Side::Ussr, " [USSR]")
-    } else {
-        String::new()
+    let ctl = match view.rules.control.get(&c.name) {
+        Some(Side::Us) => style.side(Side::Us, " [US]"),
+        Some(Side::Ussr) => style.side(Side::Ussr, " [USSR]"),
+        None => String::new(),
     };
     format!(
         "  {:<22} stab {}  US {:>2}  USSR {:>2}{ctl}",

@@ -94,9 +94,14 @@ impl Room {
 
     /// Presence and the clock added to every state this room sends.
     pub fn extra(&self, s: &Session) -> Value {
-        let p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
         let clock = self.clock(s).map(|c| serde_json::to_value(c).unwrap_or(Value::Null)).unwrap_or(Value::Null);
-        json!({ "presence": { "us": p[0].presence, "ussr": p[1].presence, "observer": p[2].presence }, "clock": clock })
+        json!({ "presence": self.presence_json(), "clock": clock })
+    }
+
+    /// Each seat's presence, as every message shows it.
+    fn presence_json(&self) -> Value {
+        let p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
+        json!({ "us": p[0].presence, "ussr": p[1].presence, "observer": p[2].presence })
     }
 
     /// The chess clock now, if the game has one (`crate::clock`).
@@ -243,11 +248,7 @@ impl Room {
     }
 
     fn announce_presence(&self) {
-        let presence = {
-            let p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-            json!({ "us": p[0].presence, "ussr": p[1].presence, "observer": p[2].presence })
-        };
-        let json = json!({ "type": "presence", "presence": presence }).to_string();
+        let json = json!({ "type": "presence", "presence": self.presence_json() }).to_string();
         let _ = self.all.send(Arc::new(Outgoing { seq: 0, json, closing: false }));
     }
 
@@ -283,11 +284,6 @@ impl Hub {
     }
     fn seats_path(&self, id: &str) -> PathBuf {
         self.config.data.join(format!("{id}.seats.json"))
-    }
-
-    /// How many games are in memory.
-    pub fn loaded(&self) -> usize {
-        self.rooms.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 
     pub fn is_loaded(&self, id: &str) -> bool {

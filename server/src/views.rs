@@ -30,14 +30,7 @@ pub fn moves(s: &Session, seat: Seat) -> Value {
 
 /// The whole log as the seat may read it: each move's heading and lines.
 pub fn log(s: &Session, seat: Seat) -> Vec<String> {
-    let who = seat.side();
-    let mut out: Vec<String> = s.header().setup.lines_for(who).into_iter().map(String::from).collect();
-    let rows = s.rows();
-    for (i, r) in rows.iter().enumerate() {
-        out.push(format!("#{} {}: {}", r.seq, r.side, arbiter_store::move_text_for(rows, i, who)));
-        out.extend(r.record.lines_for(who).into_iter().map(String::from));
-    }
-    out
+    arbiter_store::log_for(s.header(), s.rows(), seat.side()).into_iter().map(|e| e.text).collect()
 }
 
 /// The last move as the seat may see it.

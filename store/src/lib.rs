@@ -17,7 +17,7 @@ mod session;
 mod sqlite;
 
 pub use error::{ReplayError, SessionError, StoreError};
-pub use record::{move_text_for, EventRow, GameHeader, Record};
+pub use record::{log_for, move_text_for, EventRow, GameHeader, LogEntry, Record};
 pub use replay::Replay;
 pub use session::Session;
 pub use sqlite::{SqliteStore, SCHEMA_VERSION};

@@ -81,6 +81,26 @@ impl Record {
     }
 }
 
+/// One line of a game's log as a viewer may read it: a move's heading (`#12 USSR: coup Iran`,
+/// a secret headline not named) or a line of what it did. `seq` is 0 for the setup.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogEntry {
+    pub seq: u64,
+    pub heading: bool,
+    pub text: String,
+}
+
+/// The whole log `viewer` may read (`None`: an observer), the setup first.
+pub fn log_for(header: &GameHeader, rows: &[EventRow], viewer: Option<Side>) -> Vec<LogEntry> {
+    let line = |seq, text: &str| LogEntry { seq, heading: false, text: text.to_string() };
+    let mut out: Vec<LogEntry> = header.setup.lines_for(viewer).into_iter().map(|l| line(0, l)).collect();
+    for (i, r) in rows.iter().enumerate() {
+        out.push(LogEntry { seq: r.seq, heading: true, text: format!("#{} {}: {}", r.seq, r.side, move_text_for(rows, i, viewer)) });
+        out.extend(r.record.lines_for(viewer).into_iter().map(|l| line(r.seq, l)));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,6 +45,8 @@ pub struct App {
     /// The map area shows the whole log instead (F2 or `log`), scrolled back this many lines.
     pub log_view: bool,
     pub log_scroll: usize,
+    /// VP at each turn's end, replayed once when the game is over (`summary::vp_by_turn`).
+    pub vp_chart: std::cell::OnceCell<Vec<(u8, i8)>>,
     pub quit: bool,
 }
 
@@ -66,6 +68,7 @@ impl App {
             message: Vec::new(),
             log_view: false,
             log_scroll: 0,
+            vp_chart: std::cell::OnceCell::new(),
             quit: false,
         };
         app.settle();

@@ -526,25 +526,19 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
 /// The whole log as the side at the keyboard may read it, wrapped, newest last; `›` marks
 /// what happened since that side last had the keyboard.
 fn log_lines(app: &App) -> Vec<Line<'static>> {
-    let side = app.viewer();
-    let mut log: Vec<Line> = Vec::new();
-    for l in app.session.header().setup.lines_for(side) {
-        log.push(Line::from(format!(" {l}")));
-    }
-    let rows = app.session.rows();
-    for (i, r) in rows.iter().enumerate() {
-        let news = r.seq > app.news_from;
-        let mark = if news { '›' } else { ' ' };
-        let style = if news { Style::new().add_modifier(Modifier::BOLD) } else { Style::new() };
-        log.push(Line::styled(
-            format!("{mark}#{} {}: {}", r.seq, r.side, arbiter_store::move_text_for(rows, i, side)),
-            style.add_modifier(Modifier::UNDERLINED),
-        ));
-        for l in r.record.lines_for(side) {
-            log.push(Line::styled(format!("{mark} {l}"), style));
-        }
-    }
-    log
+    arbiter_store::log_for(app.session.header(), app.session.rows(), app.viewer())
+        .into_iter()
+        .map(|e| {
+            let news = e.seq > app.news_from;
+            let mark = if news { '›' } else { ' ' };
+            let style = if news { Style::new().add_modifier(Modifier::BOLD) } else { Style::new() };
+            match (e.seq, e.heading) {
+                (0, _) => Line::from(format!(" {}", e.text)),
+                (_, true) => Line::styled(format!("{mark}{}", e.text), style.add_modifier(Modifier::UNDERLINED)),
+                (_, false) => Line::styled(format!("{mark} {}", e.text), style),
+            }
+        })
+        .collect()
 }
 
 fn log_panel(f: &mut Frame, app: &App, area: Rect) {

@@ -83,7 +83,7 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
     let chart_w = (half * 2 + 14) as u16;
     let [left, right] = Layout::horizontal([Constraint::Length(chart_w + 1), Constraint::Min(0)]).areas(body);
     let mut lines: Vec<Line> = vec![Line::from(format!("{:>13}{:>half$}|{:<half$}", "", "USSR ◀", "▶ US"))];
-    lines.extend(chart(&vp_by_turn(app), half).into_iter().map(Line::from));
+    lines.extend(chart(app.vp_chart.get_or_init(|| vp_by_turn(app)), half).into_iter().map(Line::from));
     f.render_widget(Paragraph::new(lines).block(Block::new().borders(Borders::TOP).title(" VP at each turn's end ")), left);
     let moments: Vec<Line> = key_moments(app).into_iter().map(Line::from).collect();
     let block = Block::new().borders(Borders::TOP).title(" Key moments (PgUp/PgDn) ");
