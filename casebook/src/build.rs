@@ -126,6 +126,16 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
         }
         None => Options { optional_cards: true, us_bonus: 0 },
     };
+    // A refusal step names the words its reason must contain: `"reject": ""` would pass on any
+    // refusal, the wrong one included.
+    for (i, step) in f.steps.iter().enumerate() {
+        if step.reject.as_deref().is_some_and(|r| r.trim().is_empty()) {
+            return Err(cx.err(
+                &format!("steps[{i}].reject"),
+                "an empty text matches any refusal: name words the reason must contain (e.g. \"§6.3\" or \"not adjacent\")",
+            ));
+        }
+    }
     let dice = f.dice.iter().enumerate().map(|(i, d)| cx.num(&format!("dice[{i}]"), d, DIE, "a die roll")).collect::<Result<_, _>>()?;
     let picks = f.picks.iter().enumerate().map(|(i, p)| cx.num(&format!("picks[{i}]"), p, PICK, "a pick")).collect::<Result<_, _>>()?;
     let mut st = State::initial(rules, options, Randomness::Scripted { dice, picks });

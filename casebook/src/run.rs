@@ -106,7 +106,13 @@ fn play(f: &Fixture, file: &Path, g: &mut Game, log: &mut Vec<String>) -> Result
         }
     }
     // A decision inside a card play that no step answered: the case must say it stops there.
-    let mid_play = g.outcome().is_none() && matches!(g.state().stack.last(), Some(Task::Ops(_)) | Some(Task::Event(_)));
+    // Ops to spend, an event's choice, or a card an event asks for (UN Intervention's, Grain
+    // Sales' taken card): only the action round's own play, a headline or setup may be next.
+    let mid_play = g.outcome().is_none()
+        && match g.state().stack.last() {
+            Some(Task::PlayCard(pt)) => !pt.is_round(),
+            top => matches!(top, Some(Task::Ops(_) | Task::Event(_))),
+        };
     match (mid_play, f.expect.pending) {
         (true, false) => {
             let prompt = g.decision().map(|d| d.prompt).unwrap_or_default();

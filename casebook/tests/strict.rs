@@ -98,3 +98,29 @@ fn a_card_play_left_unfinished_fails_unless_declared() {
     let wrongly = coup_case("[4]", r#", "expect": {"pending": true}"#);
     assert!(run(&wrongly).unwrap().expect("fails").contains("no card play is left unfinished"));
 }
+
+/// UN Intervention waiting for the card it pairs with is a decision inside a card play, like
+/// Ops still to spend: a case that stops there fails unless it says so.
+#[test]
+fn an_event_waiting_for_its_card_is_unfinished_too() {
+    let un = r#""setup": {"phasing": "us", "hands": {"us": ["UN Intervention", "Fidel"], "ussr": ["Duck and Cover"]}},
+        "steps": [{"side": "us", "move": "play \"UN Intervention\" event"}]"#;
+    let why = run(&format!(r#"{{"id": "T-1", "title": "t", "rules": [], {un}}}"#)).unwrap().expect("fails");
+    assert!(why.starts_with("after the last step: a decision inside a card play is left unanswered"), "{why}");
+    assert!(why.contains("UN Intervention"), "the prompt is named: {why}");
+    let declared =
+        format!(r#"{{"id": "T-1", "title": "t", "rules": [], {un}, "expect": {{"pending": true, "legal": ["play Fidel ops"]}}}}"#);
+    assert_eq!(run(&declared), Ok(None));
+}
+
+/// `"reject": ""` would accept any refusal, the wrong one included: the file is refused.
+#[test]
+fn an_empty_rejection_text_is_refused() {
+    for empty in ["", "  "] {
+        let text = format!(
+            r#"{{"id": "T-1", "title": "t", "rules": [], {COUP}, "steps": [{{"side": "us", "move": "coup Mexico", "reject": "{empty}"}}]}}"#
+        );
+        let e = run(&text).unwrap_err();
+        assert!(e.contains("case.json: steps[0].reject: an empty text matches any refusal"), "{e}");
+    }
+}

@@ -465,6 +465,11 @@ fn print_state(g: &arbiter_engine::Game, seq: u64, viewer: Option<Side>, as_json
 /// Each case: `ok ID title` or `FAILED ID title` with the reason; then `N passed, N failed`.
 fn run_fixtures(paths: &[PathBuf], verbose: bool) -> Result<(), Failure> {
     let files = arbiter_casebook::collect(paths).map_err(|e| Failure::Rejected(e.to_string()))?;
+    if files.is_empty() {
+        // A run that found no case proves nothing: an error, not "0 passed, 0 failed".
+        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(Failure::Failed(format!("no fixtures found in {}", names.join(", "))));
+    }
     let (mut passed, mut failed) = (0, 0);
     for file in files {
         let result = arbiter_casebook::load(&file).and_then(|f| arbiter_casebook::run(&f, &file));

@@ -508,8 +508,12 @@ fn bad_input_is_refused_clearly() {
     let fx = dir.path().join("fx");
     std::fs::create_dir_all(fx.join("a")).unwrap();
     std::os::unix::fs::symlink(&fx, fx.join("a").join("back")).unwrap();
+    // It holds no fixture: a run that found no case is an error, not "0 passed, 0 failed".
     let o = arbiter(&["fixtures", fx.to_str().unwrap()]);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("0 passed, 0 failed"), "{o:?}");
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("no fixtures found in {}", fx.display())), "{err}");
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("0 passed"), "{o:?}");
     // Hot-seat play reading input that is not UTF-8.
     let mut child = Command::new(cargo_bin("arbiter"))
         .args(["play", file])
