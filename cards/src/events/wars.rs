@@ -9,7 +9,9 @@
 //!   Deluxe text; a veto on `Action::War`, with NATO's own exceptions).
 //! - Flower Power (#59, USSR, lasting): each time the US plays a war card for its event or
 //!   for Operations (not to the space race), the USSR gains 2 VP; a headline is a play for the
-//!   event. An Evil Empire cancels and prevents it (card data).
+//!   event. An Evil Empire cancels and prevents it (card data). A war card whose event a later
+//!   card prevents (Arab-Israeli War after Camp David Accords) costs nothing: "unless made
+//!   unplayable by a subsequent card" (FAQ #59).
 
 use super::ids::{ARAB_ISRAELI_WAR, BRUSH_WAR, FLOWER_POWER, KOREAN_WAR};
 use crate::shapes::{TargetEvent, War};
@@ -58,10 +60,19 @@ impl CardEvent for FlowerPower {
 impl Lasting for FlowerPower {
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         if let DomainEvent::CardPlayed { side, card, mode, .. } = *ev {
-            if side == e.owner.opponent() && mode != PlayMode::Space && ctx.rules.cards.info(card).war {
-                log!(ctx, "Flower Power: the {side} plays {}, a war card: the {} gains 2 VP", ctx.card_name(card), e.owner);
-                ctx.exec(Instr::Vp { side: e.owner, n: 2 });
+            let info = ctx.rules.cards.info(card);
+            if side != e.owner.opponent() || mode == PlayMode::Space || !info.war {
+                return;
             }
+            // "Unless made unplayable by a subsequent card" (FAQ #59): a war card whose event
+            // cannot take place now (Arab-Israeli War under Camp David Accords) costs nothing.
+            let event_side = info.side.side().unwrap_or(side);
+            if let Err(why) = ctx.pos().event_allowed(card, event_side) {
+                log!(ctx, "Flower Power: {} is a war card made unplayable ({}): no VP (FAQ #59)", info.name, why.reason);
+                return;
+            }
+            log!(ctx, "Flower Power: the {side} plays {}, a war card: the {} gains 2 VP", info.name, e.owner);
+            ctx.exec(Instr::Vp { side: e.owner, n: 2 });
         }
     }
 }
