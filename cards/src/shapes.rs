@@ -1,6 +1,7 @@
 //! Shapes shared by several cards. A card with one of these shapes is a value of it, not a
 //! copy of its code.
 
+use arbiter_engine::card::CardSet;
 use arbiter_engine::ctx::Ctx;
 use arbiter_engine::effect::{Effect, Expiry};
 use arbiter_engine::instr::Instr;
@@ -250,19 +251,24 @@ steps! {
 /// of its card play): discard a card worth 2+ Ops (modified, §7.4.2) and roll 1–4 to escape;
 /// with no such card, the round passes. Scoring cards may always be played instead, because
 /// no card can force a player to hold a scoring card (§10.1.5, which card text does not
-/// override, §5.5).
+/// override, §5.5). A round's play already narrowed to one card by an obligation (Missile
+/// Envy: "must play this card next round") narrows the discard to that card (FAQ): the escape
+/// step keeps the allowed cards in `EventTask::picked` (empty: any card of the hand).
 pub struct Trap {
     pub card: CardId,
     pub victim: Side,
 }
 
 impl Trap {
-    fn discards(p: Position, side: Side) -> Vec<CardId> {
-        p.st.hand(side)
+    fn discards(p: Position, t: &EventTask) -> Vec<CardId> {
+        let narrowed = t.picked_cards();
+        p.st.hand(t.side)
             .iter()
             .filter(|c| {
                 let info = p.cards().info(*c);
-                !info.scoring && arbiter_engine::ctx::ops_number(p, *c, side, Spend::NOWHERE) >= 2
+                (narrowed.is_empty() || narrowed.contains(*c))
+                    && !info.scoring
+                    && arbiter_engine::ctx::ops_number(p, *c, t.side, Spend::NOWHERE) >= 2
             })
             .collect()
     }
@@ -278,7 +284,7 @@ impl CardEvent for Trap {
         let mut v: Vec<Move> = if arbiter_engine::action_round::must_play_scoring(p, t.side).is_some() {
             Vec::new()
         } else {
-            Self::discards(p, t.side).into_iter().map(Move::Discard).collect()
+            Self::discards(p, t).into_iter().map(Move::Discard).collect()
         };
         v.extend(
             p.st.hand(t.side)
@@ -289,8 +295,17 @@ impl CardEvent for Trap {
         if v.is_empty() {
             v.push(Move::Pass);
         }
-        let prompt =
-            format!("{}: {} is trapped: discard a card worth 2+ Ops and roll 1-4 to escape (card text)", t.side, p.cards().name(self.card));
+        let trap = p.cards().name(self.card);
+        let narrowed: Vec<&str> = t.picked_cards().iter().map(|c| p.cards().name(c)).collect();
+        let prompt = if narrowed.is_empty() {
+            format!("{}: {trap} is trapped: discard a card worth 2+ Ops and roll 1-4 to escape (card text)", t.side)
+        } else {
+            format!(
+                "{}: {trap} is trapped: discard {} (the card you must play this round) if it is worth 2+ Ops, and roll 1-4 to escape (card text, FAQ)",
+                t.side,
+                narrowed.join(", ")
+            )
+        };
         Ask::new(t.side, prompt, v)
     }
 
@@ -314,20 +329,30 @@ impl CardEvent for Trap {
                 ctx.put_in_play(card, side);
                 ctx.resolve_event(card, side);
             }
-            Move::Pass => log!(ctx, "{side} has no card to discard: the round passes ({trap})"),
+            Move::Pass if t.picked_cards().is_empty() => log!(ctx, "{side} has no card to discard: the round passes ({trap})"),
+            Move::Pass => log!(ctx, "{side} cannot discard the card it must play (worth less than 2 Ops): the round passes ({trap})"),
             _ => ctx.unexpected(&t, m),
         }
     }
 }
 
 impl Lasting for Trap {
-    /// The trapped side's card play becomes the escape attempt.
+    /// The trapped side's card play becomes the escape attempt; a play an obligation narrowed
+    /// to given cards (Missile Envy) becomes an escape by discarding one of them.
     fn intercept(&self, _p: Position, _e: &Effect, what: &Intent) -> Verdict {
         match what {
-            Intent::Task(Task::PlayCard(pt)) if pt.is_round() && pt.side == self.victim => Verdict::Replace(
-                vec![Task::Event(EventTask::new(self.card, self.victim).at(TrapStep::Escape))],
-                format!("replaces the {} card play with an attempt to escape (card text)", self.victim),
-            ),
+            Intent::Task(Task::PlayCard(pt)) if pt.in_round && pt.side == self.victim => {
+                let narrowed = match pt.source {
+                    arbiter_engine::Source::Cards(set) => set,
+                    arbiter_engine::Source::Hand | arbiter_engine::Source::HandAndChina => CardSet::default(),
+                };
+                let mut escape = EventTask::new(self.card, self.victim).at(TrapStep::Escape);
+                escape.picked = narrowed.0;
+                Verdict::Replace(
+                    vec![Task::Event(escape)],
+                    format!("replaces the {} card play with an attempt to escape (card text)", self.victim),
+                )
+            }
             _ => Verdict::Allow,
         }
     }

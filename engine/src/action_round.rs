@@ -13,7 +13,7 @@ use crate::moves::{Move, PlayMode};
 use crate::refuse;
 use crate::registry::{Position, Prompt};
 use crate::side::Side;
-use crate::task::{OpsTask, PlayTask, Source, Task};
+use crate::task::{Modes, OpsTask, PlayTask, Source, Task};
 use crate::turn::{action_rounds, base_action_rounds};
 
 pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
@@ -157,11 +157,34 @@ impl<'a> Judge<'a> {
         if pt.is_round() && p.st.round > base_action_rounds(p) {
             return Ok(());
         }
-        if pt.is_round() {
-            illegal("a player with cards may not pass", "§5.1")
-        } else {
-            illegal("this card play may not be declined", "card text")
+        match pt.by {
+            None => illegal("a player with cards may not pass: play one of them, for Operations if no event suits", "§5.1"),
+            Some(by) => refuse!(self.explain, by.cite(), "{} requires this card play: it may not be declined", p.cards().name(by)),
         }
+    }
+
+    /// How many cards of its own hand the event of `card`, played in `mode`, may make the
+    /// player discard (card data `hand_discards`): 0 unless the event takes place in this play.
+    fn own_discards(&self, card: CardId, mode: PlayMode, event_side: Side) -> usize {
+        let Some(d) = self.p.cards().info(card).hand_discards else {
+            return 0;
+        };
+        let with_event = match mode {
+            PlayMode::Event | PlayMode::OpsThenEvent | PlayMode::EventThenOps => true,
+            PlayMode::Ops | PlayMode::Space => false,
+        };
+        if with_event && !self.pt.event_cancelled && self.occurs.contains(card) && d.whose.side(event_side) == self.pt.side {
+            d.at_most as usize
+        } else {
+            0
+        }
+    }
+
+    /// The scoring cards in the player's hand, by name (for the §4.5D refusal).
+    fn scoring_names(&self) -> String {
+        let p = self.p;
+        let names: Vec<&str> = p.st.hand(self.pt.side).iter().filter(|c| p.cards().info(*c).scoring).map(|c| p.cards().name(c)).collect();
+        names.join(", ")
     }
 
     pub fn check(&self, m: &Move) -> Result<(), Illegal> {
@@ -185,27 +208,59 @@ impl<'a> Judge<'a> {
                 return illegal("The China Card is face down until the end of the turn", "§9.3");
             }
         } else if !self.cards.contains(card) {
-            return match pt.source {
-                Source::Cards(_) => refuse!(explain, "card text", "{name} is not the card this play allows"),
+            return match (pt.source, pt.by) {
+                (Source::Cards(set), Some(by)) => {
+                    let by_name = p.cards().name(by);
+                    let cards: Vec<&str> = set.iter().map(|c| p.cards().name(c)).collect();
+                    let how = if pt.modes == Modes::ALL {
+                        String::new()
+                    } else {
+                        let ways: Vec<&str> = MODES.iter().filter(|m| pt.modes.allows(**m)).map(|m| m.describe()).collect();
+                        format!(" {}", ways.join(" or "))
+                    };
+                    if pt.in_round {
+                        // An obligation on the round's play (Missile Envy): say what it demands.
+                        refuse!(explain, by.cite(), "{}{how} must be played this round", cards.join(", "))
+                    } else {
+                        let pass = if pt.or_else.is_some() { ", or `pass`" } else { "" };
+                        refuse!(
+                            explain,
+                            by.cite(),
+                            "{name} is not the card this play allows: {by_name} lets the {side} play only {}{how}{pass}",
+                            cards.join(", ")
+                        )
+                    }
+                }
+                (Source::Cards(_), None) => refuse!(explain, "card text", "{name} is not the card this play allows"),
                 _ if card == CardId::CHINA => illegal("an event never lets The China Card be played", "§9.5"),
                 _ => refuse!(explain, "§5", "{name} is not in {side}'s hand"),
             };
         }
-        if let (false, Some((held, left))) = (info.scoring, self.scoring_lock) {
-            return refuse!(
-                explain,
-                "§4.5D",
-                "{side} holds {held} scoring card(s) with {left} action round(s) left: a scoring card may never be held"
-            );
-        }
         let event_side = info.side.side().unwrap_or(side);
         let opponents = event_side != side;
+        if let (false, Some((held, left))) = (info.scoring, self.scoring_lock) {
+            // Played now, the card leaves `held` scoring cards for `left - 1` rounds, unless its
+            // own event makes this side discard some of them: the illegal act is holding one
+            // at the end of the turn (§4.5D, FAQ on Five Year Plan), which the turn-end check
+            // judges (§11.1.2).
+            if held >= left + self.own_discards(card, mode, event_side) {
+                return refuse!(
+                    explain,
+                    "§4.5D",
+                    "the {side} holds {held} scoring card(s) ({}) with {left} action round(s) left, this one included: a scoring card may never be held, so play a scoring card now{}",
+                    self.scoring_names(),
+                    if left == 1 { ", or a card whose event makes you discard it" } else { "" }
+                );
+            }
+        }
         if pt.opponent_events_only && !opponents {
-            return refuse!(explain, "card text", "{name} does not carry the {} event", side.opponent());
+            let (by, rule) = by_card(p, pt);
+            return refuse!(explain, rule, "{name} does not carry the {} event: {by} pairs only with a card that does", side.opponent());
         }
         if !pt.modes.allows(mode) {
-            let by = pt.by.map(|c| p.cards().name(c)).unwrap_or("this play");
-            return refuse!(explain, "card text", "{by} does not allow playing {name} {}", mode.describe());
+            let (by, rule) = by_card(p, pt);
+            let ways: Vec<&str> = MODES.iter().filter(|m| pt.modes.allows(**m)).map(|m| m.describe()).collect();
+            return refuse!(explain, rule, "{by} does not allow playing {name} {}: play it {}", mode.describe(), ways.join(" or "));
         }
         let event_occurs = self.occurs.contains(card);
         match mode {
@@ -214,7 +269,9 @@ impl<'a> Judge<'a> {
                 refuse!(explain, "§5.2", "{name} carries the {event_side} event: play it for Ops, choosing when its event happens")
             }
             PlayMode::Event if !explain => event_occurs.then_some(()).ok_or(Illegal::new("the event cannot take place", "§5.2")),
-            PlayMode::Event => p.event_allowed(card, side),
+            PlayMode::Event => p
+                .event_allowed(card, side)
+                .map_err(|why| Illegal::new(format!("{}: play it for Operations or to the space race", why.reason), why.rule)),
             _ if info.scoring => refuse!(explain, "§10.1", "{name} is a scoring card: it can only be played as an event"),
             PlayMode::Ops if opponents && event_occurs => {
                 refuse!(explain, "§5.2", "the {event_side} event of {name} will happen: choose `ops then event` or `event then ops`")
@@ -224,7 +281,7 @@ impl<'a> Judge<'a> {
                 refuse!(explain, "§5.2", "{name} carries no opponent event: play it for `event` or `ops`")
             }
             PlayMode::OpsThenEvent | PlayMode::EventThenOps if pt.event_cancelled => {
-                refuse!(explain, "card text", "the event of {name} is cancelled: play it for `ops`")
+                refuse!(explain, by_card(p, pt).1, "the event of {name} is cancelled ({}): play it for `ops`", by_card(p, pt).0)
             }
             PlayMode::OpsThenEvent | PlayMode::EventThenOps if !event_occurs => {
                 refuse!(explain, "§5.2", "the event of {name} would not take place now: play it for `ops`")
@@ -232,6 +289,15 @@ impl<'a> Judge<'a> {
             PlayMode::OpsThenEvent | PlayMode::EventThenOps => Ok(()),
             PlayMode::Space => crate::space_race::check_with(p, &self.mods, side, card, explain),
         }
+    }
+}
+
+/// The event that asks for a card play, by name, and its text as the rule ("this play", "card
+/// text" for the round's own play).
+fn by_card<'a>(p: Position<'a>, pt: &PlayTask) -> (&'a str, &'static str) {
+    match pt.by {
+        Some(c) => (p.cards().name(c), c.cite()),
+        None => ("this play", "card text"),
     }
 }
 

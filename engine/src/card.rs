@@ -15,6 +15,38 @@ impl CardId {
     pub fn idx(self) -> usize {
         self.0 as usize
     }
+    /// The citation of this card's text as a rule, "card #49", for a refusal it decides.
+    pub fn cite(self) -> &'static str {
+        static CITES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| (0..=u8::MAX).map(|n| format!("card #{n}")).collect());
+        &CITES[self.idx()]
+    }
+}
+
+/// Whose hand an event's discards come from, relative to the side it is carried out for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Whose {
+    EventSide,
+    Opponent,
+}
+
+impl Whose {
+    pub fn side(self, event_side: Side) -> Side {
+        match self {
+            Whose::EventSide => event_side,
+            Whose::Opponent => event_side.opponent(),
+        }
+    }
+}
+
+/// Cards an event makes a side discard from its hand, whichever they are (a scoring card too,
+/// §5.4): what §4.5D's look-ahead counts, since the illegal act is *holding* a scoring card at
+/// the end of the turn, not playing a card whose event discards it (FAQ on Five Year Plan).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct HandDiscards {
+    pub whose: Whose,
+    /// At most this many cards (255: as many as the side chooses, the whole hand).
+    pub at_most: u8,
 }
 
 /// Whose event a card carries.
@@ -71,6 +103,11 @@ pub struct CardInfo {
     /// When this event takes place, these cards' effects end (Quagmire ends NORAD).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cancels: Vec<CardId>,
+    /// The event discards cards from a hand, any card included (Five Year Plan, Aldrich Ames
+    /// Remix, Terrorism, "Ask Not"); not discards limited to cards worth N Ops, which a scoring
+    /// card never is (Blockade, Latin American Debt Crisis).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hand_discards: Option<HandDiscards>,
 }
 
 /// A set of cards as a bitset over card numbers 1–110: cheap to copy and hash.

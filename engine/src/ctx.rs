@@ -154,7 +154,25 @@ impl<'a> Ctx<'a> {
     /// Push `t` unless an effect in play cancels or replaces it (Bear Trap, Quagmire replace the
     /// trapped side's card play).
     pub fn push_offered(&mut self, t: Task) {
-        match self.pos().intercept(&[], &Intent::Task(&t)) {
+        if self.st.effects.is_empty() {
+            return self.push(t);
+        }
+        self.offer(t, &mut Vec::new());
+    }
+
+    /// Offer `t` to the effects that have not answered yet. A replacement is offered in turn
+    /// to the others: an obligation narrows a round's card play to one card (Missile Envy),
+    /// then a trap replaces that play with a discard of that card (Bear Trap, Quagmire; FAQ).
+    fn offer(&mut self, t: Task, answered: &mut Vec<CardId>) {
+        match self.pos().intercept_except(&[], &Intent::Task(&t), answered) {
+            Some((card, Verdict::Replace(tasks, why))) => {
+                let name = self.card_name(card).to_string();
+                log!(self, "{name} {why}");
+                answered.push(card);
+                for t in tasks {
+                    self.offer(t, answered);
+                }
+            }
             Some((card, v)) => self.overruled(card, v),
             None => self.push(t),
         }

@@ -139,8 +139,17 @@ fn judge(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> 
             } else if matches!(m, Move::Cancel { .. }) {
                 Err(Illegal::new("there is no such effect to cancel now", "card text"))
             } else {
+                // Name the card and what it allows instead (the first few of its choices).
                 let name = p.cards().name(e.card);
-                Err(Illegal::new(format!("not a legal choice for {name}: {}", a.prompt.text), "card text"))
+                let shown: Vec<String> = a.choices.iter().take(8).map(|m| p.move_text(m)).collect();
+                let more = match a.choices.len().saturating_sub(shown.len()) {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
+                Err(Illegal::new(
+                    format!("not a legal choice for {name} now: {}; allowed: {}{more}", a.prompt.text, shown.join(", ")),
+                    e.card.cite(),
+                ))
             }
         }
         _ => Err(Illegal::new("no decision is pending", "§4.5")),

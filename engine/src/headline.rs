@@ -48,7 +48,7 @@ pub fn check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Ill
         return refuse!(explain, "§4.5C", "{} is not in {side}'s hand", info.name);
     }
     if info.no_headline {
-        return refuse!(explain, "card text", "{} may not be headlined", info.name);
+        return refuse!(explain, c.cite(), "{} may not be headlined: choose another card", info.name);
     }
     Ok(())
 }

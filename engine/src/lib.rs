@@ -22,7 +22,7 @@
 
 /// The version of the rules this engine implements. A saved game records it; a game that
 /// diverges on replay under another rules version is reported as such.
-pub const RULES_VERSION: &str = "ts-deluxe-2026.11.4";
+pub const RULES_VERSION: &str = "ts-deluxe-2026.11.5";
 
 /// The engine's own version.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -65,7 +65,9 @@ pub use flow::Decision;
 pub use game::Game;
 pub use map::{CountryId, Map, Region};
 pub use moves::{Concession, Move, Notation, PlayMode};
-pub use registry::{Ask, CardEvent, Cause, Intent, Lasting, NoStep, Position, Prompt, Ruleset, ScoringModifier, ScoringTime, Verdict};
+pub use registry::{
+    Ask, CardEvent, Cause, Intent, Lasting, NoStep, Position, Priority, Prompt, Ruleset, ScoringModifier, ScoringTime, Verdict,
+};
 pub use report::Report;
 pub use rng::Randomness;
 pub use side::Side;

@@ -192,13 +192,33 @@ impl<'a> Judge<'a> {
         if !o.allows(kind) {
             return match o.kind {
                 Some(k) if k != kind => {
-                    refuse!(explain, "§6", "this card's Ops are already being spent on {k:?}: all Ops go to one activity")
+                    refuse!(
+                        explain,
+                        "§6",
+                        "these Ops are already spent on {}: all Ops go to one activity, so continue with it",
+                        kind_words(k)
+                    )
                 }
-                _ => refuse!(explain, "card text", "{kind:?} is not allowed with these Ops"),
+                _ => {
+                    let allowed: Vec<&str> = [OpsKind::Influence, OpsKind::Realign, OpsKind::Coup]
+                        .into_iter()
+                        .filter(|k| o.allows(*k))
+                        .map(kind_words)
+                        .collect();
+                    let (by, rule) = match o.by {
+                        Some(card) => (p.cards().name(card), card.cite()),
+                        None => ("the event", "card text"),
+                    };
+                    refuse!(explain, rule, "{by} allows these Ops only for {}, not for {}", allowed.join(" or "), kind_words(kind))
+                }
             };
         }
         if self.in_regions & c.bit() == 0 {
-            return refuse!(explain, "card text", "{name} is not among the countries the event allows");
+            let (by, rule) = match o.by {
+                Some(card) => (p.cards().name(card), card.cite()),
+                None => ("the event", "card text"),
+            };
+            return refuse!(explain, rule, "{name} is not among the countries the event allows: {by} limits where these Ops go");
         }
         let avail = self.avail(spend_after(o, c));
         match kind {
@@ -235,6 +255,15 @@ impl<'a> Judge<'a> {
                 Ok(())
             }
         }
+    }
+}
+
+/// An activity in a player's words.
+fn kind_words(k: OpsKind) -> &'static str {
+    match k {
+        OpsKind::Influence => "placing Influence",
+        OpsKind::Realign => "realignment rolls",
+        OpsKind::Coup => "a coup",
     }
 }
 

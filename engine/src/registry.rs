@@ -237,6 +237,17 @@ pub enum Verdict {
     Replace(Vec<Task>, String),
 }
 
+/// When an effect answers an [`Intent`], among the effects in play: each group in the order
+/// its effects entered play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Priority {
+    /// First: obligations that narrow what happens (a card play limited to the card a side
+    /// must play this round: Missile Envy), so that what replaces it sees the narrowed form.
+    Narrow,
+    /// Then: effects that cancel or replace it (Bear Trap, Quagmire, Nuclear Subs…).
+    Replace,
+}
+
 /// When a region is scored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScoringTime {
@@ -266,6 +277,10 @@ pub trait Lasting: Send + Sync + 'static {
     /// Allow, cancel or replace something about to happen.
     fn intercept(&self, _p: Position, _e: &Effect, _what: &Intent) -> Verdict {
         Verdict::Allow
+    }
+    /// When this effect answers intents, among the others (see [`Priority`]).
+    fn priority(&self) -> Priority {
+        Priority::Replace
     }
     /// Moves `side` may make "at any time" while the effect is in play, offered at every
     /// decision of that side (cancelling the Cuban Missile Crisis).
@@ -359,12 +374,22 @@ impl<'a> Position<'a> {
     /// The first effect in play that does not allow `what`, with its verdict. `extra` are
     /// sources acting outside the effects in play (the revealed headline cards).
     pub fn intercept(&self, extra: &[Effect], what: &Intent) -> Option<(CardId, Verdict)> {
+        self.intercept_except(extra, what, &[])
+    }
+    /// `intercept`, by the effects other than `answered` (those that already replaced what
+    /// led to `what`), in [`Priority`] order.
+    pub fn intercept_except(&self, extra: &[Effect], what: &Intent, answered: &[CardId]) -> Option<(CardId, Verdict)> {
         let rules = self.rules;
-        let extra = extra.iter().filter_map(|e| rules.get_lasting(e.card).map(|l| (e, l)));
-        for (e, l) in self.lasting().chain(extra) {
-            match l.intercept(*self, e, what) {
-                Verdict::Allow => {}
-                v => return Some((e.card, v)),
+        for priority in [Priority::Narrow, Priority::Replace] {
+            let extra = extra.iter().filter_map(|e| rules.get_lasting(e.card).map(|l| (e, l)));
+            for (e, l) in self.lasting().chain(extra) {
+                if l.priority() != priority || answered.contains(&e.card) {
+                    continue;
+                }
+                match l.intercept(*self, e, what) {
+                    Verdict::Allow => {}
+                    v => return Some((e.card, v)),
+                }
             }
         }
         None
@@ -397,8 +422,8 @@ impl<'a> Position<'a> {
         let info = self.cards().info(card);
         if !info.prevented_by.is_empty() {
             if let Some(by) = info.prevented_by.iter().find(|x| self.st.has_effect(**x)) {
-                let by = self.cards().name(*by);
-                return crate::refuse!(explain, "card text", "{} cannot be played as an event while {by} is in effect", info.name);
+                let name = self.cards().name(*by);
+                return crate::refuse!(explain, by.cite(), "{} cannot be played as an event while {name} is in effect", info.name);
             }
         }
         if !info.requires_any.is_empty() && !info.requires_any.iter().any(|x| self.st.has_effect(*x)) {
@@ -406,7 +431,7 @@ impl<'a> Position<'a> {
                 return Err(Illegal::new("a required card has not been played", "card text, §5.2"));
             }
             let names: Vec<&str> = info.requires_any.iter().map(|x| self.cards().name(*x)).collect();
-            return Err(Illegal::new(format!("{} needs {} to have been played first", info.name, names.join(" or ")), "card text, §5.2"));
+            return Err(Illegal::new(format!("{} needs {} to have been played first (§5.2)", info.name, names.join(" or ")), card.cite()));
         }
         let Some(ev) = self.rules.get_event(card) else {
             return crate::refuse!(explain, "engine fault", "no event is registered for {}", self.cards().name(card));

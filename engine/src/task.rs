@@ -84,6 +84,9 @@ pub struct OpsTask {
     /// The event that granted these Ops, if any: it is told when they are spent
     /// (`Task::Continue`, e.g. Che's second coup).
     pub then: Option<EventTask>,
+    /// The event that limits these Ops to some kinds or countries (Junta, Che, Glasnost…),
+    /// named when a move outside the limits is refused.
+    pub by: Option<CardId>,
 }
 
 impl OpsTask {
@@ -100,10 +103,15 @@ impl OpsTask {
             free: false,
             allowed: Self::ALL,
             then: None,
+            by: None,
         }
     }
     pub fn granted(side: Side, ops: u8) -> OpsTask {
         OpsTask { card: None, granted: ops, ..Self::for_card(side, CardId::CHINA) }
+    }
+    /// Ops an event limits (see `by`).
+    pub fn by(self, card: CardId) -> OpsTask {
+        OpsTask { by: Some(card), ..self }
     }
     pub fn only(self, kinds: &[OpsKind]) -> OpsTask {
         OpsTask { allowed: kinds.iter().fold(0, |m, k| m | k.bit()), ..self }
@@ -164,6 +172,10 @@ pub struct PlayTask {
     pub by: Option<CardId>,
     /// `pass` is allowed and continues with this event step (Grain Sales: return the card).
     pub or_else: Option<EventTask>,
+    /// This is the side's action-round card play: the round's own, or that play narrowed by
+    /// an obligation ("must play this card next round": Missile Envy), which effects on the
+    /// round's play (Bear Trap, Quagmire) still see as the round's play.
+    pub in_round: bool,
 }
 
 impl PlayTask {
@@ -177,6 +189,7 @@ impl PlayTask {
             event_cancelled: false,
             by: None,
             or_else: None,
+            in_round: true,
         }
     }
     pub fn is_round(&self) -> bool {

@@ -24,8 +24,8 @@ use arbiter_engine::instr::Instr;
 use arbiter_engine::state::Pile;
 use arbiter_engine::{log, log_private, steps};
 use arbiter_engine::{
-    Ask, CardEvent, CardId, EventTask, Intent, Lasting, Modes, Move, NoStep, OpsTask, PlayMode, PlayTask, Position, Ruleset, Side, Source,
-    Task, Verdict,
+    Ask, CardEvent, CardId, EventTask, Intent, Lasting, Modes, Move, NoStep, OpsTask, PlayMode, PlayTask, Position, Priority, Ruleset,
+    Side, Source, Task, Verdict,
 };
 
 struct UnIntervention;
@@ -55,6 +55,7 @@ impl CardEvent for UnIntervention {
             event_cancelled: true,
             by: Some(UN_INTERVENTION),
             or_else: None,
+            in_round: false,
         }));
     }
 }
@@ -88,6 +89,7 @@ impl CardEvent for GrainSales {
             event_cancelled: false,
             by: Some(GRAIN_SALES),
             or_else: Some(EventTask::new(GRAIN_SALES, side).at(GrainStep::Returned).arg(card.0 as i16)),
+            in_round: false,
         }));
     }
     /// The card was returned: back to the opponent's hand, then this card's Ops.
@@ -177,6 +179,7 @@ fn exchange(ctx: &mut Ctx, side: Side, card: CardId) {
         event_cancelled: !own,
         by: Some(MISSILE_ENVY),
         or_else: None,
+        in_round: false,
     }));
 }
 
@@ -205,6 +208,11 @@ impl CardEvent for MissileEnvy {
 }
 
 impl Lasting for MissileEnvy {
+    /// An obligation: it narrows the round's card play before a trap replaces it (a trapped
+    /// side discards Missile Envy to the trap, FAQ).
+    fn priority(&self) -> Priority {
+        Priority::Narrow
+    }
     /// The opponent's next action round: its card play is Missile Envy, for Operations. Not
     /// when a scoring card must be played now (§10.1.5, which card text does not override: the
     /// obligation then moves to the next round) or when Missile Envy has left that hand.
@@ -226,6 +234,7 @@ impl Lasting for MissileEnvy {
                         event_cancelled: false,
                         by: Some(MISSILE_ENVY),
                         or_else: None,
+                        in_round: true,
                     })],
                     format!("requires the {victim} to play it for Operations this action round (card text)"),
                 )

@@ -51,7 +51,7 @@ impl CardEvent for Che {
             (CheStep::First | CheStep::Second, Move::Choose(0)) => {
                 let then = (step == CheStep::First).then(|| t.at(CheStep::AfterFirst));
                 let ops = OpsTask { targets: targets(ctx.pos(), &t), then, ..OpsTask::for_card(t.side, CHE) };
-                ctx.push(Task::Ops(ops.only(&[OpsKind::Coup])));
+                ctx.push(Task::Ops(ops.only(&[OpsKind::Coup]).by(CHE)));
             }
             (CheStep::First | CheStep::Second, Move::Pass) => log!(ctx, "The {} declines Che's coup", t.side),
             _ => ctx.unexpected(&t, m),

@@ -47,7 +47,7 @@ impl CardEvent for Junta {
             }
             (JuntaStep::Ops, Move::Choose(0)) => {
                 let ops = OpsTask { targets: latin_america(), free: true, ..OpsTask::for_card(t.side, JUNTA) };
-                ctx.push(Task::Ops(ops.only(&[OpsKind::Realign, OpsKind::Coup])));
+                ctx.push(Task::Ops(ops.only(&[OpsKind::Realign, OpsKind::Coup]).by(JUNTA)));
             }
             (JuntaStep::Ops, Move::Pass) => log!(ctx, "{} declines Junta's coup or realignment", t.side),
             _ => ctx.unexpected(&t, m),

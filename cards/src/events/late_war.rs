@@ -82,7 +82,7 @@ impl OpsOffer {
                     None => OpsTask::for_card(t.side, t.card),
                 };
                 let ops = OpsTask { targets: (self.targets)(), free: self.free, ..base };
-                ctx.push(Task::Ops(ops.only(self.kinds)));
+                ctx.push(Task::Ops(ops.only(self.kinds).by(t.card)));
             }
             Move::Pass => log!(ctx, "The {} declines the Operations of {}", t.side, ctx.card_name(t.card)),
             _ => ctx.unexpected(&t, m),
