@@ -1,4 +1,5 @@
-//! Running a fixture strictly: each step must be the pending decision's side; a rejection must
+//! Running a fixture strictly: each step must be the pending decision's side (or an
+//! interjection of the other side that an effect allows "at any time"); a rejection must
 //! carry the expected text and change nothing; every scripted die must be used; a random
 //! outcome that is not scripted fails the step. Every failure names the step.
 
@@ -80,12 +81,21 @@ fn play(f: &Fixture, file: &Path, g: &mut Game, log: &mut Vec<String>) -> Result
             Some(o) => format!("{label}: the game is over ({o})"),
             None => format!("{label}: no decision is pending"),
         })?;
-        if d.side != side {
-            return Err(format!("{label}: expected a {side} decision, but the {} is to decide: {}", d.side, d.prompt));
+        // A step of the side not deciding is an interjection ("at any time"): the engine
+        // refuses it unless an effect in play allows it now. Expected to be accepted, it must
+        // be one: a step meant for the other side's decision fails here with both named.
+        if d.side != side && step.reject.is_none() {
+            let interjection = g.parse(&step.mv).is_ok_and(|m| g.interjections(side).contains(&m));
+            if !interjection {
+                return Err(format!(
+                    "{label}: expected a {side} decision or interjection, but the {} is to decide: {}",
+                    d.side, d.prompt
+                ));
+            }
         }
         let before = g.hash64();
         let outcome = g.parse(&step.mv).map_err(|e| e.to_string()).and_then(|m| {
-            g.play(&m).map_err(|e| match e {
+            g.play_as(side, &m).map_err(|e| match e {
                 PlayError::Randomness { why, .. } => format!("RANDOM:{why}"),
                 other => other.to_string(),
             })

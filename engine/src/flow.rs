@@ -119,7 +119,70 @@ pub fn check(p: Position, t: &Task, m: &Move) -> Result<(), Illegal> {
 
 /// Is `m` a standing move the effects in play offer the decider now?
 fn is_standing(p: Position, t: &Task, m: &Move) -> bool {
-    matches!(m, Move::Cancel { .. }) && !p.st.effects.is_empty() && p.standing_moves(decider(p, t)).contains(m)
+    is_standing_for(p, decider(p, t), m)
+}
+
+/// Is `m` a standing move the effects in play offer `side` now?
+fn is_standing_for(p: Position, side: Side, m: &Move) -> bool {
+    matches!(m, Move::Cancel { .. }) && !p.st.effects.is_empty() && p.standing_moves(side).contains(m)
+}
+
+/// The standing moves `side` may make now without deciding: an interjection while another
+/// side decides ("at any time": cancelling the Cuban Missile Crisis in the opponent's round,
+/// between its Ops, before its coup). The deciding side finds its own among its legal moves.
+pub fn interjections(p: Position, side: Side) -> Vec<Move> {
+    let Some(t) = p.st.stack.last() else { return Vec::new() };
+    if p.st.outcome.is_some() || !t.is_decision() || p.st.effects.is_empty() || decider(p, t) == side {
+        return Vec::new();
+    }
+    p.standing_moves(side)
+}
+
+/// Validate an interjection by `side` (see [`interjections`]), with the reason if it is refused.
+pub fn check_interjection(p: Position, side: Side, m: &Move) -> Result<(), Illegal> {
+    let Some(t) = p.st.stack.last().filter(|t| t.is_decision()) else {
+        return Err(Illegal::new("no decision is pending", "§4.5"));
+    };
+    let decider = decider(p, t);
+    if decider == side {
+        return Err(Illegal::new(format!("the {side} is deciding: play this as a move of its decision, not as an interjection"), "§4.5"));
+    }
+    if is_standing_for(p, side, m) {
+        return Ok(());
+    }
+    let allowed: Vec<String> = interjections(p, side).iter().map(|m| p.move_text(m)).collect();
+    let instead = if allowed.is_empty() {
+        "none is open now: wait for your own decision".to_string()
+    } else {
+        format!("open now: {}", allowed.join(", "))
+    };
+    Err(Illegal::new(
+        format!(
+            "it is the {decider}'s decision: while the other side decides, the {side} may make only a move an effect in play allows \"at any time\" ({instead})"
+        ),
+        "§4.5, card text",
+    ))
+}
+
+/// Apply a checked interjection by `side`: the effect carries it out and the pending decision
+/// stays (its legal moves are listed anew, since the position changed).
+pub fn apply_interjection(ctx: &mut Ctx, side: Side, m: &Move) {
+    let Some(top) = ctx.st.stack.last() else { return };
+    let decider = decider(ctx.pos(), top);
+    if ctx.logging {
+        ctx.log(format!("The {side} interjects while the {decider} decides (an \"at any time\" move)"));
+    }
+    apply_standing(ctx, side, m);
+}
+
+/// A standing move of `side`, carried out by the effect that offers it.
+fn apply_standing(ctx: &mut Ctx, side: Side, m: &Move) {
+    if let Move::Cancel { card, .. } = m {
+        let effect = ctx.st.effect(*card).copied();
+        if let (Some(e), Some(h)) = (effect, ctx.rules.get_lasting(*card)) {
+            h.apply_standing(ctx, &e, side, m);
+        }
+    }
 }
 
 /// The one validation path; `explain` only decides whether rejection messages are composed.
@@ -179,12 +242,7 @@ pub fn apply(ctx: &mut Ctx, m: &Move) {
     }
     if is_standing(ctx.pos(), top, m) {
         let side = decider(ctx.pos(), top);
-        if let Move::Cancel { card, .. } = m {
-            let effect = ctx.st.effect(*card).copied();
-            if let (Some(e), Some(h)) = (effect, ctx.rules.get_lasting(*card)) {
-                h.apply_standing(ctx, &e, side, m);
-            }
-        }
+        apply_standing(ctx, side, m);
         return;
     }
     let Some(t) = ctx.st.stack.pop() else { return };

@@ -148,6 +148,42 @@ impl Game {
 
     fn play_with(&mut self, m: &Move, logging: bool) -> Result<Report, PlayError> {
         self.check(m)?;
+        self.apply_checked(m, logging, |ctx, m| flow::apply(ctx, m))
+    }
+
+    /// The standing moves `side` may make now while another side decides: interjections
+    /// ("at any time": cancelling the Cuban Missile Crisis during the opponent's round). Empty
+    /// for the deciding side, whose standing moves are among its legal moves.
+    pub fn interjections(&self, side: Side) -> Vec<Move> {
+        flow::interjections(self.pos(), side)
+    }
+
+    /// Make an interjection as `side` (see [`Game::interjections`]): validated like any move, a
+    /// refused one changes nothing; the pending decision stays with the side deciding.
+    pub fn interject(&mut self, side: Side, m: &Move) -> Result<Report, PlayError> {
+        if let Some(o) = self.state.outcome {
+            return Err(PlayError::GameOver(o));
+        }
+        let p = self.pos();
+        if !m.well_formed(p.cards()) {
+            return Err(PlayError::Illegal { action: p.move_text(m), why: crate::error::Illegal::new("no such card or country", "§2") });
+        }
+        flow::check_interjection(p, side, m).map_err(|why| PlayError::Illegal { action: p.move_text(m), why })?;
+        self.apply_checked(m, true, |ctx, m| flow::apply_interjection(ctx, side, m))
+    }
+
+    /// A move by `side`: its decision's move if it is deciding, otherwise an interjection. The
+    /// one entry point for a seat that may act out of turn (the store, the server, fixtures).
+    pub fn play_as(&mut self, side: Side, m: &Move) -> Result<Report, PlayError> {
+        if self.to_move() == Some(side) || self.state.outcome.is_some() {
+            self.play(m)
+        } else {
+            self.interject(side, m)
+        }
+    }
+
+    /// Apply a validated move (by `apply`) and run to the next decision.
+    fn apply_checked(&mut self, m: &Move, logging: bool, apply: impl FnOnce(&mut Ctx, &Move)) -> Result<Report, PlayError> {
         let mut report = Report::default();
         // A validated move can fail only if scripted randomness runs out: then it is applied
         // to a copy, kept only on success. Seeded randomness never runs out: apply in place.
@@ -157,7 +193,7 @@ impl Game {
             let st = copy.as_mut().unwrap_or(&mut self.state);
             let mut ctx = Ctx::new(&self.rules, st, &mut report);
             ctx.logging = logging;
-            flow::apply(&mut ctx, m);
+            apply(&mut ctx, m);
             flow::run(&mut ctx);
             if let Some(why) = ctx.exhausted.take() {
                 return Err(PlayError::Randomness { action: self.pos().move_text(m), why });

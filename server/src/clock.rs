@@ -1,6 +1,7 @@
 //! The chess clock (a game option of the server, as online ladders play): each side has a total
 //! time; it runs on the deciding side. It is read from the saved game alone: the time of each
-//! move is the time since the move before it, charged to the side that made it, so every
+//! move is the time since the move before it, charged to the side that was deciding (the side
+//! that made it, except for an interjection "at any time"), so every
 //! replay of the record gives the same clock. The game's first move is not timed (the players
 //! are still arriving: the links were just shared); the clock starts with it. Wall time counts,
 //! also while the server was down. A side whose time runs out loses: the server stores `lose on
@@ -32,10 +33,12 @@ impl Clock {
         let mut used = [0i64; 2];
         // Until the first move, nobody's time runs.
         let mut prev: Option<DateTime<Utc>> = None;
-        for r in s.rows() {
+        for (r, deciding) in s.rows().iter().zip(s.deciding()) {
             let at = parse(&r.at);
+            // The side that was deciding: an interjection (a move "at any time" by the other
+            // side) does not charge the interjecting side for the decider's thinking.
             if let (Some(p), Some(a)) = (prev, at) {
-                used[r.side.idx()] += (a - p).num_milliseconds().max(0);
+                used[deciding.idx()] += (a - p).num_milliseconds().max(0);
             }
             prev = at.or(prev);
         }

@@ -171,7 +171,11 @@ impl Room {
         self.flag_if_due();
         let result = self.with_session(|s| {
             match s.game().to_move() {
-                Some(d) if d != side => return Err(MoveError::Conflict(format!("it is the {d}'s decision, not the {side}'s"))),
+                // Out of turn only an interjection ("at any time") is open: a stale or mistaken
+                // move is a conflict, as before.
+                Some(d) if d != side && !is_interjection(s, side, text) => {
+                    return Err(MoveError::Conflict(format!("it is the {d}'s decision, not the {side}'s")))
+                }
                 None => {
                     return Err(MoveError::Refused(match s.game().outcome() {
                         Some(o) => format!("the game is over ({o})"),
@@ -371,4 +375,9 @@ impl Hub {
             r.close_all("no move for the idle timeout: the game was unloaded; reconnect to resume");
         }
     }
+}
+
+/// Is `text` one of the interjections `side` may make now?
+fn is_interjection(s: &Session, side: arbiter_engine::Side, text: &str) -> bool {
+    s.game().parse(text).is_ok_and(|m| s.game().interjections(side).contains(&m))
 }

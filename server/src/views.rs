@@ -24,6 +24,8 @@ pub fn moves(s: &Session, seat: Seat) -> Value {
         "yours": yours,
         "prompt": view.prompt,
         "moves": if yours { d.map(|d| d.moves.iter().map(|m| g.move_text(m)).collect::<Vec<_>>()).unwrap_or_default() } else { Vec::new() },
+        // Moves this seat may make now although another seat decides ("at any time").
+        "interjections": seat.side().map(|side| g.interjections(side).iter().map(|m| g.move_text(m)).collect::<Vec<_>>()).unwrap_or_default(),
         "outcome": g.outcome(),
     })
 }

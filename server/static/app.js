@@ -782,10 +782,35 @@
         );
         box.appendChild(b);
       }
+      // Moves an effect allows "at any time", open while the other seat decides (cancelling
+      // the Cuban Missile Crisis during the opponent's round): buttons of their own, asked to
+      // confirm, since they act in the other side's turn.
+      const interjections = !yours && !outcome && moves && Array.isArray(moves.interjections) ? moves.interjections : [];
+      if (interjections.length) {
+        box.appendChild(el("div", { class: "interject-head" }, "At any time, while the " + sideName(moves.to_move) + " decides:"));
+        for (const t of interjections) {
+          box.appendChild(
+            el(
+              "button",
+              {
+                type: "button",
+                class: "move v-interject",
+                "data-move": t,
+                "data-interjection": "true",
+                disabled: pending ? true : null,
+                onclick: function () {
+                  if (window.confirm("Interject now, during the " + sideName(moves.to_move) + "'s decision: " + t + "?")) sendMove(t);
+                },
+              },
+              t
+            )
+          );
+        }
+      }
       let count;
       if (outcome) count = "";
       else if (pending) count = "Sent: " + pending + " … waiting for the referee";
-      else if (!yours) count = seat === "observer" ? "You are observing: no moves." : "Not your decision.";
+      else if (!yours) count = seat === "observer" ? "You are observing: no moves." : interjections.length ? "Not your decision; you may interject." : "Not your decision.";
       else if (shown.length === all.length) count = all.length + (all.length === 1 ? " move" : " moves");
       else count = shown.length + " of " + all.length + " moves" + (shown.length === 0 ? " (none matches: clear the filter)" : "");
       $("moves-count").textContent = count;

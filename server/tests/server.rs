@@ -487,3 +487,64 @@ async fn a_headline_kept_secret_is_named_to_the_other_seat_once_revealed() {
     let revealed = until_move(&mut us, n + 2).await.pop().unwrap();
     assert_eq!(revealed["previous"], json!({ "seq": n + 1, "text": ussr_choice }), "the USSR's headline, now revealed");
 }
+
+/// "At any time" (Cuban Missile Crisis): a seat that is not deciding sees the moves it may
+/// interject in its `moves` answer, makes one over HTTP, and every seat is told; the decision
+/// stays where it was. Any other out-of-turn move is still a conflict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_interjects_while_the_other_decides() {
+    // Find, in the referee's own games, random moves that reach an interjection.
+    let options = Options { optional_cards: true, us_bonus: 2 };
+    let (seed, prefix, interjector, interjection) = (0..400u64)
+        .find_map(|seed| {
+            let (mut g, _) = Game::new(arbiter_cards::ruleset(), options, Randomness::seeded(seed));
+            let mut x = seed;
+            let mut moves = Vec::new();
+            while g.outcome().is_none() {
+                let d = g.decision().unwrap();
+                if let Some(m) = g.interjections(d.side.opponent()).first() {
+                    return Some((seed, moves, d.side.opponent(), g.move_text(m)));
+                }
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let m = d.moves[(x >> 33) as usize % d.moves.len()].clone();
+                moves.push((d.side, g.move_text(&m)));
+                g.play(&m).unwrap();
+            }
+            None
+        })
+        .expect("an interjection in 400 random games");
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let g = create(&http, &base, json!({ "seed": seed, "optional_cards": true })).await;
+    let token = |side: Side| g.tokens[side.idx()].clone();
+    let post = |t: String, m: String| http.post(format!("{base}/api/games/{}/moves?token={t}", g.id)).body(json!({ "move": m }).to_string()).send();
+    for (side, text) in &prefix {
+        assert_eq!(post(token(*side), text.clone()).await.unwrap().status(), 200, "{text}");
+    }
+    let decider = interjector.opponent();
+    let moves_of = |t: String| {
+        let (http, base, id) = (http.clone(), base.clone(), g.id.clone());
+        async move { http.get(format!("{base}/api/games/{id}/moves?token={t}")).send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let mine = moves_of(token(interjector)).await;
+    assert_eq!(mine["yours"], false);
+    assert!(mine["interjections"].as_array().unwrap().contains(&json!(interjection)), "{mine}");
+    assert_eq!(moves_of(token(decider)).await["interjections"], json!([]), "the deciding seat's own are among its moves");
+    assert_eq!(moves_of(g.tokens[2].clone()).await["interjections"], json!([]), "the observer has none");
+    // Another out-of-turn move is a conflict; the interjection is accepted.
+    let decider_move = moves_of(token(decider)).await["moves"][0].as_str().unwrap().to_string();
+    assert_eq!(post(token(interjector), decider_move).await.unwrap().status(), 409);
+    let mut watcher = connect(srv.addr, &g.id, &g.tokens[2]).await;
+    let n = next(&mut watcher).await["state"]["seq"].as_u64().unwrap();
+    let r = post(token(interjector), interjection.clone()).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let told = until_move(&mut watcher, n + 1).await.pop().unwrap();
+    assert_eq!(told["side"], json!(interjector));
+    assert_eq!(told["text"], json!(interjection));
+    assert!(strings(&told["log"]).contains(&format!("The {interjector} interjects while the {decider} decides")), "{told}");
+    assert_eq!(told["moves"]["to_move"], json!(decider), "the decision stays");
+    let after = moves_of(token(interjector)).await;
+    assert_eq!(after["interjections"], json!([]), "the Crisis is cancelled: nothing more to interject");
+}

@@ -9,13 +9,16 @@ pub struct Replay {
     rows: Vec<EventRow>,
     game: Game,
     next: usize,
+    /// The side deciding when each replayed row was made: the row's own side, except for an
+    /// interjection (a move "at any time" while the other side decides).
+    deciding: Vec<arbiter_engine::Side>,
 }
 
 impl Replay {
     /// Start a replay: rebuild the game's creation and check it against the header.
     pub fn new(header: GameHeader, rows: Vec<EventRow>) -> Result<Replay, ReplayError> {
         let (game, report) = Game::new(arbiter_cards::ruleset(), header.options, Randomness::seeded(header.seed));
-        let r = Replay { header, rows, game, next: 0 };
+        let r = Replay { header, rows, game, next: 0, deciding: Vec::new() };
         let actual = Record::new(&report, r.game.hash64());
         r.compare(0, "", &r.header.setup, &actual)?;
         Ok(r)
@@ -29,6 +32,10 @@ impl Replay {
     }
     pub fn into_game(self) -> Game {
         self.game
+    }
+    /// The game and, for each replayed row, the side that was deciding when it was made.
+    pub fn into_parts(self) -> (Game, Vec<arbiter_engine::Side>) {
+        (self.game, self.deciding)
     }
     pub fn rows(&self) -> &[EventRow] {
         &self.rows
@@ -102,7 +109,9 @@ impl Replay {
         let m: Move = serde_json::from_str(&row.move_json)
             .map_err(|_| self.diverged(row.seq, &row.move_text, "readable move", "a move this engine reads", "a move it cannot read"))?;
         let decider = self.game.to_move();
-        if decider != Some(row.side) {
+        // A row of the side not deciding is an interjection (an "at any time" move).
+        let interjection = decider.is_some() && decider != Some(row.side) && self.game.interjections(row.side).contains(&m);
+        if decider != Some(row.side) && !interjection {
             return Err(self.diverged(
                 row.seq,
                 &row.move_text,
@@ -115,9 +124,10 @@ impl Replay {
         if canonical != row.move_text {
             return Err(self.diverged(row.seq, &row.move_text, "move text", &row.move_text, &canonical));
         }
-        let report = self.game.play(&m).map_err(|e| self.diverged(row.seq, &row.move_text, "move accepted", "accepted", e))?;
+        let report = self.game.play_as(row.side, &m).map_err(|e| self.diverged(row.seq, &row.move_text, "move accepted", "accepted", e))?;
         let actual = Record::new(&report, self.game.hash64());
         self.compare(row.seq, &row.move_text, &row.record, &actual)?;
+        self.deciding.push(decider.unwrap_or(row.side));
         self.next += 1;
         Ok(self.rows.get(self.next - 1))
     }

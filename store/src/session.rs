@@ -10,6 +10,8 @@ pub struct Session<S: EventStore = SqliteStore> {
     header: GameHeader,
     rows: Vec<EventRow>,
     game: Game,
+    /// For each row, the side that was deciding when it was made (see [`Session::deciding`]).
+    deciding: Vec<Side>,
     /// The store's head when the rows were read: another process wrote if it differs.
     head: (u64, String),
 }
@@ -32,7 +34,7 @@ impl Session<SqliteStore> {
         };
         let store = SqliteStore::create(path, &header)?;
         let head = crate::chain::head(&header, &[]);
-        Ok(Session { store, header, rows: Vec::new(), game, head })
+        Ok(Session { store, header, rows: Vec::new(), game, deciding: Vec::new(), head })
     }
 
     /// Open a game file, replaying and verifying every move.
@@ -49,7 +51,8 @@ impl<S: EventStore> Session<S> {
         let head = crate::chain::head(&header, &rows);
         let mut replay = Replay::new(header.clone(), rows.clone())?;
         replay.run_to(None)?;
-        Ok(Session { store, header, rows, game: replay.into_game(), head })
+        let (game, deciding) = replay.into_parts();
+        Ok(Session { store, header, rows, game, deciding, head })
     }
 
     /// Under the write lock: if another process wrote since this session read the file, read
@@ -65,7 +68,7 @@ impl<S: EventStore> Session<S> {
         self.head = crate::chain::head(&header, &rows);
         self.header = header;
         self.rows = rows;
-        self.game = replay.into_game();
+        (self.game, self.deciding) = replay.into_parts();
         Ok(())
     }
 
@@ -95,6 +98,12 @@ impl<S: EventStore> Session<S> {
         &self.rows
     }
     /// The number of moves recorded.
+    /// For each row, the side that was deciding when it was made: the row's own side, except
+    /// for an interjection (a move "at any time" while the other side decided). A chess clock
+    /// charges the time before a row to this side.
+    pub fn deciding(&self) -> &[Side] {
+        &self.deciding
+    }
     pub fn seq(&self) -> u64 {
         self.rows.len() as u64
     }
@@ -112,6 +121,7 @@ impl<S: EventStore> Session<S> {
             Ok((row, next, report))
         })?;
         self.head = (row.seq, crate::chain::extend(&self.head.1, &row));
+        self.deciding.push(self.game.to_move().unwrap_or(row.side));
         self.game = next;
         self.rows.push(row);
         Ok((self.rows.last().expect("just pushed"), report))
@@ -123,20 +133,18 @@ impl<S: EventStore> Session<S> {
         let shown: String = text.trim().chars().take(60).collect();
         let shown = if shown.len() < text.trim().len() { format!("{shown}…") } else { shown };
         let text_for_errors = shown.as_str();
-        let side = match (self.game.to_move(), self.game.outcome()) {
+        let decider = match (self.game.to_move(), self.game.outcome()) {
             (_, Some(o)) => return Err(SessionError::Rejected(format!("cannot {}: the game is over ({o})", text_for_errors))),
             (None, None) => return Err(SessionError::Rejected(format!("cannot {}: no decision is pending", text_for_errors))),
             (Some(s), None) => s,
         };
-        if let Some(a) = as_side {
-            if a != side {
-                return Err(SessionError::Rejected(format!("cannot {}: it is the {side}'s decision, not the {a}'s", text_for_errors)));
-            }
-        }
+        // A side that is not deciding may only interject (a move an effect allows "at any
+        // time"); the engine judges that and says what is open.
+        let side = as_side.unwrap_or(decider);
         let m = self.game.parse(text).map_err(|e| SessionError::Rejected(format!("cannot read {:?}: {e}", text_for_errors)))?;
         let move_text = self.game.move_text(&m);
         let mut next = self.game.clone();
-        let report = next.play(&m).map_err(|e| SessionError::Rejected(e.to_string()))?;
+        let report = next.play_as(side, &m).map_err(|e| SessionError::Rejected(e.to_string()))?;
         let row = EventRow {
             seq: self.seq() + 1,
             at: now(),
@@ -196,6 +204,7 @@ impl<S: EventStore> Session<S> {
             Ok((last, replay.into_game()))
         })?;
         self.rows.pop();
+        self.deciding.pop();
         self.game = game;
         self.head = crate::chain::head(&self.header, &self.rows);
         Ok(last)

@@ -63,6 +63,58 @@ fn two_hundred_random_games_replay_to_identical_hashes() {
     }
 }
 
+/// An interjection ("at any time": cancelling the Cuban Missile Crisis) while the other side
+/// decides is a row of the interjecting side; the decision stays, and the file replays.
+#[test]
+fn interjections_are_stored_as_rows_of_their_side_and_replay() {
+    let dir = tmp();
+    let mut made = 0;
+    for seed in 0..300u64 {
+        let path = dir.path().join(format!("{seed}.arbiter"));
+        let mut s = Session::create(&path, seed, Options::default()).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        while s.game().outcome().is_none() {
+            let decider = s.game().to_move().expect("a decision");
+            let other = decider.opponent();
+            let open = s.game().interjections(other);
+            if let Some(m) = open.first() {
+                let text = s.game().move_text(m);
+                let before = s.game().decision().map(|d| d.side);
+                let (row, _) = s.play(&text, Some(other)).unwrap_or_else(|e| panic!("seed {seed}: {text}: {e}"));
+                assert_eq!(row.side, other, "the row is the interjecting side's");
+                assert!(row.record.public_log.contains(&format!("The {other} interjects while the {decider} decides")), "{:?}", row.record.public_log);
+                assert_eq!(s.game().decision().map(|d| d.side), before, "the decision stays with the side deciding");
+                // Only the side deciding may undo, and not the other side's interjection.
+                assert!(s.undo_check().is_err());
+                made += 1;
+                continue;
+            }
+            let m = random_move(s.game(), &mut rng);
+            s.play(&m, None).unwrap_or_else(|e| panic!("seed {seed}: {m}: {e}"));
+        }
+        let reopened = Session::open(&path).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert_eq!(reopened.game().hash64(), s.game().hash64());
+        if made >= 3 {
+            return;
+        }
+    }
+    panic!("only {made} interjections in 300 random games: the test no longer exercises them");
+}
+
+/// A move out of turn that no effect allows is refused, naming whose decision it is.
+#[test]
+fn a_move_out_of_turn_is_refused_unless_it_is_an_interjection() {
+    let dir = tmp();
+    let mut s = Session::create(&dir.path().join("g.arbiter"), 1, Options::default()).unwrap();
+    let decider = s.game().to_move().unwrap();
+    let other = decider.opponent();
+    let text = s.game().move_text(&s.game().legal_moves()[0]);
+    let e = s.play(&text, Some(other)).unwrap_err().to_string();
+    assert!(e.contains(&format!("it is the {decider}'s decision")), "{e}");
+    assert!(e.contains("none is open now"), "{e}");
+    assert_eq!(s.rows().len(), 0);
+}
+
 fn game_with_moves(dir: &Path, n: usize) -> PathBuf {
     let path = dir.join("t.arbiter");
     let mut s = Session::create(&path, 7, Options::default()).unwrap();
