@@ -59,7 +59,8 @@ enum Command {
         file: PathBuf,
         #[arg(required = true)]
         moves: Vec<String>,
-        /// Fail unless this side is to decide.
+        /// Move as this side: its decision's moves, or, while the other side decides, an
+        /// interjection (a move allowed "at any time", e.g. cancelling the Cuban Missile Crisis).
         #[arg(long = "as")]
         as_side: Option<SideArg>,
     },
@@ -277,12 +278,23 @@ fn run(cmd: Command) -> Result<(), Failure> {
                     "to_move": d.as_ref().map(|d| d.side),
                     "prompt": d.as_ref().map(|d| d.prompt.clone()),
                     "moves": d.as_ref().map(|d| d.moves.iter().map(|m| g.move_text(m)).collect::<Vec<_>>()).unwrap_or_default(),
+                    // What the side not deciding may make now ("at any time"), by side.
+                    "interjections": {
+                        "us": g.interjections(Side::Us).iter().map(|m| g.move_text(m)).collect::<Vec<_>>(),
+                        "ussr": g.interjections(Side::Ussr).iter().map(|m| g.move_text(m)).collect::<Vec<_>>(),
+                    },
                     "outcome": g.outcome(),
                 });
                 say!("{}", json(&v));
             } else if let Some(d) = d {
                 for m in &d.moves {
                     say!("{}", g.move_text(m));
+                }
+                // Standard output stays one legal move a line; the interjections open to the
+                // other side are a note on standard error (all of them: `--json`).
+                let other = d.side.opponent();
+                for m in g.interjections(other) {
+                    eprintln!("the {other} may interject: {} (arbiter move FILE --as {} …)", g.move_text(&m), other.to_string().to_lowercase());
                 }
             }
             Ok(())

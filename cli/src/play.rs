@@ -34,6 +34,8 @@ Other commands:
   card NAME        what a card does (its event in the project's words)
   odds coup NAME   the chance and expected result of a coup (also: odds realign NAME)
   log [N]          the last N log lines you may see (default 20)
+  interject [N]    the side not deciding makes a move allowed 'at any time' (cancelling
+                   the Cuban Missile Crisis): alone, lists them; with a number, makes it
   resign           concede the game (asks first)
   undo             take back your last move (not past a die roll, a draw, a reveal
                    or the other side's move)
@@ -163,6 +165,38 @@ fn run_lines(mut session: Session, path: &Path) -> Result<(), Failure> {
                     say!("  {l}");
                 }
             }
+            "interject" => {
+                // The other player, beside the keyboard, makes a move "at any time": public,
+                // so nothing secret of the deciding side is shown.
+                let other = d.side.opponent();
+                let open: Vec<String> = game.interjections(other).iter().map(|m| game.move_text(m)).collect();
+                if open.is_empty() {
+                    say!("The {other} has no move it may make now while the {} decides.", d.side);
+                    continue;
+                }
+                let chosen = match rest.parse::<usize>() {
+                    Ok(i) if (1..=open.len()).contains(&i) => open[i - 1].clone(),
+                    _ if !rest.is_empty() && rest.parse::<usize>().is_err() => rest.to_string(),
+                    _ => {
+                        say!("The {other} may interject now, while the {} decides:", d.side);
+                        for (i, m) in open.iter().enumerate() {
+                            say!("  {:>3}. {m}", i + 1);
+                        }
+                        say!("Type `interject N` to make one as the {other}.");
+                        continue;
+                    }
+                };
+                match session.play(&chosen, Some(other)) {
+                    Ok((_, report)) => {
+                        for l in report.lines_for(None) {
+                            say!("  {l}");
+                        }
+                        show_decision(session.game(), &style);
+                    }
+                    Err(SessionError::Rejected(m)) => say!("{m}"),
+                    Err(e) => return Err(e.into()),
+                }
+            }
             "undo" => match session.undo() {
                 Ok(row) => {
                     say!("Undone: {}", row.move_text);
@@ -232,6 +266,10 @@ fn show_decision(game: &Game, style: &Style) {
     say!("{}", d.prompt);
     for (i, m) in d.moves.iter().enumerate() {
         say!("  {:>3}. {}", i + 1, game.move_text(m));
+    }
+    let other = d.side.opponent();
+    if !game.interjections(other).is_empty() {
+        say!("(The {other} may interject now, a move allowed \"at any time\": `interject` lists it.)");
     }
 }
 

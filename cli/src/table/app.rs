@@ -19,6 +19,11 @@ pub enum Screen {
     /// The side that just moved reads what its move did, and may still undo it (when the
     /// rules of undo allow) before the keyboard changes hands.
     EndOfRound { side: Side, can_undo: bool },
+    /// The side not deciding asks to interject (a move "at any time"): the keyboard goes to
+    /// it first, nothing secret shown, only Enter goes on (Esc: back).
+    InterjectHandOver(Side),
+    /// The interjecting side at the keyboard, choosing among its interjections.
+    Interject { side: Side, selected: usize },
     /// Keys and commands.
     Help,
     /// The summary of a finished game.
@@ -82,9 +87,9 @@ impl App {
     /// The side whose eyes are on the screen now, if any (none during a hand-over).
     pub fn viewer(&self) -> Option<Side> {
         match self.screen {
-            Screen::HandOver(_) => None,
+            Screen::HandOver(_) | Screen::InterjectHandOver(_) => None,
             Screen::GameOver => None,
-            Screen::EndOfRound { side, .. } => Some(side),
+            Screen::EndOfRound { side, .. } | Screen::Interject { side, .. } => Some(side),
             _ => self.seated,
         }
     }
@@ -110,6 +115,43 @@ impl App {
                 words.iter().all(|w| t.contains(w.as_str()))
             })
             .collect()
+    }
+
+    /// The moves `side` may make now although the other side decides ("at any time":
+    /// cancelling the Cuban Missile Crisis), in notation.
+    pub fn interjections(&self, side: Side) -> Vec<String> {
+        self.game().interjections(side).iter().map(|m| self.game().move_text(m)).collect()
+    }
+
+    /// The side not deciding, if it may interject now.
+    pub fn may_interject(&self) -> Option<Side> {
+        let other = self.game().to_move()?.opponent();
+        (!self.game().interjections(other).is_empty()).then_some(other)
+    }
+
+    /// F4: the side not deciding interjects. At the end of its own round it has the keyboard
+    /// already; otherwise the keyboard goes to it first, the decider's hand hidden.
+    fn ask_interjection(&mut self) {
+        let Some(side) = self.may_interject() else {
+            let other = self.game().to_move().map(Side::opponent);
+            self.message = vec![match other {
+                Some(o) => format!("The {o} has no move it may make now while the other side decides (F4 is for \"at any time\" moves such as cancelling the Cuban Missile Crisis)."),
+                None => "No decision is pending.".into(),
+            }];
+            return;
+        };
+        self.screen = match self.screen {
+            Screen::EndOfRound { side: prev, .. } if prev == side => Screen::Interject { side, selected: 0 },
+            _ => Screen::InterjectHandOver(side),
+        };
+    }
+
+    /// Back from an interjection (made or not): the deciding side takes the keyboard again.
+    fn end_interjection(&mut self) {
+        self.seated = None;
+        self.input.clear();
+        self.selected = 0;
+        self.settle();
     }
 
     /// The highlighted move, if any.
@@ -144,6 +186,42 @@ impl App {
             return Ok(());
         }
         match self.screen.clone() {
+            Screen::HandOver(_) if k.code == KeyCode::F(4) => self.ask_interjection(),
+            Screen::EndOfRound { .. } if k.code == KeyCode::F(4) => self.ask_interjection(),
+            Screen::InterjectHandOver(side) => match k.code {
+                KeyCode::Enter => self.screen = Screen::Interject { side, selected: 0 },
+                KeyCode::Esc => self.end_interjection(),
+                _ => {}
+            },
+            Screen::Interject { side, selected } => {
+                let n = self.interjections(side).len();
+                match k.code {
+                    KeyCode::Up => self.screen = Screen::Interject { side, selected: selected.saturating_sub(1) },
+                    KeyCode::Down => self.screen = Screen::Interject { side, selected: (selected + 1).min(n.saturating_sub(1)) },
+                    KeyCode::Enter => match self.interjections(side).get(selected).cloned() {
+                        Some(text) => match self.session.play(&text, Some(side)) {
+                            Ok((_, report)) => {
+                                // Public lines only: the deciding side takes the keyboard next.
+                                self.message = report.lines_for(None).into_iter().map(String::from).collect();
+                                self.seen[side.idx()] = self.session.seq();
+                                self.end_interjection();
+                            }
+                            Err(SessionError::Rejected(m)) => {
+                                self.message = vec![m];
+                                self.end_interjection();
+                            }
+                            Err(e) => return Err(e),
+                        },
+                        // Nothing left to interject (the position changed): back to the decider.
+                        None => self.end_interjection(),
+                    },
+                    KeyCode::Esc => {
+                        self.message = vec![format!("The {side} did not interject.")];
+                        self.end_interjection();
+                    }
+                    _ => {}
+                }
+            }
             Screen::HandOver(side) => {
                 // Only Enter takes the keyboard; anything typed is discarded, never run.
                 if k.code == KeyCode::Enter {
@@ -220,6 +298,7 @@ impl App {
             KeyCode::PageUp => self.selected = self.selected.saturating_sub(8),
             KeyCode::PageDown => self.selected = (self.selected + 8).min(n.saturating_sub(1)),
             KeyCode::F(2) => self.toggle_log(),
+            KeyCode::F(4) => self.ask_interjection(),
             KeyCode::Left => self.region = (self.region + Region::ALL.len() - 1) % Region::ALL.len(),
             KeyCode::Right => self.region = (self.region + 1) % Region::ALL.len(),
             KeyCode::F(1) => self.screen = Screen::Help,

@@ -58,7 +58,28 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
         return;
     }
     match &app.screen {
-        Screen::HandOver(side) => return hand_over(f, app, *side, pal),
+        Screen::HandOver(side) => {
+            let mut lines = vec![
+                Line::from(Span::styled(format!("The {side} to decide."), pal.side(*side).add_modifier(Modifier::BOLD))),
+                Line::from(""),
+                Line::from(format!("Hand the keyboard to the {side} player, who presses Enter.")),
+                Line::from("(Anything else typed here is ignored. Ctrl-Q leaves; the game is saved.)"),
+            ];
+            if let Some(other) = app.may_interject() {
+                lines.push(Line::from(format!("F4: the {other} may interject first (a move allowed \"at any time\").")));
+            }
+            return hand_over(f, app, " Hand-over ", lines, pal);
+        }
+        Screen::InterjectHandOver(side) => {
+            let decider = side.opponent();
+            let lines = vec![
+                Line::from(Span::styled(format!("The {side} interjects."), pal.side(*side).add_modifier(Modifier::BOLD))),
+                Line::from(""),
+                Line::from(format!("While the {decider} decides, the {side} may make a move allowed \"at any time\".")),
+                Line::from(format!("Hand the keyboard to the {side} player, who presses Enter. Esc: back to the {decider}.")),
+            ];
+            return hand_over(f, app, " Interjection ", lines, pal);
+        }
         Screen::GameOver => return summary::draw(f, app, pal),
         _ => {}
     }
@@ -92,7 +113,22 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
             overlay(f, "Are you sure?", lines, area);
         }
         Screen::Help => overlay(f, "Keys", HELP.lines().map(Line::from).collect(), area),
-        _ => {}
+        Screen::Interject { side, selected } => {
+            let decider = side.opponent();
+            let mut lines = vec![Line::from(format!("While the {decider} decides, the {side} may now:")), Line::from("")];
+            for (i, m) in app.interjections(*side).iter().enumerate() {
+                let l = Line::from(format!("{:>3} {m}", i + 1));
+                lines.push(if i == *selected { l.style(Style::new().add_modifier(Modifier::REVERSED)) } else { l });
+            }
+            lines.push(Line::from(""));
+            lines.push(Line::from(format!("Enter: make it now   Up/Down: choose   Esc: back to the {decider}")));
+            overlay(f, &format!("Interjection: {side}"), lines, area);
+        }
+        Screen::HandOver(_)
+        | Screen::InterjectHandOver(_)
+        | Screen::GameOver
+        | Screen::Table
+        | Screen::EndOfRound { .. } => {}
     }
 }
 
@@ -108,6 +144,8 @@ Left/Right          the region the map starts with
 Ctrl-Z or `undo`    take back your last move (never past a die roll,
                     a draw, a reveal or the other side's move)
 F2 or `log`         the whole log in place of the map (PgUp/PgDn scroll)
+F4                  the side not deciding interjects: a move allowed 'at
+                    any time' (cancelling the Cuban Missile Crisis)
 F1 or `help`        this text     Ctrl-Q or `quit`  leave (saved)
 Marks: * battleground  W/E/B West, East, both Europe  S Southeast Asia
        U/R controlled by the US/USSR   hand: ops, side, era, * starred";
@@ -127,22 +165,17 @@ fn overlay(f: &mut Frame, title: &str, lines: Vec<Line>, area: Rect) {
     );
 }
 
-fn hand_over(f: &mut Frame, app: &App, side: Side, pal: Palette) {
+/// A screen while the keyboard changes hands: the public tracks and `lines`, nothing secret.
+fn hand_over(f: &mut Frame, app: &App, title: &str, lines: Vec<Line>, pal: Palette) {
     let area = f.area();
     let game = app.game();
     // The observer's view: the tracks are public; no hand, no secret headline.
     let view = game.view(None);
     let [top, rest] = Layout::vertical([Constraint::Length(3), Constraint::Min(0)]).areas(area);
     f.render_widget(Paragraph::new(tracks(&view, pal)), top);
-    let lines = vec![
-        Line::from(Span::styled(format!("The {side} to decide."), pal.side(side).add_modifier(Modifier::BOLD))),
-        Line::from(""),
-        Line::from(format!("Hand the keyboard to the {side} player, who presses Enter.")),
-        Line::from("(Anything else typed here is ignored. Ctrl-Q leaves; the game is saved.)"),
-    ];
-    let h = 6.min(rest.height);
+    let h = (lines.len() as u16 + 2).min(rest.height);
     let r = Rect { x: rest.x, y: rest.y + rest.height.saturating_sub(h) / 2, width: rest.width, height: h };
-    f.render_widget(Paragraph::new(lines).centered().block(Block::bordered().title(" Hand-over ")), r);
+    f.render_widget(Paragraph::new(lines).centered().block(Block::bordered().title(title)), r);
 }
 
 /// Turn and round, phasing side, DEFCON and what it closes, VP, military ops against the
@@ -464,6 +497,9 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
             } else {
                 "It revealed a die roll, a card or a choice: it cannot be taken back.   PgUp/PgDn: scroll the log."
             }));
+            if app.may_interject() == Some(side) {
+                lines.push(Line::from(format!("F4: interject now, while the {} decides (a move allowed \"at any time\").", d.side)));
+            }
         }
         f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
         return;
@@ -485,6 +521,7 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
             Span::raw(app.input.clone()),
             Span::styled("_", Style::new().add_modifier(Modifier::SLOW_BLINK)),
             Span::styled(format!("   {} of {} moves", moves.len(), d.moves.len()), pal.dim()),
+            Span::styled(app.may_interject().map(|o| format!("   F4: the {o} may interject")).unwrap_or_default(), pal.dim()),
         ])),
         input_area,
     );

@@ -61,6 +61,8 @@ fn advance(app: &mut App, until: impl Fn(&App) -> bool) {
             Screen::Confirm { .. } => key(app, KeyCode::Char('y')),
             Screen::Table => key(app, KeyCode::Enter),
             Screen::Help => key(app, KeyCode::Esc),
+            Screen::InterjectHandOver(_) => key(app, KeyCode::Enter),
+            Screen::Interject { .. } => key(app, KeyCode::Esc),
             Screen::GameOver => panic!("the game ended first"),
         }
     }
@@ -161,6 +163,8 @@ fn a_hand_over_or_an_end_of_round_never_shows_the_other_hand() {
                 }
                 Screen::Confirm { .. } => key(&mut a, KeyCode::Char('y')),
                 Screen::Help => key(&mut a, KeyCode::Esc),
+                // Never entered here: no key in this loop is F4.
+                Screen::InterjectHandOver(_) | Screen::Interject { .. } => panic!("an interjection screen without F4"),
                 Screen::GameOver => break,
             }
         }
@@ -314,4 +318,69 @@ fn a_card_name_typed_shows_what_the_card_does() {
     assert!(a.filtered().is_empty(), "no move names NATO during setup");
     let s = screen(&a, 120, 40);
     assert!(s.contains("NATO · 4 Ops · Early"), "{s}");
+}
+
+/// "At any time" at the table: F4 hands the keyboard to the side not deciding (nothing secret
+/// shown), which chooses among its interjections; the move is stored as its own, and the
+/// deciding side takes the keyboard back. Found in random games (the Cuban Missile Crisis).
+#[test]
+fn f4_lets_the_side_not_deciding_interject() {
+    for seed in 0..400u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = app(&dir, seed);
+        let mut x = seed;
+        while a.game().outcome().is_some() || a.may_interject().is_none() {
+            if a.game().outcome().is_some() {
+                break;
+            }
+            match a.screen.clone() {
+                Screen::Table => play_random(&mut a, &mut x),
+                Screen::Confirm { .. } => key(&mut a, KeyCode::Char('y')),
+                _ => key(&mut a, KeyCode::Enter),
+            }
+        }
+        let Some(other) = a.may_interject() else { continue };
+        // At the decider's table (or after a hand-over to it).
+        while a.screen != Screen::Table {
+            key(&mut a, KeyCode::Enter);
+        }
+        let decider = other.opponent();
+        assert_eq!(a.seated, Some(decider));
+        assert!(screen(&a, 120, 40).contains(&format!("F4: the {other} may interject")), "{}", screen(&a, 120, 40));
+        key(&mut a, KeyCode::F(4));
+        assert_eq!(a.screen, Screen::InterjectHandOver(other));
+        let s = screen(&a, 120, 40);
+        let leaked: Vec<_> = hand_only(&a, decider).into_iter().filter(|c| s.contains(c.as_str())).collect();
+        assert!(leaked.is_empty(), "the interjection hand-over shows {leaked:?}:\n{s}");
+        key(&mut a, KeyCode::Enter);
+        assert_eq!(a.screen, Screen::Interject { side: other, selected: 0 });
+        let open = a.interjections(other);
+        let s = screen(&a, 120, 40);
+        assert!(s.contains(&open[0]), "the interjection is listed:\n{s}");
+        let leaked: Vec<_> = hand_only(&a, decider).into_iter().filter(|c| s.contains(c.as_str())).collect();
+        assert!(leaked.is_empty(), "the interjection screen shows {leaked:?}:\n{s}");
+        let rows = a.session.rows().len();
+        key(&mut a, KeyCode::Enter);
+        assert_eq!(a.session.rows().len(), rows + 1);
+        let row = a.session.rows().last().unwrap();
+        assert_eq!((row.side, row.move_text.as_str()), (other, open[0].as_str()));
+        assert_eq!(a.game().to_move(), Some(decider), "the decision stays");
+        assert_eq!(a.screen, Screen::HandOver(decider), "the deciding side takes the keyboard back");
+        // The decider sees it among the news.
+        key(&mut a, KeyCode::Enter);
+        assert_eq!(a.screen, Screen::Table);
+        return;
+    }
+    panic!("no interjection in 400 random games");
+}
+
+/// F4 with nothing to interject says so and changes nothing.
+#[test]
+fn f4_without_an_interjection_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(&dir, 7);
+    advance(&mut a, at_headline);
+    key(&mut a, KeyCode::F(4));
+    assert_eq!(a.screen, Screen::Table);
+    assert!(a.message[0].contains("has no move it may make now"), "{:?}", a.message);
 }
