@@ -499,13 +499,26 @@ pub struct Count {
 
 /// An event whose VP depend on the position when it resolves (Kitchen Debates, Alliance for
 /// Progress, OPEC, Arms Race). The log shows the count that decided.
+///
+/// `conditional`: the card's text makes the VP a condition ("*If* the US controls more
+/// battlegrounds…": Kitchen Debates, Arms Race): with no VP due, the event has no effect and
+/// the card is discarded, not removed (§5.2, the one ruling for conditions in the text,
+/// ARCHITECTURE.md). Otherwise a count of zero is an event with nothing to do, which still
+/// counts (Alliance for Progress with no battleground, §5.2 example; OPEC).
 pub struct VpFromCount {
     pub card: CardId,
     pub count: fn(Position, Side) -> Count,
+    pub conditional: bool,
 }
 
 impl CardEvent for VpFromCount {
     type Step = NoStep;
+    fn condition(&self, p: Position, side: Side) -> Result<(), arbiter_engine::error::Illegal> {
+        match (self.conditional, (self.count)(p, side)) {
+            (true, Count { vp: 0, why }) => Err(arbiter_engine::error::Illegal::new(format!("the condition is not met ({why})"), self.card.cite())),
+            _ => Ok(()),
+        }
+    }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         let Count { vp, why } = (self.count)(ctx.pos(), side);
         log!(ctx, "{}: {why}: {side} +{vp} VP", ctx.card_name(self.card));

@@ -262,8 +262,10 @@ pub enum ScoringTime {
 pub enum ScoringModifier {
     /// `country` counts as a battleground, when `side` controls it (Formosan Resolution).
     ExtraBattleground { source: CardId, country: CountryId, side: Side },
-    /// One battleground controlled by `side` is not counted for it (Shuttle Diplomacy).
-    IgnoreBattleground { source: CardId, side: Side },
+    /// `country`, when `side` controls it, is not counted for `side` at all: not as a country,
+    /// not as a battleground, not for its adjacency to the enemy superpower (Shuttle
+    /// Diplomacy, FAQ).
+    IgnoreCountry { source: CardId, side: Side, country: CountryId },
 }
 
 /// What an effect in play does. Every method has a neutral default.

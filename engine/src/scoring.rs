@@ -53,6 +53,12 @@ pub fn score(p: Position, r: Region, when: ScoringTime) -> RegionScore {
     score_with(p, r, &mods)
 }
 
+/// Score a region with the given scoring modifiers (an effect weighing a choice it offers:
+/// which battleground Shuttle Diplomacy ignores).
+pub fn score_with_modifiers(p: Position, r: Region, mods: &[ScoringModifier]) -> RegionScore {
+    score_with(p, r, mods)
+}
+
 /// Each side's level in a region as the map stands, outside any scoring (Summit counts the
 /// regions each side dominates or controls; scoring modifiers apply to scoring only).
 pub fn levels_now(p: Position, r: Region) -> [Level; 2] {
@@ -81,28 +87,23 @@ fn score_with(p: Position, r: Region, mods: &[ScoringModifier]) -> RegionScore {
             }
         }
     }
+    // A country ignored for a side contributes nothing to it: not its count, not its
+    // battleground, not its adjacency bonus (Shuttle Diplomacy, FAQ).
+    for m in mods {
+        if let ScoringModifier::IgnoreCountry { source, side, country } = *m {
+            let i = side.idx();
+            if controlled[i] & country.bit() != 0 {
+                controlled[i] &= !country.bit();
+                let what = if bgs & country.bit() != 0 { "one battleground is" } else { "one country is" };
+                notes[i].push(format!("{what} not counted ({})", p.cards().name(source)));
+            }
+        }
+    }
     let mut countries = [0u32; 2];
     let mut battlegrounds = [0u32; 2];
     for s in Side::BOTH {
         countries[s.idx()] = controlled[s.idx()].count_ones();
         battlegrounds[s.idx()] = (controlled[s.idx()] & bgs).count_ones();
-    }
-    // One controlled battleground subtracted from a side's totals: its country and battleground
-    // counts for every level, and the battleground VP. The adjacency bonus stays (no ruling ties
-    // the subtraction to a particular country; see ARCHITECTURE.md, Rulings).
-    let mut ignored = [0u32; 2];
-    for m in mods {
-        if let ScoringModifier::IgnoreBattleground { source, side } = *m {
-            let i = side.idx();
-            if battlegrounds[i] > ignored[i] {
-                ignored[i] += 1;
-                notes[i].push(format!("one battleground is not counted ({})", p.cards().name(source)));
-            }
-        }
-    }
-    for s in Side::BOTH {
-        countries[s.idx()] -= ignored[s.idx()];
-        battlegrounds[s.idx()] -= ignored[s.idx()];
     }
     let mut out = RegionScore { region: r, level: [Level::None; 2], vp: [0; 2], detail: [String::new(), String::new()] };
     for s in Side::BOTH {
@@ -132,9 +133,7 @@ fn score_with(p: Position, r: Region, mods: &[ScoringModifier]) -> RegionScore {
         out.level[i] = level;
         out.vp[i] = base + battlegrounds[i] as i32 + adjacent.len() as i32;
         let mut d = format!("{level:?} {base}");
-        if battlegrounds[i] > 0 && ignored[i] > 0 {
-            d.push_str(&format!(" + {} battleground (of {}: {} not counted)", battlegrounds[i], bg_names.join(", "), ignored[i]));
-        } else if battlegrounds[i] > 0 {
+        if battlegrounds[i] > 0 {
             d.push_str(&format!(" + {} battleground ({})", battlegrounds[i], bg_names.join(", ")));
         }
         if !adjacent.is_empty() {

@@ -1,12 +1,14 @@
 //! Events whose VP depend on a count made when they resolve (`shapes::VpFromCount`); the log
 //! shows the count that decided.
 //!
-//! - Kitchen Debates (#48): 2 VP to the US if it controls more battlegrounds than the USSR.
+//! - Kitchen Debates (#48): 2 VP to the US if it controls more battlegrounds than the USSR; a
+//!   condition: unmet, no effect, and the starred card is discarded, not removed (§5.2).
 //! - Alliance for Progress (#78): 1 VP to the US per US-controlled battleground in Central and
 //!   South America. With none it still counts as played (and is removed, §5.2 example).
 //! - OPEC (#61): 1 VP to the USSR per USSR-controlled Egypt, Iran, Libya, Saudi Arabia, Iraq,
 //!   Gulf States and Venezuela; prevented by North Sea Oil (card data).
-//! - Arms Race (#39): the player with more military ops than the opponent gains 1 VP, or 3 VP
+//! - Arms Race (#39), a condition like Kitchen Debates: the player with more military ops than
+//!   the opponent gains 1 VP, or 3 VP
 //!   if it has also met its required military ops (as many as the DEFCON level, §8.2). The
 //!   track values compared are those on the track (0–5).
 
@@ -52,8 +54,10 @@ fn arms_race(p: Position, side: Side) -> Count {
 }
 
 pub fn register(r: &mut Ruleset) {
-    r.event(KITCHEN_DEBATES, VpFromCount { card: KITCHEN_DEBATES, count: kitchen_debates });
-    r.event(ALLIANCE_FOR_PROGRESS, VpFromCount { card: ALLIANCE_FOR_PROGRESS, count: alliance_for_progress });
-    r.event(OPEC, VpFromCount { card: OPEC, count: opec });
-    r.event(ARMS_RACE, VpFromCount { card: ARMS_RACE, count: arms_race });
+    // "If the US controls more battlegrounds…", "If the phasing player has more military
+    // ops…": conditions in the text (§5.2). Alliance for Progress and OPEC count, with no if.
+    r.event(KITCHEN_DEBATES, VpFromCount { card: KITCHEN_DEBATES, count: kitchen_debates, conditional: true });
+    r.event(ALLIANCE_FOR_PROGRESS, VpFromCount { card: ALLIANCE_FOR_PROGRESS, count: alliance_for_progress, conditional: false });
+    r.event(OPEC, VpFromCount { card: OPEC, count: opec, conditional: false });
+    r.event(ARMS_RACE, VpFromCount { card: ARMS_RACE, count: arms_race, conditional: true });
 }

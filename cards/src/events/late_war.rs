@@ -216,12 +216,15 @@ fn star_wars_cards(p: Position) -> CardSet {
 
 impl CardEvent for StarWars {
     type Step = StarWarsStep;
-    fn prerequisite(&self, p: Position, side: Side) -> Result<(), Illegal> {
+    /// "If the US is ahead on the Space Race…": a condition in the text, like Wargames'
+    /// (§5.2, FAQ): unmet, the card may still be played for its event, which has no effect, and
+    /// it is discarded, not removed.
+    fn condition(&self, p: Position, side: Side) -> Result<(), Illegal> {
         let (mine, theirs) = (p.st.space[side.idx()], p.st.space[side.opponent().idx()]);
         if mine > theirs {
             Ok(())
         } else {
-            illegal(format!("Star Wars needs the {side} ahead on the space race (box {mine} against {theirs})"), "card text")
+            illegal(format!("the {side} is not ahead on the space race (box {mine} against {theirs})"), "card #85")
         }
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
@@ -664,7 +667,7 @@ pub fn register(r: &mut Ruleset) {
     for (card, changes, lasting) in fixed {
         r.event(card, FixedChanges { card, changes, lasting });
     }
-    r.event(REAGAN_BOMBS_LIBYA, VpFromCount { card: REAGAN_BOMBS_LIBYA, count: reagan_bombs_libya });
+    r.event(REAGAN_BOMBS_LIBYA, VpFromCount { card: REAGAN_BOMBS_LIBYA, count: reagan_bombs_libya, conditional: false });
     r.event(
         IRAN_IRAQ_WAR,
         TargetEvent {
