@@ -483,10 +483,17 @@ fn run_fixtures(paths: &[PathBuf], verbose: bool) -> Result<(), Failure> {
         return Err(Failure::Failed(format!("no fixtures found in {}", names.join(", "))));
     }
     let (mut passed, mut failed) = (0, 0);
+    // Each id names one case: a second file with the same id fails (as in the workspace test).
+    let mut ids: std::collections::BTreeMap<String, PathBuf> = Default::default();
     for file in files {
         let result = arbiter_casebook::load(&file).and_then(|f| arbiter_casebook::run(&f, &file));
         match result {
-            Ok(r) => {
+            Ok(mut r) => {
+                if let Some(first) = ids.get(&r.id) {
+                    r.failure = Some(format!("duplicate fixture id {} (also {})", r.id, first.display()));
+                } else {
+                    ids.insert(r.id.clone(), r.file.clone());
+                }
                 match &r.failure {
                     None => {
                         passed += 1;

@@ -114,7 +114,17 @@ pub fn check(p: Position, t: &Task, m: &Move) -> Result<(), Illegal> {
     if is_standing(p, t, m) {
         return Ok(());
     }
+    if let Move::Cancel { card, .. } = m {
+        return Err(cancel_refused(p, decider(p, t), *card));
+    }
     judge(p, t, m, true)
+}
+
+/// Why `side` cannot cancel `card`'s effect now, naming what it may cancel instead.
+fn cancel_refused(p: Position, side: Side, card: crate::card::CardId) -> Illegal {
+    let open: Vec<String> = p.standing_moves(side).iter().map(|m| p.move_text(m)).collect();
+    let instead = if open.is_empty() { "nothing can be cancelled now".to_string() } else { format!("open now: {}", open.join(", ")) };
+    Illegal::new(format!("{} cannot be cancelled this way now ({instead})", p.cards().name(card)), card.cite())
 }
 
 /// Is `m` a standing move the effects in play offer the decider now?
@@ -199,8 +209,8 @@ fn judge(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> 
             };
             if a.choices.contains(m) {
                 Ok(())
-            } else if matches!(m, Move::Cancel { .. }) {
-                Err(Illegal::new("there is no such effect to cancel now", "card text"))
+            } else if let Move::Cancel { card, .. } = m {
+                Err(cancel_refused(p, a.decider, *card))
             } else {
                 // Name the card and what it allows instead (the first few of its choices).
                 let name = p.cards().name(e.card);

@@ -381,20 +381,27 @@ impl<'a> Position<'a> {
     /// `intercept`, by the effects other than `answered` (those that already replaced what
     /// led to `what`), in [`Priority`] order.
     pub fn intercept_except(&self, extra: &[Effect], what: &Intent, answered: &[CardId]) -> Option<(CardId, Verdict)> {
+        // One pass (this runs before every instruction while effects are in play): a `Narrow`
+        // answer wins at once; the first `Replace` answer is kept until no `Narrow` effect
+        // remains to be asked.
         let rules = self.rules;
-        for priority in [Priority::Narrow, Priority::Replace] {
-            let extra = extra.iter().filter_map(|e| rules.get_lasting(e.card).map(|l| (e, l)));
-            for (e, l) in self.lasting().chain(extra) {
-                if l.priority() != priority || answered.contains(&e.card) {
-                    continue;
-                }
-                match l.intercept(*self, e, what) {
-                    Verdict::Allow => {}
-                    v => return Some((e.card, v)),
-                }
+        let extra = extra.iter().filter_map(|e| rules.get_lasting(e.card).map(|l| (e, l)));
+        let mut first_replace = None;
+        for (e, l) in self.lasting().chain(extra) {
+            if answered.contains(&e.card) {
+                continue;
+            }
+            let priority = l.priority();
+            if first_replace.is_some() && priority == Priority::Replace {
+                continue;
+            }
+            match (l.intercept(*self, e, what), priority) {
+                (Verdict::Allow, _) => {}
+                (v, Priority::Narrow) => return Some((e.card, v)),
+                (v, Priority::Replace) => first_replace = Some((e.card, v)),
             }
         }
-        None
+        first_replace
     }
     /// Moves the effects in play offer `side` at any of its decisions.
     pub fn standing_moves(&self, side: Side) -> Vec<Move> {

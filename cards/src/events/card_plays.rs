@@ -40,7 +40,7 @@ impl CardEvent for UnIntervention {
         if opponent_event_cards(p, side).is_empty() {
             illegal(
                 format!("UN Intervention is played together with a card carrying the {} event, and the {side} holds none", side.opponent()),
-                "card text",
+                UN_INTERVENTION.cite(),
             )
         } else {
             Ok(())

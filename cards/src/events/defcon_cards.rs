@@ -62,7 +62,7 @@ impl CardEvent for Wargames {
         if p.st.defcon == 2 {
             Ok(())
         } else {
-            illegal(format!("Wargames acts only at DEFCON 2 (DEFCON is {})", p.st.defcon), "card text")
+            illegal(format!("Wargames acts only at DEFCON 2 (DEFCON is {})", p.st.defcon), WARGAMES.cite())
         }
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {

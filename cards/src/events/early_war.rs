@@ -237,7 +237,7 @@ impl CardEvent for CambridgeFive {
     type Step = CambridgeStep;
     fn prerequisite(&self, p: Position, _side: Side) -> Result<(), Illegal> {
         if p.st.turn >= 8 {
-            illegal("The Cambridge Five cannot be played as an event in the Late War", "card text")
+            illegal("The Cambridge Five cannot be played as an event in the Late War", CAMBRIDGE_FIVE.cite())
         } else {
             Ok(())
         }
@@ -284,7 +284,7 @@ impl CardEvent for SpecialRelationship {
         if p.st.controls(side, country!("United Kingdom")) {
             Ok(())
         } else {
-            illegal("the US does not control the United Kingdom", "card text")
+            illegal("the US does not control the United Kingdom", SPECIAL_RELATIONSHIP.cite())
         }
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
@@ -331,7 +331,7 @@ impl Lasting for JapanPact {
             actions: vec![Action::Coup, Action::Realign],
             scope: Scope::Country(country!("Japan")),
             reason: "the US/Japan Mutual Defense Pact forbids USSR coups and realignments in Japan",
-            rule: "card text",
+            rule: US_JAPAN_PACT.cite(),
         });
     }
 }

@@ -291,7 +291,7 @@ impl Lasting for Reformer {
             actions: vec![Action::Coup],
             scope: Scope::Region(Region::Europe),
             reason: "after The Reformer the USSR may no longer make coup attempts in Europe",
-            rule: "card text",
+            rule: THE_REFORMER.cite(),
         });
     }
 }
@@ -396,7 +396,7 @@ impl Lasting for Chernobyl {
             actions: vec![Action::Influence],
             scope: Scope::Region(*region),
             reason: "Chernobyl forbids adding Influence there with Operations this turn",
-            rule: "card text",
+            rule: CHERNOBYL.cite(),
         });
     }
 }

@@ -38,7 +38,7 @@ impl CardEvent for OurManInTehran {
         if p.st.masks().control[Side::Us.idx()] & map.region_mask(Region::MiddleEast) != 0 {
             Ok(())
         } else {
-            illegal("the US controls no Middle East country", "card text")
+            illegal("the US controls no Middle East country", OUR_MAN_IN_TEHRAN.cite())
         }
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {

@@ -38,7 +38,7 @@ impl Lasting for Nato {
                 except: vec![(DE_GAULLE, self.france), (WILLY_BRANDT, self.west_germany)],
             },
             reason: "NATO protects US-controlled countries in Europe from USSR coups, realignments and Brush War",
-            rule: "card text",
+            rule: NATO.cite(),
         });
     }
 }

@@ -17,7 +17,7 @@ impl CardEvent for OneSmallStep {
         if mine < theirs {
             Ok(())
         } else {
-            illegal(format!("the {side} is not behind on the space race (box {mine} against {theirs})"), "card text")
+            illegal(format!("the {side} is not behind on the space race (box {mine} against {theirs})"), ONE_SMALL_STEP.cite())
         }
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
