@@ -789,6 +789,8 @@
       if (interjections.length) {
         box.appendChild(el("div", { class: "interject-head" }, "At any time, while the " + sideName(moves.to_move) + " decides:"));
         for (const t of interjections) {
+          const ic = moveInfo(t).cards;
+          const icard = ic.length ? cards[ic[0]] : null;
           box.appendChild(
             el(
               "button",
@@ -797,6 +799,7 @@
                 class: "move v-interject",
                 "data-move": t,
                 "data-interjection": "true",
+                title: icard ? icard.name + ": " + icard.text : null,
                 disabled: pending ? true : null,
                 onclick: function () {
                   if (window.confirm("Interject now, during the " + sideName(moves.to_move) + "'s decision: " + t + "?")) sendMove(t);

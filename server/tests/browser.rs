@@ -5,7 +5,8 @@
 //! render, the USSR moves by clicking a country and a move button, the US page updates live, a
 //! refused move is shown, a dropped connection comes back with a sync, the observer sees no hand,
 //! no page scrolls sideways at 1280x800 or on a phone, and the US page never shows a card of the
-//! USSR's hand. One test per browser, the same body.
+//! USSR's hand; in a game where the Cuban Missile Crisis may be cancelled "at any time", the
+//! seat not deciding interjects by a button (confirmed). One test per browser, the same body.
 //!
 //! Ignored by default, so that the README's `cargo test --workspace --release` runs on a machine
 //! without browsers; `.ci/run` installs them and runs each:
@@ -21,6 +22,8 @@
 //! `/usr/bin/firefox-esr` and `tools/bin/geckodriver` in the target folder, where the command
 //! above puts it); `ARBITER_SCREENSHOTS=DIR` saves a screenshot of each page there, each name
 //! starting with the browser's.
+
+mod common;
 
 use arbiter_server::{start, Config};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -528,6 +531,44 @@ async fn two_seats_play_by_clicking(kind: Browser) {
         (influence(ussr, "Bulgaria", "ussr").await == bulgaria + 1).then_some(())
     })
     .await;
+
+    // "At any time": in a game where the Cuban Missile Crisis may be cancelled while the other
+    // seat decides, the interjecting seat's page shows the move as a button of its own; a
+    // click asks to confirm, then the move is made and the log says who interjected.
+    let (seed, prefix, interjector, interjection) = common::interjection_ahead(arbiter_engine::Options::default());
+    let r = http.post(format!("{base}/api/games")).body(json!({ "seed": seed }).to_string()).send().await.unwrap();
+    let crisis: Value = r.json().await.unwrap();
+    let crisis_id = crisis["id"].as_str().unwrap();
+    let seat_of = |side: arbiter_engine::Side| if side == arbiter_engine::Side::Us { "us" } else { "ussr" };
+    for (side, text) in &prefix {
+        let r = http
+            .post(format!("{base}/api/games/{crisis_id}/moves?token={}", crisis["tokens"][seat_of(*side)].as_str().unwrap()))
+            .body(json!({ "move": text }).to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{text}");
+    }
+    let seat = seat_of(interjector);
+    us.goto(&format!("{base}{}", crisis["links"][seat].as_str().unwrap())).await.unwrap();
+    wait_connected(us, seat).await;
+    let button = until("the interjection button", || async move {
+        us.find(Locator::Css("#moves [data-interjection=\"true\"]")).await.ok()
+    })
+    .await;
+    assert_eq!(button.attr("data-move").await.unwrap().as_deref(), Some(interjection.as_str()));
+    let count = us.find(Locator::Id("moves-count")).await.unwrap().text().await.unwrap();
+    assert!(count.contains("you may interject"), "{count}");
+    screenshot(us, kind, "interjection-1280x800.png").await;
+    button.click().await.unwrap();
+    us.accept_alert().await.unwrap();
+    let said = format!("The {interjector} interjects while the {} decides", interjector.opponent());
+    until("the log to show the interjection", || {
+        let said = said.clone();
+        async move { us.find(Locator::Id("log")).await.ok()?.text().await.ok()?.contains(&said).then_some(()) }
+    })
+    .await;
+    assert!(us.find_all(Locator::Css("#moves [data-interjection]")).await.unwrap().is_empty(), "the Crisis is cancelled: no button left");
 
     for c in [ussr_browser, us_browser, phone_browser] {
         c.close().await;

@@ -10,6 +10,8 @@ use serde_json::{json, Value};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
+mod common;
+
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 const SEATS: [&str; 3] = ["us", "ussr", "observer"];
@@ -493,26 +495,8 @@ async fn a_headline_kept_secret_is_named_to_the_other_seat_once_revealed() {
 /// stays where it was. Any other out-of-turn move is still a conflict.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_interjects_while_the_other_decides() {
-    // Find, in the referee's own games, random moves that reach an interjection.
     let options = Options { optional_cards: true, us_bonus: 2 };
-    let (seed, prefix, interjector, interjection) = (0..400u64)
-        .find_map(|seed| {
-            let (mut g, _) = Game::new(arbiter_cards::ruleset(), options, Randomness::seeded(seed));
-            let mut x = seed;
-            let mut moves = Vec::new();
-            while g.outcome().is_none() {
-                let d = g.decision().unwrap();
-                if let Some(m) = g.interjections(d.side.opponent()).first() {
-                    return Some((seed, moves, d.side.opponent(), g.move_text(m)));
-                }
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let m = d.moves[(x >> 33) as usize % d.moves.len()].clone();
-                moves.push((d.side, g.move_text(&m)));
-                g.play(&m).unwrap();
-            }
-            None
-        })
-        .expect("an interjection in 400 random games");
+    let (seed, prefix, interjector, interjection) = common::interjection_ahead(options);
     let dir = tempfile::tempdir().unwrap();
     let srv = server(&dir, |_| {}).await;
     let base = format!("http://{}", srv.addr);
