@@ -1,0 +1,65 @@
+//! The options of a new game: the board's size and the number of mines.
+
+use arbiter_kernel::Refusal;
+use serde::{Deserialize, Serialize};
+
+/// Limits: columns are letters (a–z), so at most 26; rows up to 50; at least one cell free of
+/// mines (the first open is safe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Options {
+    pub width: u8,
+    pub height: u8,
+    pub mines: u16,
+}
+
+impl Default for Options {
+    /// The beginner's board.
+    fn default() -> Self {
+        Options { width: 9, height: 9, mines: 10 }
+    }
+}
+
+const RULE: &str = "Minesweeper options";
+
+impl Options {
+    pub fn cells(&self) -> usize {
+        self.width as usize * self.height as usize
+    }
+
+    /// A valid board, or the reason it is not.
+    pub fn check(&self) -> Result<(), Refusal> {
+        if !(2..=26).contains(&self.width) {
+            return Err(Refusal::new(format!("a board is 2 to 26 columns wide (a to z), not {}", self.width), RULE));
+        }
+        if !(2..=50).contains(&self.height) {
+            return Err(Refusal::new(format!("a board is 2 to 50 rows high, not {}", self.height), RULE));
+        }
+        let most = self.cells() - 1;
+        if self.mines == 0 || self.mines as usize > most {
+            return Err(Refusal::new(
+                format!("a {}×{} board takes 1 to {most} mines (one cell stays free for the first open), not {}", self.width, self.height, self.mines),
+                RULE,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Options from JSON: missing fields take their defaults, unknown ones are refused.
+    pub fn from_json(v: &serde_json::Value) -> Result<Options, Refusal> {
+        let o: Options = if v.is_null() {
+            Options::default()
+        } else {
+            serde_json::from_value(v.clone()).map_err(|e| Refusal::new(format!("bad options: {e}"), RULE))?
+        };
+        o.check()?;
+        Ok(o)
+    }
+
+    /// `16x16` (the CLI's `--size`).
+    pub fn parse_size(text: &str) -> Result<(u8, u8), Refusal> {
+        let bad = || Refusal::new(format!("a size is WIDTHxHEIGHT, such as 16x16, not {text:?}"), RULE);
+        let (w, h) = text.split_once(['x', 'X', '×']).ok_or_else(bad)?;
+        Ok((w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?))
+    }
+}

@@ -1,0 +1,258 @@
+//! Arbiter's kernel: what every game offers a host, whatever the game.
+//!
+//! A game is a small definition that a generic host runs (boardgame.io, OpenSpiel): the host
+//! knows seats, views and moves, never the game's concepts. Two layers:
+//!
+//! - [`Game`], the typed contract a game implements: its seats, the decision now, its legal
+//!   moves as values of its own `Move` type, `play_as(seat, move) -> Result<Report, Refusal>`
+//!   with a reason that names the rule, a per-seat view, the state hash, the notation (the
+//!   canonical text of a move, parsed back) and the outcome. Researchers and tests drive this.
+//! - [`Match`], the same game as a host drives it: moves in notation, views as JSON. Every
+//!   [`Game`] is a [`Match`]; a [`GameKind`] creates them from options and a seed. The store,
+//!   the server and the CLI speak only this.
+//!
+//! Randomness is drawn only through [`rng::Randomness`], seeded or scripted, and every outcome
+//! is recorded in the move's [`Report`] (so a replay checks it). Log lines have an audience
+//! (public, or one seat), so secrecy is the game's decision, never the host's.
+//!
+//! This crate names no game.
+
+pub mod rng;
+
+pub use rng::{Exhausted, Randomness};
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A seat at the table: an index into the game's [`Game::seats`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Seat(pub u8);
+
+impl Seat {
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Who looks: a seat, or `None` for an observer (public information only).
+pub type Viewer = Option<Seat>;
+
+/// Who may read a log line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Audience {
+    Public,
+    /// Only this seat (a card it drew, a hand it was shown).
+    Seat(Seat),
+}
+
+impl Audience {
+    /// May `viewer` read a line for this audience?
+    pub fn admits(self, viewer: Viewer) -> bool {
+        match self {
+            Audience::Public => true,
+            Audience::Seat(s) => viewer == Some(s),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogLine {
+    pub to: Audience,
+    pub text: String,
+}
+
+/// What one accepted move produced.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    pub log: Vec<LogLine>,
+    /// The random outcomes drawn, as the game records them: kept with the move so that a
+    /// replay checks them, never shown to a player (they may be secret: a deck's order, where
+    /// the mines are).
+    pub random: Vec<serde_json::Value>,
+    /// Hidden information was revealed besides random outcomes (a headline, a cell's number).
+    pub revealed: bool,
+}
+
+impl Report {
+    /// Undo may not go back past a move that drew randomness or revealed anything.
+    pub fn reveals(&self) -> bool {
+        self.revealed || !self.random.is_empty()
+    }
+    /// The lines `viewer` may read.
+    pub fn lines_for(&self, viewer: Viewer) -> impl Iterator<Item = &str> {
+        self.log.iter().filter(move |l| l.to.admits(viewer)).map(|l| l.text.as_str())
+    }
+    pub fn public(&mut self, text: impl Into<String>) {
+        self.log.push(LogLine { to: Audience::Public, text: text.into() });
+    }
+}
+
+/// Why a move or a configuration is refused: the reason in a player's words and the rule that
+/// decides. Nothing changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    pub reason: String,
+    pub rule: String,
+}
+
+impl Refusal {
+    pub fn new(reason: impl Into<String>, rule: impl Into<String>) -> Refusal {
+        Refusal { reason: reason.into(), rule: rule.into() }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{} ({})", self.reason, self.rule)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// The decision now: whose, and what it asks (as that seat reads it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    pub seat: Seat,
+    pub prompt: String,
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The winning seat; `None` for a draw, or a single-player game lost.
+    pub winner: Option<Seat>,
+    /// A short name for the way it ended, stable for programs ("won", "lost", "Defcon1").
+    pub reason: String,
+    /// The same in words, for people.
+    pub text: String,
+}
+
+/// The typed contract of a game. Implement it; [`Match`] comes with it.
+///
+/// Invariants a host relies on (the contract tests check them for every game):
+/// - `legal_moves()` lists exactly the moves `play_as(to_move, m)` accepts; a refused move
+///   changes nothing (the state hash is unchanged).
+/// - `parse_move(move_text(m)) == m` for every listed move.
+/// - Two games created alike and given the same moves have the same state hash after each.
+/// - `view(viewer)` and the log lines for `viewer` hold only what that seat may know.
+pub trait Game: Clone + Send + Sync + 'static {
+    type Move: Clone + PartialEq + fmt::Debug;
+    type View: Serialize;
+
+    /// The seats' names, in seat order ("US", "USSR"; "player").
+    fn seats(&self) -> Vec<String>;
+    /// The decision now, if the game is not over.
+    fn decision(&self) -> Option<Turn>;
+    /// Every legal move of the decision now.
+    fn legal_moves(&self) -> Vec<Self::Move>;
+    /// Moves `seat` may make although it is not deciding ("at any time"). None by default.
+    fn interjections(&self, _seat: Seat) -> Vec<Self::Move> {
+        Vec::new()
+    }
+    /// Play `m` as `seat`: its decision's move, or an interjection. Refused with the reason and
+    /// the rule; a refused move changes nothing.
+    fn play_as(&mut self, seat: Seat, m: &Self::Move) -> Result<Report, Refusal>;
+    /// What `viewer` may see.
+    fn view(&self, viewer: Viewer) -> Self::View;
+    /// A hash of the whole state, stable across runs and processes (replay checks it).
+    fn state_hash(&self) -> u64;
+    fn outcome(&self) -> Option<Outcome>;
+    /// The canonical text of `m` here.
+    fn move_text(&self, m: &Self::Move) -> String;
+    /// Read a move typed in this position.
+    fn parse_move(&self, text: &str) -> Result<Self::Move, Refusal>;
+}
+
+/// A game in progress as a host drives it: moves in notation, views as JSON.
+pub trait Match: Send + Sync {
+    fn seats(&self) -> Vec<String>;
+    fn decision(&self) -> Option<Turn>;
+    fn legal_moves(&self) -> Vec<String>;
+    fn interjections(&self, seat: Seat) -> Vec<String>;
+    /// Play the move written `text` as `seat`; the canonical text of the move and its report.
+    fn play(&mut self, seat: Seat, text: &str) -> Result<(String, Report), Refusal>;
+    fn view(&self, viewer: Viewer) -> serde_json::Value;
+    fn state_hash(&self) -> u64;
+    fn outcome(&self) -> Option<Outcome>;
+    fn boxed_clone(&self) -> Box<dyn Match>;
+}
+
+impl<G: Game> Match for G {
+    fn seats(&self) -> Vec<String> {
+        Game::seats(self)
+    }
+    fn decision(&self) -> Option<Turn> {
+        Game::decision(self)
+    }
+    fn legal_moves(&self) -> Vec<String> {
+        Game::legal_moves(self).iter().map(|m| self.move_text(m)).collect()
+    }
+    fn interjections(&self, seat: Seat) -> Vec<String> {
+        Game::interjections(self, seat).iter().map(|m| self.move_text(m)).collect()
+    }
+    fn play(&mut self, seat: Seat, text: &str) -> Result<(String, Report), Refusal> {
+        let m = self.parse_move(text)?;
+        let canonical = self.move_text(&m);
+        let report = self.play_as(seat, &m)?;
+        Ok((canonical, report))
+    }
+    fn view(&self, viewer: Viewer) -> serde_json::Value {
+        serde_json::to_value(Game::view(self, viewer)).unwrap_or(serde_json::Value::Null)
+    }
+    fn state_hash(&self) -> u64 {
+        Game::state_hash(self)
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        Game::outcome(self)
+    }
+    fn boxed_clone(&self) -> Box<dyn Match> {
+        Box::new(self.clone())
+    }
+}
+
+/// A kind of game: what a host needs to offer it and create games of it.
+pub trait GameKind: Send + Sync {
+    /// A stable identifier, stored with every saved game ("minesweeper").
+    fn id(&self) -> &'static str;
+    /// The name people know it by.
+    fn title(&self) -> &'static str;
+    /// The version of the rules this build implements (a saved game names the one it was made
+    /// with).
+    fn rules_version(&self) -> &'static str;
+    /// The options of a new game with their defaults (a JSON object).
+    fn default_options(&self) -> serde_json::Value;
+    /// A new game from `options` (missing fields take their defaults; an invalid or unknown
+    /// one is refused with the reason) whose randomness is `Randomness::seeded(seed)`, and what
+    /// its creation produced (a deal).
+    fn create(&self, options: &serde_json::Value, seed: u64) -> Result<(Box<dyn Match>, Report), Refusal>;
+}
+
+/// FNV-1a: a fixed, dependency-free [`std::hash::Hasher`], stable across runs and processes,
+/// for [`Game::state_hash`].
+pub struct StableHasher(u64);
+
+impl Default for StableHasher {
+    fn default() -> Self {
+        StableHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for StableHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= *b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// The stable hash of `value` (see [`StableHasher`]).
+pub fn stable_hash(value: &impl std::hash::Hash) -> u64 {
+    use std::hash::Hasher;
+    let mut h = StableHasher::default();
+    value.hash(&mut h);
+    h.finish()
+}
