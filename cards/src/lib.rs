@@ -26,7 +26,10 @@ macro_rules! country {
 }
 
 pub mod events;
+mod kind;
 pub mod shapes;
+
+pub use kind::TwilightStruggle;
 
 use arbiter_engine::{CardDb, Ruleset};
 use std::sync::{Arc, OnceLock};

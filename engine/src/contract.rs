@@ -1,0 +1,93 @@
+//! Twilight Struggle under the kernel's contract ([`arbiter_kernel::Game`]): seat 0 is the US,
+//! seat 1 the USSR (`Side::idx`); moves, views and refusals are the engine's own, translated.
+
+use crate::error::PlayError;
+use crate::game::Game;
+use crate::moves::Move;
+use crate::report::{Audience, Report};
+use crate::side::Side;
+use crate::view::View;
+use arbiter_kernel::{Outcome, Refusal, Seat, Turn, Viewer};
+
+/// The seat of `side`.
+pub fn seat(side: Side) -> Seat {
+    Seat(side.idx() as u8)
+}
+
+/// The side at `seat`, if it is one of the two.
+pub fn side(seat: Seat) -> Option<Side> {
+    Side::BOTH.into_iter().find(|s| s.idx() == seat.idx())
+}
+
+fn viewer_side(viewer: Viewer) -> Option<Side> {
+    viewer.and_then(side)
+}
+
+impl From<PlayError> for Refusal {
+    fn from(e: PlayError) -> Refusal {
+        match e {
+            PlayError::Illegal { action, why } => Refusal::new(format!("cannot {action}: {}", why.reason), why.rule),
+            PlayError::GameOver(o) => Refusal::new(format!("the game is over ({o})"), "§10.3"),
+            PlayError::Randomness { action, why } => Refusal::new(format!("cannot {action}: {why}"), "scripted randomness"),
+            PlayError::Fault { action, what } => Refusal::new(format!("cannot {action}: engine fault: {what}"), "engine fault"),
+        }
+    }
+}
+
+impl From<&Report> for arbiter_kernel::Report {
+    fn from(r: &Report) -> arbiter_kernel::Report {
+        arbiter_kernel::Report {
+            log: r
+                .log
+                .iter()
+                .map(|l| arbiter_kernel::LogLine {
+                    to: match l.to {
+                        Audience::Public => arbiter_kernel::Audience::Public,
+                        Audience::Private(s) => arbiter_kernel::Audience::Seat(seat(s)),
+                    },
+                    text: l.text.clone(),
+                })
+                .collect(),
+            random: r.random.iter().map(|o| serde_json::to_value(o).unwrap_or_default()).collect(),
+            revealed: r.revealed,
+        }
+    }
+}
+
+impl arbiter_kernel::Game for Game {
+    type Move = Move;
+    type View = View;
+
+    fn seats(&self) -> Vec<String> {
+        Side::BOTH.iter().map(|s| s.to_string()).collect()
+    }
+    fn decision(&self) -> Option<Turn> {
+        self.decision().map(|d| Turn { seat: seat(d.side), prompt: d.prompt })
+    }
+    fn legal_moves(&self) -> Vec<Move> {
+        self.legal_moves()
+    }
+    fn interjections(&self, at: Seat) -> Vec<Move> {
+        side(at).map(|s| self.interjections(s)).unwrap_or_default()
+    }
+    fn play_as(&mut self, at: Seat, m: &Move) -> Result<arbiter_kernel::Report, Refusal> {
+        let s = side(at).ok_or_else(|| Refusal::new(format!("no seat {} in Twilight Struggle (0: US, 1: USSR)", at.0), "§1"))?;
+        let report = Game::play_as(self, s, m)?;
+        Ok((&report).into())
+    }
+    fn view(&self, viewer: Viewer) -> View {
+        Game::view(self, viewer_side(viewer))
+    }
+    fn state_hash(&self) -> u64 {
+        self.hash64()
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        Game::outcome(self).map(|o| Outcome { winner: o.winner.map(seat), reason: format!("{:?}", o.reason), text: o.to_string() })
+    }
+    fn move_text(&self, m: &Move) -> String {
+        Game::move_text(self, m)
+    }
+    fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
+        self.parse(text).map_err(|e| Refusal::new(format!("cannot read {:?}: {e}", text.trim()), "notation"))
+    }
+}

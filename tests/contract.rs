@@ -1,0 +1,73 @@
+//! The kernel's contract, checked the same way for every game a host can offer: random games
+//! played through `Match` (moves in notation, views as JSON), and at every decision: each
+//! listed move reads back to itself, a move outside the list is refused and changes nothing,
+//! views serialise for every seat and the observer, and a second game from the same seed and
+//! moves has the same state hash after each move.
+
+use arbiter_kernel::{GameKind, Match, Seat};
+use pretty_assertions::assert_eq;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn kinds() -> Vec<Box<dyn GameKind>> {
+    vec![Box::new(arbiter_cards::TwilightStruggle), Box::new(arbiter_minesweeper::Kind)]
+}
+
+/// Play one random game of `kind`; the moves and the hash after each.
+fn random_game(kind: &dyn GameKind, seed: u64, checks: bool) -> (Vec<(Seat, String)>, Vec<u64>) {
+    let (mut m, _) = kind.create(&serde_json::Value::Null, seed).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut moves, mut hashes) = (Vec::new(), Vec::new());
+    while let Some(turn) = m.decision() {
+        let legal = m.legal_moves();
+        assert!(!legal.is_empty(), "{}: a decision with no legal move", kind.id());
+        if checks {
+            for viewer in (0..m.seats().len()).map(|i| Some(Seat(i as u8))).chain([None]) {
+                assert!(m.view(viewer).is_object(), "{}: the view of {viewer:?} is a JSON object", kind.id());
+            }
+            // Something no game accepts: refused, nothing changed.
+            let before = m.state_hash();
+            assert!(m.play(turn.seat, "frobnicate the board").is_err());
+            assert_eq!(m.state_hash(), before, "{}: a refused move changed the game", kind.id());
+        }
+        let text = legal[rng.random_range(0..legal.len())].clone();
+        let (canonical, _) = m.play(turn.seat, &text).unwrap_or_else(|e| panic!("{}: listed {text:?} refused: {e}", kind.id()));
+        assert_eq!(canonical, text, "{}: a listed move is in canonical text", kind.id());
+        moves.push((turn.seat, text));
+        hashes.push(m.state_hash());
+    }
+    let o = m.outcome().unwrap_or_else(|| panic!("{}: no decision and no outcome", kind.id()));
+    assert!(!o.reason.is_empty() && !o.text.is_empty());
+    assert!(m.legal_moves().is_empty(), "{}: no legal move once the game is over", kind.id());
+    (moves, hashes)
+}
+
+#[test]
+fn every_game_keeps_the_contract() {
+    for kind in kinds() {
+        assert!(!kind.id().is_empty() && !kind.title().is_empty() && !kind.rules_version().is_empty());
+        assert!(kind.default_options().is_object(), "{}: default options are an object", kind.id());
+        assert!(kind.create(&serde_json::json!({ "no such option": 1 }), 1).is_err(), "{}: an unknown option is refused", kind.id());
+        for seed in 0..6u64 {
+            let (moves, hashes) = random_game(kind.as_ref(), seed, seed < 2);
+            // Replay: the same seed and moves, the same hashes.
+            let (mut again, _) = kind.create(&serde_json::Value::Null, seed).unwrap();
+            for ((seat, text), want) in moves.iter().zip(&hashes) {
+                again.play(*seat, text).unwrap();
+                assert_eq!(again.state_hash(), *want, "{} seed {seed}: replay diverged at {text}", kind.id());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_clone_is_independent() {
+    for kind in kinds() {
+        let (m, _) = kind.create(&serde_json::Value::Null, 3).unwrap();
+        let mut copy: Box<dyn Match> = m.boxed_clone();
+        let turn = copy.decision().unwrap();
+        let first = copy.legal_moves()[0].clone();
+        copy.play(turn.seat, &first).unwrap();
+        assert_ne!(copy.state_hash(), m.state_hash(), "{}: playing on the clone left the original alone", kind.id());
+    }
+}
