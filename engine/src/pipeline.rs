@@ -11,7 +11,6 @@
 use crate::card::{CardDb, CardId};
 use crate::map::Region;
 use crate::side::Side;
-use std::fmt;
 
 /// Where a modifier comes from: a card, or a base rule (named in the trace).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,61 +85,37 @@ impl Spend {
     }
 }
 
-/// One step of a trace: "+1 Vietnam Revolts, all in Southeast Asia = 6".
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Step {
-    pub label: String,
-    pub delta: i32,
-    pub value: i32,
-}
+pub use arbiter_kernel::pipeline::{Step, Traced};
 
-/// The result of a pipeline with its trace.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Traced {
-    pub base: i32,
-    pub base_label: &'static str,
-    pub steps: Vec<Step>,
-    pub value: i32,
-}
-
-impl fmt::Display for Traced {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.base, self.base_label)?;
-        for (i, s) in self.steps.iter().enumerate() {
-            let sep = if i == 0 { " " } else { "; " };
-            write!(f, "{sep}{:+} {} = {}", s.delta, s.label, s.value)?;
-        }
-        if self.steps.is_empty() {
-            write!(f, " = {}", self.value)?;
-        }
-        Ok(())
+impl arbiter_kernel::pipeline::Modifier for OpsModifier {
+    type Stage = OpsStage;
+    fn stage(&self) -> OpsStage {
+        self.stage
+    }
+    fn add(&self) -> i32 {
+        self.add as i32
+    }
+    fn cap(&self) -> Option<i32> {
+        self.cap.map(i32::from)
+    }
+    fn floor(&self) -> Option<i32> {
+        self.floor.map(i32::from)
     }
 }
 
-/// The one Ops fold (§7.4): stage order, then the order effects entered play; each step's cap
-/// or floor bounds that step only. `step` sees each applied modifier with its delta and result.
+/// The one Ops fold (§7.4), the kernel's pipeline: stage order, then the order effects entered
+/// play; each step's cap or floor bounds that step only. Only the player a modifier was granted
+/// to benefits (§7.4.1), and only when the Ops are spent as its condition says.
 fn fold_ops<'m>(
     base: u8,
     player: Side,
     mods: impl Iterator<Item = &'m OpsModifier> + Clone,
     spend: Spend,
-    mut step: impl FnMut(&OpsModifier, i32, i32),
+    step: impl FnMut(&OpsModifier, i32, i32),
 ) -> i32 {
-    let mut v = base as i32;
-    for stage in [OpsStage::ChinaCard, OpsStage::Bonus, OpsStage::Penalty] {
-        for m in mods.clone().filter(|m| m.stage == stage && m.beneficiary == player && spend.holds(m.condition)) {
-            let mut next = v + m.add as i32;
-            if let Some(cap) = m.cap {
-                next = next.min((cap as i32).max(v));
-            }
-            if let Some(floor) = m.floor {
-                next = next.max((floor as i32).min(v));
-            }
-            step(m, next - v, next);
-            v = next;
-        }
-    }
-    v.max(0)
+    const STAGES: [OpsStage; 3] = [OpsStage::ChinaCard, OpsStage::Bonus, OpsStage::Penalty];
+    let applying = mods.filter(move |m| m.beneficiary == player && spend.holds(m.condition));
+    arbiter_kernel::pipeline::fold(base as i32, &STAGES, applying, step).max(0)
 }
 
 /// The Ops value alone (legality checks).

@@ -17,6 +17,7 @@
 //!
 //! This crate names no game.
 
+pub mod pipeline;
 pub mod rng;
 
 pub use rng::{Exhausted, Randomness};
@@ -67,9 +68,9 @@ pub struct Report {
     pub log: Vec<LogLine>,
     /// The random outcomes drawn, as the game records them: kept with the move so that a
     /// replay checks them, never shown to a player (they may be secret: a deck's order, where
-    /// the mines are).
+    /// hidden pieces are).
     pub random: Vec<serde_json::Value>,
-    /// Hidden information was revealed besides random outcomes (a headline, a cell's number).
+    /// Hidden information was revealed besides random outcomes (a secret choice, a hidden tile).
     pub revealed: bool,
 }
 
@@ -121,7 +122,7 @@ pub struct Turn {
 pub struct Outcome {
     /// The winning seat; `None` for a draw, or a single-player game lost.
     pub winner: Option<Seat>,
-    /// A short name for the way it ended, stable for programs ("won", "lost", "Defcon1").
+    /// A short name for the way it ended, stable for programs ("won", "lost", "resigned").
     pub reason: String,
     /// The same in words, for people.
     pub text: String,
@@ -139,7 +140,7 @@ pub trait Game: Clone + Send + Sync + 'static {
     type Move: Clone + PartialEq + fmt::Debug;
     type View: Serialize;
 
-    /// The seats' names, in seat order ("US", "USSR"; "player").
+    /// The seats' names, in seat order ("white", "black"; "player").
     fn seats(&self) -> Vec<String>;
     /// The decision now, if the game is not over.
     fn decision(&self) -> Option<Turn>;
@@ -212,7 +213,7 @@ impl<G: Game> Match for G {
 
 /// A kind of game: what a host needs to offer it and create games of it.
 pub trait GameKind: Send + Sync {
-    /// A stable identifier, stored with every saved game ("minesweeper").
+    /// A stable identifier, stored with every saved game ("chess", "go-19x19").
     fn id(&self) -> &'static str;
     /// The name people know it by.
     fn title(&self) -> &'static str;
