@@ -123,12 +123,39 @@ impl SqliteStore {
         conn.execute_batch("PRAGMA synchronous = FULL;").map_err(|e| read_error(path, e))
     }
 
-    /// Create a new game file. Refuses to touch an existing file.
+    /// Create a new game file. Refuses to touch an existing file. The file is written whole
+    /// beside its final name and linked into place only once complete, so a creation killed
+    /// midway leaves no half-made file at `path` (only a hidden temporary one, never read).
     pub fn create(path: &Path, header: &GameHeader) -> Result<SqliteStore, StoreError> {
         if path.exists() {
             return Err(StoreError::Exists(path.into()));
         }
-        let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
+        let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+        let temp = path.with_file_name(format!(".{name}.new-{}-{nanos}", std::process::id()));
+        let made = Self::write_new(&temp, path, header);
+        let placed = made.and_then(|()| {
+            // No-clobber: a hard link fails if `path` appeared meanwhile; where links are not
+            // supported, a rename after a last check.
+            match std::fs::hard_link(&temp, path) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(StoreError::Exists(path.into())),
+                Err(_) if path.exists() => Err(StoreError::Exists(path.into())),
+                Err(_) => std::fs::rename(&temp, path)
+                    .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be put in place: {e}") }),
+            }
+        });
+        let _ = std::fs::remove_file(&temp);
+        placed?;
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(|e| write_error(path, e))?;
+        Self::configure(&conn, path, true)?;
+        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION })
+    }
+
+    /// Write a complete new game file at `at` and close it (errors name `path`, the file the
+    /// user asked for).
+    fn write_new(at: &Path, path: &Path, header: &GameHeader) -> Result<(), StoreError> {
+        let mut conn = Connection::open_with_flags(at, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
             .map_err(|e| write_error(path, e))?;
         conn.execute_batch("PRAGMA journal_mode = DELETE;").map_err(|e| write_error(path, e))?;
         Self::configure(&conn, path, true)?;
@@ -156,7 +183,7 @@ impl SqliteStore {
         )
         .map_err(|e| write_error(path, e))?;
         tx.commit().map_err(|e| write_error(path, e))?;
-        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION })
+        conn.close().map_err(|(_, e)| write_error(path, e))
     }
 
     /// Open an existing game file, checking that it is one and that its schema is known. A

@@ -716,3 +716,49 @@ fn the_public_log_never_names_a_card_held_in_a_hand() {
         }
     }
 }
+
+const CREATOR_ENV: &str = "ARBITER_KILL_TEST_CREATOR";
+
+/// Not a test on its own: when run by `a_new_game_killed_midway_leaves_no_unreadable_file`,
+/// this process creates the game file named in its environment.
+#[test]
+fn kill_test_creator() {
+    let Some(path) = std::env::var_os(CREATOR_ENV) else {
+        return;
+    };
+    Session::create(Path::new(&path), 7, Options::default()).unwrap();
+}
+
+/// `new` killed at any point: the file is either not there (so the next `new` needs no
+/// `--force`) or a whole game that opens and replays.
+#[test]
+fn a_new_game_killed_midway_leaves_no_unreadable_file() {
+    use std::process::{Command, Stdio};
+    let dir = tmp();
+    let exe = std::env::current_exe().unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let (mut absent, mut whole) = (0, 0);
+    for i in 0..40 {
+        let path = dir.path().join(format!("n{i}.arbiter"));
+        let mut child = Command::new(&exe)
+            .args(["kill_test_creator", "--exact", "--test-threads=1"])
+            .env(CREATOR_ENV, &path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_micros(rng.random_range(0..12_000)));
+        let _ = child.kill();
+        let _ = child.wait();
+        if path.exists() {
+            Session::open(&path).unwrap_or_else(|e| panic!("round {i}: a killed `new` left a file that does not open: {e}"));
+            whole += 1;
+        } else {
+            absent += 1;
+            Session::create(&path, 1, Options::default()).unwrap_or_else(|e| panic!("round {i}: the next `new` is refused: {e}"));
+        }
+    }
+    // Leftover temporaries are hidden and never read as games.
+    eprintln!("killed new: {absent} absent, {whole} whole");
+    assert!(absent + whole == 40);
+}
