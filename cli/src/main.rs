@@ -5,6 +5,7 @@ mod out;
 mod bench;
 mod board;
 mod input;
+mod odds;
 mod play;
 mod table;
 mod warn;

@@ -53,21 +53,4 @@ pub enum PlayError {
     Fault { action: String, what: String },
 }
 
-/// A move's text could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ParseError {
-    #[error("empty move")]
-    Empty,
-    #[error("unknown move {0:?}; moves start with: play, headline, influence, remove, coup, realign, target, discard, take, choose, cancel, pass")]
-    UnknownVerb(String),
-    #[error("no card matches {0:?}")]
-    UnknownCard(String),
-    #[error("{0:?} is ambiguous: it matches {1}")]
-    Ambiguous(String, String),
-    #[error("no country matches {0:?}")]
-    UnknownCountry(String),
-    #[error("{0}")]
-    Malformed(String),
-    #[error("a move is at most {max} characters long (this one has {len})")]
-    TooLong { len: usize, max: usize },
-}
+pub use crate::moves::ParseError;

@@ -28,7 +28,6 @@
 //! an effect allows at any time.
 
 use crate::card::{CardDb, CardId, CardSet};
-use crate::error::ParseError;
 use crate::map::{CountryId, Map};
 use serde::{Deserialize, Serialize};
 
@@ -286,4 +285,23 @@ pub fn find_card_preferring(s: &str, cards: &CardDb, prefer: CardSet) -> Result<
             Err(ParseError::UnknownCard(s.trim().to_string()))
         }
     })
+}
+
+/// A move's text could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    #[error("empty move")]
+    Empty,
+    #[error("unknown move {0:?}; moves start with: play, headline, influence, remove, coup, realign, target, discard, take, choose, cancel, pass")]
+    UnknownVerb(String),
+    #[error("no card matches {0:?}")]
+    UnknownCard(String),
+    #[error("{0:?} is ambiguous: it matches {1}")]
+    Ambiguous(String, String),
+    #[error("no country matches {0:?}")]
+    UnknownCountry(String),
+    #[error("{0}")]
+    Malformed(String),
+    #[error("a move is at most {max} characters long (this one has {len})")]
+    TooLong { len: usize, max: usize },
 }

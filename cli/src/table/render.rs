@@ -665,8 +665,8 @@ fn detail<'a>(app: &App) -> Vec<Line<'a>> {
         Line::from(format!("Influence US {} USSR {}", st.inf(Side::Us, country), st.inf(Side::Ussr, country))),
     ];
     let odds = match m {
-        Move::Coup(_) => crate::play::odds(game, side, &format!("coup {}", c.name)),
-        Move::Realign(_) => crate::play::odds(game, side, &format!("realign {}", c.name)),
+        Move::Coup(_) => crate::odds::odds(game, side, &format!("coup {}", c.name)),
+        Move::Realign(_) => crate::odds::odds(game, side, &format!("realign {}", c.name)),
         _ => String::new(),
     };
     out.extend(odds.lines().map(|l| Line::from(l.to_string())));
