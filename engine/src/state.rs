@@ -305,25 +305,9 @@ impl State {
         self.space_first[i] == Some(side) && self.space[side.opponent().idx()] < box_
     }
 
-    /// A stable 64-bit hash of the whole state (FNV-1a over the derived `Hash` stream).
+    /// A stable 64-bit hash of the whole state (the kernel's FNV-1a over the derived `Hash`
+    /// stream).
     pub fn hash64(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = Fnv64(0xcbf2_9ce4_8422_2325);
-        self.hash(&mut h);
-        h.finish()
-    }
-}
-
-/// FNV-1a: a fixed, dependency-free hash, stable across runs and processes.
-struct Fnv64(u64);
-impl std::hash::Hasher for Fnv64 {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= *b as u64;
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        arbiter_kernel::stable_hash(self)
     }
 }
