@@ -487,7 +487,10 @@ fn run_fixtures(paths: &[PathBuf], verbose: bool) -> Result<(), Failure> {
     // Each id names one case: a second file with the same id fails (as in the workspace test).
     let mut ids: std::collections::BTreeMap<String, PathBuf> = Default::default();
     for file in files {
-        let result = arbiter_casebook::load(&file).and_then(|f| arbiter_casebook::run(&f, &file));
+        let result = match minesweeper_fixture(&file) {
+            Some(r) => r,
+            None => arbiter_casebook::load(&file).and_then(|f| arbiter_casebook::run(&f, &file)),
+        };
         match result {
             Ok(mut r) => {
                 if let Some(first) = ids.get(&r.id) {
@@ -523,4 +526,31 @@ fn run_fixtures(paths: &[PathBuf], verbose: bool) -> Result<(), Failure> {
     } else {
         Err(Failure::Failed(format!("{failed} fixture(s) failed")))
     }
+}
+
+/// A fixture of Minesweeper (`"game": "minesweeper"`), run by its game's runner; `None` for any
+/// other file (Twilight Struggle's, read by the casebook).
+fn minesweeper_fixture(file: &std::path::Path) -> Option<Result<arbiter_casebook::CaseResult, arbiter_casebook::FixtureError>> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    if v.get("game").and_then(|g| g.as_str()) != Some(arbiter_minesweeper::fixture::GAME) {
+        return None;
+    }
+    let result = match arbiter_minesweeper::fixture::parse(&text) {
+        Ok(f) => arbiter_casebook::CaseResult {
+            failure: arbiter_minesweeper::fixture::run(&f).err(),
+            id: f.id,
+            title: f.title,
+            file: file.to_path_buf(),
+            log: Vec::new(),
+        },
+        Err(e) => arbiter_casebook::CaseResult {
+            id: file.display().to_string(),
+            title: "unreadable Minesweeper fixture".into(),
+            file: file.to_path_buf(),
+            failure: Some(e),
+            log: Vec::new(),
+        },
+    };
+    Some(Ok(result))
 }

@@ -304,3 +304,26 @@ fn card_in_the_line_mode() {
     assert!(text.contains("NATO (4 Ops): "), "{text}");
     assert!(text.contains("Nowhere"), "an unknown name is said to be unknown: {text}");
 }
+
+/// `arbiter fixtures` runs Minesweeper's fixtures beside Twilight Struggle's, by their `game`
+/// field; a wrong expectation fails with its reason.
+#[test]
+fn fixtures_of_minesweeper_run_by_their_game() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../games/minesweeper/fixtures");
+    let o = out(&["fixtures", dir]);
+    assert!(o.contains("ok      MINE-001") && o.trim_end().ends_with("6 passed, 0 failed"), "{o}");
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        serde_json::json!({"game": "minesweeper", "id": "MINE-X", "title": "t", "rules": ["r"],
+            "board": {"width": 4, "height": 3, "mines": ["a1"]},
+            "steps": [{"move": "open c1"}], "expect": {"board": ["####", "####", "####"], "outcome": null}})
+        .to_string(),
+    )
+    .unwrap();
+    let o = arbiter().args(["fixtures", bad.to_str().unwrap()]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("FAILED  MINE-X") && text.contains("board: expected"), "{text}");
+}

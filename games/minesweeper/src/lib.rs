@@ -15,6 +15,7 @@
 //! (the move's random outcomes, for replay) but never shown before the end.
 
 mod cell;
+pub mod fixture;
 mod options;
 
 pub use cell::Cell;

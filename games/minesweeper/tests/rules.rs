@@ -200,4 +200,15 @@ proptest! {
         prop_assert_eq!(placed.len(), o.mines as usize);
         prop_assert!(!placed.iter().any(|m| m.as_str() == Some(c.name().as_str())));
     }
+
+    /// Nothing a player types, and no options a host passes, makes the game panic: it is
+    /// read or refused with a reason.
+    #[test]
+    fn no_input_panics(text in ".{0,24}", w in any::<u8>(), h in any::<u8>(), mines in any::<u16>()) {
+        let g = small();
+        let _ = g.parse_move(&text);
+        let _ = g.parse_move(&format!("open {text}"));
+        let _ = Kind.create(&serde_json::json!({ "width": w, "height": h, "mines": mines }), 1);
+        let _ = Kind.create(&serde_json::json!(text), 1);
+    }
 }
