@@ -76,6 +76,7 @@ pub fn random_game(seed: u64, options: Options, agreement: Option<Agreement>) ->
         }
         if let Some(a) = agreement {
             check_agreement(&g, &d.moves, &universe, a, &mut check_rng).map_err(|e| format!("seed {seed}, decision {decisions}: {e}"))?;
+            check_interjections(&g, d.side, &d.moves).map_err(|e| format!("seed {seed}, decision {decisions}: {e}"))?;
         }
         let m = d.moves[rng.random_range(0..d.moves.len())];
         let before = g.hash64();
@@ -93,6 +94,35 @@ pub fn random_game(seed: u64, options: Options, agreement: Option<Agreement>) ->
         }
     }
     Ok(Playout { game: g, decisions, moves, events })
+}
+
+/// The side not deciding: each interjection it is offered is accepted (on a copy), leaves the
+/// decision with the deciding side and keeps the invariants; the deciding side's own moves,
+/// made out of turn by the other side, are refused and change nothing.
+fn check_interjections(g: &Game, decider: arbiter_engine::Side, listed: &[Move]) -> Result<(), String> {
+    let other = decider.opponent();
+    if !g.interjections(decider).is_empty() {
+        return Err("the deciding side is offered interjections (its standing moves are among its legal moves)".into());
+    }
+    for m in g.interjections(other) {
+        let mut copy = g.clone();
+        copy.play_as(other, &m).map_err(|e| format!("interjection {} refused: {e}", g.move_text(&m)))?;
+        if copy.outcome().is_none() && copy.to_move() != Some(decider) {
+            return Err(format!("interjection {} took the decision from the {decider}", g.move_text(&m)));
+        }
+        check_invariants(&copy).map_err(|e| format!("after interjection {}: {e}", g.move_text(&m)))?;
+    }
+    let before = g.hash64();
+    for m in listed.iter().take(3) {
+        let mut copy = g.clone();
+        if copy.play_as(other, m).is_ok() && !g.interjections(other).contains(m) {
+            return Err(format!("the {other} made the {decider}'s move {} out of turn", g.move_text(m)));
+        }
+        if copy.hash64() != before && !g.interjections(other).contains(m) {
+            return Err(format!("a refused out-of-turn move {} changed the game", g.move_text(m)));
+        }
+    }
+    Ok(())
 }
 
 /// A move like `m` but different: another country, card or way of playing.
