@@ -350,7 +350,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             let rows = s.rows();
             for (i, r) in rows.iter().enumerate() {
                 let text =
-                    if matches!(viewer, LogViewer::All) { r.move_text.clone() } else { arbiter_store::move_text_for(rows, i, who[0]) };
+                    if matches!(viewer, LogViewer::All) { r.move_text.clone() } else { arbiter_store::move_text_for(rows, i, who[0], s.game()) };
                 say!("#{} {} ({}): {text}", r.seq, r.side, r.at);
                 print(&r.record);
             }
@@ -434,8 +434,9 @@ fn run(cmd: Command) -> Result<(), Failure> {
             while !r.done() && to.is_none_or(|t| r.seq() < t) {
                 let row = r.step().map_err(|e| Failure::Failed(e.to_string()))?.cloned();
                 if let (true, Some(row)) = (step, row) {
-                    // An observer's replay: a headline not yet revealed at the end stays secret.
-                    let text = arbiter_store::move_text_for(r.rows(), row.seq as usize - 1, None);
+                    // An observer's replay: a secret choice not yet revealed at this point of
+                    // the game (a headline) reads as such; the next move reveals it.
+                    let text = arbiter_store::move_text_for(&r.rows()[..row.seq as usize], row.seq as usize - 1, None, r.game());
                     say!("#{} {}: {text}", row.seq, row.side);
                     for l in row.record.public_log.lines() {
                         say!("    {l}");

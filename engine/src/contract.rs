@@ -87,6 +87,9 @@ impl arbiter_kernel::Game for Game {
     fn move_text(&self, m: &Move) -> String {
         Game::move_text(self, m)
     }
+    fn hidden_move(&self, text: &str, by: Seat, viewer: Viewer) -> Option<String> {
+        Game::hidden_move(self, text, side(by)?, viewer_side(viewer))
+    }
     fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
         self.parse(text).map_err(|e| Refusal::new(format!("cannot read {:?}: {e}", text.trim()), "notation"))
     }

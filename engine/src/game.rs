@@ -228,6 +228,16 @@ impl Game {
         self.pos().move_text(m)
     }
 
+    /// Asked after the last move, about that move (`text`, made by `by`): if `viewer` may not
+    /// read it yet, what it reads instead. A headline choice is secret from the other side and
+    /// observers until the headlines are revealed (§4.5C; at once under Man in Earth Orbit).
+    pub fn hidden_move(&self, text: &str, by: Side, viewer: Option<Side>) -> Option<String> {
+        let Ok(Move::Headline(card)) = self.parse(text) else { return None };
+        let p = self.pos();
+        let chosen = self.state.headline[by.idx()] == Some(card);
+        (chosen && !crate::view::headline_visible(p, by, viewer)).then(|| "headline (a secret choice until both headlines are revealed)".to_string())
+    }
+
     /// What `viewer` may see (`None` = an observer).
     pub fn view(&self, viewer: Option<Side>) -> View {
         View::new(self.pos(), viewer)

@@ -149,19 +149,25 @@ fn rules_view(p: Position) -> RulesView {
     }
 }
 
+/// May `viewer` see the headline `side` has chosen? A chosen headline is secret from the other
+/// side and observers until both are revealed (§4.5C), unless that side had to reveal it first
+/// (Man in Earth Orbit).
+pub fn headline_visible(p: Position, side: Side, viewer: Option<Side>) -> bool {
+    let st = p.st;
+    let top = st.stack.last().filter(|t| t.is_decision() && st.outcome.is_none());
+    let choosing = matches!(top, Some(Task::HeadlineChoose { .. }));
+    viewer == Some(side) || !choosing || crate::headline::reveals_first(p) == Some(side)
+}
+
 impl View {
     pub fn new(p: Position, viewer: Option<Side>) -> View {
         let st = p.st;
         let map = Map::standard();
         let names = |cs: Vec<CardId>| cs.into_iter().map(|c| p.cards().name(c).to_string()).collect::<Vec<_>>();
         let top = st.stack.last().filter(|t| t.is_decision() && st.outcome.is_none());
-        // A chosen headline is secret from the other side until both are revealed, unless that
-        // side had to reveal it first (Man in Earth Orbit).
-        let headline_secret = matches!(top, Some(Task::HeadlineChoose { .. }));
-        let first = crate::headline::reveals_first(p);
         let seen = |s: Side| {
             let c = st.headline[s.idx()]?;
-            (viewer == Some(s) || !headline_secret || first == Some(s)).then(|| p.cards().name(c).to_string())
+            headline_visible(p, s, viewer).then(|| p.cards().name(c).to_string())
         };
         View {
             viewer,

@@ -162,6 +162,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn move_text(&self, m: &Self::Move) -> String;
     /// Read a move typed in this position.
     fn parse_move(&self, text: &str) -> Result<Self::Move, Refusal>;
+    /// Asked of the game as it stands after its last move, about that move (`text`, made by
+    /// `by`): if `viewer` may not read it yet (a secret choice not yet revealed), what it reads
+    /// instead. `None` (the default): the move is readable by all.
+    fn hidden_move(&self, _text: &str, _by: Seat, _viewer: Viewer) -> Option<String> {
+        None
+    }
 }
 
 /// A game in progress as a host drives it: moves in notation, views as JSON.
@@ -175,6 +181,8 @@ pub trait Match: Send + Sync {
     fn view(&self, viewer: Viewer) -> serde_json::Value;
     fn state_hash(&self) -> u64;
     fn outcome(&self) -> Option<Outcome>;
+    /// See [`Game::hidden_move`].
+    fn hidden_move(&self, text: &str, by: Seat, viewer: Viewer) -> Option<String>;
     fn boxed_clone(&self) -> Box<dyn Match>;
 }
 
@@ -205,6 +213,9 @@ impl<G: Game> Match for G {
     }
     fn outcome(&self) -> Option<Outcome> {
         Game::outcome(self)
+    }
+    fn hidden_move(&self, text: &str, by: Seat, viewer: Viewer) -> Option<String> {
+        Game::hidden_move(self, text, by, viewer)
     }
     fn boxed_clone(&self) -> Box<dyn Match> {
         Box::new(self.clone())

@@ -55,6 +55,9 @@ pub struct Room {
     all: broadcast::Sender<Arc<Outgoing>>,
     presence: Mutex<[SeatState; 3]>,
     last_move: Mutex<Instant>,
+    /// The last move's text as each seat was sent it (a secret choice reads differently until
+    /// revealed; `views::last_move` sends it again once it reads otherwise).
+    sent: Mutex<[Option<(u64, String)>; 3]>,
     /// Set when the hub drops this room: its timers stop (a reloaded room has its own).
     unloaded: std::sync::atomic::AtomicBool,
 }
@@ -74,6 +77,11 @@ pub enum MoveError {
 
 impl Room {
     fn new(id: String, session: Session, seats: SeatsFile) -> Room {
+        // What each seat reads of the last move now: what a loaded page shows (its sync).
+        let rows = session.rows();
+        let sent = Seat::ALL.map(|seat| {
+            rows.last().map(|r| (r.seq, arbiter_store::move_text_for(rows, rows.len() - 1, seat.side(), session.game())))
+        });
         Room {
             id,
             session: Mutex::new(session),
@@ -82,6 +90,7 @@ impl Room {
             all: broadcast::channel(256).0,
             presence: Mutex::new([0, 1, 2].map(|_| SeatState { connections: 0, presence: Presence::Absent, generation: 0 })),
             last_move: Mutex::new(Instant::now()),
+            sent: Mutex::new(sent),
             unloaded: std::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -151,8 +160,11 @@ impl Room {
     fn broadcast_last(&self, s: &Session) {
         let extra = self.extra(s);
         let seq = s.seq();
+        let mut sent = self.sent.lock().unwrap_or_else(|p| p.into_inner());
         for seat in Seat::ALL {
-            let json = views::last_move(s, seat, &extra).to_string();
+            let (v, shown) = views::last_move(s, seat, &extra, sent[seat.idx()].as_ref());
+            sent[seat.idx()] = Some(shown);
+            let json = v.to_string();
             // No receiver is not an error: nobody of that seat is connected.
             let _ = self.topics[seat.idx()].send(Arc::new(Outgoing { seq, json, closing: false }));
         }

@@ -32,29 +32,35 @@ pub fn moves(s: &Session, seat: Seat) -> Value {
 
 /// The whole log as the seat may read it: each move's heading and lines.
 pub fn log(s: &Session, seat: Seat) -> Vec<String> {
-    arbiter_store::log_for(s.header(), s.rows(), seat.side()).into_iter().map(|e| e.text).collect()
+    arbiter_store::log_for(s.header(), s.rows(), seat.side(), s.game()).into_iter().map(|e| e.text).collect()
 }
 
-/// The last move as the seat may see it.
-pub fn last_move(s: &Session, seat: Seat, extra: &Value) -> Value {
+/// The last move as the seat may see it, and its text as sent (the seat's `sent` of the next
+/// move). `sent` is what this seat was sent for the move before: if that move reads
+/// differently now (a secret choice this move revealed; the game decides which moves are
+/// secret), it is sent again as `previous`.
+pub fn last_move(s: &Session, seat: Seat, extra: &Value, sent: Option<&(u64, String)>) -> (Value, (u64, String)) {
     let rows = s.rows();
-    let Some(r) = rows.last() else { return Value::Null };
+    let Some(r) = rows.last() else { return (Value::Null, (0, String::new())) };
+    let text = arbiter_store::move_text_for(rows, rows.len() - 1, seat.side(), s.game());
     let mut v = json!({
         "type": "move",
         "seq": r.seq,
         "side": r.side,
-        "text": arbiter_store::move_text_for(rows, rows.len() - 1, seat.side()),
+        "text": text,
         "log": r.record.lines_for(seat.side()),
         "state": state(s, seat),
         "moves": moves(s, seat),
     });
-    // The move before may read differently now: a headline kept secret until this move
-    // revealed it.
-    if rows.len() >= 2 && rows[rows.len() - 2].move_text.starts_with("headline ") {
-        v["previous"] = json!({ "seq": rows[rows.len() - 2].seq, "text": arbiter_store::move_text_for(rows, rows.len() - 2, seat.side()) });
+    if rows.len() >= 2 {
+        let i = rows.len() - 2;
+        let now = arbiter_store::move_text_for(rows, i, seat.side(), s.game());
+        if sent.is_some_and(|(seq, then)| *seq == rows[i].seq && *then != now) {
+            v["previous"] = json!({ "seq": rows[i].seq, "text": now });
+        }
     }
     merge(&mut v["state"], extra);
-    v
+    (v, (r.seq, text))
 }
 
 pub fn sync(s: &Session, seat: Seat, extra: &Value) -> Value {

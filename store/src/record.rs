@@ -90,12 +90,13 @@ pub struct LogEntry {
     pub text: String,
 }
 
-/// The whole log `viewer` may read (`None`: an observer), the setup first.
-pub fn log_for(header: &GameHeader, rows: &[EventRow], viewer: Option<Side>) -> Vec<LogEntry> {
+/// The whole log `viewer` may read (`None`: an observer), the setup first; `game` is the game
+/// after the last row (see [`move_text_for`]).
+pub fn log_for(header: &GameHeader, rows: &[EventRow], viewer: Option<Side>, game: &arbiter_engine::Game) -> Vec<LogEntry> {
     let line = |seq, text: &str| LogEntry { seq, heading: false, text: text.to_string() };
     let mut out: Vec<LogEntry> = header.setup.lines_for(viewer).into_iter().map(|l| line(0, l)).collect();
     for (i, r) in rows.iter().enumerate() {
-        out.push(LogEntry { seq: r.seq, heading: true, text: format!("#{} {}: {}", r.seq, r.side, move_text_for(rows, i, viewer)) });
+        out.push(LogEntry { seq: r.seq, heading: true, text: format!("#{} {}: {}", r.seq, r.side, move_text_for(rows, i, viewer, game)) });
         out.extend(r.record.lines_for(viewer).into_iter().map(|l| line(r.seq, l)));
     }
     out
@@ -167,19 +168,11 @@ pub struct EventRow {
     pub record: Record,
 }
 
-/// The move text of `rows[i]` as `viewer` (`None`: an observer) may read it. A headline choice
-/// is secret from the other side and from observers until the headlines are revealed, which
-/// happens with the next row (the other side's choice); a headline revealed at once (Man in
-/// Earth Orbit) names its card in the public log.
-pub fn move_text_for(rows: &[EventRow], i: usize, viewer: Option<Side>) -> String {
+/// The move text of `rows[i]` as `viewer` (`None`: an observer) may read it, `game` being the
+/// game after the last row. Only the last move can still be hidden, and the game decides
+/// whether it is (a secret choice not yet revealed: a headline; `Game::hidden_move`).
+pub fn move_text_for(rows: &[EventRow], i: usize, viewer: Option<Side>, game: &arbiter_engine::Game) -> String {
     let Some(row) = rows.get(i) else { return String::new() };
-    let headline =
-        serde_json::from_str::<arbiter_engine::Move>(&row.move_json).is_ok_and(|m| matches!(m, arbiter_engine::Move::Headline(_)));
-    let card = row.move_text.strip_prefix("headline ").unwrap_or("").trim_matches('"');
-    let secret = headline && i + 1 == rows.len() && !row.record.public_log.contains(card) && viewer != Some(row.side);
-    if secret {
-        "headline (a secret choice until both headlines are revealed)".into()
-    } else {
-        row.move_text.clone()
-    }
+    let hidden = if i + 1 == rows.len() { game.hidden_move(&row.move_text, row.side, viewer) } else { None };
+    hidden.unwrap_or_else(|| row.move_text.clone())
 }

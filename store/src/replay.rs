@@ -55,8 +55,19 @@ impl Replay {
         if i == 0 || i > self.rows.len() {
             return (move_text.to_string(), false);
         }
-        let shown = move_text_for(&self.rows, i - 1, None);
-        let secret = shown != self.rows[i - 1].move_text;
+        // Asked of the game after the move: as the replay stands if the move was applied
+        // (a later comparison failed), else on a copy where it is applied, if it can be.
+        let row = &self.rows[i - 1];
+        let mut shown = move_text_for(&self.rows[..i], i - 1, None, &self.game);
+        if shown == row.move_text {
+            let mut after = self.game.clone();
+            if let Ok(m) = after.parse(&row.move_text) {
+                if after.play_as(row.side, &m).is_ok() {
+                    shown = move_text_for(&self.rows[..i], i - 1, None, &after);
+                }
+            }
+        }
+        let secret = shown != row.move_text;
         (shown, secret)
     }
 

@@ -50,7 +50,7 @@ fn no_output_of_a_side_names_a_card_it_may_not_know() {
                 let log = rows[last].record.lines_for(viewer).join("\n");
                 let out = format!(
                     "{}\n{}\n{}",
-                    move_text_for(rows, last, viewer),
+                    move_text_for(rows, last, viewer, g),
                     without_rule_references(&log),
                     serde_json::to_string(&g.view(viewer)).unwrap()
                 );
