@@ -129,7 +129,8 @@ fn cancel_refused(p: Position, side: Side, card: crate::card::CardId) -> Illegal
 
 /// Is `m` a standing move the effects in play offer the decider now?
 fn is_standing(p: Position, t: &Task, m: &Move) -> bool {
-    is_standing_for(p, decider(p, t), m)
+    // The cheap tests first: the decider of an event step is found by asking the card.
+    matches!(m, Move::Cancel { .. }) && !p.st.effects.is_empty() && is_standing_for(p, decider(p, t), m)
 }
 
 /// Is `m` a standing move the effects in play offer `side` now?

@@ -30,6 +30,7 @@ use std::fmt;
 pub struct Seat(pub u8);
 
 impl Seat {
+    #[inline]
     pub fn idx(self) -> usize {
         self.0 as usize
     }
@@ -250,9 +251,11 @@ impl Default for StableHasher {
 }
 
 impl std::hash::Hasher for StableHasher {
+    #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
         for b in bytes {
             self.0 ^= *b as u64;

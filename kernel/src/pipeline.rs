@@ -26,6 +26,7 @@ pub trait Modifier {
 }
 
 /// One bounded step: `value + add`, bounded by `cap` and `floor` for this step only.
+#[inline]
 pub fn bounded(value: i32, add: i32, cap: Option<i32>, floor: Option<i32>) -> i32 {
     let mut next = value + add;
     if let Some(cap) = cap {
@@ -39,6 +40,7 @@ pub fn bounded(value: i32, add: i32, cap: Option<i32>, floor: Option<i32>) -> i3
 
 /// Fold `mods` over `base`, stage by stage in `stages` order; `step` sees each modifier with
 /// its actual change and the value after it. Modifiers of a stage not listed never apply.
+#[inline]
 pub fn fold<'m, M: Modifier + 'm>(
     base: i32,
     stages: &[M::Stage],

@@ -31,11 +31,13 @@ impl Randomness {
     pub fn scripted(dice: impl IntoIterator<Item = u8>) -> Randomness {
         Randomness::Scripted { dice: dice.into_iter().collect(), picks: VecDeque::new() }
     }
+    #[inline]
     pub fn is_scripted(&self) -> bool {
         matches!(self, Randomness::Scripted { .. })
     }
 
     /// One six-sided die.
+    #[inline]
     pub fn die(&mut self) -> Result<u8, Exhausted> {
         match self {
             Randomness::Seeded(r) => Ok(r.random_range(1..=6)),
@@ -44,6 +46,7 @@ impl Randomness {
     }
 
     /// A uniformly random index below `n` (random discards and draws).
+    #[inline]
     pub fn pick(&mut self, n: usize) -> Result<usize, Exhausted> {
         match self {
             Randomness::Seeded(r) => Ok(r.random_range(0..n)),
@@ -55,6 +58,7 @@ impl Randomness {
     }
 
     /// Fisher–Yates shuffle; a scripted source leaves the order as it is.
+    #[inline]
     pub fn shuffle<T>(&mut self, v: &mut [T]) {
         if let Randomness::Seeded(r) = self {
             for i in (1..v.len()).rev() {
