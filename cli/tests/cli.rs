@@ -327,3 +327,48 @@ fn fixtures_of_minesweeper_run_by_their_game() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("FAILED  MINE-X") && text.contains("board: expected"), "{text}");
 }
+
+/// "At any time" in the line mode: where the side not deciding may cancel the Cuban Missile
+/// Crisis, the decision says so; `interject` lists the moves, `interject 1` makes the first as
+/// that side, and the log tells it. The game is reached by `arbiter move` from a random game
+/// of the referee's own that gets there.
+#[test]
+fn the_line_mode_lets_the_side_not_deciding_interject() {
+    use arbiter_engine::{Game, Options, Randomness};
+    let options = Options { optional_cards: false, us_bonus: 2 };
+    let (seed, prefix, interjector) = (0..400u64)
+        .find_map(|seed| {
+            let (mut g, _) = Game::new(arbiter_cards::ruleset(), options, Randomness::seeded(seed));
+            let mut x = seed;
+            let mut moves = Vec::new();
+            while g.outcome().is_none() {
+                let d = g.decision()?;
+                if !g.interjections(d.side.opponent()).is_empty() {
+                    return Some((seed, moves, d.side.opponent()));
+                }
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let m = d.moves[(x >> 33) as usize % d.moves.len()];
+                moves.push(g.move_text(&m));
+                g.play(&m).ok()?;
+            }
+            None
+        })
+        .expect("an interjection in 400 random games");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("g.arbiter");
+    out(&["new", f.to_str().unwrap(), "--seed", &seed.to_string(), "--us-bonus", "2"]);
+    for chunk in prefix.chunks(200) {
+        let mut args = vec!["move", f.to_str().unwrap()];
+        args.extend(chunk.iter().map(String::as_str));
+        out(&args);
+    }
+    let o = arbiter().args(["play", "--lines", f.to_str().unwrap()]).write_stdin("\ninterject\ninterject 1\nquit\n").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(&format!("(The {interjector} may interject now")), "{text}");
+    assert!(text.contains(&format!("The {interjector} may interject now, while the")), "{text}");
+    let decider = interjector.opponent();
+    assert!(text.contains(&format!("The {interjector} interjects while the {decider} decides")), "{text}");
+    let log = out(&["log", f.to_str().unwrap()]);
+    assert!(log.contains(&format!("{interjector} (")) && log.contains("cancel \"Cuban Missile Crisis\""), "{log}");
+}
