@@ -77,10 +77,11 @@ fn a_clone_is_independent() {
 /// belong to its own crate.
 #[test]
 fn the_kernel_names_no_game() {
-    let mut words: Vec<String> = ["DEFCON", "USSR", "Influence", "Twilight", "headline", "coup", "superpower", "Minesweeper", "mine", "mines"]
-        .iter()
-        .map(|w| w.to_lowercase())
-        .collect();
+    let mut words: Vec<String> =
+        ["DEFCON", "USSR", "Influence", "Twilight", "headline", "coup", "superpower", "Minesweeper", "mine", "mines"]
+            .iter()
+            .map(|w| w.to_lowercase())
+            .collect();
     let cards = arbiter_cards::card_db();
     words.extend(cards.all().map(|c| c.name.to_lowercase()).filter(|n| n.len() > 4));
     let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../kernel/src"));

@@ -25,7 +25,8 @@ impl TwilightStruggle {
             serde_json::from_value(v.clone()).map_err(|e| Refusal::new(format!("bad options: {e}"), "game options"))?
         };
         let d = Options::default();
-        let o = Options { optional_cards: given.optional_cards.unwrap_or(d.optional_cards), us_bonus: given.us_bonus.unwrap_or(d.us_bonus) };
+        let o =
+            Options { optional_cards: given.optional_cards.unwrap_or(d.optional_cards), us_bonus: given.us_bonus.unwrap_or(d.us_bonus) };
         if o.us_bonus > 10 {
             return Err(Refusal::new(format!("us_bonus is 0 to 10 extra US Influence, not {}", o.us_bonus), "game options"));
         }

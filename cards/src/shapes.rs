@@ -515,7 +515,9 @@ impl CardEvent for VpFromCount {
     type Step = NoStep;
     fn condition(&self, p: Position, side: Side) -> Result<(), arbiter_engine::error::Illegal> {
         match (self.conditional, (self.count)(p, side)) {
-            (true, Count { vp: 0, why }) => Err(arbiter_engine::error::Illegal::new(format!("the condition is not met ({why})"), self.card.cite())),
+            (true, Count { vp: 0, why }) => {
+                Err(arbiter_engine::error::Illegal::new(format!("the condition is not met ({why})"), self.card.cite()))
+            }
             _ => Ok(()),
         }
     }

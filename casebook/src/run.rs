@@ -87,10 +87,7 @@ fn play(f: &Fixture, file: &Path, g: &mut Game, log: &mut Vec<String>) -> Result
         if d.side != side && step.reject.is_none() {
             let interjection = g.parse(&step.mv).is_ok_and(|m| g.interjections(side).contains(&m));
             if !interjection {
-                return Err(format!(
-                    "{label}: expected a {side} decision or interjection, but the {} is to decide: {}",
-                    d.side, d.prompt
-                ));
+                return Err(format!("{label}: expected a {side} decision or interjection, but the {} is to decide: {}", d.side, d.prompt));
             }
         }
         let before = g.hash64();

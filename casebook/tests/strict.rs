@@ -47,7 +47,10 @@ fn a_missing_die_fails_at_its_step() {
 fn a_decision_of_the_other_side_fails_the_step() {
     let text = format!(r#"{{"id": "T-1", "title": "t", "rules": [], {COUP}, "steps": [{{"side": "ussr", "move": "play Fidel ops"}}]}}"#);
     let why = run(&text).unwrap().expect("fails");
-    assert!(why.starts_with("step 1 (ussr \"play Fidel ops\"): expected a USSR decision or interjection, but the US is to decide"), "{why}");
+    assert!(
+        why.starts_with("step 1 (ussr \"play Fidel ops\"): expected a USSR decision or interjection, but the US is to decide"),
+        "{why}"
+    );
 }
 
 #[test]

@@ -295,7 +295,11 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 // other side are a note on standard error (all of them: `--json`).
                 let other = d.side.opponent();
                 for m in g.interjections(other) {
-                    eprintln!("the {other} may interject: {} (arbiter move FILE --as {} …)", g.move_text(&m), other.to_string().to_lowercase());
+                    eprintln!(
+                        "the {other} may interject: {} (arbiter move FILE --as {} …)",
+                        g.move_text(&m),
+                        other.to_string().to_lowercase()
+                    );
                 }
             }
             Ok(())
@@ -349,8 +353,11 @@ fn run(cmd: Command) -> Result<(), Failure> {
             print(&s.header().setup);
             let rows = s.rows();
             for (i, r) in rows.iter().enumerate() {
-                let text =
-                    if matches!(viewer, LogViewer::All) { r.move_text.clone() } else { arbiter_store::move_text_for(rows, i, who[0], s.game()) };
+                let text = if matches!(viewer, LogViewer::All) {
+                    r.move_text.clone()
+                } else {
+                    arbiter_store::move_text_for(rows, i, who[0], s.game())
+                };
                 say!("#{} {} ({}): {text}", r.seq, r.side, r.at);
                 print(&r.record);
             }

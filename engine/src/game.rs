@@ -235,7 +235,8 @@ impl Game {
         let Ok(Move::Headline(card)) = self.parse(text) else { return None };
         let p = self.pos();
         let chosen = self.state.headline[by.idx()] == Some(card);
-        (chosen && !crate::view::headline_visible(p, by, viewer)).then(|| "headline (a secret choice until both headlines are revealed)".to_string())
+        (chosen && !crate::view::headline_visible(p, by, viewer))
+            .then(|| "headline (a secret choice until both headlines are revealed)".to_string())
     }
 
     /// What `viewer` may see (`None` = an observer).

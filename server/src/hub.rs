@@ -79,9 +79,8 @@ impl Room {
     fn new(id: String, session: Session, seats: SeatsFile) -> Room {
         // What each seat reads of the last move now: what a loaded page shows (its sync).
         let rows = session.rows();
-        let sent = Seat::ALL.map(|seat| {
-            rows.last().map(|r| (r.seq, arbiter_store::move_text_for(rows, rows.len() - 1, seat.side(), session.game())))
-        });
+        let sent = Seat::ALL
+            .map(|seat| rows.last().map(|r| (r.seq, arbiter_store::move_text_for(rows, rows.len() - 1, seat.side(), session.game()))));
         Room {
             id,
             session: Mutex::new(session),

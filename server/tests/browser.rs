@@ -552,10 +552,8 @@ async fn two_seats_play_by_clicking(kind: Browser) {
     let seat = seat_of(interjector);
     us.goto(&format!("{base}{}", crisis["links"][seat].as_str().unwrap())).await.unwrap();
     wait_connected(us, seat).await;
-    let button = until("the interjection button", || async move {
-        us.find(Locator::Css("#moves [data-interjection=\"true\"]")).await.ok()
-    })
-    .await;
+    let button =
+        until("the interjection button", || async move { us.find(Locator::Css("#moves [data-interjection=\"true\"]")).await.ok() }).await;
     assert_eq!(button.attr("data-move").await.unwrap().as_deref(), Some(interjection.as_str()));
     let count = us.find(Locator::Id("moves-count")).await.unwrap().text().await.unwrap();
     assert!(count.contains("you may interject"), "{count}");

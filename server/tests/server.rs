@@ -506,7 +506,9 @@ async fn a_seat_interjects_while_the_other_decides() {
     let http = reqwest::Client::new();
     let g = create(&http, &base, json!({ "seed": seed, "optional_cards": true })).await;
     let token = |side: Side| g.tokens[side.idx()].clone();
-    let post = |t: String, m: String| http.post(format!("{base}/api/games/{}/moves?token={t}", g.id)).body(json!({ "move": m }).to_string()).send();
+    let post = |t: String, m: String| {
+        http.post(format!("{base}/api/games/{}/moves?token={t}", g.id)).body(json!({ "move": m }).to_string()).send()
+    };
     for (side, text) in &prefix {
         assert_eq!(post(token(*side), text.clone()).await.unwrap().status(), 200, "{text}");
     }

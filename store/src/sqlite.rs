@@ -141,8 +141,10 @@ impl SqliteStore {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(StoreError::Exists(path.into())),
                 Err(_) if path.exists() => Err(StoreError::Exists(path.into())),
-                Err(_) => std::fs::rename(&temp, path)
-                    .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be put in place: {e}") }),
+                Err(_) => std::fs::rename(&temp, path).map_err(|e| StoreError::WriteFailed {
+                    path: path.into(),
+                    what: format!("the new file could not be put in place: {e}"),
+                }),
             }
         });
         let _ = std::fs::remove_file(&temp);

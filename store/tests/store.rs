@@ -82,7 +82,11 @@ fn interjections_are_stored_as_rows_of_their_side_and_replay() {
                 let before = s.game().decision().map(|d| d.side);
                 let (row, _) = s.play(&text, Some(other)).unwrap_or_else(|e| panic!("seed {seed}: {text}: {e}"));
                 assert_eq!(row.side, other, "the row is the interjecting side's");
-                assert!(row.record.public_log.contains(&format!("The {other} interjects while the {decider} decides")), "{:?}", row.record.public_log);
+                assert!(
+                    row.record.public_log.contains(&format!("The {other} interjects while the {decider} decides")),
+                    "{:?}",
+                    row.record.public_log
+                );
                 assert_eq!(s.game().decision().map(|d| d.side), before, "the decision stays with the side deciding");
                 // Only the side deciding may undo, and not the other side's interjection.
                 assert!(s.undo_check().is_err());

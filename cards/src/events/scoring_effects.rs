@@ -117,7 +117,13 @@ impl CardEvent for Shuttle {
     }
     fn answer(&self, ctx: &mut Ctx, _step: ShuttleStep, t: EventTask, m: &Move) {
         let Move::Target(c) = *m else { return ctx.unexpected(&t, m) };
-        log!(ctx, "The {} chooses {}: Shuttle Diplomacy ignores it in {}", t.side, Map::standard().name(c), ctx.card_name(CardId(t.arg as u8)));
+        log!(
+            ctx,
+            "The {} chooses {}: Shuttle Diplomacy ignores it in {}",
+            t.side,
+            Map::standard().name(c),
+            ctx.card_name(CardId(t.arg as u8))
+        );
         ctx.exec(Instr::SetEffectParam { card: SHUTTLE_DIPLOMACY, param: c.0 as i16 + 1 });
     }
 }

@@ -124,11 +124,7 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
             lines.push(Line::from(format!("Enter: make it now   Up/Down: choose   Esc: back to the {decider}")));
             overlay(f, &format!("Interjection: {side}"), lines, area);
         }
-        Screen::HandOver(_)
-        | Screen::InterjectHandOver(_)
-        | Screen::GameOver
-        | Screen::Table
-        | Screen::EndOfRound { .. } => {}
+        Screen::HandOver(_) | Screen::InterjectHandOver(_) | Screen::GameOver | Screen::Table | Screen::EndOfRound { .. } => {}
     }
 }
 

@@ -97,7 +97,9 @@ pub fn run(f: &Fixture) -> Result<(), String> {
             (Err(e), Some(want)) if !e.to_string().contains(want.as_str()) => {
                 return Err(format!("{label}: expected a refusal containing {want:?}, got: {e}"))
             }
-            (Err(_), Some(_)) if arbiter_kernel::Game::state_hash(&g) != before => return Err(format!("{label}: the refused move changed the game")),
+            (Err(_), Some(_)) if arbiter_kernel::Game::state_hash(&g) != before => {
+                return Err(format!("{label}: the refused move changed the game"))
+            }
             (Err(_), Some(_)) => {}
         }
     }
@@ -115,4 +117,3 @@ pub fn run(f: &Fixture) -> Result<(), String> {
     }
     Ok(())
 }
-

@@ -290,13 +290,7 @@ impl arbiter_kernel::Game for Minesweeper {
             return None;
         }
         let o = self.options;
-        let prompt = format!(
-            "open, flag or unflag a cell ({}×{}, {} mines, {} flagged)",
-            o.width,
-            o.height,
-            o.mines,
-            self.flags()
-        );
+        let prompt = format!("open, flag or unflag a cell ({}×{}, {} mines, {} flagged)", o.width, o.height, o.mines, self.flags());
         Some(Turn { seat: Seat(0), prompt })
     }
     fn legal_moves(&self) -> Vec<Move> {
@@ -360,7 +354,8 @@ impl arbiter_kernel::Game for Minesweeper {
     }
     fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
         let words: Vec<&str> = text.split_whitespace().collect();
-        let usage = "a move is `open CELL`, `flag CELL` or `unflag CELL`, a cell such as c4 (column letter, row number, a1 at the top left)";
+        let usage =
+            "a move is `open CELL`, `flag CELL` or `unflag CELL`, a cell such as c4 (column letter, row number, a1 at the top left)";
         let [verb, cell] = words[..] else { return Err(Refusal::new(format!("cannot read {text:?}: {usage}"), "notation")) };
         let c = Cell::parse(cell).map_err(|why| Refusal::new(format!("cannot read {cell:?}: {why}"), "notation"))?;
         match verb.to_ascii_lowercase().as_str() {

@@ -38,7 +38,10 @@ impl Options {
         let most = self.cells() - 1;
         if self.mines == 0 || self.mines as usize > most {
             return Err(Refusal::new(
-                format!("a {}×{} board takes 1 to {most} mines (one cell stays free for the first open), not {}", self.width, self.height, self.mines),
+                format!(
+                    "a {}×{} board takes 1 to {most} mines (one cell stays free for the first open), not {}",
+                    self.width, self.height, self.mines
+                ),
                 RULE,
             ));
         }

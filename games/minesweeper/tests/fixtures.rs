@@ -6,7 +6,8 @@ use std::path::PathBuf;
 #[test]
 fn every_minesweeper_fixture_passes() {
     let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
     files.sort();
     assert!(files.len() >= 6, "the Minesweeper fixtures are found: {files:?}");
     let mut ids = std::collections::BTreeSet::new();
