@@ -334,26 +334,13 @@ fn fixtures_of_minesweeper_run_by_their_game() {
 /// of the referee's own that gets there.
 #[test]
 fn the_line_mode_lets_the_side_not_deciding_interject() {
-    use arbiter_engine::{Game, Options, Randomness};
-    let options = Options { optional_cards: false, us_bonus: 2 };
-    let (seed, prefix, interjector) = (0..400u64)
-        .find_map(|seed| {
-            let (mut g, _) = Game::new(arbiter_cards::ruleset(), options, Randomness::seeded(seed));
-            let mut x = seed;
-            let mut moves = Vec::new();
-            while g.outcome().is_none() {
-                let d = g.decision()?;
-                if !g.interjections(d.side.opponent()).is_empty() {
-                    return Some((seed, moves, d.side.opponent()));
-                }
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let m = d.moves[(x >> 33) as usize % d.moves.len()];
-                moves.push(g.move_text(&m));
-                g.play(&m).ok()?;
-            }
-            None
-        })
-        .expect("an interjection in 400 random games");
+    let options = arbiter_engine::Options { optional_cards: false, us_bonus: 2 };
+    let reached = arbiter_engine::playout::random_until(&arbiter_cards::ruleset(), options, 0..400, |g| {
+        g.to_move().is_some_and(|d| !g.interjections(d.opponent()).is_empty())
+    })
+    .expect("an interjection in 400 random games");
+    let (seed, interjector) = (reached.seed, reached.game.to_move().unwrap().opponent());
+    let prefix: Vec<String> = reached.moves.into_iter().map(|(_, m)| m).collect();
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("g.arbiter");
     out(&["new", f.to_str().unwrap(), "--seed", &seed.to_string(), "--us-bonus", "2"]);

@@ -210,8 +210,6 @@ fn judge(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> 
             };
             if a.choices.contains(m) {
                 Ok(())
-            } else if let Move::Cancel { card, .. } = m {
-                Err(cancel_refused(p, a.decider, *card))
             } else {
                 // Name the card and what it allows instead (the first few of its choices).
                 let name = p.cards().name(e.card);

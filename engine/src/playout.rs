@@ -42,3 +42,36 @@ pub fn random_game(rules: &Arc<Ruleset>, options: Options, seed: u64) -> Result<
         decisions += 1;
     }
 }
+
+/// A position reached by random play: the game's seed, the moves that led there (each with the
+/// side that made it, in notation) and the game there.
+pub struct Reached {
+    pub seed: u64,
+    pub moves: Vec<(crate::side::Side, String)>,
+    pub game: Game,
+}
+
+/// The first game among `seeds`, played with random legal moves (the chooser of
+/// [`random_game`]), that reaches a decision where `wanted` holds (tests looking for a rare
+/// position: a Cuban Missile Crisis one side may cancel).
+pub fn random_until(
+    rules: &Arc<Ruleset>,
+    options: Options,
+    seeds: std::ops::Range<u64>,
+    wanted: impl Fn(&Game) -> bool,
+) -> Option<Reached> {
+    seeds.into_iter().find_map(|seed| {
+        let (mut game, _) = Game::new(rules.clone(), options, Randomness::seeded(seed));
+        let mut rng = ChaCha8Rng::seed_from_u64(chooser_seed(seed));
+        let mut moves = Vec::new();
+        while let Some(d) = game.decision() {
+            if wanted(&game) {
+                return Some(Reached { seed, moves, game });
+            }
+            let m = d.moves[rng.random_range(0..d.moves.len())];
+            moves.push((d.side, game.move_text(&m)));
+            game.play_quiet(&m).ok()?;
+        }
+        None
+    })
+}
