@@ -31,8 +31,13 @@ fn random_game(kind: &dyn GameKind, seed: u64, checks: bool) -> (Vec<(Seat, Stri
             assert_eq!(m.state_hash(), before, "{}: a refused move changed the game", kind.id());
         }
         let text = legal[rng.random_range(0..legal.len())].clone();
-        let (canonical, _) = m.play(turn.seat, &text).unwrap_or_else(|e| panic!("{}: listed {text:?} refused: {e}", kind.id()));
-        assert_eq!(canonical, text, "{}: a listed move is in canonical text", kind.id());
+        let mut by_json = m.boxed_clone();
+        let played = m.play(turn.seat, &text).unwrap_or_else(|e| panic!("{}: listed {text:?} refused: {e}", kind.id()));
+        assert_eq!(played.text, text, "{}: a listed move is in canonical text", kind.id());
+        // What a store keeps (the move's JSON) replays to the same game.
+        let again = by_json.play_json(turn.seat, &played.json).unwrap_or_else(|e| panic!("{}: {text:?} as JSON refused: {e}", kind.id()));
+        assert_eq!((again.text, again.report), (played.text.clone(), played.report), "{}: {text:?} from its JSON", kind.id());
+        assert_eq!(by_json.state_hash(), m.state_hash(), "{}: {text:?} from its JSON", kind.id());
         moves.push((turn.seat, text));
         hashes.push(m.state_hash());
     }

@@ -96,7 +96,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.arbiter");
         std::fs::write(&path, &bytes).unwrap();
-        prop_assert!(arbiter_store::Session::open(&path).is_err());
+        prop_assert!(arbiter_store::Session::open(&path, &arbiter_games::catalogue()).is_err());
     }
 
     #[test]
@@ -115,7 +115,8 @@ proptest! {
 fn a_stored_move_with_an_unknown_card_number_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.arbiter");
-    let mut s = arbiter_store::Session::create(&path, 1, Options::default()).unwrap();
+    let mut s = arbiter_store::Session::create(&path, &arbiter_games::TWILIGHT_STRUGGLE, &arbiter_games::ts_options(Options::default()), 1)
+        .unwrap();
     s.play("influence Poland", None).unwrap();
     drop(s);
     let c = rusqlite::Connection::open(&path).unwrap();
@@ -123,15 +124,10 @@ fn a_stored_move_with_an_unknown_card_number_is_reported() {
     // The integrity chain shows the edit first; without it (an older file, or a forger who
     // drops it), replay reports the divergence.
     drop(c);
-    let err = arbiter_store::Session::open(&path).err().expect("refused").to_string();
+    let err = arbiter_store::Session::open(&path, &arbiter_games::catalogue()).err().expect("refused").to_string();
     assert!(err.contains("is damaged at move 1"), "{err}");
-    let c = rusqlite::Connection::open(&path).unwrap();
-    c.execute_batch(
-        "ALTER TABLE events DROP COLUMN chain; ALTER TABLE game DROP COLUMN header_hash; ALTER TABLE game DROP COLUMN head_seq; \
-         ALTER TABLE game DROP COLUMN head_hash; PRAGMA user_version = 1;",
-    )
-    .unwrap();
-    drop(c);
-    let err = arbiter_store::Session::open(&path).err().expect("refused").to_string();
+    // As a version-1 file (no chain, a log column per seat).
+    arbiter_games::legacy::rewrite_as_version_1(&path).unwrap();
+    let err = arbiter_store::Session::open(&path, &arbiter_games::catalogue()).err().expect("refused").to_string();
     assert!(err.contains("replay diverges at move 1") && err.contains("move text"), "{err}");
 }

@@ -3,6 +3,7 @@
 //! sample of games saved to SQLite and replayed to identical hashes.
 
 use arbiter_engine::Options;
+use arbiter_games::{catalogue, ts_options, TwilightSession, TWILIGHT_STRUGGLE};
 use arbiter_store::Session;
 use arbiter_tests::{random_game, Agreement};
 use std::collections::BTreeMap;
@@ -30,13 +31,13 @@ fn soak_random_games() {
         if seed % 50 == 0 {
             // Through SQLite: store every move, reopen (which replays and checks every row).
             let path = dir.path().join(format!("{seed}.arbiter"));
-            let mut s = Session::create(&path, seed, options).unwrap();
+            let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(options), seed).unwrap();
             for m in &p.moves {
                 s.play(m, None).unwrap_or_else(|e| panic!("seed {seed}: {m}: {e}"));
             }
-            assert_eq!(s.game().hash64(), p.game.hash64(), "seed {seed}: the stored game differs");
-            let reopened = Session::open(&path).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-            assert_eq!(reopened.game().hash64(), p.game.hash64());
+            assert_eq!(s.ts().hash64(), p.game.hash64(), "seed {seed}: the stored game differs");
+            let reopened = Session::open(&path, &catalogue()).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            assert_eq!(reopened.ts().hash64(), p.game.hash64());
             replayed += 1;
         }
     }

@@ -1,23 +1,29 @@
-//! `arbiter`: hot-seat Twilight Struggle in a terminal, and scripting commands over saved games.
+//! `arbiter`: hot-seat play in a terminal, and scripting commands over saved games, for every
+//! game this build offers (`arbiter_games::catalogue`): Twilight Struggle (the default) and
+//! Minesweeper.
 
 #[macro_use]
 mod out;
 mod bench;
 mod board;
 mod input;
+mod minefield;
 mod odds;
 mod play;
 mod table;
+mod ts_session;
 mod warn;
 
-use arbiter_engine::{Options, Side};
+use arbiter_engine::Options;
+use arbiter_games::catalogue;
+use arbiter_kernel::{Match, Seat, Viewer};
 use arbiter_store::{EventStore, Replay, Session, SessionError, SqliteStore};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "arbiter", version, about = "Arbiter: a rules-enforcing referee for Twilight Struggle (Deluxe)")]
+#[command(name = "arbiter", version, about = "Arbiter: a rules-enforcing referee for board games: Twilight Struggle (Deluxe), Minesweeper")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -28,15 +34,25 @@ enum Command {
     /// Create a saved game (a SQLite file).
     New {
         file: PathBuf,
+        /// The game: twilight-struggle (the default) or minesweeper.
+        #[arg(long, default_value = "twilight-struggle")]
+        game: String,
         /// Seed of the game's randomness (default: from the clock).
         #[arg(long)]
         seed: Option<u64>,
-        /// Play with the 7 optional cards (104-110).
+        /// Twilight Struggle: play with the 7 optional cards (104-110).
         #[arg(long)]
         optional_cards: bool,
-        /// Extra US Influence after setup (a common handicap; 0 turns it off).
-        #[arg(long, default_value_t = 2)]
-        us_bonus: u8,
+        /// Twilight Struggle: extra US Influence after setup (a common handicap; 0 turns it
+        /// off; default 2).
+        #[arg(long)]
+        us_bonus: Option<u8>,
+        /// Minesweeper: the board, WIDTHxHEIGHT (default 9x9).
+        #[arg(long)]
+        size: Option<String>,
+        /// Minesweeper: the number of mines (default 10).
+        #[arg(long)]
+        mines: Option<u16>,
         /// Overwrite an existing file.
         #[arg(long)]
         force: bool,
@@ -48,6 +64,9 @@ enum Command {
         /// One line at a time even on a terminal (as for scripts and pipes).
         #[arg(long)]
         lines: bool,
+        /// The game of a new save file: twilight-struggle (the default) or minesweeper.
+        #[arg(long)]
+        game: Option<String>,
     },
     /// Who decides now, the prompt, and every legal move (one canonical move per line).
     Moves {
@@ -60,26 +79,27 @@ enum Command {
         file: PathBuf,
         #[arg(required = true)]
         moves: Vec<String>,
-        /// Move as this side: its decision's moves, or, while the other side decides, an
-        /// interjection (a move allowed "at any time", e.g. cancelling the Cuban Missile Crisis).
+        /// Move as this seat (`us`, `ussr`; `player`): its decision's moves, or, while another
+        /// seat decides, an interjection (a move allowed "at any time", e.g. cancelling the
+        /// Cuban Missile Crisis).
         #[arg(long = "as")]
-        as_side: Option<SideArg>,
+        as_side: Option<String>,
     },
     /// Undo the last move of the side to move, where the rules of undo allow it.
     Undo { file: PathBuf },
-    /// The state as one side (or an observer) sees it.
+    /// The state as one seat (`us`, `ussr`; `player`) or an observer sees it.
     State {
         file: PathBuf,
         #[arg(long)]
         json: bool,
         #[arg(long = "as", default_value = "observer")]
-        viewer: Viewer,
+        viewer: String,
     },
-    /// The human-readable log.
+    /// The human-readable log, as one seat, an observer, or `all` (every seat's lines).
     Log {
         file: PathBuf,
         #[arg(long = "as", default_value = "observer")]
-        viewer: LogViewer,
+        viewer: String,
     },
     /// Serve games over HTTP and WebSocket, with the browser client (see API.md).
     Serve {
@@ -141,44 +161,70 @@ enum Command {
     },
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum SideArg {
-    Us,
-    Ussr,
+/// The seat named `id` (`us`, `player`…) in `s`'s game, or the refusal naming its seats.
+fn seat_named(s: &Session, id: &str) -> Result<Seat, Failure> {
+    let id = id.to_ascii_lowercase();
+    s.header()
+        .seats
+        .iter()
+        .position(|x| *x == id)
+        .map(|i| Seat(i as u8))
+        .ok_or_else(|| Failure::Rejected(format!("no seat {id:?} in this game; its seats: {} (or observer)", s.header().seats.join(", "))))
 }
 
-impl SideArg {
-    fn side(self) -> Side {
-        match self {
-            SideArg::Us => Side::Us,
-            SideArg::Ussr => Side::Ussr,
-        }
+/// The viewer named `id`: a seat, or `observer`.
+fn viewer_named(s: &Session, id: &str) -> Result<Viewer, Failure> {
+    if id.eq_ignore_ascii_case("observer") {
+        return Ok(None);
     }
+    seat_named(s, id).map(Some)
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Viewer {
-    Us,
-    Ussr,
-    Observer,
-}
-
-impl Viewer {
-    fn side(self) -> Option<Side> {
-        match self {
-            Viewer::Us => Some(Side::Us),
-            Viewer::Ussr => Some(Side::Ussr),
-            Viewer::Observer => None,
+/// The options of a new game of `game` from the command line's flags; a flag of another game
+/// is refused.
+fn new_game_options(
+    game: &str,
+    optional_cards: bool,
+    us_bonus: Option<u8>,
+    size: Option<&str>,
+    mines: Option<u16>,
+) -> Result<serde_json::Value, Failure> {
+    let foreign = |flag: &str, of: &str| Failure::Rejected(format!("{flag} is an option of {of}, not of {game}"));
+    match game {
+        "twilight-struggle" => {
+            if size.is_some() {
+                return Err(foreign("--size", "minesweeper"));
+            }
+            if mines.is_some() {
+                return Err(foreign("--mines", "minesweeper"));
+            }
+            let d = Options::default();
+            Ok(arbiter_games::ts_options(Options { optional_cards, us_bonus: us_bonus.unwrap_or(d.us_bonus) }))
         }
+        "minesweeper" => {
+            if optional_cards {
+                return Err(foreign("--optional-cards", "twilight-struggle"));
+            }
+            if us_bonus.is_some() {
+                return Err(foreign("--us-bonus", "twilight-struggle"));
+            }
+            let mut o = serde_json::Map::new();
+            if let Some(size) = size {
+                let (w, h) = size
+                    .split_once(['x', 'X', '×'])
+                    .and_then(|(w, h)| Some((w.trim().parse::<u8>().ok()?, h.trim().parse::<u8>().ok()?)))
+                    .ok_or_else(|| Failure::Rejected(format!("--size is WIDTHxHEIGHT, e.g. 16x16 (not {size:?})")))?;
+                o.insert("width".into(), w.into());
+                o.insert("height".into(), h.into());
+            }
+            if let Some(m) = mines {
+                o.insert("mines".into(), m.into());
+            }
+            Ok(serde_json::Value::Object(o))
+        }
+        // The catalogue refuses it, naming the games.
+        _ => Ok(serde_json::Value::Null),
     }
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum LogViewer {
-    Us,
-    Ussr,
-    Observer,
-    All,
 }
 
 /// Exit status 2: the input was rejected (illegal move, bad arguments); 1: anything else.
@@ -243,7 +289,9 @@ fn json(v: &impl serde::Serialize) -> String {
 
 fn run(cmd: Command) -> Result<(), Failure> {
     match cmd {
-        Command::New { file, seed, optional_cards, us_bonus, force } => {
+        Command::New { file, game, seed, optional_cards, us_bonus, size, mines, force } => {
+            let kind = catalogue().find(&game).map_err(|r| Failure::Rejected(r.reason))?;
+            let options = new_game_options(&game, optional_cards, us_bonus, size.as_deref(), mines)?;
             if file.exists() {
                 if !force {
                     return Err(Failure::Rejected(format!("{} exists; use --force to overwrite it", file.display())));
@@ -257,93 +305,92 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 }
             }
             let seed = seed.unwrap_or_else(clock_seed);
-            Session::create(&file, seed, Options { optional_cards, us_bonus })?;
+            Session::create(&file, kind, &options, seed)?;
             // The seed is not printed: with it, the hidden cards and future draws can be rebuilt.
             say!("New game in {}", file.display());
             Ok(())
         }
-        Command::Play { file, lines } => {
+        Command::Play { file, lines, game } => {
             let path = match file {
                 Some(f) => f,
                 None => play::default_save_path()?,
             };
-            play::run(&path, lines)
+            play::run(&path, lines, game.as_deref())
         }
         Command::Moves { file, json: as_json } => {
-            let s = Session::open(&file)?;
+            let s = Session::open_read_only(&file, &catalogue())?;
             let g = s.game();
             let d = g.decision();
+            let ids = &s.header().seats;
+            let id = |seat: Seat| ids.get(seat.idx()).cloned().unwrap_or_default();
+            let seats = || (0..ids.len()).map(|i| Seat(i as u8));
             if as_json {
+                let interjections: serde_json::Map<String, serde_json::Value> =
+                    seats().map(|t| (id(t), g.interjections(t).into())).collect();
                 let v = serde_json::json!({
+                    "game": s.kind().id(),
                     "seq": s.seq(),
-                    "to_move": d.as_ref().map(|d| d.side),
+                    "to_move": d.as_ref().map(|d| id(d.seat)),
                     "prompt": d.as_ref().map(|d| d.prompt.clone()),
-                    "moves": d.as_ref().map(|d| d.moves.iter().map(|m| g.move_text(m)).collect::<Vec<_>>()).unwrap_or_default(),
-                    // What the side not deciding may make now ("at any time"), by side.
-                    "interjections": {
-                        "us": g.interjections(Side::Us).iter().map(|m| g.move_text(m)).collect::<Vec<_>>(),
-                        "ussr": g.interjections(Side::Ussr).iter().map(|m| g.move_text(m)).collect::<Vec<_>>(),
-                    },
-                    "outcome": g.outcome(),
+                    "moves": if d.is_some() { g.legal_moves() } else { Vec::new() },
+                    // What a seat not deciding may make now ("at any time"), by seat.
+                    "interjections": interjections,
+                    "outcome": g.outcome().map(|o| serde_json::json!({ "winner": o.winner.map(id), "reason": o.reason, "text": o.text })),
                 });
                 say!("{}", json(&v));
             } else if let Some(d) = d {
-                for m in &d.moves {
-                    say!("{}", g.move_text(m));
+                for m in g.legal_moves() {
+                    say!("{m}");
                 }
                 // Standard output stays one legal move a line; the interjections open to the
-                // other side are a note on standard error (all of them: `--json`).
-                let other = d.side.opponent();
-                for m in g.interjections(other) {
-                    eprintln!(
-                        "the {other} may interject: {} (arbiter move FILE --as {} …)",
-                        g.move_text(&m),
-                        other.to_string().to_lowercase()
-                    );
+                // other seats are a note on standard error (all of them: `--json`).
+                for other in seats().filter(|t| *t != d.seat) {
+                    for m in g.interjections(other) {
+                        eprintln!("the {} may interject: {m} (arbiter move FILE --as {} …)", s.seat_name(other), id(other));
+                    }
                 }
             }
             Ok(())
         }
         Command::Move { file, moves, as_side } => {
-            let mut s = Session::open(&file)?;
+            let mut s = Session::open(&file, &catalogue())?;
+            let seat = as_side.map(|id| seat_named(&s, &id)).transpose()?;
             for text in &moves {
                 // Each accepted move is stored at once; the first refused one stops here and
                 // changes nothing.
-                s.play(text, as_side.map(SideArg::side))?;
+                s.play(text, seat)?;
             }
             Ok(())
         }
         Command::Undo { file } => {
-            let mut s = Session::open(&file)?;
+            let mut s = Session::open(&file, &catalogue())?;
             let row = s.undo()?;
-            say!("Undone: move {} ({}) by the {}", row.seq, row.move_text, row.side);
+            say!("Undone: move {} ({}) by the {}", row.seq, row.move_text, s.seat_name(row.seat));
             Ok(())
         }
         Command::State { file, json: as_json, viewer } => {
-            let s = Session::open(&file)?;
-            print_state(s.game(), s.seq(), viewer.side(), as_json);
+            let s = Session::open_read_only(&file, &catalogue())?;
+            let viewer = viewer_named(&s, &viewer)?;
+            print_state(s.game(), s.seq(), viewer, as_json);
             Ok(())
         }
         Command::Log { file, viewer } => {
-            let s = Session::open(&file)?;
-            let who = match viewer {
-                LogViewer::Us => vec![Some(Side::Us)],
-                LogViewer::Ussr => vec![Some(Side::Ussr)],
-                LogViewer::Observer => vec![None],
-                LogViewer::All => vec![Some(Side::Us), Some(Side::Ussr)],
-            };
+            let s = Session::open_read_only(&file, &catalogue())?;
+            let all = viewer.eq_ignore_ascii_case("all");
+            let who = if all { None } else { viewer_named(&s, &viewer)? };
+            let seats: Vec<(String, Seat)> = (0..s.header().seats.len()).map(|i| (s.seat_name(Seat(i as u8)), Seat(i as u8))).collect();
             let print = |rec: &arbiter_store::Record| {
-                if matches!(viewer, LogViewer::All) {
-                    for (tag, side) in [("US only", Side::Us), ("USSR only", Side::Ussr)] {
-                        for l in rec.private_lines(side) {
-                            say!("    [{tag}] {l}");
+                if all {
+                    for (name, seat) in &seats {
+                        for l in rec.private_lines(*seat) {
+                            say!("    [{name} only] {l}");
                         }
                     }
                     for l in rec.public_log.lines() {
                         say!("    {l}");
                     }
                 } else {
-                    for l in rec.lines_for(who[0]) {
+                    for l in rec.lines_for(who) {
                         say!("    {l}");
                     }
                 }
@@ -353,12 +400,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
             print(&s.header().setup);
             let rows = s.rows();
             for (i, r) in rows.iter().enumerate() {
-                let text = if matches!(viewer, LogViewer::All) {
-                    r.move_text.clone()
-                } else {
-                    arbiter_store::move_text_for(rows, i, who[0], s.game())
-                };
-                say!("#{} {} ({}): {text}", r.seq, r.side, r.at);
+                let text = if all { r.move_text.clone() } else { arbiter_store::move_text_for(rows, i, who, s.game()) };
+                say!("#{} {} ({}): {text}", r.seq, s.seat_name(r.seat), r.at);
                 print(&r.record);
             }
             Ok(())
@@ -369,7 +412,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             config.disconnect_timeout = std::time::Duration::from_secs(disconnect_timeout);
             config.unload_after = std::time::Duration::from_secs(unload_after);
             config.idle_timeout = std::time::Duration::from_secs(idle_timeout.max(1));
-            arbiter_server::serve(config).map_err(Failure::Failed)
+            arbiter_server::serve(config, arbiter_games::web::offered()).map_err(Failure::Failed)
         }
         Command::Card { name, json: as_json } => {
             let rules = arbiter_cards::ruleset();
@@ -435,8 +478,10 @@ fn run(cmd: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Replay { file, to, step } => {
-            let store = SqliteStore::open(&file)?;
-            let mut r = Replay::new(store.header()?, store.rows()?).map_err(|e| Failure::Failed(e.to_string()))?;
+            let store = SqliteStore::open_read_only(&file)?;
+            let header = store.header()?;
+            let kind = arbiter_store::kind_of(&header, &catalogue())?;
+            let mut r = Replay::new(header, store.rows()?, kind).map_err(|e| Failure::Failed(e.to_string()))?;
             let interactive = std::io::IsTerminal::is_terminal(&std::io::stdin());
             while !r.done() && to.is_none_or(|t| r.seq() < t) {
                 let row = r.step().map_err(|e| Failure::Failed(e.to_string()))?.cloned();
@@ -444,7 +489,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
                     // An observer's replay: a secret choice not yet revealed at this point of
                     // the game (a headline) reads as such; the next move reveals it.
                     let text = arbiter_store::move_text_for(&r.rows()[..row.seq as usize], row.seq as usize - 1, None, r.game());
-                    say!("#{} {}: {text}", row.seq, row.side);
+                    let who = r.game().seats().get(row.seat.idx()).cloned().unwrap_or_default();
+                    say!("#{} {who}: {text}", row.seq);
                     for l in row.record.public_log.lines() {
                         say!("    {l}");
                     }
@@ -464,22 +510,35 @@ fn run(cmd: Command) -> Result<(), Failure> {
     }
 }
 
-fn print_state(g: &arbiter_engine::Game, seq: u64, viewer: Option<Side>, as_json: bool) {
-    let view = g.view(viewer);
+/// The state as `viewer` sees it: the game's view as JSON, or as text (Twilight Struggle's
+/// board, Minesweeper's grid).
+fn print_state(g: &dyn Match, seq: u64, viewer: Viewer, as_json: bool) {
     if as_json {
-        let mut v = serde_json::to_value(&view).expect("views serialise");
+        let mut v = g.view(viewer);
         v["seq"] = serde_json::json!(seq);
         say!("{}", json(&v));
         return;
     }
-    say_inline!("{}", board::board(&view, &board::Style::from_env()));
-    if !view.hand.is_empty() {
-        say!("Hand: {}", view.hand.join(", "));
-    }
-    match (view.outcome, view.prompt) {
-        (Some(o), _) => say!("{o}"),
-        (None, Some(p)) => say!("{p}"),
-        _ => {}
+    if let Some(ts) = g.as_any().downcast_ref::<arbiter_engine::Game>() {
+        let view = ts.view(viewer.and_then(arbiter_engine::contract::side));
+        say_inline!("{}", board::board(&view, &board::Style::from_env()));
+        if !view.hand.is_empty() {
+            say!("Hand: {}", view.hand.join(", "));
+        }
+        match (view.outcome, view.prompt) {
+            (Some(o), _) => say!("{o}"),
+            (None, Some(p)) => say!("{p}"),
+            _ => {}
+        }
+    } else if let Some(ms) = g.as_any().downcast_ref::<arbiter_minesweeper::Minesweeper>() {
+        say_inline!("{}", minefield::grid(&arbiter_kernel::Game::view(ms, viewer)));
+        match (g.outcome(), g.decision()) {
+            (Some(o), _) => say!("{}", o.text),
+            (None, Some(t)) => say!("{}", t.prompt),
+            _ => {}
+        }
+    } else {
+        say!("{}", json(&g.view(viewer)));
     }
 }
 

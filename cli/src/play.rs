@@ -4,8 +4,11 @@
 
 use crate::board::{self, Style};
 use crate::input::Input;
+use crate::ts_session::TsSession;
 use crate::Failure;
+use arbiter_engine::contract::seat;
 use arbiter_engine::{Game, Options, Region};
+use arbiter_games::catalogue;
 use arbiter_store::{Session, SessionError};
 use std::path::{Path, PathBuf};
 
@@ -39,27 +42,35 @@ Other commands:
   help             this text
   quit             leave (the game is saved after every move)";
 
-/// Play the game saved in `path` (created if missing): full-screen when both standard input
-/// and output are terminals, unless `lines` asks for the line mode.
-pub fn run(path: &Path, lines: bool) -> Result<(), Failure> {
+/// Play the game saved in `path` (created if missing, a game of `game`: Twilight Struggle by
+/// default): full-screen when both standard input and output are terminals, unless `lines`
+/// asks for the line mode.
+pub fn run(path: &Path, lines: bool, game: Option<&str>) -> Result<(), Failure> {
     let session = if path.exists() {
         say!("Resuming the game saved in {}", path.display());
-        Session::open(path)?
+        Session::open(path, &catalogue())?
     } else {
+        let kind = match game {
+            Some(id) => catalogue().find(id).map_err(|r| Failure::Rejected(r.reason))?,
+            None => catalogue().default_kind(),
+        };
         let seed = crate::clock_seed();
-        let s = Session::create(path, seed, Options::default())?;
+        let options = if kind.id() == "twilight-struggle" { arbiter_games::ts_options(Options::default()) } else { kind.default_options() };
+        let s = Session::create(path, kind, &options, seed)?;
         say!("New game saved in {}", path.display());
         s
     };
     use std::io::IsTerminal;
-    if !lines && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        return crate::table::run(session);
+    let full_screen = !lines && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    match TsSession::new(session) {
+        Ok(ts) if full_screen => crate::table::run(ts),
+        Ok(ts) => run_lines(ts, path),
+        Err(other) => crate::minefield::play_lines(other),
     }
-    run_lines(session, path)
 }
 
 /// The line mode: one prompt a line, for scripts, pipes and `--lines`.
-fn run_lines(mut session: Session, path: &Path) -> Result<(), Failure> {
+fn run_lines(mut session: TsSession, path: &Path) -> Result<(), Failure> {
     let style = Style::from_env();
     let mut input = Input::new(session.game().rules().cards.all().map(|c| c.name.clone()))
         .map_err(|e| Failure::Failed(format!("cannot read the terminal: {e}")))?;
@@ -112,7 +123,8 @@ fn run_lines(mut session: Session, path: &Path) -> Result<(), Failure> {
             seated = Some(d.side);
             // What happened since this player last had the keyboard (their view of the log).
             let since = seen[d.side.idx()];
-            let news: Vec<&str> = session.rows().iter().filter(|r| r.seq > since).flat_map(|r| r.record.lines_for(Some(d.side))).collect();
+            let news: Vec<&str> =
+                session.rows().iter().filter(|r| r.seq > since).flat_map(|r| r.record.lines_for(Some(seat(d.side)))).collect();
             if !news.is_empty() {
                 say!("Since your last turn at the keyboard:");
                 for l in &news[news.len().saturating_sub(40)..] {
@@ -154,9 +166,9 @@ fn run_lines(mut session: Session, path: &Path) -> Result<(), Failure> {
             },
             "log" => {
                 let n = rest.parse().unwrap_or(20);
-                let mut mine: Vec<&str> = session.header().setup.lines_for(Some(d.side));
+                let mut mine: Vec<&str> = session.header().setup.lines_for(Some(seat(d.side)));
                 for r in session.rows() {
-                    mine.extend(r.record.lines_for(Some(d.side)));
+                    mine.extend(r.record.lines_for(Some(seat(d.side))));
                 }
                 for l in &mine[mine.len().saturating_sub(n)..] {
                     say!("  {l}");
@@ -230,7 +242,7 @@ fn run_lines(mut session: Session, path: &Path) -> Result<(), Failure> {
                 }
                 match session.play(&text, Some(d.side)) {
                     Ok((_, report)) => {
-                        for l in report.lines_for(Some(d.side)) {
+                        for l in report.lines_for(Some(seat(d.side))) {
                             say!("  {l}");
                         }
                         seen[d.side.idx()] = session.seq();

@@ -135,12 +135,8 @@ fn replay_reports_a_divergence_with_status_1() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is damaged at move 2"), "{o:?}");
     // Rewritten without the chain (as a forger would, or an older file), replay still tells.
-    c.execute_batch(
-        "ALTER TABLE events DROP COLUMN chain; ALTER TABLE game DROP COLUMN header_hash; ALTER TABLE game DROP COLUMN head_seq; \
-         ALTER TABLE game DROP COLUMN head_hash; PRAGMA user_version = 1;",
-    )
-    .unwrap();
     drop(c);
+    arbiter_games::legacy::rewrite_as_version_1(&f).unwrap();
     let o = arbiter().args(["replay", file]).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
@@ -358,4 +354,70 @@ fn the_line_mode_lets_the_side_not_deciding_interject() {
     assert!(text.contains(&format!("The {interjector} interjects while the {decider} decides")), "{text}");
     let log = out(&["log", f.to_str().unwrap()]);
     assert!(log.contains(&format!("{interjector} (")) && log.contains("cancel \"Cuban Missile Crisis\""), "{log}");
+}
+
+/// Minesweeper through the same commands as Twilight Struggle: `new --game minesweeper` with its
+/// options, `moves`, `move`, `state` (text and `--json`: `board` and `outcome`), `undo` (not
+/// past the open that placed the mines), `log`, `replay`, and the line mode of `play`; to the
+/// end of a game, where every mine is shown.
+#[test]
+fn minesweeper_is_played_through_the_same_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("m.arbiter");
+    let file = f.to_str().unwrap();
+    // Options of another game, and impossible ones, are refused and create nothing.
+    for (args, says) in [
+        (vec!["new", file, "--game", "minesweeper", "--us-bonus", "3"], "--us-bonus is an option of twilight-struggle"),
+        (vec!["new", file, "--size", "9x9"], "--size is an option of minesweeper"),
+        (vec!["new", file, "--game", "minesweeper", "--size", "4x4", "--mines", "16"], "mines"),
+        (vec!["new", file, "--game", "minesweeper", "--size", "nine"], "WIDTHxHEIGHT"),
+        (vec!["new", file, "--game", "chess"], "twilight-struggle, minesweeper"),
+    ] {
+        let o = arbiter().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(!f.exists(), "{args:?}");
+    }
+    out(&["new", file, "--game", "minesweeper", "--size", "6x5", "--mines", "4", "--seed", "3"]);
+    let moves = out(&["moves", file]);
+    assert!(moves.lines().any(|l| l == "open a1") && moves.lines().any(|l| l == "flag f5"), "{moves}");
+    assert_eq!(moves.lines().count(), 6 * 5 * 2, "open and flag each cell");
+    out(&["move", file, "flag b2", "--as", "player"]);
+    assert_eq!(out(&["undo", file]).trim(), "Undone: move 1 (flag b2) by the Player");
+    out(&["move", file, "open c3"]);
+    let o = arbiter().args(["undo", file]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("revealed"), "the open placed the mines: no undo");
+    let v = state(&f, "player");
+    let board: Vec<String> = v["board"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
+    assert_eq!((board.len(), board[0].len()), (5, 6));
+    assert!(v["outcome"].is_null());
+    assert!(board.iter().all(|r| !r.contains('*')), "no mine shown while playing: {board:?}");
+    assert_eq!(state(&f, "observer")["board"], v["board"], "the observer sees what the player sees");
+    let text = out(&["state", file]);
+    assert!(text.starts_with("    a b c d e f\n  1 "), "{text}");
+    assert!(text.contains("4 mines, 0 flagged"), "{text}");
+    // Open every closed cell in turn until the game ends (the line mode's way: a cell alone).
+    let mut script = String::new();
+    for r in 1..=5 {
+        for c in ['a', 'b', 'c', 'd', 'e', 'f'] {
+            script += &format!("{c}{r}\n");
+        }
+    }
+    let o = arbiter().args(["play", file, "--lines"]).write_stdin(script).output().unwrap();
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{said}");
+    assert!(said.contains("Game over:"), "{said}");
+    let end = state(&f, "player");
+    let outcome = end["outcome"].as_str().unwrap();
+    let mines: usize = end["board"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().matches(['*', 'X']).count()).sum();
+    assert!(outcome == "lost" || outcome == "won");
+    assert_eq!(mines, 4, "every mine shown at the end: {end}");
+    let log = out(&["log", file]);
+    assert!(log.contains("#1 Player") && log.contains("The 4 mines are placed, none at c3"), "{log}");
+    let replayed = out(&["replay", file]);
+    assert!(replayed.contains("Replayed and verified"), "{replayed}");
+    let json: serde_json::Value = serde_json::from_str(&out(&["moves", file, "--json"])).unwrap();
+    assert_eq!(json["game"], "minesweeper");
+    assert_eq!(json["outcome"]["reason"].as_str().map(str::to_lowercase).as_deref(), Some(outcome));
 }

@@ -274,12 +274,8 @@ fn a_forged_random_outcome_is_reported_without_the_deck() {
     let forged = serde_json::to_string(&v).unwrap();
     c.execute("UPDATE game SET setup_random_json = ?1", [&forged]).unwrap();
     // Recompute the integrity chain: drop it and let Arbiter add it to a "version 1" file.
-    c.execute_batch(
-        "ALTER TABLE events DROP COLUMN chain; ALTER TABLE game DROP COLUMN header_hash; ALTER TABLE game DROP COLUMN head_seq; \
-         ALTER TABLE game DROP COLUMN head_hash; PRAGMA user_version = 1;",
-    )
-    .unwrap();
     drop(c);
+    arbiter_games::legacy::rewrite_as_version_1(&f).unwrap();
     arbiter_store::SqliteStore::open(&f).unwrap();
     // Every card the deal names (the shuffle's order holds the whole Early War deck).
     let rules = arbiter_cards::ruleset();
@@ -426,6 +422,7 @@ fn section<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
 #[test]
 fn no_command_shows_a_side_a_card_it_may_not_know() {
     use arbiter_engine::{CardSet, Side};
+    use arbiter_games::TwilightSession;
     let dir = tempfile::tempdir().unwrap();
     let mut x = 0x2545_f491_4f6c_dd1du64;
     let mut next = move |n: usize| {
@@ -438,18 +435,23 @@ fn no_command_shows_a_side_a_card_it_may_not_know() {
     for seed in [11u64, 12, 13] {
         let f = dir.path().join(format!("secret{seed}.arbiter"));
         let file = f.to_str().unwrap().to_string();
-        let mut s =
-            arbiter_store::Session::create(&f, seed, arbiter_engine::Options { optional_cards: seed % 2 == 0, us_bonus: 2 }).unwrap();
-        while s.game().outcome().is_none() {
-            let before = s.game().state().clone();
-            let d = s.game().decision().expect("a decision");
-            let m = s.game().move_text(&d.moves[next(d.moves.len())]);
+        let mut s = arbiter_store::Session::create(
+            &f,
+            &arbiter_games::TWILIGHT_STRUGGLE,
+            &arbiter_games::ts_options(arbiter_engine::Options { optional_cards: seed % 2 == 0, us_bonus: 2 }),
+            seed,
+        )
+        .unwrap();
+        while s.ts().outcome().is_none() {
+            let before = s.ts().state().clone();
+            let d = s.ts().decision().expect("a decision");
+            let m = s.ts().move_text(&d.moves[next(d.moves.len())]);
             s.play(&m, None).unwrap();
             if !(m.starts_with("headline ") || next(12) == 0) {
                 continue;
             }
             checked += 1;
-            let (g, st) = (s.game(), s.game().state());
+            let (g, st) = (s.ts(), s.ts().state());
             let row = s.rows().last().unwrap().clone();
             let random: Vec<arbiter_engine::report::RandomOutcome> = serde_json::from_str(&row.record.random_json).unwrap();
             let drawn: CardSet = random

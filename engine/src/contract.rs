@@ -48,7 +48,7 @@ impl From<&Report> for arbiter_kernel::Report {
                     text: l.text.clone(),
                 })
                 .collect(),
-            random: r.random.iter().map(|o| serde_json::to_value(o).unwrap_or_default()).collect(),
+            random: r.random.iter().map(|o| serde_json::to_string(o).unwrap_or_default()).collect(),
             revealed: r.revealed,
         }
     }
@@ -90,7 +90,11 @@ impl arbiter_kernel::Game for Game {
     fn hidden_move(&self, text: &str, by: Seat, viewer: Viewer) -> Option<String> {
         Game::hidden_move(self, text, side(by)?, viewer_side(viewer))
     }
+    /// §10.3 as the server plays it: a chess clock that runs out loses the game.
+    fn timeout_move(&self, _seat: Seat) -> Option<Move> {
+        Some(Move::Concede(crate::moves::Concession::Time))
+    }
     fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
-        self.parse(text).map_err(|e| Refusal::new(format!("cannot read {:?}: {e}", text.trim()), "notation"))
+        self.parse(text).map_err(|e| Refusal::new(format!("cannot read {:?}: {e}", arbiter_kernel::echo(text)), "notation"))
     }
 }

@@ -22,7 +22,9 @@ pub mod rng;
 
 pub use rng::{Exhausted, Randomness};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::any::Any;
 use std::fmt;
 
 /// A seat at the table: an index into the game's [`Game::seats`].
@@ -67,15 +69,23 @@ pub struct LogLine {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
     pub log: Vec<LogLine>,
-    /// The random outcomes drawn, as the game records them: kept with the move so that a
-    /// replay checks them, never shown to a player (they may be secret: a deck's order, where
-    /// hidden pieces are).
-    pub random: Vec<serde_json::Value>,
+    /// The random outcomes drawn, each as the game records it (JSON text): kept with the move
+    /// so that a replay checks them, never shown to a player (they may be secret: a deck's
+    /// order, where hidden pieces are).
+    pub random: Vec<String>,
     /// Hidden information was revealed besides random outcomes (a secret choice, a hidden tile).
     pub revealed: bool,
 }
 
 impl Report {
+    /// The random outcomes as one JSON array (what a store keeps and a replay compares).
+    pub fn random_json(&self) -> String {
+        format!("[{}]", self.random.join(","))
+    }
+    /// Record a random outcome.
+    pub fn drew(&mut self, outcome: &impl Serialize) {
+        self.random.push(serde_json::to_string(outcome).unwrap_or_else(|_| "null".into()));
+    }
     /// Undo may not go back past a move that drew randomness or revealed anything.
     pub fn reveals(&self) -> bool {
         self.revealed || !self.random.is_empty()
@@ -138,7 +148,8 @@ pub struct Outcome {
 /// - Two games created alike and given the same moves have the same state hash after each.
 /// - `view(viewer)` and the log lines for `viewer` hold only what that seat may know.
 pub trait Game: Clone + Send + Sync + 'static {
-    type Move: Clone + PartialEq + fmt::Debug;
+    /// A move; its JSON is what a saved game keeps (replayed as it was, whatever the notation).
+    type Move: Clone + PartialEq + fmt::Debug + Serialize + DeserializeOwned;
     type View: Serialize;
 
     /// The seats' names, in seat order ("white", "black"; "player").
@@ -169,22 +180,55 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn hidden_move(&self, _text: &str, _by: Seat, _viewer: Viewer) -> Option<String> {
         None
     }
+    /// The move a host makes for `seat` when its time runs out (a chess clock), if the game
+    /// has one; `None` (the default): the game is not played on a clock.
+    fn timeout_move(&self, _seat: Seat) -> Option<Self::Move> {
+        None
+    }
 }
 
-/// A game in progress as a host drives it: moves in notation, views as JSON.
+/// A move accepted by a [`Match`]: its canonical text, its JSON (what a store keeps) and what
+/// it produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Played {
+    pub text: String,
+    pub json: String,
+    pub report: Report,
+}
+
+/// A game in progress as a host drives it: moves in notation (or the JSON a store kept), views
+/// as JSON.
 pub trait Match: Send + Sync {
     fn seats(&self) -> Vec<String>;
     fn decision(&self) -> Option<Turn>;
     fn legal_moves(&self) -> Vec<String>;
     fn interjections(&self, seat: Seat) -> Vec<String>;
-    /// Play the move written `text` as `seat`; the canonical text of the move and its report.
-    fn play(&mut self, seat: Seat, text: &str) -> Result<(String, Report), Refusal>;
+    /// Play the move written `text` as `seat`.
+    fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Refusal>;
+    /// Play a move as a store kept it ([`Played::json`]), as `seat`.
+    fn play_json(&mut self, seat: Seat, json: &str) -> Result<Played, Refusal>;
+    /// The canonical text here of a move as a store kept it; `None` if it is not a move of
+    /// this game.
+    fn json_move_text(&self, json: &str) -> Option<String>;
     fn view(&self, viewer: Viewer) -> serde_json::Value;
     fn state_hash(&self) -> u64;
     fn outcome(&self) -> Option<Outcome>;
     /// See [`Game::hidden_move`].
     fn hidden_move(&self, text: &str, by: Seat, viewer: Viewer) -> Option<String>;
+    /// See [`Game::timeout_move`]: its text.
+    fn timeout_move(&self, seat: Seat) -> Option<String>;
+    /// The canonical text of the move written `text` here, or why it cannot be read.
+    fn canonical(&self, text: &str) -> Result<String, Refusal>;
     fn boxed_clone(&self) -> Box<dyn Match>;
+    /// The game itself, for a host part written for one game (its table, its client) to
+    /// downcast: `m.as_any().downcast_ref::<G>()`.
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl Clone for Box<dyn Match> {
+    fn clone(&self) -> Self {
+        self.boxed_clone()
+    }
 }
 
 impl<G: Game> Match for G {
@@ -200,11 +244,17 @@ impl<G: Game> Match for G {
     fn interjections(&self, seat: Seat) -> Vec<String> {
         Game::interjections(self, seat).iter().map(|m| self.move_text(m)).collect()
     }
-    fn play(&mut self, seat: Seat, text: &str) -> Result<(String, Report), Refusal> {
+    fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Refusal> {
         let m = self.parse_move(text)?;
-        let canonical = self.move_text(&m);
-        let report = self.play_as(seat, &m)?;
-        Ok((canonical, report))
+        play_typed(self, seat, &m)
+    }
+    fn play_json(&mut self, seat: Seat, json: &str) -> Result<Played, Refusal> {
+        // Not serde's message, which quotes the JSON (a secret move).
+        let m: G::Move = serde_json::from_str(json).map_err(|_| Refusal::new("a move this game cannot read", "saved move"))?;
+        play_typed(self, seat, &m)
+    }
+    fn json_move_text(&self, json: &str) -> Option<String> {
+        serde_json::from_str::<G::Move>(json).ok().map(|m| self.move_text(&m))
     }
     fn view(&self, viewer: Viewer) -> serde_json::Value {
         serde_json::to_value(Game::view(self, viewer)).unwrap_or(serde_json::Value::Null)
@@ -218,9 +268,43 @@ impl<G: Game> Match for G {
     fn hidden_move(&self, text: &str, by: Seat, viewer: Viewer) -> Option<String> {
         Game::hidden_move(self, text, by, viewer)
     }
+    fn timeout_move(&self, seat: Seat) -> Option<String> {
+        Game::timeout_move(self, seat).map(|m| self.move_text(&m))
+    }
+    fn canonical(&self, text: &str) -> Result<String, Refusal> {
+        self.parse_move(text).map(|m| self.move_text(&m))
+    }
     fn boxed_clone(&self) -> Box<dyn Match> {
         Box::new(self.clone())
     }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+fn play_typed<G: Game>(g: &mut G, seat: Seat, m: &G::Move) -> Result<Played, Refusal> {
+    let text = g.move_text(m);
+    let json = serde_json::to_string(m).map_err(|e| Refusal::new(format!("the move cannot be saved: {e}"), "saved move"))?;
+    let report = g.play_as(seat, m)?;
+    Ok(Played { text, json, report })
+}
+
+/// `text` as a refusal may quote it: trimmed, and at most 60 characters (then `…`), so that a
+/// huge input is never echoed whole.
+pub fn echo(text: &str) -> String {
+    let t = text.trim();
+    let shown: String = t.chars().take(60).collect();
+    if shown.len() < t.len() {
+        format!("{shown}…")
+    } else {
+        shown
+    }
+}
+
+/// How a seat is named in a saved game and on the command line: its name in lower case, words
+/// joined by `-` ("White" → `white`, "Player Two" → `player-two`).
+pub fn seat_id(name: &str) -> String {
+    name.split_whitespace().map(|w| w.to_lowercase()).collect::<Vec<_>>().join("-")
 }
 
 /// A kind of game: what a host needs to offer it and create games of it.
@@ -238,6 +322,34 @@ pub trait GameKind: Send + Sync {
     /// one is refused with the reason) whose randomness is `Randomness::seeded(seed)`, and what
     /// its creation produced (a deal).
     fn create(&self, options: &serde_json::Value, seed: u64) -> Result<(Box<dyn Match>, Report), Refusal>;
+}
+
+/// The kinds of game a host offers, the first being its default (and the kind of a game saved
+/// before saved games named theirs).
+#[derive(Clone)]
+pub struct Catalogue {
+    kinds: Vec<&'static dyn GameKind>,
+}
+
+impl Catalogue {
+    /// `kinds` must not be empty; the first is the default.
+    pub fn new(kinds: Vec<&'static dyn GameKind>) -> Catalogue {
+        assert!(!kinds.is_empty(), "a catalogue offers at least one game");
+        Catalogue { kinds }
+    }
+    pub fn default_kind(&self) -> &'static dyn GameKind {
+        self.kinds[0]
+    }
+    pub fn kinds(&self) -> &[&'static dyn GameKind] {
+        &self.kinds
+    }
+    /// The kind whose id is `id`, or the refusal naming those offered.
+    pub fn find(&self, id: &str) -> Result<&'static dyn GameKind, Refusal> {
+        self.kinds.iter().copied().find(|k| k.id() == id).ok_or_else(|| {
+            let ids: Vec<&str> = self.kinds.iter().map(|k| k.id()).collect();
+            Refusal::new(format!("no game {id:?} here; the games are: {}", ids.join(", ")), "catalogue")
+        })
+    }
 }
 
 /// FNV-1a: a fixed, dependency-free [`std::hash::Hasher`], stable across runs and processes,

@@ -23,7 +23,7 @@ async fn main() {
         Some(a) => (format!("http://{a}"), None),
         None => {
             let config = arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
-            let r = arbiter_server::start(config).await.expect("the server starts");
+            let r = arbiter_server::start(config, arbiter_games::web::offered()).await.expect("the server starts");
             (format!("http://{}", r.addr), Some(r))
         }
     };

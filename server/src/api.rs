@@ -1,9 +1,8 @@
 //! HTTP: creating games, a seat's state, decision and log, and moves (API.md).
 
 use crate::hub::{Hub, HubError, MoveError, Room};
-use crate::seats::Seat;
+use crate::seats::Place;
 use crate::views;
-use arbiter_engine::Options;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -30,6 +29,7 @@ impl From<HubError> for ApiError {
     fn from(e: HubError) -> Self {
         match e {
             HubError::NotFound => ApiError(StatusCode::NOT_FOUND, "no such game".into()),
+            HubError::Invalid(m) => ApiError(StatusCode::BAD_REQUEST, m),
             HubError::Failed(m) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, m),
         }
     }
@@ -57,28 +57,37 @@ pub struct TokenQuery {
     pub token: Option<String>,
 }
 
-/// The room and the seat a token acts as.
-pub async fn seat_of(hub: &Arc<Hub>, id: &str, token: Option<&str>) -> Result<(Arc<Room>, Seat), ApiError> {
+/// The room and the place a token acts as.
+pub async fn seat_of(hub: &Arc<Hub>, id: &str, token: Option<&str>) -> Result<(Arc<Room>, Place), ApiError> {
     let room = hub.room(id).await?;
     let token = token.ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "a seat token is needed (?token=…)".into()))?;
-    let seat = room.seats.seat(token).ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "this token is not a seat of this game".into()))?;
-    Ok((room, seat))
+    let place = room.place(token).ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "this token is not a seat of this game".into()))?;
+    Ok((room, place))
 }
 
+/// A new game: its kind (the server's default if not named), seed, the game's options (in
+/// `options`, or as further fields beside these), a clock, and the seat the creator takes
+/// (all seats if none: the links are shared; else the others stay free to `join`).
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
 pub struct NewGame {
+    game: Option<String>,
     seed: Option<u64>,
-    optional_cards: Option<bool>,
-    us_bonus: Option<u8>,
+    options: Option<serde_json::Map<String, Value>>,
     clock_minutes: Option<u32>,
     /// The same in seconds (short clocks, tests); `clock_minutes` wins if both are given.
     clock_seconds: Option<u32>,
+    seat: Option<String>,
+    #[serde(flatten)]
+    more: serde_json::Map<String, Value>,
 }
 
 pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response, ApiError> {
     // No body: every option at its default.
     let o: NewGame = if body.iter().all(u8::is_ascii_whitespace) { NewGame::default() } else { body_json(&body)? };
+    let kind = match &o.game {
+        Some(id) => hub.catalogue().find(id).map_err(|r| ApiError(StatusCode::BAD_REQUEST, r.reason))?,
+        None => hub.catalogue().default_kind(),
+    };
     let seed = match o.seed {
         Some(s) => s,
         None => {
@@ -87,10 +96,6 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
             u64::from_le_bytes(b)
         }
     };
-    let us_bonus = o.us_bonus.unwrap_or(2);
-    if us_bonus > 10 {
-        return Err(ApiError(StatusCode::BAD_REQUEST, "us_bonus must be between 0 and 10".into()));
-    }
     let clock_ms = match (o.clock_minutes, o.clock_seconds) {
         (Some(m), _) if !(1..=600).contains(&m) => {
             return Err(ApiError(StatusCode::BAD_REQUEST, "clock_minutes must be between 1 and 600".into()))
@@ -102,15 +107,72 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
         (None, Some(s)) => Some(s as u64 * 1000),
         (None, None) => None,
     };
-    let options = Options { optional_cards: o.optional_cards.unwrap_or(false), us_bonus };
-    let (id, tokens) = hub.create(seed, options, clock_ms).await?;
+    let mut options = o.options.unwrap_or_default();
+    options.extend(o.more);
+    let seats = match &o.seat {
+        None => None,
+        Some(id) => {
+            let names = hub.offered(kind.id()).map(|g| g.seat_ids.clone()).unwrap_or_default();
+            let i = names.iter().position(|n| n == id).ok_or_else(|| {
+                ApiError(StatusCode::BAD_REQUEST, format!("no seat {id:?} in {}; its seats: {}", kind.title(), names.join(", ")))
+            })?;
+            Some(vec![i])
+        }
+    };
+    let (id, ids, tokens) = hub.create(kind, Value::Object(options), seed, seats, clock_ms).await?;
     let link = |t: &str| format!("/play/{id}?token={t}");
+    let given = || ids.iter().zip(&tokens).filter_map(|(p, t)| t.as_ref().map(|t| (p.clone(), t)));
     let body = json!({
         "id": id,
-        "tokens": { "us": tokens[0], "ussr": tokens[1], "observer": tokens[2] },
-        "links": { "us": link(&tokens[0]), "ussr": link(&tokens[1]), "observer": link(&tokens[2]) },
+        "game": kind.id(),
+        "tokens": given().map(|(p, t)| (p, json!(t))).collect::<serde_json::Map<_, _>>(),
+        "links": given().map(|(p, t)| (p, json!(link(t)))).collect::<serde_json::Map<_, _>>(),
     });
     Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct JoinBody {
+    seat: Option<String>,
+}
+
+/// The contract's `join`: take a free seat (the one named, or the first free) and get its
+/// token and link. A taken seat or a full game is refused (409).
+pub async fn join(State(hub): State<Arc<Hub>>, Path(id): Path<String>, body: Bytes) -> Result<Response, ApiError> {
+    let JoinBody { seat } = if body.iter().all(u8::is_ascii_whitespace) { JoinBody::default() } else { body_json(&body)? };
+    let room = hub.room(&id).await?;
+    let (place, token) = read(room.clone(), move |r| r.join(seat.as_deref())).await??;
+    let body = json!({
+        "seat": room.ids[place.idx(room.seat_count())],
+        "token": token,
+        "link": format!("/play/{id}?token={token}"),
+    });
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// The games this server offers: each kind's id, title, rules version, seats and options
+/// with their defaults (what the new-game page shows).
+pub async fn kinds(State(hub): State<Arc<Hub>>) -> Json<Value> {
+    let kinds: Vec<Value> = hub
+        .offered
+        .iter()
+        .map(|o| {
+            json!({
+                "id": o.kind.id(), "title": o.kind.title(), "rules_version": o.kind.rules_version(),
+                "seats": o.seat_ids, "options": o.kind.default_options(), "clock": o.clock,
+            })
+        })
+        .collect();
+    Json(json!({ "games": kinds }))
+}
+
+/// Data a game's client fetches (its map, its cards): `/api/kinds/{kind}/{name}`.
+pub async fn kind_data(State(hub): State<Arc<Hub>>, Path((kind, name)): Path<(String, String)>) -> Result<Json<Value>, ApiError> {
+    let o = hub.offered(&kind).ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {kind:?} here")))?;
+    let data =
+        o.client.data.iter().find(|(n, _)| *n == name).ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no {name:?} for {kind}")))?;
+    Ok(Json(data.1.clone()))
 }
 
 async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc<Room>) -> T + Send + 'static) -> Result<T, ApiError> {
@@ -160,12 +222,4 @@ pub async fn play(
     let MoveBody { text } = body_json(&body)?;
     let (seq, log) = read(room, move |r| r.play(seat, &text)).await??;
     Ok(Json(json!({ "seq": seq, "log": log })))
-}
-
-pub async fn map() -> Json<Value> {
-    Json(views::map())
-}
-
-pub async fn cards() -> Json<Value> {
-    Json(views::cards())
 }

@@ -1,25 +1,24 @@
-//! The chess clock (a game option of the server, as online ladders play): each side has a total
-//! time; it runs on the deciding side. It is read from the saved game alone: the time of each
-//! move is the time since the move before it, charged to the side that was deciding (the side
-//! that made it, except for an interjection "at any time"), so every
-//! replay of the record gives the same clock. The game's first move is not timed (the players
-//! are still arriving: the links were just shared); the clock starts with it. Wall time counts,
-//! also while the server was down. A side whose time runs out loses: the server stores `lose on
-//! time` for it, like any move.
+//! The chess clock (a game option of the server, as online ladders play): each seat has a total
+//! time; it runs on the deciding seat. It is read from the saved game alone: the time of each
+//! move is the time since the move before it, charged to the seat that was deciding (the seat
+//! that made it, except for an interjection "at any time"), so every replay of the record gives
+//! the same clock. The game's first move is not timed (the players are still arriving: the
+//! links were just shared); the clock starts with it. Wall time counts, also while the server
+//! was down. A seat whose time runs out gets the game's timeout move (`Game::timeout_move`),
+//! stored like any move; only games that have one are offered a clock.
 
-use arbiter_engine::Side;
+use arbiter_kernel::Seat;
 use arbiter_store::Session;
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde_json::{json, Value};
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clock {
-    /// Time left, in milliseconds (never below 0).
-    pub us_ms: i64,
-    pub ussr_ms: i64,
-    /// The side whose time is running, if the game is not over.
-    pub running: Option<Side>,
-    /// When the running side's time started (the previous move).
+    /// Time left per seat, in milliseconds (never below 0).
+    pub left_ms: Vec<i64>,
+    /// The seat whose time is running, if the game is not over.
+    pub running: Option<Seat>,
+    /// When the running seat's time started (the previous move).
     pub since: String,
 }
 
@@ -28,38 +27,41 @@ fn parse(t: &str) -> Option<DateTime<Utc>> {
 }
 
 impl Clock {
-    /// The clock of game `s` at `now`, each side starting with `total_ms`.
+    /// The clock of game `s` at `now`, each seat starting with `total_ms`.
     pub fn read(total_ms: u64, s: &Session, now: DateTime<Utc>) -> Clock {
-        let mut used = [0i64; 2];
+        let mut used = vec![0i64; s.header().seats.len()];
         // Until the first move, nobody's time runs.
         let mut prev: Option<DateTime<Utc>> = None;
         for (r, deciding) in s.rows().iter().zip(s.deciding()) {
             let at = parse(&r.at);
-            // The side that was deciding: an interjection (a move "at any time" by the other
-            // side) does not charge the interjecting side for the decider's thinking.
-            if let (Some(p), Some(a)) = (prev, at) {
-                used[deciding.idx()] += (a - p).num_milliseconds().max(0);
+            // The seat that was deciding: an interjection (a move "at any time" by another
+            // seat) does not charge the interjecting seat for the decider's thinking.
+            if let (Some(p), Some(a), Some(u)) = (prev, at, used.get_mut(deciding.idx())) {
+                *u += (a - p).num_milliseconds().max(0);
             }
             prev = at.or(prev);
         }
-        let running = if s.game().outcome().is_some() || prev.is_none() { None } else { s.game().to_move() };
-        if let (Some(side), Some(p)) = (running, prev) {
-            used[side.idx()] += (now - p).num_milliseconds().max(0);
+        let running = if s.game().outcome().is_some() || prev.is_none() { None } else { s.game().decision().map(|t| t.seat) };
+        if let (Some(seat), Some(p)) = (running, prev) {
+            if let Some(u) = used.get_mut(seat.idx()) {
+                *u += (now - p).num_milliseconds().max(0);
+            }
         }
         let prev = prev.or_else(|| parse(&s.header().created_at)).unwrap_or(now);
-        let left = |s: Side| (total_ms as i64 - used[s.idx()]).max(0);
         Clock {
-            us_ms: left(Side::Us),
-            ussr_ms: left(Side::Ussr),
+            left_ms: used.iter().map(|u| (total_ms as i64 - u).max(0)).collect(),
             running,
             since: prev.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         }
     }
 
-    pub fn remaining(&self, side: Side) -> i64 {
-        match side {
-            Side::Us => self.us_ms,
-            Side::Ussr => self.ussr_ms,
-        }
+    pub fn remaining(&self, seat: Seat) -> i64 {
+        self.left_ms.get(seat.idx()).copied().unwrap_or(0)
+    }
+
+    /// As the API shows it, seats named by their ids.
+    pub fn to_json(&self, ids: &[String]) -> Value {
+        let left: serde_json::Map<String, Value> = ids.iter().zip(&self.left_ms).map(|(id, ms)| (id.clone(), json!(ms))).collect();
+        json!({ "left_ms": left, "running": self.running.and_then(|s| ids.get(s.idx())), "since": self.since })
     }
 }

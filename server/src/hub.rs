@@ -5,10 +5,10 @@
 //! the topics before the lock is released, so every connection sees moves in stored order.
 //! Storage is blocking (SQLite, fsync): it runs on tokio's blocking threads.
 
-use crate::seats::{Seat, SeatsFile};
+use crate::seats::{Place, SeatsFile};
 use crate::views;
-use crate::Config;
-use arbiter_engine::Options;
+use crate::{Config, Offered};
+use arbiter_kernel::{Catalogue, GameKind, Seat};
 use arbiter_store::{Session, SessionError};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -48,24 +48,29 @@ struct SeatState {
 
 pub struct Room {
     pub id: String,
+    /// The kind of game (its id): which client serves it.
+    pub kind: &'static str,
     session: Mutex<Session>,
-    pub seats: SeatsFile,
-    /// One topic a seat, and one for all.
-    topics: [broadcast::Sender<Arc<Outgoing>>; 3],
+    /// The places' ids: each seat's, then `observer`.
+    pub ids: Vec<String>,
+    seats: Mutex<SeatsFile>,
+    seats_path: PathBuf,
+    /// One topic a place (each seat, the observers), and one for all.
+    topics: Vec<broadcast::Sender<Arc<Outgoing>>>,
     all: broadcast::Sender<Arc<Outgoing>>,
-    presence: Mutex<[SeatState; 3]>,
+    presence: Mutex<Vec<SeatState>>,
     last_move: Mutex<Instant>,
-    /// The last move's text as each seat was sent it (a secret choice reads differently until
+    /// The last move's text as each place was sent it (a secret choice reads differently until
     /// revealed; `views::last_move` sends it again once it reads otherwise).
-    sent: Mutex<[Option<(u64, String)>; 3]>,
+    sent: Mutex<Vec<Option<(u64, String)>>>,
     /// Set when the hub drops this room: its timers stop (a reloaded room has its own).
     unloaded: std::sync::atomic::AtomicBool,
 }
 
-/// Why a move was not stored.
+/// Why a move was not stored, or a seat not joined.
 #[derive(Debug)]
 pub enum MoveError {
-    /// The observer cannot move.
+    /// The observer cannot move; a seat is taken or the game is full.
     Forbidden(String),
     /// Not this seat's decision.
     Conflict(String),
@@ -76,22 +81,69 @@ pub enum MoveError {
 }
 
 impl Room {
-    fn new(id: String, session: Session, seats: SeatsFile) -> Room {
-        // What each seat reads of the last move now: what a loaded page shows (its sync).
+    fn new(id: String, session: Session, seats: SeatsFile, seats_path: PathBuf) -> Room {
+        let n = session.header().seats.len();
+        let ids: Vec<String> = Place::all(n).map(|p| views::place_id(&session, p)).collect();
+        // What each place reads of the last move now: what a loaded page shows (its sync).
         let rows = session.rows();
-        let sent = Seat::ALL
-            .map(|seat| rows.last().map(|r| (r.seq, arbiter_store::move_text_for(rows, rows.len() - 1, seat.side(), session.game()))));
+        let sent = Place::all(n)
+            .map(|p| rows.last().map(|r| (r.seq, arbiter_store::move_text_for(rows, rows.len() - 1, p.viewer(), session.game()))))
+            .collect();
         Room {
             id,
+            kind: session.kind().id(),
             session: Mutex::new(session),
-            seats,
-            topics: [broadcast::channel(256).0, broadcast::channel(256).0, broadcast::channel(256).0],
+            ids,
+            seats: Mutex::new(seats),
+            seats_path,
+            topics: (0..=n).map(|_| broadcast::channel(256).0).collect(),
             all: broadcast::channel(256).0,
-            presence: Mutex::new([0, 1, 2].map(|_| SeatState { connections: 0, presence: Presence::Absent, generation: 0 })),
+            presence: Mutex::new((0..=n).map(|_| SeatState { connections: 0, presence: Presence::Absent, generation: 0 }).collect()),
             last_move: Mutex::new(Instant::now()),
             sent: Mutex::new(sent),
             unloaded: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// The number of seats.
+    pub fn seat_count(&self) -> usize {
+        self.ids.len() - 1
+    }
+
+    /// The place whose token this is.
+    pub fn place(&self, token: &str) -> Option<Place> {
+        self.seats.lock().unwrap_or_else(|p| p.into_inner()).place(token)
+    }
+
+    /// The contract's `join`: a token for seat `wanted` (its id; `None`: the first free seat;
+    /// `observer`: the observers' token), refused if that seat is taken or none is free
+    /// ("game full"). The seat is taken for good (blocking: the seats file is written).
+    pub fn join(&self, wanted: Option<&str>) -> Result<(Place, String), MoveError> {
+        let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+        let n = self.seat_count();
+        let place = match wanted {
+            Some("observer") => return Err(MoveError::Conflict("the observers' link is given with the game; ask for it".into())),
+            Some(id) => {
+                let i = self.ids[..n]
+                    .iter()
+                    .position(|x| x == id)
+                    .ok_or_else(|| MoveError::Refused(format!("no seat {id:?} in this game; its seats: {}", self.ids[..n].join(", "))))?;
+                if seats.taken(Seat(i as u8)) {
+                    return Err(MoveError::Conflict(format!("the {id} seat is taken")));
+                }
+                Place::Seat(Seat(i as u8))
+            }
+            None => match (0..n).map(|i| Seat(i as u8)).find(|s| !seats.taken(*s)) {
+                Some(s) => Place::Seat(s),
+                None => return Err(MoveError::Conflict("game full: every seat is taken".into())),
+            },
+        };
+        let token = crate::seats::new_token().map_err(MoveError::Failed)?;
+        let mut next = seats.clone();
+        next.hashes[place.idx(n)] = Some(crate::seats::token_hash(&token));
+        next.save(&self.seats_path).map_err(MoveError::Failed)?;
+        *seats = next;
+        Ok((place, token))
     }
 
     /// Run `f` with the session (blocking: call from a blocking thread).
@@ -102,35 +154,37 @@ impl Room {
 
     /// Presence and the clock added to every state this room sends.
     pub fn extra(&self, s: &Session) -> Value {
-        let clock = self.clock(s).map(|c| serde_json::to_value(c).unwrap_or(Value::Null)).unwrap_or(Value::Null);
+        let clock = self.clock(s).map(|c| c.to_json(&self.ids[..self.seat_count()])).unwrap_or(Value::Null);
         json!({ "presence": self.presence_json(), "clock": clock })
     }
 
     /// Each seat's presence, as every message shows it.
     fn presence_json(&self) -> Value {
         let p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-        json!({ "us": p[0].presence, "ussr": p[1].presence, "observer": p[2].presence })
+        let m: serde_json::Map<String, Value> = self.ids.iter().zip(p.iter()).map(|(id, st)| (id.clone(), json!(st.presence))).collect();
+        Value::Object(m)
     }
 
     /// The chess clock now, if the game has one (`crate::clock`).
     pub fn clock(&self, s: &Session) -> Option<crate::clock::Clock> {
-        let total = self.seats.clock_ms?;
+        let total = self.seats.lock().unwrap_or_else(|p| p.into_inner()).clock_ms?;
         Some(crate::clock::Clock::read(total, s, chrono::Utc::now()))
     }
 
-    /// If the deciding side's time has run out, store `lose on time` for it and tell every
-    /// seat (blocking). Returns whether the game ended so.
+    /// If the deciding seat's time has run out, store the game's timeout move for it and tell
+    /// every place (blocking). Returns whether it was stored.
     pub fn flag_if_due(&self) -> bool {
         if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
             return false;
         }
         self.with_session(|s| {
             let Some(c) = self.clock(s) else { return false };
-            let Some(side) = c.running else { return false };
-            if c.remaining(side) > 0 {
+            let Some(seat) = c.running else { return false };
+            if c.remaining(seat) > 0 {
                 return false;
             }
-            if s.play("lose on time", Some(side)).is_err() {
+            let Some(timeout) = s.game().timeout_move(seat) else { return false };
+            if s.play(&timeout, Some(seat)).is_err() {
                 return false;
             }
             self.broadcast_last(s);
@@ -140,7 +194,7 @@ impl Room {
 
     /// When the deciding side's time would run out, check the flag (a task on the runtime).
     pub fn schedule_flag(self: &Arc<Self>) {
-        let due = self.with_session(|s| self.clock(s).and_then(|c| c.running.map(|side| c.remaining(side))));
+        let due = self.with_session(|s| self.clock(s).and_then(|c| c.running.map(|seat| c.remaining(seat))));
         let (Some(ms), Ok(rt)) = (due, tokio::runtime::Handle::try_current()) else { return };
         let room = self.clone();
         rt.spawn(async move {
@@ -160,43 +214,45 @@ impl Room {
         let extra = self.extra(s);
         let seq = s.seq();
         let mut sent = self.sent.lock().unwrap_or_else(|p| p.into_inner());
-        for seat in Seat::ALL {
-            let (v, shown) = views::last_move(s, seat, &extra, sent[seat.idx()].as_ref());
-            sent[seat.idx()] = Some(shown);
+        let n = self.seat_count();
+        for place in Place::all(n) {
+            let i = place.idx(n);
+            let (v, shown) = views::last_move(s, place, &extra, sent[i].as_ref());
+            sent[i] = Some(shown);
             let json = v.to_string();
-            // No receiver is not an error: nobody of that seat is connected.
-            let _ = self.topics[seat.idx()].send(Arc::new(Outgoing { seq, json, closing: false }));
+            // No receiver is not an error: nobody of that place is connected.
+            let _ = self.topics[i].send(Arc::new(Outgoing { seq, json, closing: false }));
         }
     }
 
-    pub fn subscribe(&self, seat: Seat) -> (broadcast::Receiver<Arc<Outgoing>>, broadcast::Receiver<Arc<Outgoing>>) {
-        (self.topics[seat.idx()].subscribe(), self.all.subscribe())
+    pub fn subscribe(&self, place: Place) -> (broadcast::Receiver<Arc<Outgoing>>, broadcast::Receiver<Arc<Outgoing>>) {
+        (self.topics[place.idx(self.seat_count())].subscribe(), self.all.subscribe())
     }
 
     /// Judge and store `text` as `seat`, then tell every seat (blocking). A clock that ran out
     /// first ends the game before the move is judged.
-    pub fn play(self: &Arc<Self>, seat: Seat, text: &str) -> Result<(u64, Vec<String>), MoveError> {
-        let Some(side) = seat.side() else {
+    pub fn play(self: &Arc<Self>, place: Place, text: &str) -> Result<(u64, Vec<String>), MoveError> {
+        let Place::Seat(seat) = place else {
             return Err(MoveError::Forbidden("the observer cannot make moves".into()));
         };
         self.flag_if_due();
         let result = self.with_session(|s| {
-            match s.game().to_move() {
+            match s.game().decision().map(|t| t.seat) {
                 // Out of turn only an interjection ("at any time") is open: a stale or mistaken
                 // move is a conflict, as before.
-                Some(d) if d != side && !is_interjection(s, side, text) => {
-                    return Err(MoveError::Conflict(format!("it is the {d}'s decision, not the {side}'s")))
+                Some(d) if d != seat && !is_interjection(s, seat, text) => {
+                    return Err(MoveError::Conflict(format!("it is the {}'s decision, not the {}'s", s.seat_name(d), s.seat_name(seat))))
                 }
                 None => {
                     return Err(MoveError::Refused(match s.game().outcome() {
-                        Some(o) => format!("the game is over ({o})"),
+                        Some(o) => format!("the game is over ({})", o.text),
                         None => "no decision is pending".into(),
                     }))
                 }
                 _ => {}
             }
-            let log = match s.play(text, Some(side)) {
-                Ok((_, report)) => report.lines_for(Some(side)).into_iter().map(String::from).collect(),
+            let log = match s.play(text, Some(seat)) {
+                Ok((_, report)) => report.lines_for(Some(seat)).map(String::from).collect(),
                 Err(SessionError::Rejected(m)) => return Err(MoveError::Refused(m)),
                 Err(e) => return Err(MoveError::Failed(e.to_string())),
             };
@@ -211,21 +267,23 @@ impl Room {
     }
 
     /// A connection of `seat` opened.
-    pub fn connected(&self, seat: Seat) {
+    pub fn connected(&self, place: Place) {
         {
+            let i = place.idx(self.seat_count());
             let mut p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-            p[seat.idx()].connections += 1;
-            p[seat.idx()].presence = Presence::Connected;
+            p[i].connections += 1;
+            p[i].presence = Presence::Connected;
         }
         self.announce_presence();
     }
 
     /// A connection of `seat` closed. Returns the seat's generation for the away timer, and
     /// whether the room has no connection left.
-    pub fn disconnected(&self, seat: Seat) -> (u64, bool) {
+    pub fn disconnected(&self, place: Place) -> (u64, bool) {
         let (generation, empty) = {
+            let i = place.idx(self.seat_count());
             let mut p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-            let st = &mut p[seat.idx()];
+            let st = &mut p[i];
             st.connections = st.connections.saturating_sub(1);
             if st.connections == 0 {
                 st.presence = Presence::Away;
@@ -239,10 +297,11 @@ impl Room {
     }
 
     /// The away timer ran out: absent, unless the seat came back meanwhile.
-    pub fn away_timeout(&self, seat: Seat, generation: u64) {
+    pub fn away_timeout(&self, place: Place, generation: u64) {
         let changed = {
+            let i = place.idx(self.seat_count());
             let mut p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-            let st = &mut p[seat.idx()];
+            let st = &mut p[i];
             let stale = st.connections == 0 && st.generation == generation && st.presence == Presence::Away;
             if stale {
                 st.presence = Presence::Absent;
@@ -277,6 +336,9 @@ impl Room {
 /// The loaded games.
 pub struct Hub {
     pub config: Config,
+    /// The games offered, with their clients.
+    pub offered: Vec<Offered>,
+    catalogue: Catalogue,
     rooms: Mutex<HashMap<String, Arc<Room>>>,
     /// Serialises loading, so two requests never open one game twice.
     loading: tokio::sync::Mutex<()>,
@@ -286,12 +348,25 @@ pub struct Hub {
 #[derive(Debug)]
 pub enum HubError {
     NotFound,
+    /// The new game's options were refused.
+    Invalid(String),
     Failed(String),
 }
 
 impl Hub {
-    pub fn new(config: Config) -> Hub {
-        Hub { config, rooms: Mutex::new(HashMap::new()), loading: tokio::sync::Mutex::new(()) }
+    /// `offered` must not be empty; the first is the default game.
+    pub fn new(config: Config, offered: Vec<Offered>) -> Hub {
+        let catalogue = Catalogue::new(offered.iter().map(|o| o.kind).collect());
+        Hub { config, offered, catalogue, rooms: Mutex::new(HashMap::new()), loading: tokio::sync::Mutex::new(()) }
+    }
+
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    /// The game offered whose kind is `id`.
+    pub fn offered(&self, id: &str) -> Option<&Offered> {
+        self.offered.iter().find(|o| o.kind.id() == id)
     }
 
     fn game_path(&self, id: &str) -> PathBuf {
@@ -305,30 +380,50 @@ impl Hub {
         self.rooms.lock().unwrap_or_else(|p| p.into_inner()).contains_key(id)
     }
 
-    /// A new game with its three tokens: the saved game is created and the seats written
-    /// before anything is returned.
-    pub async fn create(self: &Arc<Self>, seed: u64, options: Options, clock_ms: Option<u64>) -> Result<(String, [String; 3]), HubError> {
+    /// The contract's `init`: a new game of `kind` with `options` (refused with the game's
+    /// reason if invalid), the tokens of the seats in `seats` (each seat's index; the others
+    /// stay free for `join`) and the observers' token, by place index. The saved game is
+    /// created and the seats written before anything is returned.
+    pub async fn create(
+        self: &Arc<Self>,
+        kind: &'static dyn GameKind,
+        options: Value,
+        seed: u64,
+        seats: Option<Vec<usize>>,
+        clock_ms: Option<u64>,
+    ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
         let hub = self.clone();
         tokio::task::spawn_blocking(move || {
             let id = crate::seats::new_game_id().map_err(HubError::Failed)?;
-            let tokens: [String; 3] = [crate::seats::new_token(), crate::seats::new_token(), crate::seats::new_token()]
-                .into_iter()
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(HubError::Failed)?
-                .try_into()
-                .map_err(|_| HubError::Failed("three tokens".into()))?;
-            let seats = SeatsFile { hashes: tokens.clone().map(|t| crate::seats::token_hash(&t)), clock_ms };
-            let session = Session::create(&hub.game_path(&id), seed, options).map_err(|e| HubError::Failed(e.to_string()))?;
-            seats.save(&hub.seats_path(&id)).map_err(HubError::Failed)?;
-            let room = Arc::new(Room::new(id.clone(), session, seats));
+            let path = hub.game_path(&id);
+            let session = Session::create(&path, kind, &options, seed).map_err(|e| match e {
+                SessionError::Rejected(m) => HubError::Invalid(m),
+                e => HubError::Failed(e.to_string()),
+            })?;
+            let n = session.header().seats.len();
+            if clock_ms.is_some() && session.game().timeout_move(Seat(0)).is_none() {
+                drop(session);
+                let _ = std::fs::remove_file(&path);
+                return Err(HubError::Invalid(format!("{} is not played on a clock", kind.title())));
+            }
+            let taken: Vec<bool> = (0..=n).map(|i| i == n || seats.as_ref().is_none_or(|s| s.contains(&i))).collect();
+            let tokens: Vec<Option<String>> = taken
+                .iter()
+                .map(|t| if *t { crate::seats::new_token().map(Some) } else { Ok(None) })
+                .collect::<Result<_, _>>()
+                .map_err(HubError::Failed)?;
+            let file = SeatsFile { hashes: tokens.iter().map(|t| t.as_ref().map(|t| crate::seats::token_hash(t))).collect(), clock_ms };
+            file.save(&hub.seats_path(&id)).map_err(HubError::Failed)?;
+            let room = Arc::new(Room::new(id.clone(), session, file, hub.seats_path(&id)));
+            let ids = room.ids.clone();
             hub.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), room.clone());
-            Ok((id, tokens, room))
+            Ok((id, ids, tokens, room))
         })
         .await
         .map_err(|e| HubError::Failed(format!("creating a game failed: {e}")))?
-        .map(|(id, tokens, room)| {
+        .map(|(id, ids, tokens, room)| {
             room.schedule_flag();
-            (id, tokens)
+            (id, ids, tokens)
         })
     }
 
@@ -349,10 +444,14 @@ impl Hub {
             return Err(HubError::NotFound);
         }
         let id2 = id.to_string();
+        let catalogue = self.catalogue.clone();
         let room = tokio::task::spawn_blocking(move || -> Result<Room, HubError> {
-            let seats = SeatsFile::load(&seats).map_err(HubError::Failed)?;
-            let session = Session::open(&game).map_err(|e| HubError::Failed(e.to_string()))?;
-            Ok(Room::new(id2, session, seats))
+            let file = SeatsFile::load(&seats).map_err(HubError::Failed)?;
+            let session = Session::open(&game, &catalogue).map_err(|e| HubError::Failed(e.to_string()))?;
+            if file.seats() != session.header().seats.len() {
+                return Err(HubError::Failed(format!("{} does not match the game's seats", seats.display())));
+            }
+            Ok(Room::new(id2, session, file, seats))
         })
         .await
         .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")))??;
@@ -388,7 +487,7 @@ impl Hub {
     }
 }
 
-/// Is `text` one of the interjections `side` may make now?
-fn is_interjection(s: &Session, side: arbiter_engine::Side, text: &str) -> bool {
-    s.game().parse(text).is_ok_and(|m| s.game().interjections(side).contains(&m))
+/// Is `text` one of the interjections `seat` may make now?
+fn is_interjection(s: &Session, seat: Seat, text: &str) -> bool {
+    s.game().canonical(text).is_ok_and(|m| s.game().interjections(seat).contains(&m))
 }

@@ -1,14 +1,25 @@
 //! # Arbiter server
 //!
-//! `arbiter serve`: Twilight Struggle over HTTP and WebSocket, on the same engine and the same
-//! saved games as the command line. API.md documents the protocol.
+//! `arbiter serve`: any game on the kernel over HTTP and WebSocket, on the same store and the
+//! same saved games as the command line. API.md documents the protocol. The server knows
+//! seats, views and moves, never a game's concepts: the games it offers ([`Offered`]) come
+//! from its caller, each with its browser client.
 //!
-//! - `seats`: seat tokens (128 random bits; only their SHA-256 is kept) and game ids.
-//! - `hub`: the loaded games (`Hub`) and each game's `Room`: session, topics, presence.
-//! - `clock`: the chess clock, read from the saved game's move times.
-//! - `views`: what each seat may see, as JSON.
-//! - `api`: the HTTP handlers; `ws`: the WebSocket connections.
-//! - `static/`: the browser client, compiled into the binary (no network at run time).
+//! The design's game-server contract, and where each part is:
+//! - `init(config)`: [`hub::Hub::create`] (`POST /api/games`; invalid options refused with the
+//!   game's reason);
+//! - `join`: [`hub::Room::join`] (`POST /api/games/{id}/join`; a taken seat, a full game
+//!   refused); `leave`: a seat's last connection closing ([`hub::Room::disconnected`]), away
+//!   then absent after the disconnect timeout;
+//! - `connected` → a `sync` message ([`views::sync`]); `disconnected`;
+//! - `handle_event`: a seat's move ([`hub::Room::play`]) or a scheduled event (the clock's
+//!   flag, [`hub::Room::flag_if_due`]);
+//! - `shutdown`: unloading a game nobody is connected to, or idle ([`hub::Hub::sweep_idle`]).
+//!
+//! Modules: `seats` (tokens: 128 random bits, only their SHA-256 kept; game ids), `hub` (the
+//! loaded games and each game's room: session, topics per place and for all, presence),
+//! `clock` (the chess clock, read from the saved game's move times), `views` (what each place
+//! may see, as JSON), `api` (HTTP), `ws` (WebSocket). `static/`: the new-game page.
 
 pub mod api;
 pub mod clock;
@@ -17,9 +28,10 @@ pub mod seats;
 pub mod views;
 pub mod ws;
 
-use axum::extract::DefaultBodyLimit;
-use axum::http::header;
-use axum::response::{Html, IntoResponse};
+use arbiter_kernel::{seat_id, GameKind};
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use hub::Hub;
@@ -59,23 +71,82 @@ impl Config {
     }
 }
 
+/// A file of a game's browser client, served at `/static/{kind}/{name}`.
+#[derive(Clone, Debug)]
+pub struct Asset {
+    pub name: &'static str,
+    pub content_type: &'static str,
+    pub body: &'static str,
+}
+
+/// A game's browser client: the page of a game (`/play/{id}?token=…`), its files, and data
+/// it fetches at `/api/kinds/{kind}/{name}` (a map, the cards).
+#[derive(Clone, Debug, Default)]
+pub struct WebClient {
+    pub page: &'static str,
+    pub files: Vec<Asset>,
+    pub data: Vec<(&'static str, serde_json::Value)>,
+}
+
+/// A game the server offers: its kind and its client.
+#[derive(Clone)]
+pub struct Offered {
+    pub kind: &'static dyn GameKind,
+    pub client: WebClient,
+    /// Its seats' ids (from a game made with the default options).
+    pub seat_ids: Vec<String>,
+    /// Whether it can be played on a chess clock (it has a timeout move).
+    pub clock: bool,
+}
+
+impl Offered {
+    pub fn new(kind: &'static dyn GameKind, client: WebClient) -> Offered {
+        let probe = kind.create(&kind.default_options(), 0).ok().map(|(g, _)| g);
+        let seat_ids = probe.as_ref().map(|g| g.seats().iter().map(|s| seat_id(s)).collect()).unwrap_or_default();
+        let clock = probe.is_some_and(|g| g.timeout_move(arbiter_kernel::Seat(0)).is_some());
+        Offered { kind, client, seat_ids, clock }
+    }
+}
+
+const HOME_JS: &str = include_str!("../static/home.js");
+const HOME_CSS: &str = include_str!("../static/home.css");
+
+fn text(content_type: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type)], body).into_response()
+}
+
+/// The page of game `id`: its game's client.
+async fn play_page(State(hub): State<Arc<Hub>>, Path(id): Path<String>) -> Response {
+    match hub.room(&id).await {
+        Ok(room) => match hub.offered(room.kind) {
+            Some(o) => Html(o.client.page).into_response(),
+            None => (StatusCode::NOT_FOUND, Html("<!doctype html><title>Arbiter</title><p>This server does not offer that game."))
+                .into_response(),
+        },
+        Err(_) => (StatusCode::NOT_FOUND, Html("<!doctype html><title>Arbiter</title><p>No such game. <a href=\"/\">New game</a>"))
+            .into_response(),
+    }
+}
+
+/// A file of a game's client.
+async fn asset(State(hub): State<Arc<Hub>>, Path((kind, name)): Path<(String, String)>) -> Response {
+    match hub.offered(&kind).and_then(|o| o.client.files.iter().find(|a| a.name == name)) {
+        Some(a) => text(a.content_type, a.body),
+        None => (StatusCode::NOT_FOUND, "no such file").into_response(),
+    }
+}
+
 pub fn router(hub: Arc<Hub>) -> Router {
     Router::new()
         .route("/", get(|| async { Html(include_str!("../static/index.html")) }))
-        .route("/play/{id}", get(|| async { Html(include_str!("../static/play.html")) }))
-        .route(
-            "/static/app.js",
-            get(|| async {
-                ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], include_str!("../static/app.js")).into_response()
-            }),
-        )
-        .route(
-            "/static/style.css",
-            get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], include_str!("../static/style.css")).into_response() }),
-        )
-        .route("/api/map", get(api::map))
-        .route("/api/cards", get(api::cards))
+        .route("/play/{id}", get(play_page))
+        .route("/static/home.js", get(|| async { text("text/javascript; charset=utf-8", HOME_JS) }))
+        .route("/static/home.css", get(|| async { text("text/css; charset=utf-8", HOME_CSS) }))
+        .route("/static/{kind}/{name}", get(asset))
+        .route("/api/kinds", get(api::kinds))
+        .route("/api/kinds/{kind}/{name}", get(api::kind_data))
         .route("/api/games", post(api::create))
+        .route("/api/games/{id}/join", post(api::join))
         .route("/api/games/{id}/state", get(api::state))
         .route("/api/games/{id}/moves", get(api::moves).post(api::play))
         .route("/api/games/{id}/log", get(api::log))
@@ -110,12 +181,16 @@ pub struct Running {
     pub task: tokio::task::JoinHandle<()>,
 }
 
-/// Bind and serve in the background (tests use port 0).
-pub async fn start(config: Config) -> Result<Running, String> {
+/// Bind and serve the games `offered` (the first is the default) in the background (tests use
+/// port 0).
+pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, String> {
+    if offered.is_empty() {
+        return Err("no game to serve".into());
+    }
     std::fs::create_dir_all(&config.data).map_err(|e| format!("cannot create {}: {e}", config.data.display()))?;
     let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let hub = Arc::new(Hub::new(config.clone()));
+    let hub = Arc::new(Hub::new(config.clone(), offered));
     let sweep = config.idle_timeout.min(Duration::from_secs(60)).max(Duration::from_millis(100));
     let h = hub.clone();
     tokio::spawn(async move {
@@ -134,12 +209,13 @@ pub async fn start(config: Config) -> Result<Running, String> {
 }
 
 /// `arbiter serve`: serve until interrupted.
-pub fn serve(config: Config) -> Result<(), String> {
+pub fn serve(config: Config, offered: Vec<Offered>) -> Result<(), String> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| format!("cannot start the server: {e}"))?;
     rt.block_on(async {
         let data = config.data.clone();
-        let r = start(config).await?;
-        println!("Serving Twilight Struggle on http://{} (games in {}); Ctrl-C stops.", r.addr, data.display());
+        let titles: Vec<&str> = offered.iter().map(|o| o.kind.title()).collect();
+        let r = start(config, offered).await?;
+        println!("Serving {} on http://{} (games in {}); Ctrl-C stops.", titles.join(" and "), r.addr, data.display());
         tokio::select! {
             _ = tokio::signal::ctrl_c() => Ok(()),
             e = r.task => e.map_err(|e| format!("the server stopped: {e}")),

@@ -1,40 +1,36 @@
 //! Seats and their secret tokens. A token is 128 random bits shown once, at creation; the
 //! server keeps only its SHA-256, in `GAME.seats.json` beside the saved game.
 
-use arbiter_engine::Side;
+use arbiter_kernel::{Seat, Viewer};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
-/// Who a connection acts as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Seat {
-    Us,
-    Ussr,
+/// Who a connection acts as: a seat of the game, or an observer (public information only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Place {
+    Seat(Seat),
     Observer,
 }
 
-impl Seat {
-    pub const ALL: [Seat; 3] = [Seat::Us, Seat::Ussr, Seat::Observer];
-
-    /// The side a seat plays; the observer plays none.
-    pub fn side(self) -> Option<Side> {
+impl Place {
+    /// What this place may see.
+    pub fn viewer(self) -> Viewer {
         match self {
-            Seat::Us => Some(Side::Us),
-            Seat::Ussr => Some(Side::Ussr),
-            Seat::Observer => None,
+            Place::Seat(s) => Some(s),
+            Place::Observer => None,
         }
     }
-    pub fn idx(self) -> usize {
-        self as usize
-    }
-    pub fn name(self) -> &'static str {
+    /// Index into per-place lists of a game with `seats` seats: the seats, then the observer.
+    pub fn idx(self, seats: usize) -> usize {
         match self {
-            Seat::Us => "us",
-            Seat::Ussr => "ussr",
-            Seat::Observer => "observer",
+            Place::Seat(s) => s.idx(),
+            Place::Observer => seats,
         }
+    }
+    /// Every place of a game with `seats` seats, in index order.
+    pub fn all(seats: usize) -> impl Iterator<Item = Place> {
+        (0..seats).map(|i| Place::Seat(Seat(i as u8))).chain(std::iter::once(Place::Observer))
     }
 }
 
@@ -68,31 +64,42 @@ pub fn token_hash(token: &str) -> String {
 /// What is kept of a game's seats, and the game's server-side options.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct SeatsFile {
-    /// SHA-256 of the US, USSR and observer tokens, in that order.
-    pub hashes: [String; 3],
-    /// The chess clock: each side's total time, if the game has one.
+    /// SHA-256 of each seat's token in seat order, then of the observers' token; `None` for a
+    /// seat nobody has joined yet.
+    pub hashes: Vec<Option<String>>,
+    /// The chess clock: each seat's total time, if the game has one.
     #[serde(default)]
     pub clock_ms: Option<u64>,
 }
 
 impl SeatsFile {
-    /// The seat whose token this is. Every hash is compared, whatever matches first.
-    pub fn seat(&self, token: &str) -> Option<Seat> {
+    /// The number of seats (the observers' token is last).
+    pub fn seats(&self) -> usize {
+        self.hashes.len().saturating_sub(1)
+    }
+
+    /// The place whose token this is. Every hash is compared, whatever matches first.
+    pub fn place(&self, token: &str) -> Option<Place> {
         let h = token_hash(token);
         let mut found = None;
-        for s in Seat::ALL {
-            if eq_constant_time(self.hashes[s.idx()].as_bytes(), h.as_bytes()) {
-                found = Some(s);
+        for p in Place::all(self.seats()) {
+            if self.hashes[p.idx(self.seats())].as_ref().is_some_and(|x| eq_constant_time(x.as_bytes(), h.as_bytes())) {
+                found = Some(p);
             }
         }
         found
     }
 
+    /// Whether `seat` has been taken (its token handed out).
+    pub fn taken(&self, seat: Seat) -> bool {
+        self.hashes.get(seat.idx()).is_some_and(Option::is_some)
+    }
+
     pub fn load(path: &Path) -> Result<SeatsFile, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let f: SeatsFile = serde_json::from_str(&text).map_err(|e| format!("{} is not a seats file: {e}", path.display()))?;
-        if f.hashes.iter().any(|h| h.len() != 64) {
-            return Err(format!("{} is not a seats file: a hash is not SHA-256", path.display()));
+        if f.hashes.len() < 2 || f.hashes.iter().flatten().any(|h| h.len() != 64) || f.hashes.last().is_some_and(Option::is_none) {
+            return Err(format!("{} is not a seats file: a seat, the observers and a SHA-256 of each token are needed", path.display()));
         }
         Ok(f)
     }
@@ -119,12 +126,21 @@ mod tests {
     fn a_token_acts_only_as_its_seat() {
         let t: Vec<String> = (0..3).map(|_| new_token().unwrap()).collect();
         assert!(t.iter().all(|x| x.len() == 32));
-        let f = SeatsFile { hashes: [token_hash(&t[0]), token_hash(&t[1]), token_hash(&t[2])], clock_ms: None };
-        assert_eq!(f.seat(&t[0]), Some(Seat::Us));
-        assert_eq!(f.seat(&t[1]), Some(Seat::Ussr));
-        assert_eq!(f.seat(&t[2]), Some(Seat::Observer));
-        assert_eq!(f.seat(&token_hash(&t[0])), None, "the stored hash is not a token");
-        assert_eq!(f.seat(""), None);
+        let f = SeatsFile { hashes: t.iter().map(|t| Some(token_hash(t))).collect(), clock_ms: None };
+        assert_eq!(f.place(&t[0]), Some(Place::Seat(Seat(0))));
+        assert_eq!(f.place(&t[1]), Some(Place::Seat(Seat(1))));
+        assert_eq!(f.place(&t[2]), Some(Place::Observer));
+        assert_eq!(f.place(&token_hash(&t[0])), None, "the stored hash is not a token");
+        assert_eq!(f.place(""), None);
+    }
+
+    #[test]
+    fn a_seats_file_written_before_seats_could_be_free_reads_as_all_taken() {
+        let h = token_hash("x");
+        let old = format!("{{\"hashes\": [\"{h}\", \"{h}\", \"{h}\"], \"clock_ms\": null}}");
+        let f: SeatsFile = serde_json::from_str(&old).unwrap();
+        assert_eq!(f.seats(), 2);
+        assert!(f.taken(Seat(0)) && f.taken(Seat(1)));
     }
 
     #[test]

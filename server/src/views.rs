@@ -1,60 +1,76 @@
-//! What each seat may see, as JSON: the same views as `arbiter state --json --as SEAT`, the
-//! seat's decision, its log. Only `Game::view(seat)` and the log as that seat may read it are
-//! used, so nothing here can carry the other hand, the deck or a secret headline.
+//! What each place may see, as JSON: the game's view for that seat (the same as `arbiter state
+//! --json --as SEAT`), the decision, the log. Only the game's view and the log lines for that
+//! seat's audience are used, so nothing here can carry what the game keeps from that seat.
 
-use crate::seats::Seat;
-use arbiter_engine::map::Map;
+use crate::seats::Place;
 use arbiter_store::Session;
 use serde_json::{json, Value};
 
-pub fn state(s: &Session, seat: Seat) -> Value {
-    let mut v = serde_json::to_value(s.game().view(seat.side())).unwrap_or(Value::Null);
+/// A place's id as the API names it: the seat's id, or `observer`.
+pub fn place_id(s: &Session, place: Place) -> String {
+    match place {
+        Place::Seat(seat) => s.header().seats.get(seat.idx()).cloned().unwrap_or_else(|| format!("seat-{}", seat.0)),
+        Place::Observer => "observer".into(),
+    }
+}
+
+fn seat_id(s: &Session, seat: arbiter_kernel::Seat) -> String {
+    place_id(s, Place::Seat(seat))
+}
+
+pub fn state(s: &Session, place: Place) -> Value {
+    let mut v = s.game().view(place.viewer());
+    if !v.is_object() {
+        v = json!({ "view": v });
+    }
     v["seq"] = json!(s.seq());
+    v["game"] = json!(s.kind().id());
     v
 }
 
-pub fn moves(s: &Session, seat: Seat) -> Value {
+pub fn moves(s: &Session, place: Place) -> Value {
     let g = s.game();
-    let view = g.view(seat.side());
     let d = g.decision();
-    let yours = d.as_ref().is_some_and(|d| Some(d.side) == seat.side());
+    let yours = d.as_ref().is_some_and(|d| Some(d.seat) == place.viewer());
+    let outcome = g.outcome().map(|o| json!({ "winner": o.winner.map(|w| seat_id(s, w)), "reason": o.reason, "text": o.text }));
     json!({
         "seq": s.seq(),
-        "to_move": d.as_ref().map(|d| d.side),
+        "to_move": d.as_ref().map(|d| seat_id(s, d.seat)),
         "yours": yours,
-        "prompt": view.prompt,
-        "moves": if yours { d.map(|d| d.moves.iter().map(|m| g.move_text(m)).collect::<Vec<_>>()).unwrap_or_default() } else { Vec::new() },
+        // The prompt as the deciding seat reads it (the game's view has the others' wording).
+        "prompt": d.as_ref().filter(|_| yours).map(|d| d.prompt.clone()),
+        "moves": if yours { g.legal_moves() } else { Vec::new() },
         // Moves this seat may make now although another seat decides ("at any time").
-        "interjections": seat.side().map(|side| g.interjections(side).iter().map(|m| g.move_text(m)).collect::<Vec<_>>()).unwrap_or_default(),
-        "outcome": g.outcome(),
+        "interjections": place.viewer().map(|seat| g.interjections(seat)).unwrap_or_default(),
+        "outcome": outcome,
     })
 }
 
-/// The whole log as the seat may read it: each move's heading and lines.
-pub fn log(s: &Session, seat: Seat) -> Vec<String> {
-    arbiter_store::log_for(s.header(), s.rows(), seat.side(), s.game()).into_iter().map(|e| e.text).collect()
+/// The whole log as the place may read it: each move's heading and lines.
+pub fn log(s: &Session, place: Place) -> Vec<String> {
+    arbiter_store::log_for(s.header(), s.rows(), place.viewer(), s.game()).into_iter().map(|e| e.text).collect()
 }
 
-/// The last move as the seat may see it, and its text as sent (the seat's `sent` of the next
-/// move). `sent` is what this seat was sent for the move before: if that move reads
+/// The last move as the place may see it, and its text as sent (the place's `sent` of the next
+/// move). `sent` is what this place was sent for the move before: if that move reads
 /// differently now (a secret choice this move revealed; the game decides which moves are
 /// secret), it is sent again as `previous`.
-pub fn last_move(s: &Session, seat: Seat, extra: &Value, sent: Option<&(u64, String)>) -> (Value, (u64, String)) {
+pub fn last_move(s: &Session, place: Place, extra: &Value, sent: Option<&(u64, String)>) -> (Value, (u64, String)) {
     let rows = s.rows();
     let Some(r) = rows.last() else { return (Value::Null, (0, String::new())) };
-    let text = arbiter_store::move_text_for(rows, rows.len() - 1, seat.side(), s.game());
+    let text = arbiter_store::move_text_for(rows, rows.len() - 1, place.viewer(), s.game());
     let mut v = json!({
         "type": "move",
         "seq": r.seq,
-        "side": r.side,
+        "side": seat_id(s, r.seat),
         "text": text,
-        "log": r.record.lines_for(seat.side()),
-        "state": state(s, seat),
-        "moves": moves(s, seat),
+        "log": r.record.lines_for(place.viewer()),
+        "state": state(s, place),
+        "moves": moves(s, place),
     });
     if rows.len() >= 2 {
         let i = rows.len() - 2;
-        let now = arbiter_store::move_text_for(rows, i, seat.side(), s.game());
+        let now = arbiter_store::move_text_for(rows, i, place.viewer(), s.game());
         if sent.is_some_and(|(seq, then)| *seq == rows[i].seq && *then != now) {
             v["previous"] = json!({ "seq": rows[i].seq, "text": now });
         }
@@ -63,8 +79,9 @@ pub fn last_move(s: &Session, seat: Seat, extra: &Value, sent: Option<&(u64, Str
     (v, (r.seq, text))
 }
 
-pub fn sync(s: &Session, seat: Seat, extra: &Value) -> Value {
-    let mut v = json!({ "type": "sync", "seat": seat, "state": state(s, seat), "moves": moves(s, seat), "log": log(s, seat) });
+pub fn sync(s: &Session, place: Place, extra: &Value) -> Value {
+    let mut v =
+        json!({ "type": "sync", "seat": place_id(s, place), "state": state(s, place), "moves": moves(s, place), "log": log(s, place) });
     merge(&mut v["state"], extra);
     v
 }
@@ -78,43 +95,7 @@ pub fn merge(v: &mut Value, extra: &Value) {
     }
 }
 
-/// The board, for the client to draw.
-pub fn map() -> Value {
-    let map = Map::standard();
-    let countries: Vec<Value> = map
-        .ids()
-        .map(|id| {
-            let c = map.country(id);
-            json!({
-                "name": c.name,
-                "region": c.region.name(),
-                "subregions": c.subregions.iter().map(|s| s.name()).collect::<Vec<_>>(),
-                "stability": c.stability,
-                "battleground": c.battleground,
-                "adjacent": c.adjacent.iter().map(|a| map.name(*a)).collect::<Vec<_>>(),
-                "superpower": c.superpower,
-            })
-        })
-        .collect();
-    json!({ "countries": countries })
-}
-
-pub fn cards() -> Value {
-    let rules = arbiter_cards::ruleset();
-    let cards: Vec<Value> = rules
-        .cards
-        .all()
-        .map(|c| {
-            json!({
-                "id": c.id.0, "name": c.name, "ops": c.ops, "side": c.side.side(), "era": format!("{:?}", c.era),
-                "starred": c.starred, "scoring": c.scoring, "optional": c.optional, "text": arbiter_cards::text(c.id),
-            })
-        })
-        .collect();
-    json!({ "cards": cards })
-}
-
-/// The rule a refusal cites: the last `(§…)` of its message.
+/// The rule a refusal cites: the last parenthesised `(§…)` of its message.
 pub fn rule_of(message: &str) -> Option<String> {
     let start = message.rfind("(§")?;
     let end = message[start..].find(')')? + start;
@@ -125,7 +106,7 @@ pub fn rule_of(message: &str) -> Option<String> {
 mod tests {
     #[test]
     fn the_rule_of_a_refusal_is_its_last_section() {
-        assert_eq!(super::rule_of("cannot influence France: France is not in Eastern Europe (§3.2)").as_deref(), Some("§3.2"));
+        assert_eq!(super::rule_of("cannot open z9: no such cell (§2)").as_deref(), Some("§2"));
         assert_eq!(super::rule_of("no rule here"), None);
         assert_eq!(super::rule_of("odd (§"), None);
     }

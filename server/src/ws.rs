@@ -4,7 +4,7 @@
 
 use crate::api::{seat_of, ApiError, TokenQuery};
 use crate::hub::{Hub, MoveError, Outgoing, Room};
-use crate::seats::Seat;
+use crate::seats::Place;
 use crate::views;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
@@ -59,12 +59,12 @@ fn rejected(error: &str) -> String {
     v.to_string()
 }
 
-async fn sync(room: &Arc<Room>, seat: Seat) -> Option<(u64, String)> {
+async fn sync(room: &Arc<Room>, seat: Place) -> Option<(u64, String)> {
     let room = room.clone();
     tokio::task::spawn_blocking(move || room.with_session(|s| (s.seq(), views::sync(s, seat, &room.extra(s)).to_string()))).await.ok()
 }
 
-async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Seat, mut socket: WebSocket) {
+async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: WebSocket) {
     // Subscribe before the sync is read, so that no move falls between the two.
     let (mut mine, mut all) = room.subscribe(seat);
     room.connected(seat);
@@ -98,7 +98,7 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Seat, mut socket: WebS
                 Ok(out) => {
                     if !send(&mut socket, &out).await { break; }
                     if out.closing {
-                        let _ = socket.send(Message::Close(None)).await;
+                        close(&mut socket).await;
                         break;
                     }
                 }
@@ -117,7 +117,7 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Seat, mut socket: WebS
                 window.1 += 1;
                 if window.1 > limit {
                     let _ = socket.send(Message::Text(json!({ "type": "closing", "reason": format!("more than {limit} messages a second") }).to_string().into())).await;
-                    let _ = socket.send(Message::Close(None)).await;
+                    close(&mut socket).await;
                     break;
                 }
                 match parse(&text) {
@@ -149,13 +149,31 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Seat, mut socket: WebS
     closed(hub, room, seat)
 }
 
+/// The closing handshake (RFC 6455 §7): send Close, then read (and drop) what the client still
+/// sends until its Close, for 2 s at most. Dropping the connection at once would reset it
+/// while the client's messages are unread, and a reset may discard the `closing` message
+/// before the client reads it.
+async fn close(socket: &mut WebSocket) {
+    if socket.send(Message::Close(None)).await.is_err() {
+        return;
+    }
+    let drain = async {
+        while let Some(Ok(m)) = socket.recv().await {
+            if let Message::Close(_) = m {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), drain).await;
+}
+
 async fn send(socket: &mut WebSocket, out: &Outgoing) -> bool {
     socket.send(Message::Text(out.json.clone().into())).await.is_ok()
 }
 
 /// The seat is away; after the disconnect timeout, absent. The room is unloaded when nobody
 /// is connected for the unload delay.
-fn closed(hub: Arc<Hub>, room: Arc<Room>, seat: Seat) {
+fn closed(hub: Arc<Hub>, room: Arc<Room>, seat: Place) {
     let (generation, empty) = room.disconnected(seat);
     let (away, unload) = (hub.config.disconnect_timeout, hub.config.unload_after);
     let r = room.clone();
@@ -178,7 +196,7 @@ mod tests {
 
     #[test]
     fn client_messages() {
-        assert_eq!(parse(r#"{"type":"move","move":"influence Poland"}"#), Ok(ClientMessage::Move { text: "influence Poland".into() }));
+        assert_eq!(parse(r#"{"type":"move","move":"open c4"}"#), Ok(ClientMessage::Move { text: "open c4".into() }));
         assert_eq!(parse(r#"{"type":"sync"}"#), Ok(ClientMessage::Sync {}));
         for bad in ["", "{", "[]", r#"{"type":"resign"}"#, r#"{"type":"move"}"#, r#"{"type":"move","move":3}"#, r#"{"type":"sync","x":1}"#]
         {

@@ -6,7 +6,10 @@
 //! refused move is shown, a dropped connection comes back with a sync, the observer sees no hand,
 //! no page scrolls sideways at 1280x800 or on a phone, and the US page never shows a card of the
 //! USSR's hand; in a game where the Cuban Missile Crisis may be cancelled "at any time", the
-//! seat not deciding interjects by a button (confirmed). One test per browser, the same body.
+//! seat not deciding interjects by a button (confirmed). And Minesweeper, the second game on
+//! the same server: created from the new-game page, played to its end by clicking, its page
+//! always the player's view, "game full" for a second player. One test per browser and game,
+//! the same body for both browsers.
 //!
 //! Ignored by default, so that the README's `cargo test --workspace --release` runs on a machine
 //! without browsers; `.ci/run` installs them and runs each:
@@ -352,7 +355,7 @@ async fn two_seats_play_by_clicking_in_firefox() {
 
 async fn two_seats_play_by_clicking(kind: Browser) {
     let dir = tempfile::tempdir().unwrap();
-    let server = start(Config::new("127.0.0.1:0".parse().unwrap(), dir.path().join("games"))).await.unwrap();
+    let server = start(Config::new("127.0.0.1:0".parse().unwrap(), dir.path().join("games")), arbiter_games::web::offered()).await.unwrap();
     let base = format!("http://{}", server.addr);
     let http = reqwest::Client::new();
 
@@ -368,7 +371,7 @@ async fn two_seats_play_by_clicking(kind: Browser) {
     let ussr_hand = names(&ussr_view);
     let us_hand = names(&us_view);
     assert!(!ussr_hand.is_empty() && !us_hand.is_empty());
-    let countries = get(&http, format!("{base}/api/map")).await["countries"].as_array().unwrap().len();
+    let countries = get(&http, format!("{base}/api/kinds/twilight-struggle/map")).await["countries"].as_array().unwrap().len();
 
     let profiles = tempfile::tempdir().unwrap();
     let ussr_browser = open(kind, &profiles.path().join("ussr"), false).await;
@@ -569,6 +572,158 @@ async fn two_seats_play_by_clicking(kind: Browser) {
     assert!(us.find_all(Locator::Css("#moves [data-interjection]")).await.unwrap().is_empty(), "the Crisis is cancelled: no button left");
 
     for c in [ussr_browser, us_browser, phone_browser] {
+        c.close().await;
+    }
+    server.task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Chromium and chromedriver (Debian's chromium, chromium-driver); .ci/run runs it"]
+async fn minesweeper_by_clicking_in_chromium() {
+    minesweeper_by_clicking(Browser::Chromium).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Firefox ESR and geckodriver; .ci/run runs it"]
+async fn minesweeper_by_clicking_in_firefox() {
+    minesweeper_by_clicking(Browser::Firefox).await;
+}
+
+/// The board as the page shows it: one string per row, as the view's `board`.
+async fn minefield(c: &Client) -> Vec<String> {
+    let v = js(
+        c,
+        r##"const rows = {};
+           for (const b of document.querySelectorAll("#board [data-cell]")) {
+             const cell = b.dataset.cell, row = Number(cell.slice(1));
+             const ch = { closed: "#", flag: "F", mine: "*", boom: "X" }[b.dataset.state] || b.dataset.n;
+             rows[row] = (rows[row] || "") + ch;
+           }
+           return Object.keys(rows).sort((a, b) => a - b).map((k) => rows[k]);"##,
+    )
+    .await;
+    v.as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect()
+}
+
+/// The second game, Minesweeper, on the same server: the new-game page offers it; the
+/// player's page draws the board from its view, a click opens a cell (the first never a mine),
+/// a right-click flags one; the page shows exactly the server's view after each move, and no
+/// mine before the end; a second player asking for the seat is refused ("game full"); the
+/// game is played to its end by clicking, every mine then shown.
+async fn minesweeper_by_clicking(kind: Browser) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(Config::new("127.0.0.1:0".parse().unwrap(), dir.path().join("games")), arbiter_games::web::offered()).await.unwrap();
+    let base = format!("http://{}", server.addr);
+    let http = reqwest::Client::new();
+    let profiles = tempfile::tempdir().unwrap();
+    let browser = open(kind, &profiles.path().join("player"), false).await;
+    let page = &browser;
+
+    // The new-game page offers both games; choosing Minesweeper shows its options.
+    page.goto(&format!("{base}/")).await.unwrap();
+    let offered = until("the games offered", || async move {
+        let v = js(page, "return Array.from(document.querySelectorAll('#game option')).map(o => o.value)").await;
+        let ids: Vec<String> = v.as_array()?.iter().filter_map(|x| x.as_str().map(String::from)).collect();
+        (ids.len() == 2).then_some(ids)
+    })
+    .await;
+    assert_eq!(offered, ["twilight-struggle", "minesweeper"]);
+    js(page, "const s = document.getElementById('game'); s.value = 'minesweeper'; s.dispatchEvent(new Event('change'));").await;
+    for (option, value) in [("opt-width", "8"), ("opt-height", "6"), ("opt-mines", "5")] {
+        let input = page.find(Locator::Id(option)).await.unwrap();
+        input.clear().await.unwrap();
+        input.send_keys(value).await.unwrap();
+    }
+    assert!(page.find(Locator::Id("clock-row")).await.unwrap().attr("hidden").await.unwrap().is_some(), "Minesweeper has no clock");
+    page.find(Locator::Id("create-button")).await.unwrap().click().await.unwrap();
+    let link = until("the player's link", || async move {
+        let v = page.find(Locator::Id("link-player")).await.ok()?.prop("value").await.ok()??;
+        (!v.is_empty()).then_some(v)
+    })
+    .await;
+    let observer_link = page.find(Locator::Id("link-observer")).await.unwrap().prop("value").await.unwrap().unwrap();
+    let (prefix, token) = link.split_once("?token=").unwrap();
+    let id = prefix.rsplit('/').next().unwrap().to_string();
+    let truth = |token: String| {
+        let (http, base, id) = (http.clone(), base.clone(), id.clone());
+        async move { get(&http, format!("{base}/api/games/{id}/state?token={token}")).await }
+    };
+
+    // A second player: the seat is taken.
+    let r = http.post(format!("{base}/api/games/{id}/join")).body("{}").send().await.unwrap();
+    assert_eq!(r.status(), 409);
+    let e: Value = r.json().await.unwrap();
+    assert!(e["error"].as_str().unwrap().contains("game full"), "{e}");
+
+    page.goto(&link).await.unwrap();
+    until("the board", || async move { (minefield(page).await.len() == 6).then_some(()) }).await;
+    assert_eq!(minefield(page).await, vec!["########"; 6]);
+    no_sideways_scroll(page, "Minesweeper at 1280x800").await;
+
+    // A right-click flags, a click opens: the page shows the server's view after each.
+    page.find(Locator::Css("[data-cell=\"a1\"]")).await.unwrap().click().await.unwrap();
+    let opened = until("the first open", || async move {
+        let b = minefield(page).await;
+        (b[0].as_bytes()[0] != b'#').then_some(b)
+    })
+    .await;
+    let server_view = truth(token.to_string()).await;
+    let server_board: Vec<String> = server_view["board"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
+    assert_eq!(opened, server_board, "the page shows the player's view");
+    assert!(server_view["outcome"].is_null(), "the first open never loses");
+    assert!(opened.iter().all(|r| !r.contains('*')), "no mine shown while playing");
+    let closed = |b: &[String]| {
+        b.iter()
+            .enumerate()
+            .flat_map(|(r, row)| row.char_indices().filter(|(_, c)| *c == '#').map(move |(c, _)| (c, r)))
+            .collect::<Vec<_>>()
+    };
+    let (c, r) = closed(&opened)[0];
+    let name = format!("{}{}", char::from(b'a' + c as u8), r + 1);
+    // Each move draws the board anew: the cell is looked up each time.
+    let state_of = |name: String| async move { attr(page, &format!("[data-cell=\"{name}\"]"), "data-state").await };
+    js(page, &format!("document.querySelector('[data-cell=\"{name}\"]').dispatchEvent(new MouseEvent('contextmenu', {{bubbles: true, cancelable: true}}))")).await;
+    until("the flag", || async { (state_of(name.clone()).await? == "flag").then_some(()) }).await;
+
+    // The observer sees the same board and cannot move.
+    let watcher = open(kind, &profiles.path().join("observer"), false).await;
+    watcher.goto(&observer_link).await.unwrap();
+    until("the observer's board", || async { (minefield(&watcher).await.iter().any(|r| r.contains('F'))).then_some(()) }).await;
+    assert_eq!(watcher.find(Locator::Id("seat")).await.unwrap().text().await.unwrap(), "Observer");
+
+    // Unflag, then open cells until the game ends: the end shows every mine.
+    js(page, &format!("document.querySelector('[data-cell=\"{name}\"]').dispatchEvent(new MouseEvent('contextmenu', {{bubbles: true, cancelable: true}}))")).await;
+    until("the unflag", || async { (state_of(name.clone()).await? == "closed").then_some(()) }).await;
+    let mut moves = 0;
+    loop {
+        let view = truth(token.to_string()).await;
+        if !view["outcome"].is_null() {
+            break;
+        }
+        let board: Vec<String> = view["board"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
+        let (c, r) = closed(&board)[0];
+        let name = format!("{}{}", char::from(b'a' + c as u8), r + 1);
+        page.find(Locator::Css(&format!("[data-cell=\"{name}\"]"))).await.unwrap().click().await.unwrap();
+        let n = moves;
+        until("the open", || {
+            let t = truth(token.to_string());
+            async move { (t.await["seq"].as_u64()? > 3 + n).then_some(()) }
+        })
+        .await;
+        moves += 1;
+    }
+    let end = truth(token.to_string()).await;
+    let shown = until("the end on the page", || async {
+        (!page.find(Locator::Id("outcome")).await.ok()?.text().await.ok()?.is_empty()).then_some(())
+    })
+    .await;
+    let _ = shown;
+    let board: Vec<String> = end["board"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
+    let mines: usize = board.iter().map(|r| r.chars().filter(|c| *c == '*' || *c == 'X').count()).sum();
+    assert_eq!(mines, 5, "every mine is shown at the end: {board:?}");
+    until("the page's final board", || async { (minefield(page).await == board).then_some(()) }).await;
+    screenshot(page, kind, "minesweeper-1280x800.png").await;
+    for c in [browser, watcher] {
         c.close().await;
     }
     server.task.abort();

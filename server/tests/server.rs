@@ -19,7 +19,7 @@ const SEATS: [&str; 3] = ["us", "ussr", "observer"];
 async fn server(dir: &tempfile::TempDir, tune: impl FnOnce(&mut Config)) -> Running {
     let mut c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
     tune(&mut c);
-    start(c).await.unwrap()
+    start(c, arbiter_games::web::offered()).await.unwrap()
 }
 
 struct Game3 {
@@ -154,7 +154,7 @@ async fn random_games_to_the_end_over_http_and_websocket_leak_nothing() {
                 let last = msgs.last().unwrap();
                 // Each seat's state is exactly its view of the referee's game.
                 let mut state = last["state"].clone();
-                for k in ["presence", "clock", "seq"] {
+                for k in ["presence", "clock", "seq", "game"] {
                     state.as_object_mut().unwrap().remove(k);
                 }
                 assert_eq!(state, serde_json::to_value(mirror.view(viewer)).unwrap(), "seed {seed}, move {n}, {}", SEATS[i]);
@@ -387,7 +387,8 @@ async fn the_chess_clock_runs_on_the_deciding_seat_and_time_ends_the_game() {
     let sync = next(&mut us).await;
     let clock = &sync["state"]["clock"];
     // Until the first move nobody's time runs (the players are arriving).
-    assert_eq!((clock["running"].as_str(), clock["us_ms"].as_i64(), clock["ussr_ms"].as_i64()), (None, Some(2000), Some(2000)), "{clock}");
+    let left = &clock["left_ms"];
+    assert_eq!((clock["running"].as_str(), left["us"].as_i64(), left["ussr"].as_i64()), (None, Some(2000), Some(2000)), "{clock}");
     tokio::time::sleep(Duration::from_millis(2300)).await;
     // The USSR's first move is free; from then on its time runs, the US's untouched until its
     // decision.
@@ -400,9 +401,9 @@ async fn the_chess_clock_runs_on_the_deciding_seat_and_time_ends_the_game() {
     assert_eq!(r.status(), 200);
     let m = until_move(&mut us, 1).await.pop().unwrap();
     // (The message is built a moment after the move: the USSR's time has just started.)
-    assert_eq!(m["state"]["clock"]["us_ms"], 2000);
+    assert_eq!(m["state"]["clock"]["left_ms"]["us"], 2000);
     assert!(
-        m["state"]["clock"]["ussr_ms"].as_i64().unwrap() > 1900,
+        m["state"]["clock"]["left_ms"]["ussr"].as_i64().unwrap() > 1900,
         "the 2.3 s before the first move are not charged: {}",
         m["state"]["clock"]
     );
@@ -412,14 +413,14 @@ async fn the_chess_clock_runs_on_the_deciding_seat_and_time_ends_the_game() {
     assert_eq!(flag["state"]["rules"]["phase"], "over");
     assert_eq!(flag["text"], "lose on time");
     assert_eq!(flag["state"]["outcome"], json!({ "winner": "us", "reason": "Time" }));
-    assert_eq!(flag["state"]["clock"]["ussr_ms"], 0);
+    assert_eq!(flag["state"]["clock"]["left_ms"]["ussr"], 0);
     assert!(flag["state"]["clock"]["running"].is_null());
     // The record says so: replaying the saved game gives the same end.
     srv.task.abort();
-    let s = arbiter_store::Session::open(&dir.path().join(format!("{}.arbiter", g.id))).unwrap();
-    assert_eq!(s.game().outcome().map(|o| o.reason), Some(arbiter_engine::state::EndReason::Time));
+    let s = arbiter_store::Session::open(&dir.path().join(format!("{}.arbiter", g.id)), &arbiter_games::catalogue()).unwrap();
+    assert_eq!(s.game().outcome().map(|o| o.reason), Some("Time".to_string()));
     let clock = arbiter_server::clock::Clock::read(2000, &s, chrono::Utc::now());
-    assert_eq!((clock.ussr_ms, clock.running), (0, None));
+    assert_eq!((clock.left_ms[1], clock.running), (0, None));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -440,9 +441,31 @@ async fn a_seat_may_resign_at_its_decision() {
 async fn pages_carry_no_referrer_a_content_policy_and_are_revalidated() {
     let dir = tempfile::tempdir().unwrap();
     let srv = server(&dir, |_| {}).await;
-    for path in ["/", "/play/0123456789abcdef", "/static/app.js", "/static/style.css", "/api/map"] {
-        let r = reqwest::get(format!("http://{}{path}", srv.addr)).await.unwrap();
-        assert_eq!(r.status(), 200, "{path}");
+    let http = reqwest::Client::new();
+    let base = format!("http://{}", srv.addr);
+    let ts = create(&http, &base, json!({ "seed": 1 })).await;
+    let ms = post(&http, &format!("{base}/api/games"), json!({ "game": "minesweeper", "seed": 1 })).await.1;
+    let ms_id = ms["id"].as_str().unwrap();
+    let pages = [
+        ("/".to_string(), 200),
+        ("/static/home.js".into(), 200),
+        ("/static/home.css".into(), 200),
+        (format!("/play/{}", ts.id), 200),
+        (format!("/play/{ms_id}"), 200),
+        ("/static/twilight-struggle/app.js".into(), 200),
+        ("/static/twilight-struggle/style.css".into(), 200),
+        ("/static/minesweeper/app.js".into(), 200),
+        ("/api/kinds".into(), 200),
+        ("/api/kinds/twilight-struggle/map".into(), 200),
+        ("/api/kinds/twilight-struggle/cards".into(), 200),
+        // No such game, file or data: refused, with the same headers.
+        ("/play/0123456789abcdef".into(), 404),
+        ("/static/minesweeper/nothing.js".into(), 404),
+        ("/api/kinds/minesweeper/map".into(), 404),
+    ];
+    for (path, status) in pages {
+        let r = reqwest::get(format!("{base}{path}")).await.unwrap();
+        assert_eq!(r.status(), status, "{path}");
         let h = r.headers();
         assert_eq!(h["referrer-policy"], "no-referrer", "{path}");
         assert_eq!(h["x-content-type-options"], "nosniff", "{path}");
@@ -536,4 +559,83 @@ async fn a_seat_interjects_while_the_other_decides() {
     assert_eq!(told["moves"]["to_move"], json!(decider), "the decision stays");
     let after = moves_of(token(interjector)).await;
     assert_eq!(after["interjections"], json!([]), "the Crisis is cancelled: nothing more to interject");
+}
+
+/// A POST with a JSON body: the status and the answer.
+async fn post(http: &reqwest::Client, url: &str, body: Value) -> (u16, Value) {
+    let r = http.post(url).body(body.to_string()).send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+/// The server hosts any game through the same contract: Minesweeper's options are the game's
+/// (refused with its reason), its one seat is joined once ("game full" after), a seat taken is
+/// refused, a Twilight Struggle creator may take one seat and leave the other to `join`, and a
+/// game with no timeout move is offered no clock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_are_created_and_joined_through_the_generic_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let new = format!("{base}/api/games");
+
+    let kinds: Value = http.get(format!("{base}/api/kinds")).send().await.unwrap().json().await.unwrap();
+    let ids: Vec<&str> = kinds["games"].as_array().unwrap().iter().map(|k| k["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["twilight-struggle", "minesweeper"]);
+    assert_eq!(kinds["games"][1]["seats"], json!(["player"]));
+    assert_eq!(kinds["games"][1]["options"], json!({ "width": 9, "height": 9, "mines": 10 }));
+    assert_eq!((kinds["games"][0]["clock"].as_bool(), kinds["games"][1]["clock"].as_bool()), (Some(true), Some(false)));
+
+    let (status, e) = post(&http, &new, json!({ "game": "minesweeper", "options": { "width": 3, "height": 3, "mines": 9 } })).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("mines"), "{e}");
+    let (status, e) = post(&http, &new, json!({ "game": "chess" })).await;
+    assert_eq!(status, 400);
+    assert!(e["error"].as_str().unwrap().contains("minesweeper"), "the games offered are named: {e}");
+    let (status, e) = post(&http, &new, json!({ "game": "minesweeper", "clock_minutes": 5 })).await;
+    assert_eq!(status, 400);
+    assert!(e["error"].as_str().unwrap().contains("clock"), "{e}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing refused left a file");
+
+    // Minesweeper with its one seat left free: joined once, then full.
+    let (status, g) =
+        post(&http, &new, json!({ "game": "minesweeper", "seed": 3, "seat": "player", "width": 5, "height": 5, "mines": 3 })).await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap();
+    assert!(g["tokens"]["player"].is_string() && g["tokens"]["observer"].is_string());
+    let token = g["tokens"]["player"].as_str().unwrap();
+    let (status, e) = post(&http, &format!("{base}/api/games/{id}/join"), json!({})).await;
+    assert_eq!(status, 409);
+    assert!(e["error"].as_str().unwrap().contains("game full"), "{e}");
+    let m = post(&http, &format!("{base}/api/games/{id}/moves?token={token}"), json!({ "move": "open c3" })).await;
+    assert_eq!(m.0, 200, "{}", m.1);
+    let state: Value = http.get(format!("{base}/api/games/{id}/state?token={token}")).send().await.unwrap().json().await.unwrap();
+    assert_eq!((state["game"].as_str(), state["width"].as_u64(), state["seq"].as_u64()), (Some("minesweeper"), Some(5), Some(1)));
+    assert!(state["board"].as_array().unwrap().iter().all(|r| !r.as_str().unwrap().contains('*')) || !state["outcome"].is_null());
+
+    // Twilight Struggle, the creator taking the US: the USSR is free to join, once.
+    let (status, g) = post(&http, &new, json!({ "seed": 4, "seat": "us" })).await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap();
+    assert!(g["tokens"]["ussr"].is_null() && g["tokens"]["us"].is_string());
+    let (status, e) = post(&http, &format!("{base}/api/games/{id}/join"), json!({ "seat": "us" })).await;
+    assert_eq!(status, 409);
+    assert!(e["error"].as_str().unwrap().contains("taken"), "{e}");
+    let (status, joined) = post(&http, &format!("{base}/api/games/{id}/join"), json!({ "seat": "ussr" })).await;
+    assert_eq!(status, 201, "{joined}");
+    assert_eq!(joined["seat"], "ussr");
+    let ussr = joined["token"].as_str().unwrap();
+    let moves: Value = http.get(format!("{base}/api/games/{id}/moves?token={ussr}")).send().await.unwrap().json().await.unwrap();
+    assert_eq!((moves["to_move"].as_str(), moves["yours"].as_bool()), (Some("ussr"), Some(true)));
+    let (status, _) = post(&http, &format!("{base}/api/games/{id}/join"), json!({})).await;
+    assert_eq!(status, 409, "full");
+    let (status, e) = post(&http, &format!("{base}/api/games/{id}/join"), json!({ "seat": "china" })).await;
+    assert_eq!(status, 422);
+    assert!(e["error"].as_str().unwrap().contains("us, ussr"), "{e}");
+    // The seats survive a restart of the server: the joined token still acts as the USSR.
+    srv.task.abort();
+    let srv = server(&dir, |_| {}).await;
+    let moves: Value =
+        http.get(format!("http://{}/api/games/{id}/moves?token={ussr}", srv.addr)).send().await.unwrap().json().await.unwrap();
+    assert_eq!(moves["yours"], true);
 }

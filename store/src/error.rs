@@ -41,14 +41,14 @@ pub enum StoreError {
 
 /// The first point where a saved game and this engine disagree. Its text is player-facing:
 /// it never shows a random outcome (the deck order, the cards drawn), the seed, or the move
-/// text of a headline still secret; it says which comparison failed and, where that is
+/// text of a move still secret; it says which comparison failed and, where that is
 /// harmless (a state hash, a sequence number, a side), the two values.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("replay diverges at {}: {}{}", self.place(), self.detail(), versions_note(created_by, running))]
 pub struct ReplayError {
     /// 0 for the setup record.
     pub seq: u64,
-    /// The move's text as an observer may read it (a secret headline is not named).
+    /// The move's text as an observer may read it (a secret move is not named).
     pub move_text: String,
     /// "state hash", "random outcomes", "move accepted"…
     pub what: String,
@@ -99,6 +99,9 @@ pub enum SessionError {
     /// The move was refused: nothing was stored.
     #[error("{0}")]
     Rejected(String),
+    /// The saved game is of a kind this build does not offer.
+    #[error("{0}")]
+    Unsupported(String),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]

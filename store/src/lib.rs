@@ -1,13 +1,16 @@
 //! # Arbiter store
 //!
-//! A saved game is an event log: a header (seed, options, versions, the setup's record) and one
-//! row per accepted move, with the move, its random outcomes, its public and private log text
-//! and the hash of the state after it. The log is the single source of truth: opening a game
-//! replays every move from the seed and checks each row's random outcomes and state hash.
+//! A saved game of any game on the kernel is an event log: a header (the kind of game, its
+//! seed, options, versions and seats, the setup's record) and one row per accepted move, with
+//! the seat that made it, its canonical text and JSON, its random outcomes, its public log and
+//! one private log per seat, and the hash of the state after it. The log is the single source
+//! of truth: opening a game replays every move from the seed and checks each row's random
+//! outcomes and state hash. The store knows no game: it drives a [`arbiter_kernel::Match`]
+//! made by the header's [`arbiter_kernel::GameKind`].
 //!
 //! Storage sits behind the small [`EventStore`] trait; [`SqliteStore`] is the embedded
-//! default. [`Session`] binds a [`arbiter_engine::Game`] to a store; [`Replay`] steps through
-//! a saved game with verification.
+//! default. [`Session`] binds a game to a store; [`Replay`] steps through a saved game with
+//! verification.
 
 pub mod chain;
 mod error;
@@ -19,7 +22,10 @@ mod sqlite;
 pub use error::{ReplayError, SessionError, StoreError};
 pub use record::{log_for, move_text_for, EventRow, GameHeader, LogEntry, Record};
 pub use replay::Replay;
-pub use session::Session;
+pub use session::{kind_of, Session};
+
+/// The version of Arbiter that writes saved games (recorded in each).
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub use sqlite::{SqliteStore, SCHEMA_VERSION};
 
 /// Where a game's events are kept. Reading checks the integrity chain ([`chain`]). Writing

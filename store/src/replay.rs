@@ -1,25 +1,42 @@
-//! Verified replay: rebuild a game from its seed and options, one row at a time, checking
-//! each row's move, random outcomes and state hash against what this engine computes.
+//! Verified replay: rebuild a game from its kind, seed and options, one row at a time, checking
+//! each row's move, random outcomes and state hash against what this build computes.
 
-use crate::{move_text_for, EventRow, GameHeader, Record, ReplayError};
-use arbiter_engine::{Game, Move, Randomness, ENGINE_VERSION, RULES_VERSION};
+use crate::{move_text_for, EventRow, GameHeader, Record, ReplayError, ENGINE_VERSION};
+use arbiter_kernel::{seat_id, GameKind, Match, Seat};
 
 pub struct Replay {
     header: GameHeader,
     rows: Vec<EventRow>,
-    game: Game,
+    kind: &'static dyn GameKind,
+    game: Box<dyn Match>,
     next: usize,
-    /// The side deciding when each replayed row was made: the row's own side, except for an
-    /// interjection (a move "at any time" while the other side decides).
-    deciding: Vec<arbiter_engine::Side>,
+    /// The seat deciding when each replayed row was made: the row's own seat, except for an
+    /// interjection (a move "at any time" while another seat decides).
+    deciding: Vec<Seat>,
 }
 
 impl Replay {
-    /// Start a replay: rebuild the game's creation and check it against the header.
-    pub fn new(header: GameHeader, rows: Vec<EventRow>) -> Result<Replay, ReplayError> {
-        let (game, report) = Game::new(arbiter_cards::ruleset(), header.options, Randomness::seeded(header.seed));
-        let r = Replay { header, rows, game, next: 0, deciding: Vec::new() };
-        let actual = Record::new(&report, r.game.hash64());
+    /// Start a replay of a game of `kind`: rebuild its creation and check it against the header.
+    pub fn new(header: GameHeader, rows: Vec<EventRow>, kind: &'static dyn GameKind) -> Result<Replay, ReplayError> {
+        let setup_error = |what: &str, expected: String, actual: String| ReplayError {
+            seq: 0,
+            move_text: String::new(),
+            what: what.into(),
+            expected,
+            actual,
+            created_by: (header.engine_version.clone(), header.rules_version.clone()),
+            running: (ENGINE_VERSION.into(), kind.rules_version().into()),
+        };
+        let options: serde_json::Value = serde_json::from_str(&header.options)
+            .map_err(|_| setup_error("readable options", "options in JSON".into(), "options this build cannot read".into()))?;
+        let (game, report) =
+            kind.create(&options, header.seed).map_err(|r| setup_error("options accepted", "accepted".into(), r.to_string()))?;
+        let seats: Vec<String> = game.seats().iter().map(|s| seat_id(s)).collect();
+        if seats != header.seats {
+            return Err(setup_error("seats", header.seats.join(", "), seats.join(", ")));
+        }
+        let actual = Record::new(&report, game.state_hash(), seats.len());
+        let r = Replay { header, rows, kind, game, next: 0, deciding: Vec::new() };
         r.compare(0, "", &r.header.setup, &actual)?;
         Ok(r)
     }
@@ -27,14 +44,14 @@ impl Replay {
     pub fn header(&self) -> &GameHeader {
         &self.header
     }
-    pub fn game(&self) -> &Game {
-        &self.game
+    pub fn game(&self) -> &dyn Match {
+        self.game.as_ref()
     }
-    pub fn into_game(self) -> Game {
+    pub fn into_game(self) -> Box<dyn Match> {
         self.game
     }
-    /// The game and, for each replayed row, the side that was deciding when it was made.
-    pub fn into_parts(self) -> (Game, Vec<arbiter_engine::Side>) {
+    /// The game and, for each replayed row, the seat that was deciding when it was made.
+    pub fn into_parts(self) -> (Box<dyn Match>, Vec<Seat>) {
         (self.game, self.deciding)
     }
     pub fn rows(&self) -> &[EventRow] {
@@ -49,7 +66,7 @@ impl Replay {
     }
 
     /// Row `seq`'s move as an observer may read it, and whether that hides the stored text (a
-    /// headline not yet revealed).
+    /// secret move not yet revealed).
     fn shown_move(&self, seq: u64, move_text: &str) -> (String, bool) {
         let i = seq as usize;
         if i == 0 || i > self.rows.len() {
@@ -58,13 +75,11 @@ impl Replay {
         // Asked of the game after the move: as the replay stands if the move was applied
         // (a later comparison failed), else on a copy where it is applied, if it can be.
         let row = &self.rows[i - 1];
-        let mut shown = move_text_for(&self.rows[..i], i - 1, None, &self.game);
+        let mut shown = move_text_for(&self.rows[..i], i - 1, None, self.game.as_ref());
         if shown == row.move_text {
-            let mut after = self.game.clone();
-            if let Ok(m) = after.parse(&row.move_text) {
-                if after.play_as(row.side, &m).is_ok() {
-                    shown = move_text_for(&self.rows[..i], i - 1, None, &after);
-                }
+            let mut after = self.game.boxed_clone();
+            if after.play_json(row.seat, &row.move_json).is_ok() {
+                shown = move_text_for(&self.rows[..i], i - 1, None, after.as_ref());
             }
         }
         let secret = shown != row.move_text;
@@ -86,7 +101,7 @@ impl Replay {
             expected,
             actual,
             created_by: (self.header.engine_version.clone(), self.header.rules_version.clone()),
-            running: (ENGINE_VERSION.into(), RULES_VERSION.into()),
+            running: (ENGINE_VERSION.into(), self.kind.rules_version().into()),
         }
     }
 
@@ -94,7 +109,7 @@ impl Replay {
     /// referee's notes as written at the time and is not compared.)
     fn compare(&self, seq: u64, text: &str, stored: &Record, actual: &Record) -> Result<(), ReplayError> {
         if stored.random_json != actual.random_json {
-            // Never their values: shuffles and draws are the deck order and the hands.
+            // Never their values: they may be secret (a deck's order, where mines are).
             return Err(self.diverged_hidden(seq, text, "random outcomes", String::new(), String::new()));
         }
         if stored.reveals != actual.reveals {
@@ -104,6 +119,10 @@ impl Replay {
             return Err(self.diverged(seq, text, "state hash", &stored.state_hash, &actual.state_hash));
         }
         Ok(())
+    }
+
+    fn seat_name(&self, seat: Seat) -> String {
+        self.game.seats().get(seat.idx()).cloned().unwrap_or_else(|| format!("seat {}", seat.0))
     }
 
     /// Replay the next row; `Ok(None)` at the end.
@@ -116,29 +135,27 @@ impl Replay {
         if row.seq != want {
             return Err(self.diverged(want, &row.move_text, "sequence number", want, row.seq));
         }
-        // Not the stored JSON nor the parser's message, which quotes it (a secret card).
-        let m: Move = serde_json::from_str(&row.move_json)
-            .map_err(|_| self.diverged(row.seq, &row.move_text, "readable move", "a move this engine reads", "a move it cannot read"))?;
-        let decider = self.game.to_move();
-        // A row of the side not deciding is an interjection (an "at any time" move).
-        let interjection = decider.is_some() && decider != Some(row.side) && self.game.interjections(row.side).contains(&m);
-        if decider != Some(row.side) && !interjection {
-            return Err(self.diverged(
-                row.seq,
-                &row.move_text,
-                "side to move",
-                row.side,
-                decider.map(|s| s.to_string()).unwrap_or_else(|| "nobody".into()),
-            ));
+        let decider = self.game.decision().map(|t| t.seat);
+        // A row of a seat not deciding is an interjection (an "at any time" move).
+        let interjection = decider.is_some() && decider != Some(row.seat) && self.game.interjections(row.seat).contains(&row.move_text);
+        if decider != Some(row.seat) && !interjection {
+            let deciding = decider.map(|s| self.seat_name(s)).unwrap_or_else(|| "nobody".into());
+            return Err(self.diverged(row.seq, &row.move_text, "seat to move", self.seat_name(row.seat), deciding));
         }
-        let canonical = self.game.move_text(&m);
+        // Not the stored JSON nor the reader's message, which may quote it (a secret move).
+        let Some(canonical) = self.game.json_move_text(&row.move_json) else {
+            return Err(self.diverged(row.seq, &row.move_text, "readable move", "a move this build reads", "a move it cannot read"));
+        };
         if canonical != row.move_text {
             return Err(self.diverged(row.seq, &row.move_text, "move text", &row.move_text, &canonical));
         }
-        let report = self.game.play_as(row.side, &m).map_err(|e| self.diverged(row.seq, &row.move_text, "move accepted", "accepted", e))?;
-        let actual = Record::new(&report, self.game.hash64());
+        let played = self
+            .game
+            .play_json(row.seat, &row.move_json)
+            .map_err(|e| self.diverged(row.seq, &row.move_text, "move accepted", "accepted", e))?;
+        let actual = Record::new(&played.report, self.game.state_hash(), self.header.seats.len());
         self.compare(row.seq, &row.move_text, &row.record, &actual)?;
-        self.deciding.push(decider.unwrap_or(row.side));
+        self.deciding.push(decider.unwrap_or(row.seat));
         self.next += 1;
         Ok(self.rows.get(self.next - 1))
     }

@@ -1,17 +1,18 @@
 //! A game bound to its store: every accepted move is appended (one durable transaction) before
 //! the player is told it was accepted.
 
-use crate::{EventRow, EventStore, GameHeader, Record, Replay, SessionError, SqliteStore};
-use arbiter_engine::{Game, Options, Randomness, Report, Side, ENGINE_VERSION, RULES_VERSION};
+use crate::{EventRow, EventStore, GameHeader, Record, Replay, SessionError, SqliteStore, ENGINE_VERSION};
+use arbiter_kernel::{seat_id, Catalogue, GameKind, Match, Report, Seat};
 use std::path::Path;
 
 pub struct Session<S: EventStore = SqliteStore> {
     store: S,
+    kind: &'static dyn GameKind,
     header: GameHeader,
     rows: Vec<EventRow>,
-    game: Game,
-    /// For each row, the side that was deciding when it was made (see [`Session::deciding`]).
-    deciding: Vec<Side>,
+    game: Box<dyn Match>,
+    /// For each row, the seat that was deciding when it was made (see [`Session::deciding`]).
+    deciding: Vec<Seat>,
     /// The store's head when the rows were read: another process wrote if it differs.
     head: (u64, String),
 }
@@ -21,38 +22,56 @@ fn now() -> String {
 }
 
 impl Session<SqliteStore> {
-    /// Create a new game file.
-    pub fn create(path: &Path, seed: u64, options: Options) -> Result<Self, SessionError> {
-        let (game, report) = Game::new(arbiter_cards::ruleset(), options, Randomness::seeded(seed));
+    /// Create a new game file: a game of `kind` with `options` (JSON; missing fields take the
+    /// kind's defaults, an invalid one is refused with its reason) and randomness from `seed`.
+    pub fn create(path: &Path, kind: &'static dyn GameKind, options: &serde_json::Value, seed: u64) -> Result<Self, SessionError> {
+        let (game, report) = kind.create(options, seed).map_err(|r| SessionError::Rejected(format!("cannot create the game: {r}")))?;
+        let seats: Vec<String> = game.seats().iter().map(|s| seat_id(s)).collect();
         let header = GameHeader {
+            game: Some(kind.id().into()),
             created_at: now(),
             engine_version: ENGINE_VERSION.into(),
-            rules_version: RULES_VERSION.into(),
+            rules_version: kind.rules_version().into(),
             seed,
-            options,
-            setup: Record::new(&report, game.hash64()),
+            options: options.to_string(),
+            setup: Record::new(&report, game.state_hash(), seats.len()),
+            seats,
         };
         let store = SqliteStore::create(path, &header)?;
         let head = crate::chain::head(&header, &[]);
-        Ok(Session { store, header, rows: Vec::new(), game, deciding: Vec::new(), head })
+        Ok(Session { store, kind, header, rows: Vec::new(), game, deciding: Vec::new(), head })
     }
 
-    /// Open a game file, replaying and verifying every move.
-    pub fn open(path: &Path) -> Result<Self, SessionError> {
-        Self::load(SqliteStore::open(path)?)
+    /// Open a game file of one of the `games`, replaying and verifying every move.
+    pub fn open(path: &Path, games: &Catalogue) -> Result<Self, SessionError> {
+        Self::load(SqliteStore::open(path)?, games)
+    }
+
+    /// Open a game file only to read it (a log, a replay): never written, never upgraded.
+    pub fn open_read_only(path: &Path, games: &Catalogue) -> Result<Self, SessionError> {
+        Self::load(SqliteStore::open_read_only(path)?, games)
+    }
+}
+
+/// The kind of the game `header` describes, among `games`.
+pub fn kind_of(header: &GameHeader, games: &Catalogue) -> Result<&'static dyn GameKind, SessionError> {
+    match &header.game {
+        Some(id) => games.find(id).map_err(|r| SessionError::Unsupported(r.reason)),
+        None => Ok(games.default_kind()),
     }
 }
 
 impl<S: EventStore> Session<S> {
     /// Load from any store, replaying and verifying every row.
-    pub fn load(store: S) -> Result<Self, SessionError> {
+    pub fn load(store: S, games: &Catalogue) -> Result<Self, SessionError> {
         let header = store.header()?;
+        let kind = kind_of(&header, games)?;
         let rows = store.rows()?;
         let head = crate::chain::head(&header, &rows);
-        let mut replay = Replay::new(header.clone(), rows.clone())?;
+        let mut replay = Replay::new(header.clone(), rows.clone(), kind)?;
         replay.run_to(None)?;
         let (game, deciding) = replay.into_parts();
-        Ok(Session { store, header, rows, game, deciding, head })
+        Ok(Session { store, kind, header, rows, game, deciding, head })
     }
 
     /// Under the write lock: if another process wrote since this session read the file, read
@@ -63,7 +82,7 @@ impl<S: EventStore> Session<S> {
         }
         let header = self.store.header()?;
         let rows = self.store.rows()?;
-        let mut replay = Replay::new(header.clone(), rows.clone())?;
+        let mut replay = Replay::new(header.clone(), rows.clone(), self.kind)?;
         replay.run_to(None)?;
         self.head = crate::chain::head(&header, &rows);
         self.header = header;
@@ -88,8 +107,15 @@ impl<S: EventStore> Session<S> {
         }
     }
 
-    pub fn game(&self) -> &Game {
-        &self.game
+    pub fn kind(&self) -> &'static dyn GameKind {
+        self.kind
+    }
+    pub fn game(&self) -> &dyn Match {
+        self.game.as_ref()
+    }
+    /// The game as its own type, for a host part written for that game (its table, its views).
+    pub fn game_as<G: 'static>(&self) -> Option<&G> {
+        self.game.as_any().downcast_ref::<G>()
     }
     pub fn header(&self) -> &GameHeader {
         &self.header
@@ -97,13 +123,17 @@ impl<S: EventStore> Session<S> {
     pub fn rows(&self) -> &[EventRow] {
         &self.rows
     }
-    /// The number of moves recorded.
-    /// For each row, the side that was deciding when it was made: the row's own side, except
-    /// for an interjection (a move "at any time" while the other side decided). A chess clock
-    /// charges the time before a row to this side.
-    pub fn deciding(&self) -> &[Side] {
+    /// The name of `seat` ("Player", "White").
+    pub fn seat_name(&self, seat: Seat) -> String {
+        self.game.seats().get(seat.idx()).cloned().unwrap_or_else(|| format!("seat {}", seat.0))
+    }
+    /// For each row, the seat that was deciding when it was made: the row's own seat, except
+    /// for an interjection (a move "at any time" while another seat decided). A chess clock
+    /// charges the time before a row to this seat.
+    pub fn deciding(&self) -> &[Seat] {
         &self.deciding
     }
+    /// The number of moves recorded.
     pub fn seq(&self) -> u64 {
         self.rows.len() as u64
     }
@@ -111,68 +141,65 @@ impl<S: EventStore> Session<S> {
         &self.store
     }
 
-    /// Parse, validate, apply and store one move (as `as_side`, if given). The move is judged
+    /// Parse, validate, apply and store one move (as `as_seat`, if given). The move is judged
     /// under the write lock against the latest stored state (another process may have moved
     /// or undone meanwhile). A refused or unstored move changes neither the game nor the store.
-    pub fn play(&mut self, text: &str, as_side: Option<Side>) -> Result<(&EventRow, Report), SessionError> {
+    pub fn play(&mut self, text: &str, as_seat: Option<Seat>) -> Result<(&EventRow, Report), SessionError> {
         let (row, next, report) = self.locked(|s| {
-            let (row, next, report) = s.judge(text, as_side)?;
+            let (row, next, report) = s.judge(text, as_seat)?;
             s.store.append(&row)?;
             Ok((row, next, report))
         })?;
-        self.head = (row.seq, crate::chain::extend(&self.head.1, &row));
-        self.deciding.push(self.game.to_move().unwrap_or(row.side));
+        self.head = (row.seq, crate::chain::extend(&self.head.1, &row, &self.header.seats));
+        self.deciding.push(self.game.decision().map(|t| t.seat).unwrap_or(row.seat));
         self.game = next;
         self.rows.push(row);
         Ok((self.rows.last().expect("just pushed"), report))
     }
 
     /// The row and the game after `text`, without storing anything.
-    fn judge(&self, text: &str, as_side: Option<Side>) -> Result<(EventRow, Game, Report), SessionError> {
+    fn judge(&self, text: &str, as_seat: Option<Seat>) -> Result<(EventRow, Box<dyn Match>, Report), SessionError> {
         // Echo at most the start of what was typed.
         let shown: String = text.trim().chars().take(60).collect();
         let shown = if shown.len() < text.trim().len() { format!("{shown}…") } else { shown };
-        let text_for_errors = shown.as_str();
-        let decider = match (self.game.to_move(), self.game.outcome()) {
-            (_, Some(o)) => return Err(SessionError::Rejected(format!("cannot {}: the game is over ({o})", text_for_errors))),
-            (None, None) => return Err(SessionError::Rejected(format!("cannot {}: no decision is pending", text_for_errors))),
-            (Some(s), None) => s,
+        let decider = match (self.game.decision(), self.game.outcome()) {
+            (_, Some(o)) => return Err(SessionError::Rejected(format!("cannot {shown}: the game is over ({})", o.text))),
+            (None, None) => return Err(SessionError::Rejected(format!("cannot {shown}: no decision is pending"))),
+            (Some(t), None) => t.seat,
         };
-        // A side that is not deciding may only interject (a move an effect allows "at any
-        // time"); the engine judges that and says what is open.
-        let side = as_side.unwrap_or(decider);
-        let m = self.game.parse(text).map_err(|e| SessionError::Rejected(format!("cannot read {:?}: {e}", text_for_errors)))?;
-        let move_text = self.game.move_text(&m);
-        let mut next = self.game.clone();
-        let report = next.play_as(side, &m).map_err(|e| SessionError::Rejected(e.to_string()))?;
+        // A seat that is not deciding may only interject (a move an effect allows "at any
+        // time"); the game judges that and says what is open.
+        let seat = as_seat.unwrap_or(decider);
+        let mut next = self.game.boxed_clone();
+        let played = next.play(seat, text).map_err(|e| SessionError::Rejected(e.to_string()))?;
         let row = EventRow {
             seq: self.seq() + 1,
             at: now(),
-            side,
-            move_text,
-            move_json: serde_json::to_string(&m).expect("moves serialise"),
-            record: Record::new(&report, next.hash64()),
+            seat,
+            move_text: played.text,
+            move_json: played.json,
+            record: Record::new(&played.report, next.state_hash(), self.header.seats.len()),
         };
-        Ok((row, next, report))
+        Ok((row, next, played.report))
     }
 
-    /// Why the last move cannot be undone, if it cannot: only the side to move may undo its
-    /// own moves, back to the last random outcome, revealed information or opponent's move.
+    /// Why the last move cannot be undone, if it cannot: only the seat to move may undo its
+    /// own moves, back to the last random outcome, revealed information or another seat's move.
     pub fn undo_check(&self) -> Result<(), String> {
-        self.undo_check_for(self.game.to_move())
+        self.undo_check_for(self.game.decision().map(|t| t.seat))
     }
 
-    /// `undo_check` for `side`, which may have just handed the decision to the other side
-    /// without the other side having seen anything yet (hot-seat, before the hand-over).
-    pub fn undo_check_for(&self, side: Option<Side>) -> Result<(), String> {
+    /// `undo_check` for `seat`, which may have just handed the decision to another seat
+    /// without that seat having seen anything yet (hot-seat, before the hand-over).
+    pub fn undo_check_for(&self, seat: Option<Seat>) -> Result<(), String> {
         let Some(last) = self.rows.last() else {
             return Err("nothing to undo".into());
         };
         if self.game.outcome().is_some() {
             return Err("the game is over".into());
         }
-        if side != Some(last.side) {
-            return Err(format!("the last move was the {}'s; only the side to move may undo its own moves", last.side));
+        if seat != Some(last.seat) {
+            return Err(format!("the last move was the {}'s; only the side to move may undo its own moves", self.seat_name(last.seat)));
         }
         if last.record.reveals {
             return Err(format!("move {} ({}) revealed a random outcome or hidden information", last.seq, last.move_text));
@@ -187,18 +214,18 @@ impl<S: EventStore> Session<S> {
         self.undo_for(None)
     }
 
-    /// Undo the last move of `side` before the other side has taken the keyboard (hot-seat):
-    /// the same rules as `undo`, except that the decision may already be the other side's.
-    pub fn undo_before_hand_over(&mut self, side: Side) -> Result<EventRow, SessionError> {
-        self.undo_for(Some(side))
+    /// Undo the last move of `seat` before the next seat has taken the keyboard (hot-seat):
+    /// the same rules as `undo`, except that the decision may already be the other seat's.
+    pub fn undo_before_hand_over(&mut self, seat: Seat) -> Result<EventRow, SessionError> {
+        self.undo_for(Some(seat))
     }
 
-    fn undo_for(&mut self, side: Option<Side>) -> Result<EventRow, SessionError> {
+    fn undo_for(&mut self, seat: Option<Seat>) -> Result<EventRow, SessionError> {
         let (last, game) = self.locked(|s| {
-            let who = side.or(s.game.to_move());
+            let who = seat.or(s.game.decision().map(|t| t.seat));
             s.undo_check_for(who).map_err(|why| SessionError::Rejected(format!("cannot undo: {why}")))?;
             let last = s.rows.last().expect("checked").clone();
-            let mut replay = Replay::new(s.header.clone(), s.rows[..s.rows.len() - 1].to_vec())?;
+            let mut replay = Replay::new(s.header.clone(), s.rows[..s.rows.len() - 1].to_vec(), s.kind)?;
             replay.run_to(None)?;
             s.store.truncate_after(last.seq - 1)?;
             Ok((last, replay.into_game()))

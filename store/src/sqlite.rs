@@ -3,13 +3,15 @@
 //! (there is no `-wal` file to lose when copying), and a crash never leaves half a move.
 
 use crate::{chain, EventRow, EventStore, GameHeader, Record, StoreError};
-use arbiter_engine::Side;
+use arbiter_kernel::Seat;
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
 
-/// The schema version this code writes (`PRAGMA user_version`). Version 1 files (no
-/// integrity chain) are upgraded when opened for writing, and read as they are otherwise.
-pub const SCHEMA_VERSION: i64 = 2;
+/// The schema version this code writes (`PRAGMA user_version`). Older files are upgraded when
+/// opened for writing, and read as they are otherwise: version 1 had no integrity chain;
+/// versions 1 and 2 (when Arbiter played one game) named no kind of game and kept one log
+/// column per seat, named after it (`<seat>_log`, `setup_<seat>_log`).
+pub const SCHEMA_VERSION: i64 = 3;
 /// `PRAGMA application_id`: "ARBI".
 const APPLICATION_ID: i64 = 0x4152_4249;
 /// How long a writer waits for another writer's lock before giving up (ms).
@@ -18,14 +20,15 @@ const BUSY_TIMEOUT_MS: u32 = 10_000;
 const SCHEMA: &str = "
 CREATE TABLE game (
     id INTEGER PRIMARY KEY CHECK (id = 1),
+    game TEXT,
     created_at TEXT NOT NULL,
     engine_version TEXT NOT NULL,
     rules_version TEXT NOT NULL,
     seed INTEGER NOT NULL,
     options_json TEXT NOT NULL,
+    seats_json TEXT NOT NULL,
     setup_public_log TEXT NOT NULL,
-    setup_us_log TEXT NOT NULL,
-    setup_ussr_log TEXT NOT NULL,
+    setup_seat_logs TEXT NOT NULL,
     setup_random_json TEXT NOT NULL,
     setup_reveals INTEGER NOT NULL,
     setup_state_hash TEXT NOT NULL,
@@ -36,18 +39,50 @@ CREATE TABLE game (
 CREATE TABLE events (
     seq INTEGER PRIMARY KEY,
     at TEXT NOT NULL,
-    side TEXT NOT NULL CHECK (side IN ('us', 'ussr')),
+    seat TEXT NOT NULL,
     move_text TEXT NOT NULL,
     move_json TEXT NOT NULL,
     random_json TEXT NOT NULL,
     reveals INTEGER NOT NULL,
     public_log TEXT NOT NULL,
-    us_log TEXT NOT NULL,
-    ussr_log TEXT NOT NULL,
+    seat_logs TEXT NOT NULL,
     state_hash TEXT NOT NULL,
     chain TEXT NOT NULL
 );
 ";
+
+/// Where a file of some schema version keeps what every version has: SQL expressions
+/// selecting the kind, the seats' logs (as JSON arrays) and a row's seat.
+#[derive(Clone, Debug)]
+struct Layout {
+    kind: &'static str,
+    setup_logs: String,
+    logs: String,
+    seat: &'static str,
+    /// The seats' ids, when the file does not store them as JSON (versions 1 and 2).
+    legacy_seats: Option<Vec<String>>,
+}
+
+impl Layout {
+    fn current() -> Layout {
+        Layout { kind: "game", setup_logs: "setup_seat_logs".into(), logs: "seat_logs".into(), seat: "seat", legacy_seats: None }
+    }
+
+    /// Versions 1 and 2: a log column per seat, found by name in table order.
+    fn legacy(conn: &Connection) -> rusqlite::Result<Layout> {
+        let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('game') ORDER BY cid")?;
+        let names: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        let seats: Vec<String> = names
+            .iter()
+            .filter_map(|n| n.strip_prefix("setup_").and_then(|n| n.strip_suffix("_log")))
+            .filter(|n| *n != "public" && n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+            .map(String::from)
+            .collect();
+        let array =
+            |prefix: &str| format!("json_array({})", seats.iter().map(|s| format!("{prefix}{s}_log")).collect::<Vec<_>>().join(", "));
+        Ok(Layout { kind: "NULL", setup_logs: array("setup_"), logs: array(""), seat: "side", legacy_seats: Some(seats) })
+    }
+}
 
 pub struct SqliteStore {
     conn: Connection,
@@ -56,13 +91,7 @@ pub struct SqliteStore {
     read_only: bool,
     /// The schema version found (1: no chain to check).
     version: i64,
-}
-
-fn side_text(s: Side) -> &'static str {
-    match s {
-        Side::Us => "us",
-        Side::Ussr => "ussr",
-    }
+    layout: Layout,
 }
 
 /// What a failed read means for the user: never a raw driver message.
@@ -151,7 +180,7 @@ impl SqliteStore {
         placed?;
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(|e| write_error(path, e))?;
         Self::configure(&conn, path, true)?;
-        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION })
+        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current() })
     }
 
     /// Write a complete new game file at `at` and close it (errors name `path`, the file the
@@ -167,16 +196,17 @@ impl SqliteStore {
             .map_err(|e| write_error(path, e))?;
         let s = &header.setup;
         tx.execute(
-            "INSERT INTO game VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0, ?12)",
+            "INSERT INTO game VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 0, ?13)",
             params![
+                header.game,
                 header.created_at,
                 header.engine_version,
                 header.rules_version,
                 header.seed as i64,
-                serde_json::to_string(&header.options).expect("options serialise"),
+                header.options,
+                json_strings(&header.seats),
                 s.public_log,
-                s.us_log,
-                s.ussr_log,
+                json_strings(&s.seat_logs),
                 s.random_json,
                 s.reveals,
                 s.state_hash,
@@ -191,6 +221,15 @@ impl SqliteStore {
     /// Open an existing game file, checking that it is one and that its schema is known. A
     /// file that cannot be written (its mode, its folder) is opened read-only.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        Self::open_as(path, true)
+    }
+
+    /// Open an existing game file only to read it: never written, never upgraded.
+    pub fn open_read_only(path: &Path) -> Result<SqliteStore, StoreError> {
+        Self::open_as(path, false)
+    }
+
+    fn open_as(path: &Path, write: bool) -> Result<SqliteStore, StoreError> {
         if !path.is_file() {
             return Err(StoreError::Sqlite { path: path.into(), what: "no such saved game".into() });
         }
@@ -205,7 +244,7 @@ impl SqliteStore {
             },
         })?;
         check_length(path, file)?;
-        let writable = std::fs::OpenOptions::new().write(true).open(path).is_ok() && folder_writable(path);
+        let writable = write && std::fs::OpenOptions::new().write(true).open(path).is_ok() && folder_writable(path);
         let flags = if writable { OpenFlags::SQLITE_OPEN_READ_WRITE } else { OpenFlags::SQLITE_OPEN_READ_ONLY };
         let mut conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(|e| read_error(path, e))?;
         let app = match conn.query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0)) {
@@ -235,9 +274,13 @@ impl SqliteStore {
             return Err(StoreError::Damaged { path: path.into(), seq: 0, what: "its schema version does not match its tables".into() });
         }
         Self::configure(&conn, path, writable)?;
-        let mut store = SqliteStore { conn, path: path.into(), read_only: !writable, version };
+        let layout = if version >= 3 { Layout::current() } else { Layout::legacy(&conn).map_err(|e| read_error(path, e))? };
+        let mut store = SqliteStore { conn, path: path.into(), read_only: !writable, version, layout };
         if version == 1 && writable {
             store.upgrade_from_v1()?;
+        }
+        if store.version == 2 && writable {
+            store.upgrade_from_v2()?;
         }
         Ok(store)
     }
@@ -257,14 +300,52 @@ impl SqliteStore {
         .map_err(|e| write_error(&path, e))?;
         let mut h = chain::start(&header);
         for row in &rows {
-            h = chain::extend(&h, row);
+            h = chain::extend(&h, row, &header.seats);
             tx.execute("UPDATE events SET chain = ?1 WHERE seq = ?2", params![h, row.seq as i64]).map_err(|e| write_error(&path, e))?;
         }
         tx.execute("UPDATE game SET header_hash = ?1, head_seq = ?2, head_hash = ?3", params![chain::start(&header), rows.len() as i64, h])
             .map_err(|e| write_error(&path, e))?;
-        tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};")).map_err(|e| write_error(&path, e))?;
+        tx.execute_batch("PRAGMA user_version = 2;").map_err(|e| write_error(&path, e))?;
+        tx.commit().map_err(|e| write_error(&path, e))?;
+        self.version = 2;
+        Ok(())
+    }
+
+    /// Version 2 kept a log column per seat and named no kind: the tables are rebuilt in the
+    /// current layout, every value as it was (so the chain, over the same values, still holds;
+    /// it is checked before and after).
+    fn upgrade_from_v2(&mut self) -> Result<(), StoreError> {
+        let header = self.header()?;
+        let rows = self.rows()?;
+        let path = self.path.clone();
+        let legacy = self.layout.clone();
+        let tx = self.conn.transaction().map_err(|e| write_error(&path, e))?;
+        tx.execute_batch("ALTER TABLE game RENAME TO game_v2; ALTER TABLE events RENAME TO events_v2;")
+            .map_err(|e| write_error(&path, e))?;
+        tx.execute_batch(SCHEMA).map_err(|e| write_error(&path, e))?;
+        tx.execute(
+            &format!(
+                "INSERT INTO game SELECT 1, NULL, created_at, engine_version, rules_version, seed, options_json, ?1, setup_public_log, \
+                 {}, setup_random_json, setup_reveals, setup_state_hash, header_hash, head_seq, head_hash FROM game_v2",
+                legacy.setup_logs
+            ),
+            params![json_strings(&header.seats)],
+        )
+        .map_err(|e| write_error(&path, e))?;
+        tx.execute_batch(&format!(
+            "INSERT INTO events SELECT seq, at, side, move_text, move_json, random_json, reveals, public_log, {}, state_hash, chain \
+             FROM events_v2 ORDER BY seq; DROP TABLE game_v2; DROP TABLE events_v2; PRAGMA user_version = {SCHEMA_VERSION};",
+            legacy.logs
+        ))
+        .map_err(|e| write_error(&path, e))?;
         tx.commit().map_err(|e| write_error(&path, e))?;
         self.version = SCHEMA_VERSION;
+        self.layout = Layout::current();
+        let (upgraded_header, upgraded_rows) = (self.header()?, self.rows()?);
+        if upgraded_header != header || upgraded_rows != rows {
+            return Err(StoreError::Damaged { path, seq: 0, what: "upgrading it to the current schema changed what it holds".into() });
+        }
+        let _ = self.conn.execute_batch("VACUUM");
         Ok(())
     }
 
@@ -299,12 +380,13 @@ impl SqliteStore {
     fn read_rows(&self) -> Result<Vec<EventRow>, StoreError> {
         let header = self.header()?;
         let chained = self.version >= 2;
-        let sql = if chained {
-            "SELECT seq, at, side, move_text, move_json, public_log, us_log, ussr_log, random_json, reveals, state_hash, chain FROM events ORDER BY seq"
-        } else {
-            "SELECT seq, at, side, move_text, move_json, public_log, us_log, ussr_log, random_json, reveals, state_hash, '' FROM events ORDER BY seq"
-        };
-        let mut stmt = self.conn.prepare(sql).map_err(|e| read_error(&self.path, e))?;
+        let sql = format!(
+            "SELECT seq, at, {}, move_text, move_json, public_log, {}, random_json, reveals, state_hash, {} FROM events ORDER BY seq",
+            self.layout.seat,
+            self.layout.logs,
+            if chained { "chain" } else { "''" }
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| read_error(&self.path, e))?;
         let rows = stmt
             .query_map([], |r| {
                 Ok((
@@ -314,7 +396,7 @@ impl SqliteStore {
                     r.get::<_, String>(3)?,
                     r.get::<_, String>(4)?,
                     record_at(r, 5)?,
-                    r.get::<_, String>(11)?,
+                    r.get::<_, String>(10)?,
                 ))
             })
             .map_err(|e| read_error(&self.path, e))?;
@@ -336,16 +418,17 @@ impl SqliteStore {
         for (i, r) in rows.enumerate() {
             let seq = i as u64 + 1;
             let damaged = |what: String| StoreError::Damaged { path: self.path.clone(), seq, what };
-            let (stored_seq, at, side, move_text, move_json, record, stored_chain) = r.map_err(|e| match read_error(&self.path, e) {
+            let (stored_seq, at, seat, move_text, move_json, record, stored_chain) = r.map_err(|e| match read_error(&self.path, e) {
                 StoreError::Damaged { what, .. } => damaged(what),
                 other => other,
             })?;
             if stored_seq != seq as i64 {
                 return Err(damaged(format!("move {seq} is missing (the next stored row is numbered {stored_seq})")));
             }
-            let side = Side::parse(&side).ok_or_else(|| damaged(format!("unknown side {side:?}")))?;
-            let row = EventRow { seq, at, side, move_text, move_json, record };
-            h = chain::extend(&h, &row);
+            let record = record.map_err(|what| damaged(what.into()))?;
+            let seat = header.seats.iter().position(|s| *s == seat).ok_or_else(|| damaged(format!("unknown seat {seat:?}")))?;
+            let row = EventRow { seq, at, seat: Seat(seat as u8), move_text, move_json, record };
+            h = chain::extend(&h, &row, &header.seats);
             if chained && stored_chain != h {
                 return Err(damaged("its content does not match the integrity chain".into()));
             }
@@ -443,51 +526,65 @@ fn folder_writable(path: &Path) -> bool {
     }
 }
 
-/// A `Record` from six columns starting at `at`: public, US and USSR logs, random outcomes,
-/// reveals, state hash (the order of both tables).
-fn record_at(r: &rusqlite::Row, at: usize) -> rusqlite::Result<Record> {
-    Ok(Record {
-        public_log: r.get(at)?,
-        us_log: r.get(at + 1)?,
-        ussr_log: r.get(at + 2)?,
-        random_json: r.get(at + 3)?,
-        reveals: r.get(at + 4)?,
-        state_hash: r.get(at + 5)?,
-    })
+/// A list of strings as stored: a JSON array.
+fn json_strings(list: &[String]) -> String {
+    serde_json::to_string(list).expect("strings serialise")
+}
+
+/// A `Record` from five columns starting at `at`: the public log, the seats' logs (a JSON
+/// array), random outcomes, reveals, state hash (the order of both tables' selections); what
+/// is wrong if the seats' logs cannot be read.
+fn record_at(r: &rusqlite::Row, at: usize) -> rusqlite::Result<Result<Record, &'static str>> {
+    let logs: String = r.get(at + 1)?;
+    let Ok(seat_logs) = serde_json::from_str::<Vec<String>>(&logs) else { return Ok(Err("the seats' logs cannot be read")) };
+    Ok(Ok(Record { public_log: r.get(at)?, seat_logs, random_json: r.get(at + 2)?, reveals: r.get(at + 3)?, state_hash: r.get(at + 4)? }))
 }
 
 impl EventStore for SqliteStore {
     fn header(&self) -> Result<GameHeader, StoreError> {
         let damaged = |what: String| StoreError::Damaged { path: self.path.clone(), seq: 0, what };
+        let seats = match &self.layout.legacy_seats {
+            Some(_) => "''",
+            None => "seats_json",
+        };
+        let sql = format!(
+            "SELECT {}, created_at, engine_version, rules_version, seed, options_json, {seats}, setup_public_log, {}, \
+             setup_random_json, setup_reveals, setup_state_hash FROM game WHERE id = 1",
+            self.layout.kind, self.layout.setup_logs
+        );
         let row = self
             .conn
-            .query_row(
-                "SELECT created_at, engine_version, rules_version, seed, options_json, setup_public_log, setup_us_log, setup_ussr_log, \
-                 setup_random_json, setup_reveals, setup_state_hash FROM game WHERE id = 1",
-                [],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, i64>(3)?,
-                        r.get::<_, String>(4)?,
-                        record_at(r, 5)?,
-                    ))
-                },
-            )
+            .query_row(&sql, [], |r| {
+                Ok((
+                    r.get::<_, Option<String>>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, i64>(4)?,
+                    r.get::<_, String>(5)?,
+                    r.get::<_, String>(6)?,
+                    record_at(r, 7)?,
+                ))
+            })
             .optional()
             .map_err(|e| read_error(&self.path, e))?
             .ok_or_else(|| damaged("the game header is missing".into()))?;
-        let options = serde_json::from_str(&row.4).map_err(|_| damaged("the game options cannot be read".into()))?;
-        Ok(GameHeader { created_at: row.0, engine_version: row.1, rules_version: row.2, seed: row.3 as u64, options, setup: row.5 })
+        let (game, created_at, engine_version, rules_version, seed, options, seats, setup) = row;
+        if serde_json::from_str::<serde_json::Value>(&options).is_err() {
+            return Err(damaged("the game options cannot be read".into()));
+        }
+        let seats = match &self.layout.legacy_seats {
+            Some(ids) => ids.clone(),
+            None => serde_json::from_str(&seats).map_err(|_| damaged("the seats cannot be read".into()))?,
+        };
+        let setup = setup.map_err(|what| damaged(what.into()))?;
+        Ok(GameHeader { game, created_at, engine_version, rules_version, seed: seed as u64, options, seats, setup })
     }
 
     fn head(&self) -> Result<(u64, String), StoreError> {
         if self.version < 2 {
             let rows = self.rows()?;
-            let h = rows.iter().fold(chain::start(&self.header()?), |h, r| chain::extend(&h, r));
-            return Ok((rows.len() as u64, h));
+            return Ok(chain::head(&self.header()?, &rows));
         }
         let (seq, hash): (i64, String) = self
             .conn
@@ -539,22 +636,27 @@ impl EventStore for SqliteStore {
                 what: format!("out of sequence: the last stored move is {head_seq}"),
             });
         }
-        let h = chain::extend(&head_hash, row);
+        let seats = self.header()?.seats;
+        let seat = seats.get(row.seat.idx()).ok_or_else(|| StoreError::BadRow {
+            path: self.path.clone(),
+            seq: row.seq,
+            what: format!("no seat {} in this game", row.seat.0),
+        })?;
+        let h = chain::extend(&head_hash, row, &seats);
         let r = &row.record;
         self.conn
             .execute(
-                "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
                     row.seq as i64,
                     row.at,
-                    side_text(row.side),
+                    seat,
                     row.move_text,
                     row.move_json,
                     r.random_json,
                     r.reveals,
                     r.public_log,
-                    r.us_log,
-                    r.ussr_log,
+                    json_strings(&r.seat_logs),
                     r.state_hash,
                     h
                 ],

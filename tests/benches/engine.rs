@@ -64,22 +64,23 @@ fn store(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     // A complete game saved to SQLite.
     let path = dir.path().join("full.arbiter");
-    let mut s = Session::create(&path, 3, Options::default()).unwrap();
+    let ts = || arbiter_games::ts_options(Options::default());
+    let mut s = Session::create(&path, &arbiter_games::TWILIGHT_STRUGGLE, &ts(), 3).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     while s.game().outcome().is_none() {
-        let d = s.game().decision().unwrap();
-        let m = s.game().move_text(&d.moves[rng.random_range(0..d.moves.len())]);
+        let moves = s.game().legal_moves();
+        let m = moves[rng.random_range(0..moves.len())].clone();
         s.play(&m, None).unwrap();
     }
     let moves = s.seq();
     drop(s);
     c.bench_function(&format!("replay and verify a complete saved game ({moves} moves) from SQLite"), |b| {
-        b.iter(|| black_box(Session::open(&path).unwrap().seq()))
+        b.iter(|| black_box(Session::open(&path, &arbiter_games::catalogue()).unwrap().seq()))
     });
     // Appending one move: one durable transaction.
     let row = SqliteStore::open(&path).unwrap().rows().unwrap()[10].clone();
     let append_path = dir.path().join("append.arbiter");
-    drop(Session::create(&append_path, 3, Options::default()).unwrap());
+    drop(Session::create(&append_path, &arbiter_games::TWILIGHT_STRUGGLE, &ts(), 3).unwrap());
     let mut store = SqliteStore::open(&append_path).unwrap();
     let mut seq = 0u64;
     c.bench_function("append one move to the SQLite log (durable transaction)", |b| {

@@ -2,9 +2,10 @@
 //! highlighted. Keys go in, moves go to the `Session`; nothing here draws (see `render`), so the
 //! whole flow is testable without a terminal.
 
+use crate::ts_session::{row_side, TsSession as Session};
 use crate::warn;
 use arbiter_engine::{Game, Region, Side};
-use arbiter_store::{Session, SessionError};
+use arbiter_store::SessionError;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// What fills the terminal.
@@ -59,7 +60,7 @@ impl App {
     pub fn new(session: Session) -> App {
         // A resumed game: each side has seen the log up to its own last move, so what the
         // other side did after it is news.
-        let last_own = |side: Side| session.rows().iter().rev().find(|r| r.side == side).map_or(0, |r| r.seq);
+        let last_own = |side: Side| session.rows().iter().rev().find(|r| row_side(r) == side).map_or(0, |r| r.seq);
         let seen = [last_own(Side::Us), last_own(Side::Ussr)];
         let mut app = App {
             seen,
@@ -364,7 +365,7 @@ impl App {
         self.screen = Screen::Table;
         match self.session.play(text, side) {
             Ok((_, report)) => {
-                self.message = report.lines_for(side).into_iter().map(String::from).collect();
+                self.message = report.lines_for(side.map(arbiter_engine::contract::seat)).map(String::from).collect();
                 if let Some(s) = side {
                     self.seen[s.idx()] = self.session.seq();
                 }

@@ -12,9 +12,9 @@ pub mod summary;
 #[cfg(test)]
 mod tests;
 
+use crate::ts_session::TsSession as Session;
 use crate::Failure;
 use app::App;
-use arbiter_store::Session;
 use ratatui::crossterm::event::{self, Event, KeyEventKind};
 use render::Palette;
 

@@ -559,7 +559,7 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
 /// The whole log as the side at the keyboard may read it, wrapped, newest last; `›` marks
 /// what happened since that side last had the keyboard.
 fn log_lines(app: &App) -> Vec<Line<'static>> {
-    arbiter_store::log_for(app.session.header(), app.session.rows(), app.viewer(), app.session.game())
+    arbiter_store::log_for(app.session.header(), app.session.rows(), app.viewer().map(arbiter_engine::contract::seat), app.session.game())
         .into_iter()
         .map(|e| {
             let news = e.seq > app.news_from;

@@ -13,17 +13,20 @@ use ratatui::Frame;
 /// VP (positive for the US) when each turn ended, and where the game stopped: replayed from
 /// the saved moves, so it is the record's own account.
 pub fn vp_by_turn(app: &App) -> Vec<(u8, i8)> {
-    let Ok(mut replay) = Replay::new(app.session.header().clone(), app.session.rows().to_vec()) else { return Vec::new() };
+    let Ok(mut replay) = Replay::new(app.session.header().clone(), app.session.rows().to_vec(), &arbiter_games::TWILIGHT_STRUGGLE) else {
+        return Vec::new();
+    };
+    let ts = |r: &Replay| r.game().as_any().downcast_ref::<arbiter_engine::Game>().map(|g| (g.state().turn, g.state().vp));
+    let Some(mut last) = ts(&replay) else { return Vec::new() };
     let mut out: Vec<(u8, i8)> = Vec::new();
-    let mut last = (replay.game().state().turn, replay.game().state().vp);
     while let Ok(Some(_)) = replay.step() {
-        let st = replay.game().state();
+        let Some(st) = ts(&replay) else { break };
         // The move that ended a turn also ran its end (military ops penalties, §8.2): the VP
         // after it are that turn's, before anything of the next.
-        if st.turn != last.0 {
-            out.push((last.0, st.vp));
+        if st.0 != last.0 {
+            out.push((last.0, st.1));
         }
-        last = (st.turn, st.vp);
+        last = st;
     }
     out.push(last);
     out

@@ -11,7 +11,13 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 
 fn app(dir: &tempfile::TempDir, seed: u64) -> App {
-    App::new(Session::create(&dir.path().join("g.arbiter"), seed, Options::default()).unwrap())
+    let s = Session::create(
+        &dir.path().join("g.arbiter"),
+        &arbiter_games::TWILIGHT_STRUGGLE,
+        &arbiter_games::ts_options(Options::default()),
+        seed,
+    );
+    App::new(crate::ts_session::TsSession::new(s.unwrap()).ok().expect("a Twilight Struggle game"))
 }
 
 /// The screen as text, one line a row, trailing blanks trimmed.
@@ -89,7 +95,9 @@ fn hand_only(app: &App, side: Side) -> Vec<String> {
         .into_iter()
         .filter(|c| {
             !mine.contains(c)
-                && !app.session.rows().iter().any(|r| r.record.lines_for(Some(side.opponent())).iter().any(|l| l.contains(c.as_str())))
+                && !app.session.rows().iter().any(|r| {
+                    r.record.lines_for(Some(arbiter_engine::contract::seat(side.opponent()))).iter().any(|l| l.contains(c.as_str()))
+                })
         })
         .collect()
 }
@@ -363,7 +371,7 @@ fn f4_lets_the_side_not_deciding_interject() {
         key(&mut a, KeyCode::Enter);
         assert_eq!(a.session.rows().len(), rows + 1);
         let row = a.session.rows().last().unwrap();
-        assert_eq!((row.side, row.move_text.as_str()), (other, open[0].as_str()));
+        assert_eq!((crate::ts_session::row_side(row), row.move_text.as_str()), (other, open[0].as_str()));
         assert_eq!(a.game().to_move(), Some(decider), "the decision stays");
         assert_eq!(a.screen, Screen::HandOver(decider), "the deciding side takes the keyboard back");
         // The decider sees it among the news.

@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// A cell: column 0 is `a`, row 0 is `1` (the top row).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Cell {
     pub col: u8,
     pub row: u8,

@@ -22,14 +22,14 @@ pub use cell::Cell;
 pub use options::Options;
 
 use arbiter_kernel::{GameKind, Match, Outcome, Randomness, Refusal, Report, Seat, Turn, Viewer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The rule every refusal cites.
 const RULES: &str = "Minesweeper rules";
 
 /// A move of the player.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Move {
     Open(Cell),
     Flag(Cell),
@@ -146,7 +146,7 @@ impl Minesweeper {
             field[candidates.swap_remove(k)] = true;
         }
         let placed: Vec<String> = (0..field.len()).filter(|i| field[*i]).map(|i| self.cell(i).name()).collect();
-        report.random.push(serde_json::json!({ "mines": placed }));
+        report.drew(&serde_json::json!({ "mines": placed }));
         self.mines = Minefield::Placed(field);
         Ok(())
     }
@@ -283,7 +283,7 @@ impl arbiter_kernel::Game for Minesweeper {
     type View = View;
 
     fn seats(&self) -> Vec<String> {
-        vec!["player".into()]
+        vec!["Player".into()]
     }
     fn decision(&self) -> Option<Turn> {
         if self.end.is_some() {
@@ -356,8 +356,11 @@ impl arbiter_kernel::Game for Minesweeper {
         let words: Vec<&str> = text.split_whitespace().collect();
         let usage =
             "a move is `open CELL`, `flag CELL` or `unflag CELL`, a cell such as c4 (column letter, row number, a1 at the top left)";
-        let [verb, cell] = words[..] else { return Err(Refusal::new(format!("cannot read {text:?}: {usage}"), "notation")) };
-        let c = Cell::parse(cell).map_err(|why| Refusal::new(format!("cannot read {cell:?}: {why}"), "notation"))?;
+        let [verb, cell] = words[..] else {
+            return Err(Refusal::new(format!("cannot read {:?}: {usage}", arbiter_kernel::echo(text)), "notation"));
+        };
+        let c =
+            Cell::parse(cell).map_err(|why| Refusal::new(format!("cannot read {:?}: {why}", arbiter_kernel::echo(cell)), "notation"))?;
         match verb.to_ascii_lowercase().as_str() {
             "open" => Ok(Move::Open(c)),
             "flag" => Ok(Move::Flag(c)),

@@ -1,12 +1,12 @@
-// Arbiter's browser client: the new-game page (index.html) and a seat's table (play.html).
+// Arbiter's Twilight Struggle client: a seat's table (play.html). (The new-game page is the
+// server's, the same for every game.)
 // Plain JavaScript, no framework and nothing fetched from elsewhere. Everything the server sends
 // (log lines, move texts, card and country names) is put into the page as text (textContent,
 // attributes), never as HTML.
 "use strict";
 
 (function () {
-  if (document.body.classList.contains("home")) home();
-  else if (document.body.classList.contains("play")) play();
+  if (document.body.classList.contains("play")) play();
 
   // ---------------------------------------------------------------- helpers
 
@@ -40,82 +40,6 @@
   const SIDE_NAME = { us: "US", ussr: "USSR", observer: "Observer" };
   function sideName(s) {
     return s ? SIDE_NAME[String(s).toLowerCase()] || String(s) : "";
-  }
-
-  // ---------------------------------------------------------------- the new-game page
-
-  function home() {
-    const form = document.getElementById("create");
-    const err = document.getElementById("create-error");
-    function fail(msg) {
-      err.textContent = msg;
-      err.hidden = false;
-    }
-    form.addEventListener("submit", async function (ev) {
-      ev.preventDefault();
-      err.hidden = true;
-      // Built by hand so that a seed up to 2^64-1 keeps every digit (JSON numbers in
-      // JavaScript do not).
-      const parts = [];
-      const seed = document.getElementById("seed").value.trim();
-      if (seed !== "") {
-        if (!/^[0-9]{1,20}$/.test(seed)) return fail("The seed is a whole number (or empty for a random one).");
-        parts.push('"seed": ' + seed);
-      }
-      parts.push('"optional_cards": ' + (document.getElementById("optional").checked ? "true" : "false"));
-      const bonus = document.getElementById("us-bonus").value.trim();
-      if (bonus !== "") {
-        if (!/^[0-9]{1,2}$/.test(bonus) || Number(bonus) > 10) return fail("The US bonus is a whole number from 0 to 10.");
-        parts.push('"us_bonus": ' + Number(bonus));
-      }
-      const clock = document.getElementById("clock").value.trim();
-      if (clock !== "") {
-        if (!/^[0-9]{1,3}$/.test(clock) || Number(clock) < 1 || Number(clock) > 600) return fail("The clock is a whole number of minutes, 1 to 600.");
-        parts.push('"clock_minutes": ' + Number(clock));
-      }
-      const button = document.getElementById("create-button");
-      button.disabled = true;
-      try {
-        const r = await fetch("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{" + parts.join(", ") + "}" });
-        const body = await r.json().catch(function () {
-          return {};
-        });
-        if (!r.ok) return fail(body.error || "The server answered " + r.status + ".");
-        for (const seat of ["us", "ussr", "observer"]) {
-          const url = location.origin + body.links[seat];
-          document.getElementById("link-" + seat).value = url;
-          document.getElementById("open-" + seat).href = url;
-        }
-        document.getElementById("game-id").textContent = body.id;
-        document.getElementById("links").hidden = false;
-      } catch (e) {
-        fail("Cannot reach the server: " + e.message);
-      } finally {
-        button.disabled = false;
-      }
-    });
-    for (const b of document.querySelectorAll("button.copy")) {
-      b.addEventListener("click", async function () {
-        const input = document.getElementById(b.dataset.copy);
-        let ok = false;
-        try {
-          await navigator.clipboard.writeText(input.value);
-          ok = true;
-        } catch (e) {
-          input.focus();
-          input.select();
-          try {
-            ok = document.execCommand("copy");
-          } catch (e2) {
-            ok = false;
-          }
-        }
-        b.textContent = ok ? "Copied" : "Select and copy";
-        setTimeout(function () {
-          b.textContent = "Copy";
-        }, 1500);
-      });
-    }
   }
 
   // ---------------------------------------------------------------- a seat's table
@@ -241,7 +165,7 @@
 
     document.title = "Arbiter · game " + gameId;
     wire();
-    Promise.all([getJson("/api/map"), getJson("/api/cards")])
+    Promise.all([getJson("/api/kinds/twilight-struggle/map"), getJson("/api/kinds/twilight-struggle/cards")])
       .then(function (r) {
         for (const c of r[0].countries) countries[c.name] = c;
         for (const c of r[1].cards) cards[c.name] = c;
@@ -1032,7 +956,7 @@
       clear(box);
       const since = c.since ? Date.parse(c.since) : NaN;
       for (const s of ["us", "ussr"]) {
-        let ms = Number(c[s + "_ms"]) || 0;
+        let ms = Number(c.left_ms && c.left_ms[s]) || 0;
         if (c.running === s && !isNaN(since) && !(state && state.outcome)) ms -= Date.now() - since;
         box.appendChild(el("span", { class: "side-clock" + (c.running === s ? " running" : ""), "data-clock": s }, sideName(s) + " " + fmtMs(ms)));
       }

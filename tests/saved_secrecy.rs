@@ -3,8 +3,10 @@
 //! move texts it may read) is searched for each card it may not know: a card of the other hand
 //! it has not been shown, a card of the draw pile, the other side's unrevealed headline.
 
+use arbiter_engine::contract::seat;
 use arbiter_engine::view::{cards_named_in, hidden_from, without_rule_references};
 use arbiter_engine::{CardSet, Game, Options, Side, State};
+use arbiter_games::{ts_options, TwilightSession, TWILIGHT_STRUGGLE};
 use arbiter_store::{move_text_for, Session};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -25,14 +27,14 @@ fn no_output_of_a_side_names_a_card_it_may_not_know() {
     for seed in 0..24u64 {
         let path = dir.path().join(format!("s{seed}.arbiter"));
         let options = Options { optional_cards: seed % 2 == 0, us_bonus: 2 };
-        let mut s = Session::create(&path, seed, options).unwrap();
+        let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(options), seed).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed + 1000);
-        while s.game().outcome().is_none() {
-            let before = s.game().state().clone();
-            let d = s.game().decision().expect("a decision");
-            let m = s.game().move_text(&d.moves[rng.random_range(0..d.moves.len())]);
+        while s.ts().outcome().is_none() {
+            let before = s.ts().state().clone();
+            let d = s.ts().decision().expect("a decision");
+            let m = s.ts().move_text(&d.moves[rng.random_range(0..d.moves.len())]);
             s.play(&m, None).unwrap();
-            let (g, st) = (s.game(), s.game().state());
+            let (g, st) = (s.ts(), s.ts().state());
             let rows = s.rows();
             let last = rows.len() - 1;
             // A card drawn in this move may have been played earlier in it (then discarded,
@@ -47,10 +49,10 @@ fn no_output_of_a_side_names_a_card_it_may_not_know() {
             for viewer in [Some(Side::Us), Some(Side::Ussr), None] {
                 // Unknown before and after this move, and not drawn in it.
                 let secret = CardSet(unknown(g, &before, viewer).0 & unknown(g, st, viewer).0 & !drawn.0 & !reshuffled.0);
-                let log = rows[last].record.lines_for(viewer).join("\n");
+                let log = rows[last].record.lines_for(viewer.map(seat)).join("\n");
                 let out = format!(
                     "{}\n{}\n{}",
-                    move_text_for(rows, last, viewer, g),
+                    move_text_for(rows, last, viewer.map(seat), g),
                     without_rule_references(&log),
                     serde_json::to_string(&g.view(viewer)).unwrap()
                 );

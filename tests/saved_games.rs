@@ -1,7 +1,9 @@
 //! The saved-game store: round trips, verified replay of random games, tamper detection,
 //! schema refusal, undo, and durability under `kill -9`.
 
+use arbiter_engine::contract::seat;
 use arbiter_engine::{Game, Options};
+use arbiter_games::{catalogue, ts_options, TwilightSession, TWILIGHT_STRUGGLE};
 use arbiter_store::{EventStore, ReplayError, Session, SessionError, SqliteStore, StoreError};
 use pretty_assertions::assert_eq;
 use rand::{Rng, SeedableRng};
@@ -21,10 +23,10 @@ fn random_move(g: &Game, rng: &mut ChaCha8Rng) -> String {
 /// Play `n` random moves (or to the end) through the session.
 fn play_random(s: &mut Session, rng: &mut ChaCha8Rng, n: usize) {
     for _ in 0..n {
-        if s.game().outcome().is_some() {
+        if s.ts().outcome().is_some() {
             return;
         }
-        let m = random_move(s.game(), rng);
+        let m = random_move(s.ts(), rng);
         s.play(&m, None).unwrap_or_else(|e| panic!("{m}: {e}"));
     }
 }
@@ -33,15 +35,15 @@ fn play_random(s: &mut Session, rng: &mut ChaCha8Rng, n: usize) {
 fn save_and_load_round_trip_at_many_points() {
     let dir = tmp();
     let path = dir.path().join("g.arbiter");
-    let mut s = Session::create(&path, 42, Options::default()).unwrap();
+    let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 42).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(42);
-    while s.game().outcome().is_none() {
+    while s.ts().outcome().is_none() {
         play_random(&mut s, &mut rng, 37);
-        let loaded = Session::open(&path).unwrap();
-        assert_eq!(loaded.game().hash64(), s.game().hash64());
-        assert_eq!(loaded.game().state(), s.game().state());
+        let loaded = Session::open(&path, &catalogue()).unwrap();
+        assert_eq!(loaded.ts().hash64(), s.ts().hash64());
+        assert_eq!(loaded.ts().state(), s.ts().state());
         assert_eq!(loaded.rows(), s.rows());
-        assert_eq!(loaded.game().legal_moves(), s.game().legal_moves());
+        assert_eq!(loaded.ts().legal_moves(), s.ts().legal_moves());
     }
 }
 
@@ -50,16 +52,17 @@ fn two_hundred_random_games_replay_to_identical_hashes() {
     let dir = tmp();
     for seed in 0..200u64 {
         let path = dir.path().join(format!("{seed}.arbiter"));
-        let mut s = Session::create(&path, seed, Options { optional_cards: seed % 2 == 0, us_bonus: 2 }).unwrap();
+        let mut s =
+            Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options { optional_cards: seed % 2 == 0, us_bonus: 2 }), seed).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         play_random(&mut s, &mut rng, usize::MAX);
         let stored: Vec<String> = s.rows().iter().map(|r| r.record.state_hash.clone()).collect();
         // Opening replays every move and checks every row's random outcomes and hash.
-        let reopened = Session::open(&path).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let reopened = Session::open(&path, &catalogue()).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let replayed: Vec<String> = reopened.rows().iter().map(|r| r.record.state_hash.clone()).collect();
         assert_eq!(replayed, stored);
-        assert_eq!(reopened.game().outcome(), s.game().outcome());
-        assert_eq!(reopened.game().hash64(), s.game().hash64());
+        assert_eq!(reopened.ts().outcome(), s.ts().outcome());
+        assert_eq!(reopened.ts().hash64(), s.ts().hash64());
     }
 }
 
@@ -71,33 +74,33 @@ fn interjections_are_stored_as_rows_of_their_side_and_replay() {
     let mut made = 0;
     for seed in 0..300u64 {
         let path = dir.path().join(format!("{seed}.arbiter"));
-        let mut s = Session::create(&path, seed, Options::default()).unwrap();
+        let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), seed).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        while s.game().outcome().is_none() {
-            let decider = s.game().to_move().expect("a decision");
+        while s.ts().outcome().is_none() {
+            let decider = s.ts().to_move().expect("a decision");
             let other = decider.opponent();
-            let open = s.game().interjections(other);
+            let open = s.ts().interjections(other);
             if let Some(m) = open.first() {
-                let text = s.game().move_text(m);
-                let before = s.game().decision().map(|d| d.side);
-                let (row, _) = s.play(&text, Some(other)).unwrap_or_else(|e| panic!("seed {seed}: {text}: {e}"));
-                assert_eq!(row.side, other, "the row is the interjecting side's");
+                let text = s.ts().move_text(m);
+                let before = s.ts().decision().map(|d| d.side);
+                let (row, _) = s.play(&text, Some(seat(other))).unwrap_or_else(|e| panic!("seed {seed}: {text}: {e}"));
+                assert_eq!(row.seat, seat(other), "the row is the interjecting side's");
                 assert!(
                     row.record.public_log.contains(&format!("The {other} interjects while the {decider} decides")),
                     "{:?}",
                     row.record.public_log
                 );
-                assert_eq!(s.game().decision().map(|d| d.side), before, "the decision stays with the side deciding");
+                assert_eq!(s.ts().decision().map(|d| d.side), before, "the decision stays with the side deciding");
                 // Only the side deciding may undo, and not the other side's interjection.
                 assert!(s.undo_check().is_err());
                 made += 1;
                 continue;
             }
-            let m = random_move(s.game(), &mut rng);
+            let m = random_move(s.ts(), &mut rng);
             s.play(&m, None).unwrap_or_else(|e| panic!("seed {seed}: {m}: {e}"));
         }
-        let reopened = Session::open(&path).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-        assert_eq!(reopened.game().hash64(), s.game().hash64());
+        let reopened = Session::open(&path, &catalogue()).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert_eq!(reopened.ts().hash64(), s.ts().hash64());
         if made >= 3 {
             return;
         }
@@ -109,11 +112,11 @@ fn interjections_are_stored_as_rows_of_their_side_and_replay() {
 #[test]
 fn a_move_out_of_turn_is_refused_unless_it_is_an_interjection() {
     let dir = tmp();
-    let mut s = Session::create(&dir.path().join("g.arbiter"), 1, Options::default()).unwrap();
-    let decider = s.game().to_move().unwrap();
+    let mut s = Session::create(&dir.path().join("g.arbiter"), &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 1).unwrap();
+    let decider = s.ts().to_move().unwrap();
     let other = decider.opponent();
-    let text = s.game().move_text(&s.game().legal_moves()[0]);
-    let e = s.play(&text, Some(other)).unwrap_err().to_string();
+    let text = s.ts().move_text(&s.ts().legal_moves()[0]);
+    let e = s.play(&text, Some(seat(other))).unwrap_err().to_string();
     assert!(e.contains(&format!("it is the {decider}'s decision")), "{e}");
     assert!(e.contains("none is open now"), "{e}");
     assert_eq!(s.rows().len(), 0);
@@ -121,7 +124,7 @@ fn a_move_out_of_turn_is_refused_unless_it_is_an_interjection() {
 
 fn game_with_moves(dir: &Path, n: usize) -> PathBuf {
     let path = dir.join("t.arbiter");
-    let mut s = Session::create(&path, 7, Options::default()).unwrap();
+    let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 7).unwrap();
     play_random(&mut s, &mut ChaCha8Rng::seed_from_u64(7), n);
     path
 }
@@ -133,16 +136,11 @@ fn tamper(path: &Path, sql: &str) {
 }
 
 /// What a forger with other tools would do after an edit: recompute the integrity chain, so
-/// that only replay can tell.
+/// that only replay can tell. Done by rewriting the file as a version-1 file (no chain, a log
+/// column per seat), which Arbiter upgrades, chaining the rows as they are, when it opens it
+/// for writing.
 fn reseal(path: &Path) {
-    let c = rusqlite::Connection::open(path).unwrap();
-    c.execute_batch(
-        "ALTER TABLE events DROP COLUMN chain; ALTER TABLE game DROP COLUMN header_hash; ALTER TABLE game DROP COLUMN head_seq; \
-         ALTER TABLE game DROP COLUMN head_hash; PRAGMA user_version = 1;",
-    )
-    .unwrap();
-    drop(c);
-    // Opening a version-1 file for writing adds the chain over the rows as they are.
+    arbiter_games::legacy::rewrite_as_version_1(path).unwrap();
     SqliteStore::open(path).unwrap();
 }
 
@@ -156,7 +154,7 @@ fn damaged_at(path: &Path) -> u64 {
 }
 
 fn divergence(path: &Path) -> ReplayError {
-    match Session::open(path) {
+    match Session::open(path, &catalogue()) {
         Err(SessionError::Replay(e)) => e,
         Err(e) => panic!("expected a divergence, got {e}"),
         Ok(_) => panic!("tampering was not detected"),
@@ -222,7 +220,7 @@ fn a_tampered_random_outcome_is_reported_without_its_values() {
     let rules = arbiter_cards::ruleset();
     for target in ["setup", "move"] {
         let path = dir.path().join(format!("r-{target}.arbiter"));
-        let mut s = Session::create(&path, 7, Options::default()).unwrap();
+        let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 7).unwrap();
         play_random(&mut s, &mut ChaCha8Rng::seed_from_u64(7), 120);
         drop(s);
         let c = rusqlite::Connection::open(&path).unwrap();
@@ -282,8 +280,8 @@ fn a_tampered_random_outcome_is_reported_without_its_values() {
 fn a_divergence_at_a_secret_headline_does_not_name_it() {
     let dir = tmp();
     let path = dir.path().join("h.arbiter");
-    let mut s = Session::create(&path, 4242, Options::default()).unwrap();
-    let first = |s: &Session| s.game().move_text(&s.game().decision().unwrap().moves[0]);
+    let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 4242).unwrap();
+    let first = |s: &Session| s.ts().move_text(&s.ts().decision().unwrap().moves[0]);
     while !first(&s).starts_with("headline ") {
         let m = first(&s);
         s.play(&m, None).unwrap();
@@ -391,22 +389,25 @@ fn a_file_cut_short_is_truncated() {
 fn creating_over_an_existing_file_is_refused() {
     let dir = tmp();
     let path = game_with_moves(dir.path(), 1);
-    assert!(matches!(Session::create(&path, 1, Options::default()), Err(SessionError::Store(StoreError::Exists(_)))));
+    assert!(matches!(
+        Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 1),
+        Err(SessionError::Store(StoreError::Exists(_)))
+    ));
 }
 
 #[test]
 fn undo_restores_the_exact_game_and_stops_at_revealed_information() {
     let dir = tmp();
     let path = dir.path().join("u.arbiter");
-    let mut s = Session::create(&path, 3, Options::default()).unwrap();
-    let before = s.game().hash64();
+    let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 3).unwrap();
+    let before = s.ts().hash64();
     s.play("influence Poland", None).unwrap();
     s.play("influence Poland", None).unwrap();
     s.undo().unwrap();
     s.undo().unwrap();
-    assert_eq!(s.game().hash64(), before);
+    assert_eq!(s.ts().hash64(), before);
     assert!(s.undo().is_err(), "nothing to undo");
-    assert_eq!(Session::open(&path).unwrap().game().hash64(), before, "undo is durable");
+    assert_eq!(Session::open(&path, &catalogue()).unwrap().ts().hash64(), before, "undo is durable");
     // Finish setup; the US may not undo the USSR's moves.
     for _ in 0..6 {
         s.play("influence Poland", None).unwrap();
@@ -418,8 +419,8 @@ fn undo_restores_the_exact_game_and_stops_at_revealed_information() {
         s.play("influence UK", None).unwrap();
     }
     let hl = |s: &Session| {
-        let d = s.game().decision().unwrap();
-        s.game().move_text(&d.moves[0])
+        let d = s.ts().decision().unwrap();
+        s.ts().move_text(&d.moves[0])
     };
     let m = hl(&s);
     s.play(&m, None).unwrap();
@@ -433,7 +434,7 @@ fn undo_restores_the_exact_game_and_stops_at_revealed_information() {
 fn a_rejected_move_stores_nothing() {
     let dir = tmp();
     let path = game_with_moves(dir.path(), 2);
-    let mut s = Session::open(&path).unwrap();
+    let mut s = Session::open(&path, &catalogue()).unwrap();
     let rows = s.rows().to_vec();
     assert!(matches!(s.play("influence France", None), Err(SessionError::Rejected(m)) if m.contains("(§3.2)")));
     assert_eq!(SqliteStore::open(&path).unwrap().rows().unwrap(), rows);
@@ -445,12 +446,12 @@ fn replay_can_stop_at_any_move_and_step_forward() {
     let path = game_with_moves(dir.path(), 60);
     let store = SqliteStore::open(&path).unwrap();
     let rows = store.rows().unwrap();
-    let mut r = arbiter_store::Replay::new(store.header().unwrap(), rows.clone()).unwrap();
+    let mut r = arbiter_store::Replay::new(store.header().unwrap(), rows.clone(), &TWILIGHT_STRUGGLE).unwrap();
     r.run_to(Some(30)).unwrap();
     assert_eq!(r.seq(), 30);
-    assert_eq!(format!("{:016x}", r.game().hash64()), rows[29].record.state_hash);
+    assert_eq!(format!("{:016x}", r.game().state_hash()), rows[29].record.state_hash);
     r.step().unwrap();
-    assert_eq!(format!("{:016x}", r.game().hash64()), rows[30].record.state_hash);
+    assert_eq!(format!("{:016x}", r.game().state_hash()), rows[30].record.state_hash);
 }
 
 // ------------------------------------------------------------------ kill -9
@@ -467,7 +468,11 @@ fn kill_test_writer() {
         return;
     };
     let path = PathBuf::from(path);
-    let mut s = if path.exists() { Session::open(&path).unwrap() } else { Session::create(&path, 99, Options::default()).unwrap() };
+    let mut s = if path.exists() {
+        Session::open(&path, &catalogue()).unwrap()
+    } else {
+        Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 99).unwrap()
+    };
     let mut rng = ChaCha8Rng::seed_from_u64(s.seq());
     use std::io::Write;
     let say = |line: String| {
@@ -476,7 +481,7 @@ fn kill_test_writer() {
         out.flush().unwrap();
     };
     loop {
-        if s.game().outcome().is_some() {
+        if s.ts().outcome().is_some() {
             say("DONE".into());
             return;
         }
@@ -485,7 +490,7 @@ fn kill_test_writer() {
             s.undo().unwrap();
             say(format!("ACK undo {}", s.seq()));
         } else {
-            let m = random_move(s.game(), &mut rng);
+            let m = random_move(s.ts(), &mut rng);
             say(format!("TRY move {m}"));
             let stored = s.play(&m, None).unwrap().0.move_text.clone();
             assert_eq!(stored, m, "the announced move text is the stored one");
@@ -583,7 +588,7 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
         }
         // Reopening verifies every row. Every acknowledged write is there; the write in flight
         // when the kill came is wholly there or wholly absent.
-        let s = Session::open(&path).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        let s = Session::open(&path, &catalogue()).unwrap_or_else(|e| panic!("round {round}: {e}"));
         let stored: Vec<String> = s.rows().iter().map(|r| r.move_text.clone()).collect();
         let acked = history.len() as u64;
         let mut allowed = vec![history.clone()];
@@ -617,7 +622,7 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
         // The file is the truth from here on: it holds the acknowledged moves, and the write
         // in flight if it committed.
         history = stored;
-        if done || s.game().outcome().is_some() {
+        if done || s.ts().outcome().is_some() {
             games += 1;
             path = dir.path().join(format!("k{games}.arbiter"));
             history.clear();
@@ -638,7 +643,7 @@ fn a_game_from_another_rules_version_is_named_when_it_diverges() {
     assert_eq!(damaged_at(&path), 0, "the header is covered by the chain");
     reseal(&path);
     // Same rules in effect: it still replays cleanly.
-    Session::open(&path).unwrap();
+    Session::open(&path, &catalogue()).unwrap();
     tamper(&path, "UPDATE events SET state_hash = 'ffffffffffffffff' WHERE seq = 12");
     reseal(&path);
     let e = divergence(&path).to_string();
@@ -656,7 +661,7 @@ fn the_public_log_never_names_a_card_held_in_a_hand() {
     let rules = arbiter_cards::ruleset();
     for seed in 0..30u64 {
         let path = dir.path().join(format!("p{seed}.arbiter"));
-        let mut s = Session::create(&path, seed, Options::default()).unwrap();
+        let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), seed).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         // Cards the public log named as they entered a hand (Missile Envy given away).
         let mut announced = [arbiter_engine::CardSet::default(); 2];
@@ -697,12 +702,12 @@ fn the_public_log_never_names_a_card_held_in_a_hand() {
                 }
             }
         };
-        check(&s.header().setup.public_log, s.game().state(), s.game().state(), "setup", "[]", &announced);
-        while s.game().outcome().is_none() {
-            let before = s.game().state().clone();
-            let m = random_move(s.game(), &mut rng);
+        check(&s.header().setup.public_log, s.ts().state(), s.ts().state(), "setup", "[]", &announced);
+        while s.ts().outcome().is_none() {
+            let before = s.ts().state().clone();
+            let m = random_move(s.ts(), &mut rng);
             let row = s.play(&m, None).unwrap().0.clone();
-            let st = s.game().state();
+            let st = s.ts().state();
             if !row.move_text.starts_with("take ") {
                 check(&row.record.public_log, &before, st, &row.move_text, &row.record.random_json, &announced);
             }
@@ -730,7 +735,7 @@ fn kill_test_creator() {
     let Some(path) = std::env::var_os(CREATOR_ENV) else {
         return;
     };
-    Session::create(Path::new(&path), 7, Options::default()).unwrap();
+    Session::create(Path::new(&path), &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 7).unwrap();
 }
 
 /// `new` killed at any point: the file is either not there (so the next `new` needs no
@@ -755,11 +760,12 @@ fn a_new_game_killed_midway_leaves_no_unreadable_file() {
         let _ = child.kill();
         let _ = child.wait();
         if path.exists() {
-            Session::open(&path).unwrap_or_else(|e| panic!("round {i}: a killed `new` left a file that does not open: {e}"));
+            Session::open(&path, &catalogue()).unwrap_or_else(|e| panic!("round {i}: a killed `new` left a file that does not open: {e}"));
             whole += 1;
         } else {
             absent += 1;
-            Session::create(&path, 1, Options::default()).unwrap_or_else(|e| panic!("round {i}: the next `new` is refused: {e}"));
+            Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 1)
+                .unwrap_or_else(|e| panic!("round {i}: the next `new` is refused: {e}"));
         }
     }
     // Leftover temporaries are hidden and never read as games.

@@ -1,0 +1,52 @@
+//! Twilight Struggle's typed view of a saved game, for the parts of the CLI written for it (the
+//! full-screen table, the line mode, the board): the generic [`Session`] with the game as
+//! `arbiter_engine::Game` and seats as sides.
+
+use arbiter_engine::contract::{seat, side};
+use arbiter_engine::{Game, Side};
+use arbiter_games::TwilightSession;
+use arbiter_kernel::Report;
+use arbiter_store::{EventRow, GameHeader, Session, SessionError};
+
+pub struct TsSession(Session);
+
+/// The side of a row of a Twilight Struggle game (seat 0 the US, 1 the USSR; the store
+/// checked the seat against the game's seats).
+pub fn row_side(r: &EventRow) -> Side {
+    side(r.seat).unwrap_or(Side::Us)
+}
+
+impl TsSession {
+    /// `s` if its game is Twilight Struggle, else `s` back.
+    pub fn new(s: Session) -> Result<TsSession, Session> {
+        if s.twilight().is_some() {
+            Ok(TsSession(s))
+        } else {
+            Err(s)
+        }
+    }
+    pub fn game(&self) -> &Game {
+        self.0.ts()
+    }
+    pub fn rows(&self) -> &[EventRow] {
+        self.0.rows()
+    }
+    pub fn header(&self) -> &GameHeader {
+        self.0.header()
+    }
+    pub fn seq(&self) -> u64 {
+        self.0.seq()
+    }
+    pub fn play(&mut self, text: &str, as_side: Option<Side>) -> Result<(&EventRow, Report), SessionError> {
+        self.0.play(text, as_side.map(seat))
+    }
+    pub fn undo(&mut self) -> Result<EventRow, SessionError> {
+        self.0.undo()
+    }
+    pub fn undo_check_for(&self, s: Option<Side>) -> Result<(), String> {
+        self.0.undo_check_for(s.map(seat))
+    }
+    pub fn undo_before_hand_over(&mut self, s: Side) -> Result<EventRow, SessionError> {
+        self.0.undo_before_hand_over(seat(s))
+    }
+}

@@ -1,0 +1,123 @@
+// Arbiter's Minesweeper client: the board from the player's view (`board`: one string per
+// row), a click opens a cell, a right-click (or a click in flag mode) flags or unflags it.
+// Everything the server sends is put into the page as text, never as HTML.
+"use strict";
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token");
+  const gameId = decodeURIComponent(location.pathname.split("/").pop() || "");
+  let state = null;
+  let moves = null;
+  let seat = null;
+  let ws = null;
+  let retry = 500;
+
+  function fatal(msg) {
+    $("fatal").textContent = msg;
+    $("fatal").hidden = false;
+  }
+  if (!token) return fatal("This page needs a seat's link: /play/GAME?token=… (the links are given when the game is created).");
+
+  /** The cell's name: column letter, row number from 1 at the top ("c4"). */
+  function cellName(col, row) {
+    return String.fromCharCode(97 + col) + (row + 1);
+  }
+
+  function send(text) {
+    $("rejected").hidden = true;
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "move", move: text }));
+  }
+
+  function click(col, row, flag) {
+    if (!moves || !moves.yours) return;
+    const ch = state.board[row][col];
+    const name = cellName(col, row);
+    if (flag || $("flag-mode").checked) {
+      if (ch === "#") send("flag " + name);
+      else if (ch === "F") send("unflag " + name);
+    } else if (ch === "#") send("open " + name);
+  }
+
+  function render() {
+    if (!state) return;
+    const board = $("board");
+    board.style.gridTemplateColumns = "repeat(" + state.width + ", 30px)";
+    while (board.firstChild) board.removeChild(board.firstChild);
+    state.board.forEach(function (line, row) {
+      Array.from(line).forEach(function (ch, col) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "cell";
+        b.dataset.cell = cellName(col, row);
+        b.title = cellName(col, row);
+        const kind = ch === "#" ? "closed" : ch === "F" ? "flag" : ch === "*" ? "mine" : ch === "X" ? "boom" : "open";
+        b.dataset.state = kind;
+        if (kind === "open") b.dataset.n = ch;
+        b.textContent = kind === "closed" ? "" : kind === "flag" ? "⚑" : kind === "mine" || kind === "boom" ? "✹" : ch === "0" ? "" : ch;
+        b.addEventListener("click", () => click(col, row, false));
+        b.addEventListener("contextmenu", (ev) => {
+          ev.preventDefault();
+          click(col, row, true);
+        });
+        board.appendChild(b);
+      });
+    });
+    $("counts").textContent = state.mines + " mines, " + state.flags + " flagged";
+    $("prompt").textContent = state.outcome ? "" : moves && moves.yours ? "Your move: " + (moves.prompt || "") : seat === "observer" ? "You are watching." : "";
+    const o = $("outcome");
+    o.hidden = !state.outcome;
+    o.textContent = state.outcome === "won" ? "You won: every safe cell is open." : state.outcome === "lost" ? "A mine! The game is lost." : "";
+  }
+
+  function addLog(lines) {
+    for (const l of lines || []) $("log").appendChild(Object.assign(document.createElement("li"), { textContent: String(l) }));
+    $("log").scrollTop = $("log").scrollHeight;
+  }
+
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    ws = new WebSocket(proto + "//" + location.host + "/api/games/" + encodeURIComponent(gameId) + "/ws?token=" + encodeURIComponent(token));
+    ws.onopen = () => {
+      retry = 500;
+      $("conn").dataset.state = "connected";
+      $("conn").textContent = "connected";
+    };
+    ws.onmessage = (ev) => {
+      let m;
+      try {
+        m = JSON.parse(ev.data);
+      } catch (e) {
+        return;
+      }
+      if (m.type === "sync") {
+        seat = m.seat;
+        $("seat").textContent = seat === "observer" ? "Observer" : "You play";
+        state = m.state;
+        moves = m.moves;
+        $("log").textContent = "";
+        addLog(m.log);
+        render();
+      } else if (m.type === "move") {
+        state = m.state;
+        moves = m.moves;
+        addLog(["#" + m.seq + ": " + m.text].concat(m.log || []));
+        render();
+      } else if (m.type === "rejected") {
+        $("rejected").textContent = m.error;
+        $("rejected").hidden = false;
+      } else if (m.type === "closing") {
+        $("conn").textContent = "closed: " + m.reason;
+      }
+    };
+    ws.onclose = (ev) => {
+      $("conn").dataset.state = "reconnecting";
+      $("conn").textContent = "reconnecting…";
+      if (ev.code === 1008) return fatal(ev.reason || "The server refused this link.");
+      setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 8000);
+    };
+  }
+  connect();
+})();

@@ -1,0 +1,127 @@
+// Arbiter's new-game page, the same for every game: the games and their options come from
+// /api/kinds; each option is a field of its default's type (a box for true/false, a number, a
+// text). Everything the server sends is put into the page as text, never as HTML.
+"use strict";
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const err = $("create-error");
+  let kinds = [];
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    return e;
+  }
+  function fail(msg) {
+    err.textContent = msg;
+    err.hidden = false;
+  }
+  /** "max_turns" -> "Max turns"; seat ids are shown upper-case when short ("b" -> "B"). */
+  function label(key) {
+    const t = String(key).replace(/_/g, " ");
+    return t.charAt(0).toUpperCase() + t.slice(1);
+  }
+  function seatLabel(id) {
+    return id.length <= 4 && id !== "observer" ? id.toUpperCase() : label(id);
+  }
+
+  function showOptions() {
+    const k = kinds.find((x) => x.id === $("game").value);
+    const box = $("options");
+    while (box.firstChild) box.removeChild(box.firstChild);
+    if (!k) return;
+    for (const [key, def] of Object.entries(k.options || {})) {
+      const id = "opt-" + key;
+      if (typeof def === "boolean") box.appendChild(el("label", { class: "check" }, el("input", { id, type: "checkbox", "data-option": key, checked: def }), " " + label(key)));
+      else if (typeof def === "number") box.appendChild(el("label", {}, label(key) + " ", el("input", { id, type: "number", "data-option": key, value: def })));
+      else box.appendChild(el("label", {}, label(key) + " ", el("input", { id, "data-option": key, value: def === null ? "" : String(def) })));
+    }
+    $("clock-row").hidden = !k.clock;
+  }
+
+  async function load() {
+    try {
+      const r = await fetch("/api/kinds");
+      kinds = (await r.json()).games || [];
+    } catch (e) {
+      return fail("Cannot reach the server: " + e.message);
+    }
+    for (const k of kinds) $("game").appendChild(el("option", { value: k.id }, k.title));
+    $("game").addEventListener("change", showOptions);
+    showOptions();
+  }
+
+  $("create").addEventListener("submit", async function (ev) {
+    ev.preventDefault();
+    err.hidden = true;
+    // Built by hand so that a seed up to 2^64-1 keeps every digit (JSON numbers in JavaScript
+    // do not).
+    const parts = ['"game": ' + JSON.stringify($("game").value)];
+    const seed = $("seed").value.trim();
+    if (seed !== "") {
+      if (!/^[0-9]{1,20}$/.test(seed)) return fail("The seed is a whole number (or empty for a random one).");
+      parts.push('"seed": ' + seed);
+    }
+    const options = {};
+    for (const input of document.querySelectorAll("[data-option]")) {
+      const key = input.dataset.option;
+      if (input.type === "checkbox") options[key] = input.checked;
+      else if (input.type === "number") {
+        if (input.value.trim() === "" || !/^-?[0-9]+$/.test(input.value.trim())) return fail(label(key) + " is a whole number.");
+        options[key] = Number(input.value);
+      } else options[key] = input.value;
+    }
+    parts.push('"options": ' + JSON.stringify(options));
+    const clock = $("clock").value.trim();
+    if (clock !== "" && !$("clock-row").hidden) {
+      if (!/^[0-9]{1,3}$/.test(clock) || Number(clock) < 1 || Number(clock) > 600) return fail("The clock is a whole number of minutes, 1 to 600.");
+      parts.push('"clock_minutes": ' + Number(clock));
+    }
+    const button = $("create-button");
+    button.disabled = true;
+    try {
+      const r = await fetch("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{" + parts.join(", ") + "}" });
+      const body = await r.json().catch(() => ({}));
+      if (!r.ok) return fail(body.error || "The server answered " + r.status + ".");
+      const rows = $("link-rows");
+      while (rows.firstChild) rows.removeChild(rows.firstChild);
+      for (const [seat, path] of Object.entries(body.links || {})) {
+        const url = location.origin + path;
+        const input = el("input", { readonly: true, id: "link-" + seat, "aria-label": seatLabel(seat) + " link" });
+        input.value = url;
+        const copy = el("button", { type: "button", class: "copy" }, "Copy");
+        copy.addEventListener("click", async function () {
+          let ok = false;
+          try {
+            await navigator.clipboard.writeText(input.value);
+            ok = true;
+          } catch (e) {
+            input.focus();
+            input.select();
+            try {
+              ok = document.execCommand("copy");
+            } catch (e2) {
+              ok = false;
+            }
+          }
+          copy.textContent = ok ? "Copied" : "Select and copy";
+          setTimeout(() => (copy.textContent = "Copy"), 1500);
+        });
+        rows.appendChild(el("div", { class: "link-row", "data-seat": seat }, el("span", { class: "seat-name " + seat }, seatLabel(seat)), input, copy, el("a", { id: "open-" + seat, target: "_blank", rel: "noopener", href: url }, "Open")));
+      }
+      $("game-id").textContent = body.id;
+      $("links").hidden = false;
+    } catch (e) {
+      fail("Cannot reach the server: " + e.message);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  load();
+})();
