@@ -34,7 +34,7 @@ fn fixtures_by_card() -> BTreeMap<u8, Vec<String>> {
 }
 
 fn expected() -> String {
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let fixtures = fixtures_by_card();
     let tests_src = include_str!("rules.rs");
     // Split the rules tests into (name, body) by `fn ` at the start of a line.
@@ -50,7 +50,7 @@ fn expected() -> String {
         "# Cards\n\n\
 Every card of Twilight Struggle (Deluxe), its status in Arbiter, and the rules tests that name it.\n\
 All 110 cards' data (ops, side, era, starred, scoring, optional, lasting, war) is in\n\
-`cards/data/cards.json`, validated at load against the rulebook's counts.\n\n\
+`games/twilight-struggle/cards/data/cards.json`, validated at load against the rulebook's counts.\n\n\
 Status:\n\
 - **event**: the event is implemented and offered (every card but The China Card).\n\
 - **base rule**: The China Card's rules (§9) are part of the engine.\n\n\
@@ -70,7 +70,7 @@ random games on the full deck), which checks that every event takes place at lea
                 .filter(|x| x.0)
                 .map(|x| x.1)
                 .collect();
-        let status = if c.id == arbiter_engine::CardId::CHINA {
+        let status = if c.id == arbiter_twilight::CardId::CHINA {
             "base rule"
         } else {
             events += usize::from(rules.implemented(c.id));
@@ -114,7 +114,7 @@ fn cards_md_matches_the_registry() {
 /// Every implemented event has at least one fixture citing its card number.
 #[test]
 fn every_implemented_event_has_a_fixture() {
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let fixtures = fixtures_by_card();
     let uncovered: Vec<&str> =
         rules.cards.all().filter(|c| rules.implemented(c.id) && !fixtures.contains_key(&c.id.0)).map(|c| c.name.as_str()).collect();
@@ -286,7 +286,7 @@ fn first_seen(fixture: &serde_json::Value, name: &str) -> Option<i64> {
 /// The fixtures themselves pass in the casebook test.
 #[test]
 fn every_pair_of_cards_naming_each_other_has_fixtures_both_ways() {
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let fixtures = fixtures_by_id();
     let mut problems: Vec<String> = Vec::new();
     for c in rules.cards.all() {
@@ -300,7 +300,7 @@ fn every_pair_of_cards_naming_each_other_has_fixtures_both_ways() {
         }
     }
     for r in RELATIONS {
-        let name = |n: u8| rules.cards.name(arbiter_engine::CardId(n)).to_string();
+        let name = |n: u8| rules.cards.name(arbiter_twilight::CardId(n)).to_string();
         let label = format!("#{}/#{} ({})", r.a, r.b, r.why);
         if r.a_then_b.is_empty() {
             problems.push(format!("{label}: no fixture with #{} first", r.a));

@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn kinds() -> Vec<Box<dyn GameKind>> {
-    vec![Box::new(arbiter_cards::TwilightStruggle), Box::new(arbiter_minesweeper::Kind)]
+    vec![Box::new(arbiter_twilight_cards::TwilightStruggle), Box::new(arbiter_minesweeper::Kind)]
 }
 
 /// Play one random game of `kind`; the moves and the hash after each.
@@ -87,7 +87,7 @@ fn the_kernel_names_no_game() {
             .iter()
             .map(|w| w.to_lowercase())
             .collect();
-    let cards = arbiter_cards::card_db();
+    let cards = arbiter_twilight_cards::card_db();
     words.extend(cards.all().map(|c| c.name.to_lowercase()).filter(|n| n.len() > 4));
     let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../kernel/src"));
     let mut found = Vec::new();

@@ -1,7 +1,7 @@
 //! Shared helpers for the workspace tests: random playouts and invariant checks.
 
-use arbiter_engine::map::Map;
-use arbiter_engine::{Game, Move, Options, Randomness, Side};
+use arbiter_twilight::map::Map;
+use arbiter_twilight::{Game, Move, Options, Randomness, Side};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -41,7 +41,7 @@ pub struct Playout {
     /// Canonical text of every move, in order (to replay through a store).
     pub moves: Vec<String>,
     /// The card events that took place, in order.
-    pub events: Vec<arbiter_engine::CardId>,
+    pub events: Vec<arbiter_twilight::CardId>,
 }
 
 /// How much of the legal-move agreement to check at each decision.
@@ -60,9 +60,9 @@ pub struct Agreement {
 /// this seed), checking the invariants after every move and the agreement of the move list
 /// with validation at every decision.
 pub fn random_game(seed: u64, options: Options, agreement: Option<Agreement>) -> Result<Playout, String> {
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let (mut g, _) = Game::new(rules, options, Randomness::seeded(seed));
-    let mut rng = ChaCha8Rng::seed_from_u64(arbiter_engine::playout::chooser_seed(seed));
+    let mut rng = ChaCha8Rng::seed_from_u64(arbiter_twilight::playout::chooser_seed(seed));
     let mut check_rng = ChaCha8Rng::seed_from_u64(seed.wrapping_mul(31) + 7);
     let universe = move_universe(&g);
     let mut decisions = 0;
@@ -99,7 +99,7 @@ pub fn random_game(seed: u64, options: Options, agreement: Option<Agreement>) ->
 /// The side not deciding: each interjection it is offered is accepted (on a copy), leaves the
 /// decision with the deciding side and keeps the invariants; the deciding side's own moves,
 /// made out of turn by the other side, are refused and change nothing.
-fn check_interjections(g: &Game, decider: arbiter_engine::Side, listed: &[Move]) -> Result<(), String> {
+fn check_interjections(g: &Game, decider: arbiter_twilight::Side, listed: &[Move]) -> Result<(), String> {
     let other = decider.opponent();
     if !g.interjections(decider).is_empty() {
         return Err("the deciding side is offered interjections (its standing moves are among its legal moves)".into());
@@ -127,7 +127,7 @@ fn check_interjections(g: &Game, decider: arbiter_engine::Side, listed: &[Move])
 
 /// A move like `m` but different: another country, card or way of playing.
 fn mutate(m: &Move, rng: &mut ChaCha8Rng, g: &Game) -> Move {
-    use arbiter_engine::{CardId, CountryId, PlayMode};
+    use arbiter_twilight::{CardId, CountryId, PlayMode};
     let country = |rng: &mut ChaCha8Rng| CountryId(rng.random_range(0..84));
     let card = |rng: &mut ChaCha8Rng| g.rules().cards.all().nth(rng.random_range(0..110)).map(|c| c.id).unwrap_or(CardId(1));
     const MODES: [PlayMode; 5] = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
@@ -191,7 +191,7 @@ pub fn check_agreement(g: &Game, moves: &[Move], universe: &[Move], a: Agreement
 
 /// Every move of every shape, over all cards and countries.
 pub fn move_universe(g: &Game) -> Vec<Move> {
-    use arbiter_engine::{CardId, PlayMode};
+    use arbiter_twilight::{CardId, PlayMode};
     let mut v = vec![Move::Pass];
     let modes = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
     for c in g.rules().cards.all().map(|c| c.id) {
@@ -210,16 +210,16 @@ pub fn move_universe(g: &Game) -> Vec<Move> {
 
 // ------------------------------------------------------------------ position builders
 
-use arbiter_engine::effect::{Effect, Expiry};
-use arbiter_engine::flow::Task;
-use arbiter_engine::{CardId, CountryId, Report, State};
+use arbiter_twilight::effect::{Effect, Expiry};
+use arbiter_twilight::flow::Task;
+use arbiter_twilight::{CardId, CountryId, Report, State};
 
 pub fn country(name: &str) -> CountryId {
     Map::standard().id(name)
 }
 
 pub fn card(name: &str) -> CardId {
-    arbiter_cards::ruleset().cards.id(name)
+    arbiter_twilight_cards::ruleset().cards.id(name)
 }
 
 pub fn set_inf(st: &mut State, name: &str, us: u8, ussr: u8) {
@@ -238,7 +238,7 @@ pub fn effect(st: &mut State, name: &str, owner: Side) {
 
 /// An empty board (no Influence, empty hands and deck) with scripted dice, then `f`.
 pub fn board(dice: &[u8], f: impl FnOnce(&mut State)) -> State {
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let mut st = State::initial(&rules, Options { optional_cards: true, us_bonus: 0 }, Randomness::scripted(dice.iter().copied()));
     st.influence.iter_mut().for_each(|i| *i = [0, 0]);
     st.stack.clear();
@@ -255,8 +255,8 @@ pub fn at_round(side: Side, dice: &[u8], f: impl FnOnce(&mut State)) -> Game {
         f(st);
     });
     st.round_start_presence = [st.presence(Side::Us), st.presence(Side::Ussr)];
-    st.stack = vec![Task::EndRound { side }, Task::PlayCard(arbiter_engine::PlayTask::round(side))];
-    Game::from_state(arbiter_cards::ruleset(), st).0
+    st.stack = vec![Task::EndRound { side }, Task::PlayCard(arbiter_twilight::PlayTask::round(side))];
+    Game::from_state(arbiter_twilight_cards::ruleset(), st).0
 }
 
 /// Play moves in notation; panics with the engine's message on a rejection.

@@ -2,7 +2,7 @@
 //! arbitrary moves (any card or country number), arbitrary bytes as a saved game and arbitrary
 //! text as a fixture. A refused move leaves the game unchanged.
 
-use arbiter_engine::{CardId, CountryId, Game, Move, Options, PlayMode, Randomness};
+use arbiter_twilight::{CardId, CountryId, Game, Move, Options, PlayMode, Randomness};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use std::sync::OnceLock;
@@ -13,7 +13,7 @@ fn positions() -> &'static Vec<Game> {
     P.get_or_init(|| {
         let mut out = Vec::new();
         for seed in 0..4 {
-            let (mut g, _) = Game::new(arbiter_cards::ruleset(), Options::default(), Randomness::seeded(seed));
+            let (mut g, _) = Game::new(arbiter_twilight_cards::ruleset(), Options::default(), Randomness::seeded(seed));
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             for step in 0..200 {
                 if g.outcome().is_some() {

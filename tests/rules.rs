@@ -1,16 +1,16 @@
 //! Rules tests, one group per rules section, including every rulebook example on the
 //! rules-facts sheet. Moves are written in the canonical notation.
 
-use arbiter_engine::flow::Task;
-use arbiter_engine::rng::Randomness;
-use arbiter_engine::state::{EndReason, Pile};
-use arbiter_engine::{Game, Side};
 use arbiter_tests::*;
+use arbiter_twilight::flow::Task;
+use arbiter_twilight::rng::Randomness;
+use arbiter_twilight::state::{EndReason, Pile};
+use arbiter_twilight::{Game, Side};
 use pretty_assertions::assert_eq;
 use rstest::rstest;
 
-fn game(st: arbiter_engine::State) -> Game {
-    Game::from_state(arbiter_cards::ruleset(), st).0
+fn game(st: arbiter_twilight::State) -> Game {
+    Game::from_state(arbiter_twilight_cards::ruleset(), st).0
 }
 
 // ---------------------------------------------------------------- §2.1.7 control
@@ -66,8 +66,8 @@ fn red_scare_applies_after_vietnam_revolts(#[case] in_sea: bool, #[case] want: i
         effect(st, "Red Scare/Purge", Side::Us);
     });
     let g = game(st);
-    let spend = arbiter_engine::pipeline::Spend { all_in_asia: in_sea, all_in_southeast_asia: in_sea };
-    let v = arbiter_engine::ctx::ops_value(g.pos(), card("Nasser"), Side::Ussr, spend);
+    let spend = arbiter_twilight::pipeline::Spend { all_in_asia: in_sea, all_in_southeast_asia: in_sea };
+    let v = arbiter_twilight::ctx::ops_value(g.pos(), card("Nasser"), Side::Ussr, spend);
     assert_eq!(v.value, want, "{v}");
 }
 
@@ -78,16 +78,16 @@ fn red_scare_applies_after_vietnam_revolts(#[case] in_sea: bool, #[case] want: i
 #[case("CIA Created", false, 2)] // §7.4.2 example: CIA Created gives 2 Ops after Containment
 fn containment_adds_one_up_to_four(#[case] name: &str, #[case] asia: bool, #[case] want: i32) {
     let g = game(board(&[], |st| effect(st, "Containment", Side::Us)));
-    let spend = arbiter_engine::pipeline::Spend { all_in_asia: asia, all_in_southeast_asia: false };
-    assert_eq!(arbiter_engine::ctx::ops_value(g.pos(), card(name), Side::Us, spend).value, want);
+    let spend = arbiter_twilight::pipeline::Spend { all_in_asia: asia, all_in_southeast_asia: false };
+    assert_eq!(arbiter_twilight::ctx::ops_value(g.pos(), card(name), Side::Us, spend).value, want);
 }
 
 #[test]
 fn modifiers_only_help_the_player_they_were_granted_to() {
     let g = game(board(&[], |st| effect(st, "Brezhnev Doctrine", Side::Ussr)));
-    let spend = arbiter_engine::pipeline::Spend::NOWHERE;
-    assert_eq!(arbiter_engine::ctx::ops_value(g.pos(), card("Fidel"), Side::Ussr, spend).value, 3);
-    assert_eq!(arbiter_engine::ctx::ops_value(g.pos(), card("Fidel"), Side::Us, spend).value, 2);
+    let spend = arbiter_twilight::pipeline::Spend::NOWHERE;
+    assert_eq!(arbiter_twilight::ctx::ops_value(g.pos(), card("Fidel"), Side::Ussr, spend).value, 3);
+    assert_eq!(arbiter_twilight::ctx::ops_value(g.pos(), card("Fidel"), Side::Us, spend).value, 2);
 }
 
 // ---------------------------------------------------------------- §6.1 influence
@@ -408,11 +408,11 @@ fn only_scoring_cards_may_be_played_when_they_would_otherwise_be_held() {
 
 #[test]
 fn end_of_turn_flips_the_china_card_and_adds_the_mid_war_deck_at_turn_4() {
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let mut st = board(&[], |st| {
         st.turn = 3;
-        st.china = arbiter_engine::state::China { holder: Side::Us, face_up: false };
-        st.reserve = rules.cards.era_deck(arbiter_engine::card::Era::Mid, true).into_iter().collect();
+        st.china = arbiter_twilight::state::China { holder: Side::Us, face_up: false };
+        st.reserve = rules.cards.era_deck(arbiter_twilight::card::Era::Mid, true).into_iter().collect();
         effect(st, "Containment", Side::Us);
     });
     st.stack = vec![Task::ChinaFlip, Task::EndTurn].into_iter().rev().collect();
@@ -509,7 +509,7 @@ fn warsaw_pact_can_add_five_influence_at_most_two_per_country() {
 
 #[test]
 fn cuban_missile_crisis_makes_a_coup_lose_and_can_be_cancelled() {
-    let setup = |st: &mut arbiter_engine::State| {
+    let setup = |st: &mut arbiter_twilight::State| {
         effect(st, "Cuban Missile Crisis", Side::Us);
         set_inf(st, "Angola", 1, 0);
         set_inf(st, "Cuba", 0, 2);
@@ -528,10 +528,10 @@ fn cuban_missile_crisis_makes_a_coup_lose_and_can_be_cancelled() {
 #[test]
 fn bear_trap_replaces_the_round_with_a_discard_and_an_escape_roll() {
     let mut st = board(&[3], |st| {
-        st.effects.push(arbiter_engine::effect::Effect {
+        st.effects.push(arbiter_twilight::effect::Effect {
             card: card("Bear Trap"),
             owner: Side::Us,
-            expiry: arbiter_engine::effect::Expiry::Permanent,
+            expiry: arbiter_twilight::effect::Expiry::Permanent,
             param: 0,
             keeps_card: false,
         });
@@ -642,7 +642,7 @@ fn five_year_plan_triggers_a_us_event_discarded_at_random() {
         give(st, Side::Ussr, &["Duck and Cover", "Fidel"]);
     });
     st.rng = Randomness::Scripted { dice: Default::default(), picks: [0u8].into_iter().collect() };
-    st.stack = vec![Task::EndRound { side: Side::Us }, Task::PlayCard(arbiter_engine::PlayTask::round(Side::Us))];
+    st.stack = vec![Task::EndRound { side: Side::Us }, Task::PlayCard(arbiter_twilight::PlayTask::round(Side::Us))];
     let mut g = game(st);
     play(&mut g, &["play \"Five Year Plan\" event"]);
     assert_eq!((g.state().defcon, g.state().vp), (4, 1), "Duck and Cover happened for the US");
@@ -702,10 +702,10 @@ fn defectors_played_by_the_ussr_gives_the_us_a_vp() {
 #[test]
 fn norad_reacts_to_defcon_reaching_2_during_a_round() {
     let mut g = at_round(Side::Ussr, &[], |st| {
-        st.effects.push(arbiter_engine::effect::Effect {
+        st.effects.push(arbiter_twilight::effect::Effect {
             card: card("NORAD"),
             owner: Side::Us,
-            expiry: arbiter_engine::effect::Expiry::Permanent,
+            expiry: arbiter_twilight::effect::Expiry::Permanent,
             param: 0,
             keeps_card: false,
         });
@@ -734,7 +734,7 @@ fn names_match_case_insensitively_and_by_unambiguous_prefix() {
 
 #[test]
 fn setup_places_the_free_influence_in_the_right_halves_of_europe() {
-    let (mut g, _) = Game::new(arbiter_cards::ruleset(), arbiter_engine::Options::default(), Randomness::seeded(1));
+    let (mut g, _) = Game::new(arbiter_twilight_cards::ruleset(), arbiter_twilight::Options::default(), Randomness::seeded(1));
     assert_eq!(g.decision().unwrap().side, Side::Ussr);
     assert_eq!(g.state().hands.map(|h| h.len()), [8, 8]);
     assert!(reject(&mut g, "influence France").ends_with("(§3.2)"));
@@ -774,10 +774,10 @@ fn region_scoring_cards(#[case] name: &str, #[case] inf_: &[(&str, u8, u8)], #[c
 #[test]
 fn quagmire_traps_the_us_and_ends_norad() {
     let mut st = board(&[5], |st| {
-        st.effects.push(arbiter_engine::effect::Effect {
+        st.effects.push(arbiter_twilight::effect::Effect {
             card: card("NORAD"),
             owner: Side::Us,
-            expiry: arbiter_engine::effect::Expiry::Permanent,
+            expiry: arbiter_twilight::effect::Expiry::Permanent,
             param: 0,
             keeps_card: false,
         });
@@ -949,13 +949,13 @@ fn coup_odds_use_the_same_pipeline_as_the_roll() {
     // Mexico (stability 2), a 3-Op card: d + 3 - 4 > 0 for d ≥ 2, so 5 faces in 6.
     // Under SALT Negotiations (-1): d ≥ 3, 4 faces in 6.
     let g = at_round(Side::Us, &[], |st| set_inf(st, "Mexico", 0, 2));
-    let o = arbiter_engine::odds::coup(g.pos(), Side::Us, country("Mexico"), 3);
+    let o = arbiter_twilight::odds::coup(g.pos(), Side::Us, country("Mexico"), 3);
     assert_eq!((o.success * 6.0).round(), 5.0);
     let g = at_round(Side::Us, &[], |st| {
         set_inf(st, "Mexico", 0, 2);
         effect(st, "SALT Negotiations", Side::Us);
     });
-    let o = arbiter_engine::odds::coup(g.pos(), Side::Us, country("Mexico"), 3);
+    let o = arbiter_twilight::odds::coup(g.pos(), Side::Us, country("Mexico"), 3);
     assert_eq!((o.success * 6.0).round(), 4.0);
     assert!(o.to_string().contains("-1 SALT Negotiations"), "{o}");
 }
@@ -964,7 +964,7 @@ fn coup_odds_use_the_same_pipeline_as_the_roll() {
 fn realign_odds_in_north_korea() {
     // US +0 against USSR +2: the US wins when its die beats the USSR's by 3 or more: 6/36.
     let g = at_round(Side::Us, &[], |st| set_inf(st, "North Korea", 0, 3));
-    let o = arbiter_engine::odds::realign(g.pos(), Side::Us, country("North Korea"));
+    let o = arbiter_twilight::odds::realign(g.pos(), Side::Us, country("North Korea"));
     assert_eq!(((o.win * 36.0).round(), (o.tie * 36.0).round()), (6.0, 4.0));
 }
 
@@ -972,7 +972,7 @@ fn realign_odds_in_north_korea() {
 /// are not all dealt first.
 #[test]
 fn new_era_cards_are_shuffled_together_with_the_remaining_deck() {
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let leftover: Vec<_> =
         ["Fidel", "Nasser", "Blockade", "COMECON", "Suez Crisis", "Decolonization", "Duck and Cover", "CIA Created"].map(card).to_vec();
     let mut mixed = 0;
@@ -980,7 +980,7 @@ fn new_era_cards_are_shuffled_together_with_the_remaining_deck() {
         let mut st = board(&[], |st| {
             st.turn = 3;
             st.deck = leftover.clone();
-            st.reserve = rules.cards.era_deck(arbiter_engine::card::Era::Mid, false).into_iter().collect();
+            st.reserve = rules.cards.era_deck(arbiter_twilight::card::Era::Mid, false).into_iter().collect();
         });
         st.rng = Randomness::seeded(seed);
         st.stack = vec![Task::EndTurn];
@@ -1000,27 +1000,27 @@ fn new_era_cards_are_shuffled_together_with_the_remaining_deck() {
 /// move as an engine fault (loudly, `PlayError::Fault`), never as a silent decline.
 #[test]
 fn an_unexpected_move_at_an_event_step_is_an_engine_fault() {
-    use arbiter_engine::{steps, Ask, CardEvent, EventTask, Move, PlayError, Position, Ruleset};
+    use arbiter_twilight::{steps, Ask, CardEvent, EventTask, Move, PlayError, Position, Ruleset};
     steps! {
         enum Broken { Ask }
     }
     struct BrokenCard;
     impl CardEvent for BrokenCard {
         type Step = Broken;
-        fn resolve(&self, ctx: &mut arbiter_engine::ctx::Ctx, side: Side) {
+        fn resolve(&self, ctx: &mut arbiter_twilight::ctx::Ctx, side: Side) {
             ctx.push(Task::Event(EventTask::new(card("Fidel"), side).at(Broken::Ask)));
         }
         fn ask(&self, _p: Position, _s: Broken, t: &EventTask) -> Ask {
             Ask::options(t.side, "choose one", &["one", "two"])
         }
-        fn answer(&self, ctx: &mut arbiter_engine::ctx::Ctx, _s: Broken, t: EventTask, m: &Move) {
+        fn answer(&self, ctx: &mut arbiter_twilight::ctx::Ctx, _s: Broken, t: EventTask, m: &Move) {
             match m {
                 Move::Choose(0) => {}
                 _ => ctx.unexpected(&t, m),
             }
         }
     }
-    let mut rules = Ruleset::new(arbiter_cards::card_db());
+    let mut rules = Ruleset::new(arbiter_twilight_cards::card_db());
     rules.event(card("Fidel"), BrokenCard);
     let mut st = board(&[], |st| {
         st.round = 1;
@@ -1028,7 +1028,7 @@ fn an_unexpected_move_at_an_event_step_is_an_engine_fault() {
         give(st, Side::Ussr, &["Fidel", "Nasser"]);
         give(st, Side::Us, &["Truman Doctrine"]);
     });
-    st.stack = vec![Task::EndRound { side: Side::Ussr }, Task::PlayCard(arbiter_engine::PlayTask::round(Side::Ussr))];
+    st.stack = vec![Task::EndRound { side: Side::Ussr }, Task::PlayCard(arbiter_twilight::PlayTask::round(Side::Ussr))];
     let (mut g, _) = Game::from_state(std::sync::Arc::new(rules), st);
     play(&mut g, &["play Fidel event"]);
     let m = g.parse("choose two").unwrap();
@@ -1046,13 +1046,13 @@ fn an_unexpected_move_at_an_event_step_is_an_engine_fault() {
 #[case("resign", EndReason::Resigned)]
 #[case("lose on time", EndReason::Time)]
 fn the_deciding_side_may_concede(#[case] text: &str, #[case] reason: EndReason) {
-    let (mut g, _) = Game::new(arbiter_cards::ruleset(), arbiter_engine::Options::default(), Randomness::seeded(3));
+    let (mut g, _) = Game::new(arbiter_twilight_cards::ruleset(), arbiter_twilight::Options::default(), Randomness::seeded(3));
     let m = g.parse(text).unwrap();
     assert_eq!(g.move_text(&m), text);
     assert!(!g.legal_moves().contains(&m), "a concession is never listed");
     let loser = g.to_move().unwrap();
     let report = g.play(&m).unwrap();
-    assert_eq!(g.outcome(), Some(arbiter_engine::state::Outcome { winner: Some(loser.opponent()), reason }));
+    assert_eq!(g.outcome(), Some(arbiter_twilight::state::Outcome { winner: Some(loser.opponent()), reason }));
     assert!(report.log.iter().any(|l| l.text.starts_with(&format!("The {loser} "))), "{:?}", report.log);
     assert!(g.play(&m).is_err(), "nothing after the end");
 }

@@ -1,10 +1,10 @@
 //! The saved-game store: round trips, verified replay of random games, tamper detection,
 //! schema refusal, undo, and durability under `kill -9`.
 
-use arbiter_engine::contract::seat;
-use arbiter_engine::{Game, Options};
 use arbiter_games::{catalogue, ts_options, TwilightSession, TWILIGHT_STRUGGLE};
 use arbiter_store::{EventStore, ReplayError, Session, SessionError, SqliteStore, StoreError};
+use arbiter_twilight::contract::seat;
+use arbiter_twilight::{Game, Options};
 use pretty_assertions::assert_eq;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -198,8 +198,8 @@ fn tampering_with_a_die_roll_is_detected_at_that_row() {
 }
 
 /// The cards a random-outcome JSON names (draws, shuffles, random cards).
-fn cards_in(random_json: &str) -> Vec<arbiter_engine::CardId> {
-    use arbiter_engine::report::RandomOutcome;
+fn cards_in(random_json: &str) -> Vec<arbiter_twilight::CardId> {
+    use arbiter_twilight::report::RandomOutcome;
     let outcomes: Vec<RandomOutcome> = serde_json::from_str(random_json).unwrap();
     outcomes
         .into_iter()
@@ -217,7 +217,7 @@ fn cards_in(random_json: &str) -> Vec<arbiter_engine::CardId> {
 #[test]
 fn a_tampered_random_outcome_is_reported_without_its_values() {
     let dir = tmp();
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     for target in ["setup", "move"] {
         let path = dir.path().join(format!("r-{target}.arbiter"));
         let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 7).unwrap();
@@ -648,7 +648,7 @@ fn a_game_from_another_rules_version_is_named_when_it_diverges() {
     reseal(&path);
     let e = divergence(&path).to_string();
     assert!(e.contains("the game was created under rules version ts-deluxe-1999.1"), "{e}");
-    assert!(e.contains(&format!("this engine implements rules version {}", arbiter_engine::RULES_VERSION)), "{e}");
+    assert!(e.contains(&format!("this engine implements rules version {}", arbiter_twilight::RULES_VERSION)), "{e}");
 }
 
 /// No public log line names a card held in a hand throughout the move (a card played, then
@@ -658,25 +658,25 @@ fn a_game_from_another_rules_version_is_named_when_it_diverges() {
 #[test]
 fn the_public_log_never_names_a_card_held_in_a_hand() {
     let dir = tmp();
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     for seed in 0..30u64 {
         let path = dir.path().join(format!("p{seed}.arbiter"));
         let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), seed).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         // Cards the public log named as they entered a hand (Missile Envy given away).
-        let mut announced = [arbiter_engine::CardSet::default(); 2];
+        let mut announced = [arbiter_twilight::CardSet::default(); 2];
         let check = |public: &str,
-                     before: &arbiter_engine::State,
-                     st: &arbiter_engine::State,
+                     before: &arbiter_twilight::State,
+                     st: &arbiter_twilight::State,
                      what: &str,
                      random_json: &str,
-                     announced: &[arbiter_engine::CardSet; 2]| {
+                     announced: &[arbiter_twilight::CardSet; 2]| {
             // A card drawn in this move left the hand earlier in it (played, reshuffled, redrawn):
             // it was public when it was named.
-            let random: Vec<arbiter_engine::report::RandomOutcome> = serde_json::from_str(random_json).unwrap_or_default();
-            let drawn: Vec<arbiter_engine::CardId> = random
+            let random: Vec<arbiter_twilight::report::RandomOutcome> = serde_json::from_str(random_json).unwrap_or_default();
+            let drawn: Vec<arbiter_twilight::CardId> = random
                 .iter()
-                .filter_map(|r| if let arbiter_engine::report::RandomOutcome::Draw { card, .. } = r { Some(*card) } else { None })
+                .filter_map(|r| if let arbiter_twilight::report::RandomOutcome::Draw { card, .. } = r { Some(*card) } else { None })
                 .collect();
             // The public deal line counts cards; only private lines name them.
             assert!(
@@ -688,8 +688,8 @@ fn the_public_log_never_names_a_card_held_in_a_hand() {
             // (The same phrases the secrecy tests skip: `without_rule_references`, which also
             // knows "Glasnost gives no Operations: The Reformer is not in effect".)
             let public: String = public.lines().filter(|l| !l.starts_with("End of turn: the")).collect::<Vec<_>>().join("\n");
-            let public = arbiter_engine::view::without_rule_references(&public);
-            for side in arbiter_engine::Side::BOTH {
+            let public = arbiter_twilight::view::without_rule_references(&public);
+            for side in arbiter_twilight::Side::BOTH {
                 let held = st.hand(side).iter().filter(|c| before.hand(side).contains(*c) && !drawn.contains(c));
                 for c in held.filter(|c| !announced[side.idx()].contains(*c)) {
                     let name = rules.cards.name(c);
@@ -711,7 +711,7 @@ fn the_public_log_never_names_a_card_held_in_a_hand() {
             if !row.move_text.starts_with("take ") {
                 check(&row.record.public_log, &before, st, &row.move_text, &row.record.random_json, &announced);
             }
-            for side in arbiter_engine::Side::BOTH {
+            for side in arbiter_twilight::Side::BOTH {
                 let i = side.idx();
                 announced[i] = announced[i].iter().filter(|c| st.hand(side).contains(*c)).collect();
                 // Named publicly as it entered the hand, and not drawn: a public move.

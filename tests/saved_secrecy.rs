@@ -3,18 +3,18 @@
 //! move texts it may read) is searched for each card it may not know: a card of the other hand
 //! it has not been shown, a card of the draw pile, the other side's unrevealed headline.
 
-use arbiter_engine::contract::seat;
-use arbiter_engine::view::{cards_named_in, hidden_from, without_rule_references};
-use arbiter_engine::{CardSet, Game, Options, Side, State};
 use arbiter_games::{ts_options, TwilightSession, TWILIGHT_STRUGGLE};
 use arbiter_store::{move_text_for, Session};
+use arbiter_twilight::contract::seat;
+use arbiter_twilight::view::{cards_named_in, hidden_from, without_rule_references};
+use arbiter_twilight::{CardSet, Game, Options, Side, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 // What a viewer may not know, the rule phrases to skip and the whole-name search are the
-// engine's (`arbiter_engine::view`), shared with the server's tests.
+// engine's (`arbiter_twilight::view`), shared with the server's tests.
 fn unknown(g: &Game, st: &State, viewer: Option<Side>) -> CardSet {
-    hidden_from(arbiter_engine::Position { rules: g.rules(), st }, viewer)
+    hidden_from(arbiter_twilight::Position { rules: g.rules(), st }, viewer)
 }
 
 fn names(g: &Game, text: &str, cards: CardSet) -> Vec<String> {
@@ -39,10 +39,10 @@ fn no_output_of_a_side_names_a_card_it_may_not_know() {
             let last = rows.len() - 1;
             // A card drawn in this move may have been played earlier in it (then discarded,
             // reshuffled and drawn): it was public when it was named.
-            let random: Vec<arbiter_engine::report::RandomOutcome> = serde_json::from_str(&rows[last].record.random_json).unwrap();
+            let random: Vec<arbiter_twilight::report::RandomOutcome> = serde_json::from_str(&rows[last].record.random_json).unwrap();
             let drawn: CardSet = random
                 .iter()
-                .filter_map(|r| if let arbiter_engine::report::RandomOutcome::Draw { card, .. } = r { Some(*card) } else { None })
+                .filter_map(|r| if let arbiter_twilight::report::RandomOutcome::Draw { card, .. } = r { Some(*card) } else { None })
                 .collect();
             // Likewise a card reshuffled into the draw pile in this move had been discarded.
             let reshuffled: CardSet = st.deck.iter().filter(|c| !before.deck.contains(c)).copied().collect();

@@ -2,10 +2,10 @@
 //! after every move, the legal-move list agreeing with validation at every decision, and a
 //! sample of games saved to SQLite and replayed to identical hashes.
 
-use arbiter_engine::Options;
 use arbiter_games::{catalogue, ts_options, TwilightSession, TWILIGHT_STRUGGLE};
 use arbiter_store::Session;
 use arbiter_tests::{random_game, Agreement};
+use arbiter_twilight::Options;
 use std::collections::BTreeMap;
 
 const GAMES: u64 = 2000;
@@ -15,7 +15,7 @@ fn soak_random_games() {
     let dir = tempfile::tempdir().unwrap();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let mut replayed = 0;
-    let mut resolved: BTreeMap<arbiter_engine::CardId, usize> = BTreeMap::new();
+    let mut resolved: BTreeMap<arbiter_twilight::CardId, usize> = BTreeMap::new();
     for seed in 0..GAMES {
         let options = Options { optional_cards: seed % 2 == 1, us_bonus: (seed % 3) as u8 };
         // Every decision of every game: each listed move validates, moves outside the list are
@@ -43,7 +43,7 @@ fn soak_random_games() {
     }
     assert_eq!(replayed, GAMES / 50);
     // Every implemented event took place at least once across the games.
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let never: Vec<&str> =
         rules.cards.all().filter(|c| rules.implemented(c.id) && !resolved.contains_key(&c.id)).map(|c| c.name.as_str()).collect();
     assert!(never.is_empty(), "implemented events that never took place in {GAMES} random games: {never:?}");
@@ -60,9 +60,9 @@ fn soak_random_games() {
 /// The games the soak test plays are the games `arbiter bench` plays for the same seeds.
 #[test]
 fn soak_and_bench_play_the_same_games() {
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     for seed in 0..20 {
-        let bench = arbiter_engine::playout::random_game(&rules, Options::default(), seed).unwrap();
+        let bench = arbiter_twilight::playout::random_game(&rules, Options::default(), seed).unwrap();
         let soak = random_game(seed, Options::default(), None).unwrap();
         assert_eq!((bench.final_hash, bench.decisions as usize), (soak.game.hash64(), soak.decisions));
     }

@@ -6,14 +6,14 @@
 
 use crate::format::{At, Fixture, Number, PerSide, Start};
 use crate::FixtureError;
-use arbiter_engine::card::{CardSet, Era};
-use arbiter_engine::effect::{Effect, Expiry};
-use arbiter_engine::flow::Task;
-use arbiter_engine::map::Map;
-use arbiter_engine::rng::Randomness;
-use arbiter_engine::state::China;
-use arbiter_engine::turn::{rest_of_turn, Stage};
-use arbiter_engine::{CardId, Options, Ruleset, Side, State};
+use arbiter_twilight::card::{CardSet, Era};
+use arbiter_twilight::effect::{Effect, Expiry};
+use arbiter_twilight::flow::Task;
+use arbiter_twilight::map::Map;
+use arbiter_twilight::rng::Randomness;
+use arbiter_twilight::state::China;
+use arbiter_twilight::turn::{rest_of_turn, Stage};
+use arbiter_twilight::{CardId, Options, Ruleset, Side, State};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -34,7 +34,7 @@ const SPACE_ATTEMPTS: Range = (0, 2, "§6.4.2");
 /// Influence of one side in one country. The game prints no limit; the bound is a physical one:
 /// the engine's `MAX_INFLUENCE` (99), far more than the markers in the box could put in one
 /// country, the value the engine saturates at, and well inside `u8`, so no addition can wrap.
-const INFLUENCE: Range = (0, arbiter_engine::ctx::MAX_INFLUENCE as i64, "the engine's limit");
+const INFLUENCE: Range = (0, arbiter_twilight::ctx::MAX_INFLUENCE as i64, "the engine's limit");
 const DIE: Range = (1, 6, "");
 /// A scripted pick is an index into a hand, which holds fewer than the game's 110 cards.
 const PICK: Range = (0, 109, "an index into a hand");

@@ -5,10 +5,10 @@
 
 use crate::format::Fixture;
 use crate::{build, FixtureError};
-use arbiter_engine::error::PlayError;
-use arbiter_engine::flow::Task;
-use arbiter_engine::report::Report;
-use arbiter_engine::{Game, Side};
+use arbiter_twilight::error::PlayError;
+use arbiter_twilight::flow::Task;
+use arbiter_twilight::report::Report;
+use arbiter_twilight::{Game, Side};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -27,7 +27,7 @@ pub struct CaseResult {
 /// `seq` (steps accepted), both `hands` and the `deck` (top first).
 pub fn state_json(g: &Game, seq: usize) -> Value {
     let mut v = serde_json::to_value(g.view(None)).expect("views serialise");
-    let names = |cs: Vec<arbiter_engine::CardId>| cs.into_iter().map(|c| g.rules().cards.name(c).to_string()).collect::<Vec<_>>();
+    let names = |cs: Vec<arbiter_twilight::CardId>| cs.into_iter().map(|c| g.rules().cards.name(c).to_string()).collect::<Vec<_>>();
     let st = g.state();
     v["seq"] = json!(seq);
     v["hands"] = json!({ "us": names(st.hand(Side::Us).iter().collect()), "ussr": names(st.hand(Side::Ussr).iter().collect()) });
@@ -63,7 +63,7 @@ fn push_log(log: &mut Vec<String>, r: &Report) {
 
 /// Build and run one fixture file.
 pub fn run(f: &Fixture, file: &Path) -> Result<CaseResult, FixtureError> {
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let state = build(f, file, &rules)?;
     let mut result = CaseResult { id: f.id.clone(), title: f.title.clone(), file: file.into(), failure: None, log: Vec::new() };
     let (mut g, first) = Game::from_state(rules, state);

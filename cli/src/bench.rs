@@ -2,8 +2,8 @@
 //! validation as real play (`Game::play_quiet` differs from `play` only in not composing log
 //! text). Game `i` uses seed `S + i`, so the games played do not depend on the thread count.
 
-use arbiter_engine::playout::{random_game, Playout};
-use arbiter_engine::Options;
+use arbiter_twilight::playout::{random_game, Playout};
+use arbiter_twilight::Options;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -30,7 +30,7 @@ pub fn peak_rss_bytes() -> Option<u64> {
 }
 
 pub fn run(games: u64, seed: u64, threads: usize, options: Options) -> Result<BenchResult, String> {
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let threads = threads.max(1);
     let start = Instant::now();
     let chunks: Vec<Result<Vec<Playout>, String>> = std::thread::scope(|s| {

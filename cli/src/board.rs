@@ -1,8 +1,8 @@
 //! Text rendering of a player's view: the compact board, one region, one country.
 
-use arbiter_engine::map::{iter_mask, Map};
-use arbiter_engine::view::View;
-use arbiter_engine::{Region, Side};
+use arbiter_twilight::map::{iter_mask, Map};
+use arbiter_twilight::view::View;
+use arbiter_twilight::{Region, Side};
 
 pub struct Style {
     pub color: bool,
@@ -25,19 +25,19 @@ impl Style {
 }
 
 fn vp(v: i8) -> String {
-    arbiter_engine::ctx::vp_text(v as i32)
+    arbiter_twilight::ctx::vp_text(v as i32)
 }
 
 /// One line per country: `Poland*  US 0  USSR 4  [USSR]` (* battleground).
 pub fn country_line(view: &View, style: &Style, name: &str) -> String {
     let map = Map::standard();
     // A unique prefix or an alias is enough (`country Pol`).
-    let id = match arbiter_engine::moves::find_country(name) {
+    let id = match arbiter_twilight::moves::find_country(name) {
         Ok(id) => id,
         Err(e) => return format!("{e}"),
     };
     let c = map.country(id);
-    let i = view.influence.get(&c.name).copied().unwrap_or(arbiter_engine::view::PerSide { us: 0, ussr: 0 });
+    let i = view.influence.get(&c.name).copied().unwrap_or(arbiter_twilight::view::PerSide { us: 0, ussr: 0 });
     let ctl = match view.rules.control.get(&c.name) {
         Some(Side::Us) => style.side(Side::Us, " [US]"),
         Some(Side::Ussr) => style.side(Side::Ussr, " [USSR]"),
@@ -55,7 +55,7 @@ pub fn country_line(view: &View, style: &Style, name: &str) -> String {
 /// The `country` command: the country's line and its neighbours (the superpower space too).
 pub fn country_panel(view: &View, style: &Style, name: &str) -> String {
     let map = Map::standard();
-    let id = match arbiter_engine::moves::find_country(name) {
+    let id = match arbiter_twilight::moves::find_country(name) {
         Ok(id) => id,
         Err(e) => return format!("{e}"),
     };
@@ -78,12 +78,12 @@ pub fn region(view: &View, style: &Style, r: Region) -> String {
 }
 
 /// A hand, one card a line: name, Ops, whose event, and marks (scoring, starred).
-pub fn hand(cards: &[String], rules: &arbiter_engine::Ruleset) -> String {
+pub fn hand(cards: &[String], rules: &arbiter_twilight::Ruleset) -> String {
     let mut out = String::new();
     for name in cards {
         let Some(id) = rules.cards.by_name(name) else { continue };
         let info = rules.cards.info(id);
-        if id == arbiter_engine::CardId::CHINA {
+        if id == arbiter_twilight::CardId::CHINA {
             // No event, and never an opponent's: its own rules (§9).
             out.push_str(&format!("  {name:<32} {} Ops (1 more if all are spent in Asia), no event\n", info.ops));
             continue;

@@ -1,7 +1,7 @@
 //! Line editing for interactive play: history and tab completion of commands, card names and
 //! country names (rustyline).
 
-use arbiter_engine::map::Map;
+use arbiter_twilight::map::Map;
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;

@@ -14,10 +14,10 @@ mod table;
 mod ts_session;
 mod warn;
 
-use arbiter_engine::Options;
 use arbiter_games::catalogue;
 use arbiter_kernel::{Match, Seat, Viewer};
 use arbiter_store::{EventStore, Replay, Session, SessionError, SqliteStore};
+use arbiter_twilight::Options;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -415,10 +415,10 @@ fn run(cmd: Command) -> Result<(), Failure> {
             arbiter_server::serve(config, arbiter_games::web::offered()).map_err(Failure::Failed)
         }
         Command::Card { name, json: as_json } => {
-            let rules = arbiter_cards::ruleset();
-            let id = arbiter_engine::moves::find_card(&name, &rules.cards).map_err(|e| Failure::Rejected(e.to_string()))?;
+            let rules = arbiter_twilight_cards::ruleset();
+            let id = arbiter_twilight::moves::find_card(&name, &rules.cards).map_err(|e| Failure::Rejected(e.to_string()))?;
             let info = rules.cards.info(id);
-            let text = arbiter_cards::text(id);
+            let text = arbiter_twilight_cards::text(id);
             if as_json {
                 let v = serde_json::json!({
                     "id": id.0, "name": info.name, "ops": info.ops, "side": format!("{:?}", info.side), "era": format!("{:?}", info.era),
@@ -519,8 +519,8 @@ fn print_state(g: &dyn Match, seq: u64, viewer: Viewer, as_json: bool) {
         say!("{}", json(&v));
         return;
     }
-    if let Some(ts) = g.as_any().downcast_ref::<arbiter_engine::Game>() {
-        let view = ts.view(viewer.and_then(arbiter_engine::contract::side));
+    if let Some(ts) = g.as_any().downcast_ref::<arbiter_twilight::Game>() {
+        let view = ts.view(viewer.and_then(arbiter_twilight::contract::side));
         say_inline!("{}", board::board(&view, &board::Style::from_env()));
         if !view.hand.is_empty() {
             say!("Hand: {}", view.hand.join(", "));

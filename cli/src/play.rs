@@ -6,10 +6,10 @@ use crate::board::{self, Style};
 use crate::input::Input;
 use crate::ts_session::TsSession;
 use crate::Failure;
-use arbiter_engine::contract::seat;
-use arbiter_engine::{Game, Options, Region};
 use arbiter_games::catalogue;
 use arbiter_store::{Session, SessionError};
+use arbiter_twilight::contract::seat;
+use arbiter_twilight::{Game, Options, Region};
 use std::path::{Path, PathBuf};
 
 /// `$ARBITER_HOME/hotseat.arbiter`, or `~/.local/share/arbiter/hotseat.arbiter`.
@@ -157,10 +157,10 @@ fn run_lines(mut session: TsSession, path: &Path) -> Result<(), Failure> {
                 None => say!("Regions: Europe, Asia, Middle East, Central America, South America, Africa"),
             },
             "country" => say!("{}", board::country_panel(&game.view(Some(d.side)), &style, rest)),
-            "card" => match arbiter_engine::moves::find_card(rest, &game.rules().cards) {
+            "card" => match arbiter_twilight::moves::find_card(rest, &game.rules().cards) {
                 Ok(id) => {
                     let info = game.rules().cards.info(id);
-                    say!("{} ({} Ops): {}", info.name, info.ops, arbiter_cards::text(id));
+                    say!("{} ({} Ops): {}", info.name, info.ops, arbiter_twilight_cards::text(id));
                 }
                 Err(e) => say!("{e}"),
             },
@@ -263,7 +263,7 @@ fn show_decision(game: &Game, style: &Style) {
     let view = game.view(Some(d.side));
     let mut hand = view.hand.clone();
     if view.china_card.holder == d.side {
-        hand.push(game.rules().cards.name(arbiter_engine::CardId::CHINA).to_string());
+        hand.push(game.rules().cards.name(arbiter_twilight::CardId::CHINA).to_string());
     }
     if !hand.is_empty() {
         say!("{} hand:", style.side(d.side, &d.side.to_string()));

@@ -1,12 +1,12 @@
 //! Twilight Struggle's typed view of a saved game, for the parts of the CLI written for it (the
 //! full-screen table, the line mode, the board): the generic [`Session`] with the game as
-//! `arbiter_engine::Game` and seats as sides.
+//! `arbiter_twilight::Game` and seats as sides.
 
-use arbiter_engine::contract::{seat, side};
-use arbiter_engine::{Game, Side};
 use arbiter_games::TwilightSession;
 use arbiter_kernel::Report;
 use arbiter_store::{EventRow, GameHeader, Session, SessionError};
+use arbiter_twilight::contract::{seat, side};
+use arbiter_twilight::{Game, Side};
 
 pub struct TsSession(Session);
 

@@ -4,10 +4,10 @@
 //! playing it on copies of the game with made-up randomness; in the last action round a card
 //! play that leaves the player's military ops short (§8.2); conceding.
 
-use arbiter_engine::map::Map;
-use arbiter_engine::rng::Randomness;
-use arbiter_engine::state::Outcome;
-use arbiter_engine::{Game, Move, PlayMode, Side, Task};
+use arbiter_twilight::map::Map;
+use arbiter_twilight::rng::Randomness;
+use arbiter_twilight::state::Outcome;
+use arbiter_twilight::{Game, Move, PlayMode, Side, Task};
 
 /// Copies played to judge whether a move ends the game: with several made-up seeds, a loss
 /// that depends on a die or a draw shows as "can"; the game's own randomness is never used,
@@ -38,7 +38,7 @@ pub fn warnings(g: &Game, side: Side, m: &Move) -> Vec<String> {
         out.push(format!("{}: the game ends and the {} wins", g.move_text(m), side.opponent()));
     }
     if let (Move::Coup(c), Some(Task::Ops(o))) = (m, st.stack.last()) {
-        let subs = side == Side::Us && !o.free && st.has_effect(arbiter_cards::events::ids::NUCLEAR_SUBS);
+        let subs = side == Side::Us && !o.free && st.has_effect(arbiter_twilight_cards::events::ids::NUCLEAR_SUBS);
         if Map::standard().country(*c).battleground && st.defcon == 2 && !subs {
             let who = if st.phasing == side { "you lose".to_string() } else { format!("the {} loses", st.phasing) };
             out.push(format!(
@@ -55,7 +55,7 @@ pub fn warnings(g: &Game, side: Side, m: &Move) -> Vec<String> {
         }
     }
     if let (Move::Play { mode: PlayMode::Event | PlayMode::Space, .. }, Some(Task::PlayCard(pt))) = (m, st.stack.last()) {
-        let last = st.round >= arbiter_engine::turn::action_rounds(g.pos(), side);
+        let last = st.round >= arbiter_twilight::turn::action_rounds(g.pos(), side);
         let (have, need) = (st.mil_ops[side.idx()], st.defcon);
         // Only where there is a choice: a play for Operations would earn none either way if
         // none is offered (a scoring card that must be played).
@@ -79,7 +79,7 @@ mod tests {
     fn game(setup: &str) -> Game {
         let json = format!(r#"{{ "id": "W", "title": "w", "rules": [], "setup": {setup}, "steps": [] }}"#);
         let f: arbiter_casebook::Fixture = serde_json::from_str(&json).unwrap();
-        let rules = arbiter_cards::ruleset();
+        let rules = arbiter_twilight_cards::ruleset();
         let st = arbiter_casebook::build(&f, std::path::Path::new("w.json"), &rules).unwrap();
         Game::from_state(rules, st).0
     }

@@ -330,8 +330,8 @@ fn fixtures_of_minesweeper_run_by_their_game() {
 /// of the referee's own that gets there.
 #[test]
 fn the_line_mode_lets_the_side_not_deciding_interject() {
-    let options = arbiter_engine::Options { optional_cards: false, us_bonus: 2 };
-    let reached = arbiter_engine::playout::random_until(&arbiter_cards::ruleset(), options, 0..400, |g| {
+    let options = arbiter_twilight::Options { optional_cards: false, us_bonus: 2 };
+    let reached = arbiter_twilight::playout::random_until(&arbiter_twilight_cards::ruleset(), options, 0..400, |g| {
         g.to_move().is_some_and(|d| !g.interjections(d.opponent()).is_empty())
     })
     .expect("an interjection in 400 random games");

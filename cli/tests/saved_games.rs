@@ -278,7 +278,7 @@ fn a_forged_random_outcome_is_reported_without_the_deck() {
     arbiter_games::legacy::rewrite_as_version_1(&f).unwrap();
     arbiter_store::SqliteStore::open(&f).unwrap();
     // Every card the deal names (the shuffle's order holds the whole Early War deck).
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let numbers: Vec<u64> = genuine.split(|ch: char| !ch.is_ascii_digit()).filter(|n| !n.is_empty()).map(|n| n.parse().unwrap()).collect();
     let names: Vec<&str> = rules.cards.all().filter(|c| numbers.contains(&u64::from(c.id.0))).map(|c| c.name.as_str()).collect();
     assert!(names.len() > 30, "{names:?}");
@@ -386,16 +386,20 @@ fn a_secret_headline_and_the_seed_stay_hidden() {
     assert!(!created.contains("4242"), "`new` shows the seed: {created}");
 }
 
-/// The cards `viewer` may not know in `st` (`arbiter_engine::view::hidden_from`, shared with
+/// The cards `viewer` may not know in `st` (`arbiter_twilight::view::hidden_from`, shared with
 /// the other secrecy tests).
-fn unknown_cards(g: &arbiter_engine::Game, st: &arbiter_engine::State, viewer: Option<arbiter_engine::Side>) -> arbiter_engine::CardSet {
-    arbiter_engine::view::hidden_from(arbiter_engine::Position { rules: g.rules(), st }, viewer)
+fn unknown_cards(
+    g: &arbiter_twilight::Game,
+    st: &arbiter_twilight::State,
+    viewer: Option<arbiter_twilight::Side>,
+) -> arbiter_twilight::CardSet {
+    arbiter_twilight::view::hidden_from(arbiter_twilight::Position { rules: g.rules(), st }, viewer)
 }
 
 /// The names of `cards` that `text` contains, as whole names, leaving out phrases that name
 /// cards as rules (a stated reason, a condition quoting card text).
-fn cards_named(g: &arbiter_engine::Game, text: &str, cards: arbiter_engine::CardSet) -> Vec<String> {
-    arbiter_engine::view::cards_named_in(g.pos(), &arbiter_engine::view::without_rule_references(text), cards)
+fn cards_named(g: &arbiter_twilight::Game, text: &str, cards: arbiter_twilight::CardSet) -> Vec<String> {
+    arbiter_twilight::view::cards_named_in(g.pos(), &arbiter_twilight::view::without_rule_references(text), cards)
 }
 
 /// `text` from the line starting with `start` up to (not including) the first line after it
@@ -421,8 +425,8 @@ fn section<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
 /// drawn or reshuffled in it (a card named when played may be drawn again later).
 #[test]
 fn no_command_shows_a_side_a_card_it_may_not_know() {
-    use arbiter_engine::{CardSet, Side};
     use arbiter_games::TwilightSession;
+    use arbiter_twilight::{CardSet, Side};
     let dir = tempfile::tempdir().unwrap();
     let mut x = 0x2545_f491_4f6c_dd1du64;
     let mut next = move |n: usize| {
@@ -438,7 +442,7 @@ fn no_command_shows_a_side_a_card_it_may_not_know() {
         let mut s = arbiter_store::Session::create(
             &f,
             &arbiter_games::TWILIGHT_STRUGGLE,
-            &arbiter_games::ts_options(arbiter_engine::Options { optional_cards: seed % 2 == 0, us_bonus: 2 }),
+            &arbiter_games::ts_options(arbiter_twilight::Options { optional_cards: seed % 2 == 0, us_bonus: 2 }),
             seed,
         )
         .unwrap();
@@ -453,10 +457,10 @@ fn no_command_shows_a_side_a_card_it_may_not_know() {
             checked += 1;
             let (g, st) = (s.ts(), s.ts().state());
             let row = s.rows().last().unwrap().clone();
-            let random: Vec<arbiter_engine::report::RandomOutcome> = serde_json::from_str(&row.record.random_json).unwrap();
+            let random: Vec<arbiter_twilight::report::RandomOutcome> = serde_json::from_str(&row.record.random_json).unwrap();
             let drawn: CardSet = random
                 .iter()
-                .filter_map(|r| if let arbiter_engine::report::RandomOutcome::Draw { card, .. } = r { Some(*card) } else { None })
+                .filter_map(|r| if let arbiter_twilight::report::RandomOutcome::Draw { card, .. } = r { Some(*card) } else { None })
                 .collect();
             let reshuffled: CardSet = st.deck.iter().filter(|c| !before.deck.contains(c)).copied().collect();
             let entry = format!("#{} ", row.seq);

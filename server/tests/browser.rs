@@ -538,11 +538,11 @@ async fn two_seats_play_by_clicking(kind: Browser) {
     // "At any time": in a game where the Cuban Missile Crisis may be cancelled while the other
     // seat decides, the interjecting seat's page shows the move as a button of its own; a
     // click asks to confirm, then the move is made and the log says who interjected.
-    let (seed, prefix, interjector, interjection) = common::interjection_ahead(arbiter_engine::Options::default());
+    let (seed, prefix, interjector, interjection) = common::interjection_ahead(arbiter_twilight::Options::default());
     let r = http.post(format!("{base}/api/games")).body(json!({ "seed": seed }).to_string()).send().await.unwrap();
     let crisis: Value = r.json().await.unwrap();
     let crisis_id = crisis["id"].as_str().unwrap();
-    let seat_of = |side: arbiter_engine::Side| if side == arbiter_engine::Side::Us { "us" } else { "ussr" };
+    let seat_of = |side: arbiter_twilight::Side| if side == arbiter_twilight::Side::Us { "us" } else { "ussr" };
     for (side, text) in &prefix {
         let r = http
             .post(format!("{base}/api/games/{crisis_id}/moves?token={}", crisis["tokens"][seat_of(*side)].as_str().unwrap()))

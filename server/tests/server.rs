@@ -2,9 +2,9 @@
 //! the end with every message each seat receives searched for cards it may not know; reconnects,
 //! wrong tokens, racing moves, presence, unloading and the limits.
 
-use arbiter_engine::view::{cards_named_in, hidden_from, without_rule_references};
-use arbiter_engine::{CardSet, Game, Options, Randomness, Side};
 use arbiter_server::{start, Config, Running};
+use arbiter_twilight::view::{cards_named_in, hidden_from, without_rule_references};
+use arbiter_twilight::{CardSet, Game, Options, Randomness, Side};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -116,7 +116,7 @@ async fn random_games_to_the_end_over_http_and_websocket_leak_nothing() {
         }
         // The referee's own game, from the same seed: the truth the messages are checked against.
         let (mut mirror, _) =
-            Game::new(arbiter_cards::ruleset(), Options { optional_cards: optional, us_bonus: 2 }, Randomness::seeded(seed));
+            Game::new(arbiter_twilight_cards::ruleset(), Options { optional_cards: optional, us_bonus: 2 }, Randomness::seeded(seed));
         let mut x = seed;
         let mut n = 0u64;
         while mirror.outcome().is_none() {
@@ -145,7 +145,7 @@ async fn random_games_to_the_end_over_http_and_websocket_leak_nothing() {
             let drawn: CardSet = report
                 .random
                 .iter()
-                .filter_map(|r| if let arbiter_engine::report::RandomOutcome::Draw { card, .. } = r { Some(*card) } else { None })
+                .filter_map(|r| if let arbiter_twilight::report::RandomOutcome::Draw { card, .. } = r { Some(*card) } else { None })
                 .collect();
             let reshuffled: CardSet = after.deck.iter().filter(|c| !before.deck.contains(c)).copied().collect();
             for (i, ws) in socks.iter_mut().enumerate() {
@@ -160,7 +160,7 @@ async fn random_games_to_the_end_over_http_and_websocket_leak_nothing() {
                 assert_eq!(state, serde_json::to_value(mirror.view(viewer)).unwrap(), "seed {seed}, move {n}, {}", SEATS[i]);
                 let p = mirror.pos();
                 let secret = CardSet(
-                    hidden_from(arbiter_engine::Position { rules: mirror.rules(), st: &before }, viewer).0
+                    hidden_from(arbiter_twilight::Position { rules: mirror.rules(), st: &before }, viewer).0
                         & hidden_from(p, viewer).0
                         & !drawn.0
                         & !reshuffled.0,

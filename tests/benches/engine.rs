@@ -1,7 +1,7 @@
 //! criterion benchmarks: `cargo bench -p arbiter-tests`. Figures go to BENCHMARKS.md.
 
-use arbiter_engine::{Game, Move, Options, Randomness};
 use arbiter_store::{EventStore, Session, SqliteStore};
+use arbiter_twilight::{Game, Move, Options, Randomness};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -9,7 +9,7 @@ use std::hint::black_box;
 
 /// A game after `n` random moves (seed 1), and the moves that led there.
 fn midgame(n: usize) -> (Game, Vec<String>) {
-    let (mut g, _) = Game::new(arbiter_cards::ruleset(), Options::default(), Randomness::seeded(1));
+    let (mut g, _) = Game::new(arbiter_twilight_cards::ruleset(), Options::default(), Randomness::seeded(1));
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut texts = Vec::new();
     for _ in 0..n {
@@ -25,9 +25,9 @@ fn midgame(n: usize) -> (Game, Vec<String>) {
 fn at_ops_decision() -> Game {
     let (mut g, _) = midgame(60);
     let mut rng = ChaCha8Rng::seed_from_u64(2);
-    while !matches!(g.state().stack.last(), Some(arbiter_engine::Task::Ops(_))) {
+    while !matches!(g.state().stack.last(), Some(arbiter_twilight::Task::Ops(_))) {
         let moves = g.legal_moves();
-        let pick = moves.iter().find(|m| matches!(m, Move::Play { mode: arbiter_engine::PlayMode::Ops, .. })).copied();
+        let pick = moves.iter().find(|m| matches!(m, Move::Play { mode: arbiter_twilight::PlayMode::Ops, .. })).copied();
         g.play(&pick.unwrap_or(moves[rng.random_range(0..moves.len())])).unwrap();
     }
     g
@@ -36,15 +36,15 @@ fn at_ops_decision() -> Game {
 fn engine(c: &mut Criterion) {
     let ops = at_ops_decision();
     c.bench_function("legal moves: Ops decision (arbitrator listing)", |b| {
-        b.iter(|| black_box(arbiter_engine::flow::legal_moves(ops.pos())))
+        b.iter(|| black_box(arbiter_twilight::flow::legal_moves(ops.pos())))
     });
     let (round, _) = midgame(60);
     let (mut card_play, _) = (round.clone(), ());
-    while !matches!(card_play.state().stack.last(), Some(arbiter_engine::Task::PlayCard(_))) {
+    while !matches!(card_play.state().stack.last(), Some(arbiter_twilight::Task::PlayCard(_))) {
         let m = card_play.legal_moves()[0];
         card_play.play(&m).unwrap();
     }
-    c.bench_function("legal moves: action round card play", |b| b.iter(|| black_box(arbiter_engine::flow::legal_moves(card_play.pos()))));
+    c.bench_function("legal moves: action round card play", |b| b.iter(|| black_box(arbiter_twilight::flow::legal_moves(card_play.pos()))));
     let m = ops.legal_moves()[0];
     c.bench_function("apply a move (validated, quiet), on a clone", |b| {
         b.iter_batched(|| ops.clone(), |mut g| black_box(g.play_quiet(&m).unwrap()), BatchSize::SmallInput)
@@ -54,9 +54,9 @@ fn engine(c: &mut Criterion) {
     });
     c.bench_function("clone the game", |b| b.iter(|| black_box(ops.clone())));
     c.bench_function("hash the state", |b| b.iter(|| black_box(ops.hash64())));
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     c.bench_function("one complete random game (seed 7)", |b| {
-        b.iter(|| black_box(arbiter_engine::playout::random_game(&rules, Options::default(), 7).unwrap()))
+        b.iter(|| black_box(arbiter_twilight::playout::random_game(&rules, Options::default(), 7).unwrap()))
     });
 }
 

@@ -4,8 +4,8 @@
 
 use crate::ts_session::{row_side, TsSession as Session};
 use crate::warn;
-use arbiter_engine::{Game, Region, Side};
 use arbiter_store::SessionError;
+use arbiter_twilight::{Game, Region, Side};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// What fills the terminal.
@@ -365,7 +365,7 @@ impl App {
         self.screen = Screen::Table;
         match self.session.play(text, side) {
             Ok((_, report)) => {
-                self.message = report.lines_for(side.map(arbiter_engine::contract::seat)).map(String::from).collect();
+                self.message = report.lines_for(side.map(arbiter_twilight::contract::seat)).map(String::from).collect();
                 if let Some(s) = side {
                     self.seen[s.idx()] = self.session.seq();
                 }

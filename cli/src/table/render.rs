@@ -5,13 +5,13 @@
 
 use super::app::{App, Screen};
 use super::summary;
-use arbiter_engine::map::SubRegion;
-use arbiter_engine::map::{iter_mask, Map};
-use arbiter_engine::registry::ScoringTime;
-use arbiter_engine::scoring::{self, Level};
-use arbiter_engine::space_race::BOXES;
-use arbiter_engine::view::View;
-use arbiter_engine::{Game, Move, Region, Side};
+use arbiter_twilight::map::SubRegion;
+use arbiter_twilight::map::{iter_mask, Map};
+use arbiter_twilight::registry::ScoringTime;
+use arbiter_twilight::scoring::{self, Level};
+use arbiter_twilight::space_race::BOXES;
+use arbiter_twilight::view::View;
+use arbiter_twilight::{Game, Move, Region, Side};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -208,7 +208,7 @@ pub fn tracks<'a>(view: &View, pal: Palette) -> Vec<Line<'a>> {
     let l1 = Line::from(vec![
         Span::raw(format!("Turn {} · ", view.turn)),
         Span::styled(round, pal.side(view.phasing)),
-        Span::raw(format!(" · VP {} · ", arbiter_engine::ctx::vp_text(view.vp as i32))),
+        Span::raw(format!(" · VP {} · ", arbiter_twilight::ctx::vp_text(view.vp as i32))),
         Span::styled(defcon, defcon_style),
     ]);
     let china = format!("China Card: {} {}", view.china_card.holder, if view.china_card.face_up { "face up" } else { "face down" });
@@ -217,7 +217,7 @@ pub fn tracks<'a>(view: &View, pal: Palette) -> Vec<Line<'a>> {
         "Mil. ops US {}/{need} USSR {}/{need} · {china} · hands {}/{} · deck {}",
         view.military_ops.us, view.military_ops.ussr, view.hand_sizes.us, view.hand_sizes.ussr, view.deck_size
     ));
-    let space = |s: Side, t: &arbiter_engine::view::SpaceTrackView| {
+    let space = |s: Side, t: &arbiter_twilight::view::SpaceTrackView| {
         let at = if t.reached == 0 { t.name.clone() } else { format!("{} {}", t.reached, t.name) };
         let next = t.next.as_ref().map(|(_, ops, roll)| format!(", next {ops} Ops 1-{roll}")).unwrap_or_default();
         let abilities = if t.abilities.is_empty() { String::new() } else { format!(" [{}]", t.abilities.join(", ")) };
@@ -233,7 +233,7 @@ pub fn tracks<'a>(view: &View, pal: Palette) -> Vec<Line<'a>> {
 }
 
 /// The marks of a country's sub-region: W, E, B (both halves of Europe), S (Southeast Asia).
-fn tag(c: &arbiter_engine::map::Country) -> char {
+fn tag(c: &arbiter_twilight::map::Country) -> char {
     match (c.in_sub(SubRegion::WesternEurope), c.in_sub(SubRegion::EasternEurope), c.in_southeast_asia()) {
         (true, true, _) => 'B',
         (true, false, _) => 'W',
@@ -254,7 +254,7 @@ fn short(name: &str) -> String {
 }
 
 /// One country: `WFrance         3* 4  0 U`.
-fn country_cell<'a>(game: &Game, id: arbiter_engine::map::CountryId, pal: Palette) -> Line<'a> {
+fn country_cell<'a>(game: &Game, id: arbiter_twilight::map::CountryId, pal: Palette) -> Line<'a> {
     let c = Map::standard().country(id);
     let st = game.state();
     let (us, ussr) = (st.inf(Side::Us, id), st.inf(Side::Ussr, id));
@@ -383,7 +383,7 @@ fn map(f: &mut Frame, game: &Game, _view: &View, start: usize, area: Rect, pal: 
 }
 
 /// The card a move is about, if any.
-fn card_of(m: &Move) -> Option<arbiter_engine::CardId> {
+fn card_of(m: &Move) -> Option<arbiter_twilight::CardId> {
     match *m {
         Move::Play { card, .. } | Move::Headline(card) | Move::Discard(card) | Move::Take(card) | Move::Cancel { card, .. } => Some(card),
         _ => None,
@@ -396,17 +396,17 @@ fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
     let highlighted_card = app.highlighted().and_then(|t| game.parse(&t).ok()).as_ref().and_then(card_of);
     let mut hand: Vec<Line> = Vec::new();
     let side = view.viewer;
-    let mut cards: Vec<arbiter_engine::CardId> = view.hand.iter().filter_map(|n| game.rules().cards.by_name(n)).collect();
+    let mut cards: Vec<arbiter_twilight::CardId> = view.hand.iter().filter_map(|n| game.rules().cards.by_name(n)).collect();
     if let Some(s) = side {
         if view.china_card.holder == s {
-            cards.push(arbiter_engine::CardId::CHINA);
+            cards.push(arbiter_twilight::CardId::CHINA);
         }
     }
     for id in &cards {
         let info = game.rules().cards.info(*id);
         let printed = info.ops;
         let now = side
-            .map(|s| arbiter_engine::ctx::ops_value(p, *id, s, arbiter_engine::pipeline::Spend::default()).value.max(0) as u8)
+            .map(|s| arbiter_twilight::ctx::ops_value(p, *id, s, arbiter_twilight::pipeline::Spend::default()).value.max(0) as u8)
             .unwrap_or(printed);
         let ops = if info.scoring {
             "S ".to_string()
@@ -423,7 +423,7 @@ fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
         let era = format!("{:?}", info.era).chars().next().unwrap_or(' ');
         let width = (area.width as usize).saturating_sub(10).max(8);
         let mut name = info.name.clone();
-        if *id == arbiter_engine::CardId::CHINA && !view.china_card.face_up {
+        if *id == arbiter_twilight::CardId::CHINA && !view.china_card.face_up {
             name.push_str(" (face down)");
         }
         let name: String = name.chars().take(width).collect();
@@ -559,7 +559,7 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
 /// The whole log as the side at the keyboard may read it, wrapped, newest last; `›` marks
 /// what happened since that side last had the keyboard.
 fn log_lines(app: &App) -> Vec<Line<'static>> {
-    arbiter_store::log_for(app.session.header(), app.session.rows(), app.viewer().map(arbiter_engine::contract::seat), app.session.game())
+    arbiter_store::log_for(app.session.header(), app.session.rows(), app.viewer().map(arbiter_twilight::contract::seat), app.session.game())
         .into_iter()
         .map(|e| {
             let news = e.seq > app.news_from;
@@ -596,11 +596,11 @@ fn detail<'a>(app: &App) -> Vec<Line<'a>> {
         // a card in the discard pile, one seen in the other hand).
         let typed = app.input.trim().trim_matches('"');
         if typed.len() >= 3 {
-            if let Ok(id) = arbiter_engine::moves::find_card(typed, &game.rules().cards) {
+            if let Ok(id) = arbiter_twilight::moves::find_card(typed, &game.rules().cards) {
                 let info = game.rules().cards.info(id);
                 return vec![
                     Line::styled(format!("{} · {} Ops · {:?}", info.name, info.ops, info.era), Style::new().add_modifier(Modifier::BOLD)),
-                    Line::from(arbiter_cards::text(id).to_string()),
+                    Line::from(arbiter_twilight_cards::text(id).to_string()),
                 ];
             }
         }
@@ -626,7 +626,7 @@ fn detail<'a>(app: &App) -> Vec<Line<'a>> {
                 out.push(Line::from(format!("Now: {head}; {standing}")));
             }
         }
-        if let Move::Play { mode: arbiter_engine::PlayMode::Space, .. } = m {
+        if let Move::Play { mode: arbiter_twilight::PlayMode::Space, .. } = m {
             let b = game.state().space[side.idx()] as usize;
             if let Some(next) = BOXES.get(b) {
                 out.push(Line::from(format!(
@@ -639,7 +639,7 @@ fn detail<'a>(app: &App) -> Vec<Line<'a>> {
             }
             return out;
         }
-        out.push(Line::from(arbiter_cards::text(card).to_string()));
+        out.push(Line::from(arbiter_twilight_cards::text(card).to_string()));
         return out;
     }
     let country = match m {

@@ -16,7 +16,7 @@ pub fn vp_by_turn(app: &App) -> Vec<(u8, i8)> {
     let Ok(mut replay) = Replay::new(app.session.header().clone(), app.session.rows().to_vec(), &arbiter_games::TWILIGHT_STRUGGLE) else {
         return Vec::new();
     };
-    let ts = |r: &Replay| r.game().as_any().downcast_ref::<arbiter_engine::Game>().map(|g| (g.state().turn, g.state().vp));
+    let ts = |r: &Replay| r.game().as_any().downcast_ref::<arbiter_twilight::Game>().map(|g| (g.state().turn, g.state().vp));
     let Some(mut last) = ts(&replay) else { return Vec::new() };
     let mut out: Vec<(u8, i8)> = Vec::new();
     while let Ok(Some(_)) = replay.step() {
@@ -40,7 +40,7 @@ pub fn chart(points: &[(u8, i8)], half: usize) -> Vec<String> {
         .map(|(t, vp)| {
             let n = ((vp.unsigned_abs() as usize) * half).div_ceil(20).min(half);
             let (left, right) = if *vp < 0 { ("█".repeat(n), String::new()) } else { (String::new(), "█".repeat(n)) };
-            format!("T{t:>2} {:>8} {left:>half$}|{right:<half$}", arbiter_engine::ctx::vp_text(*vp as i32))
+            format!("T{t:>2} {:>8} {left:>half$}|{right:<half$}", arbiter_twilight::ctx::vp_text(*vp as i32))
         })
         .collect()
 }

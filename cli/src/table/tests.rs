@@ -3,8 +3,8 @@
 
 use super::app::{App, Screen};
 use super::render::{self, Palette};
-use arbiter_engine::{CardId, Map, Move, Options, Side};
 use arbiter_store::Session;
+use arbiter_twilight::{CardId, Map, Move, Options, Side};
 use pretty_assertions::assert_eq;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -96,7 +96,7 @@ fn hand_only(app: &App, side: Side) -> Vec<String> {
         .filter(|c| {
             !mine.contains(c)
                 && !app.session.rows().iter().any(|r| {
-                    r.record.lines_for(Some(arbiter_engine::contract::seat(side.opponent()))).iter().any(|l| l.contains(c.as_str()))
+                    r.record.lines_for(Some(arbiter_twilight::contract::seat(side.opponent()))).iter().any(|l| l.contains(c.as_str()))
                 })
         })
         .collect()

@@ -11,8 +11,8 @@ pub mod web;
 use arbiter_kernel::{Catalogue, GameKind};
 use arbiter_store::{EventStore, Session};
 
-pub use arbiter_cards::TwilightStruggle;
 pub use arbiter_minesweeper::Kind as Minesweeper;
+pub use arbiter_twilight_cards::TwilightStruggle;
 
 /// Twilight Struggle's kind.
 pub static TWILIGHT_STRUGGLE: TwilightStruggle = TwilightStruggle;
@@ -25,24 +25,24 @@ pub fn catalogue() -> Catalogue {
 }
 
 /// Twilight Struggle's options as a host passes them.
-pub fn ts_options(o: arbiter_engine::Options) -> serde_json::Value {
+pub fn ts_options(o: arbiter_twilight::Options) -> serde_json::Value {
     serde_json::to_value(o).expect("options serialise")
 }
 
 /// Typed access to a session's game when it is Twilight Struggle.
 pub trait TwilightSession {
     /// The game, if this session's game is Twilight Struggle.
-    fn twilight(&self) -> Option<&arbiter_engine::Game>;
+    fn twilight(&self) -> Option<&arbiter_twilight::Game>;
     /// The game, for code that only ever opens Twilight Struggle (tests, the TS table after
     /// dispatch). Panics on another game: a caller's fault, never a user's.
-    fn ts(&self) -> &arbiter_engine::Game {
+    fn ts(&self) -> &arbiter_twilight::Game {
         self.twilight().expect("a Twilight Struggle game")
     }
 }
 
 impl<S: EventStore> TwilightSession for Session<S> {
-    fn twilight(&self) -> Option<&arbiter_engine::Game> {
-        self.game_as::<arbiter_engine::Game>()
+    fn twilight(&self) -> Option<&arbiter_twilight::Game> {
+        self.game_as::<arbiter_twilight::Game>()
     }
 }
 

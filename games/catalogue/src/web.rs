@@ -36,7 +36,7 @@ fn minesweeper() -> WebClient {
 
 /// The board, for the client to draw.
 fn map() -> Value {
-    let map = arbiter_engine::map::Map::standard();
+    let map = arbiter_twilight::map::Map::standard();
     let countries: Vec<Value> = map
         .ids()
         .map(|id| {
@@ -57,14 +57,14 @@ fn map() -> Value {
 
 /// The cards, with their texts.
 fn cards() -> Value {
-    let rules = arbiter_cards::ruleset();
+    let rules = arbiter_twilight_cards::ruleset();
     let cards: Vec<Value> = rules
         .cards
         .all()
         .map(|c| {
             json!({
                 "id": c.id.0, "name": c.name, "ops": c.ops, "side": c.side.side(), "era": format!("{:?}", c.era),
-                "starred": c.starred, "scoring": c.scoring, "optional": c.optional, "text": arbiter_cards::text(c.id),
+                "starred": c.starred, "scoring": c.scoring, "optional": c.optional, "text": arbiter_twilight_cards::text(c.id),
             })
         })
         .collect();

@@ -1,13 +1,13 @@
 //! Helpers shared by the server's test binaries.
 
-use arbiter_engine::{Options, Side};
+use arbiter_twilight::{Options, Side};
 
 /// A game where a seat may interject ("at any time": cancelling the Cuban Missile Crisis),
-/// found by random play (`arbiter_engine::playout::random_until`): the seed, the moves up to
+/// found by random play (`arbiter_twilight::playout::random_until`): the seed, the moves up to
 /// that point (each with its side), the interjecting side and one interjection it may make.
 pub fn interjection_ahead(options: Options) -> (u64, Vec<(Side, String)>, Side, String) {
-    let open = |g: &arbiter_engine::Game| g.to_move().map(|d| g.interjections(d.opponent())).unwrap_or_default();
-    let r = arbiter_engine::playout::random_until(&arbiter_cards::ruleset(), options, 0..400, |g| !open(g).is_empty())
+    let open = |g: &arbiter_twilight::Game| g.to_move().map(|d| g.interjections(d.opponent())).unwrap_or_default();
+    let r = arbiter_twilight::playout::random_until(&arbiter_twilight_cards::ruleset(), options, 0..400, |g| !open(g).is_empty())
         .expect("an interjection in 400 random games");
     let interjector = r.game.to_move().expect("a decision").opponent();
     let first = open(&r.game)[0];

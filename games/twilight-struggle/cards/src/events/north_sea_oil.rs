@@ -1,0 +1,30 @@
+//! North Sea Oil (#86): the US may take 8 action rounds this turn (8, not one more: with the
+//! Space Station it is still 8, card text); the 8th is optional ("may"). Its marker prevents
+//! OPEC for the rest of the game (card data). The effect's parameter is the turn it was
+//! played.
+
+use super::ids::NORTH_SEA_OIL;
+use arbiter_twilight::ctx::Ctx;
+use arbiter_twilight::effect::{Effect, Expiry};
+use arbiter_twilight::instr::Instr;
+use arbiter_twilight::{CardEvent, Lasting, NoStep, Position, Ruleset, Side};
+
+struct NorthSeaOil;
+
+impl CardEvent for NorthSeaOil {
+    type Step = NoStep;
+    fn resolve(&self, ctx: &mut Ctx, side: Side) {
+        let turn = ctx.st().turn as i16;
+        ctx.exec(Instr::AddEffect(Effect { param: turn, ..Effect::new(NORTH_SEA_OIL, side, Expiry::Permanent) }));
+    }
+}
+
+impl Lasting for NorthSeaOil {
+    fn extra_action_rounds(&self, p: Position, e: &Effect, side: Side) -> u8 {
+        u8::from(side == e.owner && e.param == p.st.turn as i16)
+    }
+}
+
+pub fn register(r: &mut Ruleset) {
+    r.both(NORTH_SEA_OIL, NorthSeaOil);
+}

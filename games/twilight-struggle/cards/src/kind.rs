@@ -1,0 +1,55 @@
+//! Twilight Struggle as a kind of game a host offers (`arbiter_kernel::GameKind`): the engine's
+//! rules with these cards.
+
+use arbiter_kernel::{GameKind, Match, Refusal, Report};
+use arbiter_twilight::{Game, Options, Randomness, RULES_VERSION};
+use serde::Deserialize;
+
+pub struct TwilightStruggle;
+
+/// The options as a host passes them: missing fields take their defaults, unknown ones are
+/// refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Given {
+    optional_cards: Option<bool>,
+    us_bonus: Option<u8>,
+}
+
+impl TwilightStruggle {
+    /// The engine's options from a host's JSON.
+    pub fn options(v: &serde_json::Value) -> Result<Options, Refusal> {
+        let given: Given = if v.is_null() {
+            Given { optional_cards: None, us_bonus: None }
+        } else {
+            serde_json::from_value(v.clone()).map_err(|e| Refusal::new(format!("bad options: {e}"), "game options"))?
+        };
+        let d = Options::default();
+        let o =
+            Options { optional_cards: given.optional_cards.unwrap_or(d.optional_cards), us_bonus: given.us_bonus.unwrap_or(d.us_bonus) };
+        if o.us_bonus > 10 {
+            return Err(Refusal::new(format!("us_bonus is 0 to 10 extra US Influence, not {}", o.us_bonus), "game options"));
+        }
+        Ok(o)
+    }
+}
+
+impl GameKind for TwilightStruggle {
+    fn id(&self) -> &'static str {
+        "twilight-struggle"
+    }
+    fn title(&self) -> &'static str {
+        "Twilight Struggle"
+    }
+    fn rules_version(&self) -> &'static str {
+        RULES_VERSION
+    }
+    fn default_options(&self) -> serde_json::Value {
+        serde_json::to_value(Options::default()).unwrap_or_default()
+    }
+    fn create(&self, options: &serde_json::Value, seed: u64) -> Result<(Box<dyn Match>, Report), Refusal> {
+        let o = Self::options(options)?;
+        let (game, report) = Game::new(crate::ruleset(), o, Randomness::seeded(seed));
+        Ok((Box::new(game), (&report).into()))
+    }
+}
