@@ -65,6 +65,7 @@ pub fn run(path: &Path, lines: bool, game: Option<&str>) -> Result<(), Failure> 
     match TsSession::new(session) {
         Ok(ts) if full_screen => crate::table::run(ts),
         Ok(ts) => run_lines(ts, path),
+        Err(other) if full_screen && other.game_as::<arbiter_minesweeper::Minesweeper>().is_some() => crate::minefield::screen::run(other),
         Err(other) => crate::minefield::play_lines(other),
     }
 }

@@ -1,5 +1,7 @@
-//! Minesweeper as text: the grid with its column letters and row numbers (`a1` top left), as
-//! `arbiter state` and the line mode show it.
+//! Minesweeper in the terminal: the grid as text with its column letters and row numbers (`a1`
+//! top left), as `arbiter state` and the line mode show it; `screen` is the full-screen board.
+
+pub mod screen;
 
 use arbiter_minesweeper::View;
 
