@@ -17,6 +17,8 @@
 //!
 //! This crate names no game.
 
+pub mod agenda;
+pub mod effects;
 pub mod pipeline;
 pub mod rng;
 

@@ -14,7 +14,7 @@ use crate::rng::Exhausted;
 use crate::side::Side;
 use crate::state::{EndReason, InPlay, Outcome, Pile, State};
 use crate::task::{EventTask, Task};
-use std::collections::VecDeque;
+use arbiter_kernel::effects::Reactions;
 
 /// The most Influence of one side in one country: more than the game's markers could ever put
 /// there, well inside `u8`.
@@ -34,13 +34,13 @@ pub struct Ctx<'a> {
     pub legal: Vec<crate::moves::Move>,
     /// An engine fault (card code met a move or step it does not know): the move is refused.
     pub fault: Option<String>,
-    events: VecDeque<DomainEvent>,
-    reacting: bool,
+    /// What happened, for the effects in play to react to, one event at a time.
+    reactions: Reactions<DomainEvent>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(rules: &'a Ruleset, st: &'a mut State, report: &'a mut Report) -> Ctx<'a> {
-        Ctx { rules, st, report, exhausted: None, logging: true, legal: Vec::new(), fault: None, events: VecDeque::new(), reacting: false }
+        Ctx { rules, st, report, exhausted: None, logging: true, legal: Vec::new(), fault: None, reactions: Reactions::default() }
     }
 
     pub fn pos(&self) -> Position<'_> {
@@ -223,16 +223,17 @@ impl<'a> Ctx<'a> {
 
     /// Announce a domain event (instructions announce their own).
     pub fn emit(&mut self, ev: DomainEvent) {
-        self.events.push_back(ev);
+        self.reactions.raise(ev);
         self.drain();
     }
 
+    /// The effects in play react to what happened until quiet (the kernel's protocol: an event
+    /// raised by a reaction waits for its turn).
     fn drain(&mut self) {
-        if self.reacting {
+        if !self.reactions.begin() {
             return;
         }
-        self.reacting = true;
-        while let Some(ev) = self.events.pop_front() {
+        while let Some(ev) = self.reactions.next() {
             // The effects in play when the event happened, in order (a reaction may add or
             // remove effects); a fixed buffer, since this runs for every domain event.
             let mut buf = [None::<Effect>; 40];
@@ -255,7 +256,6 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        self.reacting = false;
     }
 
     fn apply(&mut self, i: Instr) {
@@ -416,7 +416,7 @@ impl<'a> Ctx<'a> {
             self.apply(Instr::EndGame(Outcome { winner: Some(loser.opponent()), reason: EndReason::Defcon1 }));
             return;
         }
-        self.events.push_back(DomainEvent::DefconChanged { from, to });
+        self.reactions.raise(DomainEvent::DefconChanged { from, to });
     }
 
     fn change_vp(&mut self, d: i32) {
@@ -458,7 +458,7 @@ impl<'a> Ctx<'a> {
             Pile::Deck => st.deck.push(card),
             Pile::Hand(s) => {
                 st.hands[s.idx()].insert(card);
-                self.events.push_back(DomainEvent::CardToHand { side: s, card });
+                self.reactions.raise(DomainEvent::CardToHand { side: s, card });
             }
             Pile::Discard => st.discard.insert(card),
             Pile::Removed => st.removed.insert(card),

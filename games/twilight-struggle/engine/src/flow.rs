@@ -273,34 +273,53 @@ pub fn apply(ctx: &mut Ctx, m: &Move) {
 /// ends. A decision with no legal move is resolved as the rules say (unusable Ops are lost,
 /// a player with no card sits out).
 pub fn run(ctx: &mut Ctx) {
-    loop {
-        if ctx.exhausted.is_some() || ctx.fault.is_some() {
-            return;
+    arbiter_kernel::agenda::unfold(ctx);
+}
+
+/// Twilight Struggle's flow as the kernel's work stack: the tasks on `State::stack`; a
+/// decision's moves are the legal moves; the game stops at an outcome (the stack is cleared)
+/// or a fault.
+impl arbiter_kernel::agenda::Agenda for Ctx<'_> {
+    type Task = Task;
+    type Move = Move;
+    #[inline]
+    fn stack(&mut self) -> &mut Vec<Task> {
+        &mut self.st.stack
+    }
+    #[inline]
+    fn top(&self) -> Option<&Task> {
+        self.st.stack.last()
+    }
+    fn stopped(&mut self) -> bool {
+        if self.exhausted.is_some() || self.fault.is_some() {
+            return true;
         }
-        if ctx.st.outcome.is_none() && ctx.st.vp.unsigned_abs() >= 20 && !matches!(ctx.st.stack.last(), Some(Task::FinalScoring)) {
+        if self.st.outcome.is_none() && self.st.vp.unsigned_abs() >= 20 && !matches!(self.st.stack.last(), Some(Task::FinalScoring)) {
             // §10.3.1: 20 VP wins at once, once the event being resolved has been applied.
-            let winner = if ctx.st.vp > 0 { Side::Us } else { Side::Ussr };
-            ctx.exec(crate::instr::Instr::EndGame(Outcome { winner: Some(winner), reason: EndReason::VictoryPoints }));
+            let winner = if self.st.vp > 0 { Side::Us } else { Side::Ussr };
+            self.exec(crate::instr::Instr::EndGame(Outcome { winner: Some(winner), reason: EndReason::VictoryPoints }));
         }
-        if ctx.st.outcome.is_some() {
-            ctx.st.stack.clear();
-            return;
+        if self.st.outcome.is_some() {
+            self.st.stack.clear();
+            return true;
         }
-        let Some(top) = ctx.st.stack.last() else {
-            return;
-        };
-        if top.is_decision() {
-            let moves = legal_moves(ctx.pos());
-            if !moves.is_empty() {
-                ctx.legal = moves;
-                return;
-            }
-            let t = ctx.st.stack.pop().expect("top exists");
-            no_moves(ctx, t);
-            continue;
-        }
-        let t = ctx.st.stack.pop().expect("top exists");
-        run_auto(ctx, t);
+        false
+    }
+    #[inline]
+    fn is_decision(&self, t: &Task) -> bool {
+        t.is_decision()
+    }
+    fn moves(&self) -> Vec<Move> {
+        legal_moves(self.pos())
+    }
+    fn no_moves(&mut self, t: Task) {
+        no_moves(self, t)
+    }
+    fn run(&mut self, t: Task) {
+        run_auto(self, t)
+    }
+    fn decide(&mut self, moves: Vec<Move>) {
+        self.legal = moves;
     }
 }
 

@@ -225,28 +225,16 @@ pub enum Intent<'a> {
     Task(&'a Task),
 }
 
-/// An effect's answer to an [`Intent`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    Allow,
-    /// It does not happen. The reason is a verb phrase logged after the card's name ("Nuclear
-    /// Subs spares …").
-    Cancel(String),
-    /// It does not happen; these tasks are pushed instead (the last runs first). The reason as
-    /// for `Cancel`.
-    Replace(Vec<Task>, String),
-}
+/// An effect's answer to an [`Intent`]: allow, cancel, or replace with these tasks (the last
+/// runs first); the reason is a verb phrase logged after the card's name ("Nuclear Subs spares
+/// …"). The kernel's protocol (`arbiter_kernel::effects`).
+pub type Verdict = arbiter_kernel::effects::Verdict<Task>;
 
-/// When an effect answers an [`Intent`], among the effects in play: each group in the order
-/// its effects entered play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Priority {
-    /// First: obligations that narrow what happens (a card play limited to the card a side
-    /// must play this round: Missile Envy), so that what replaces it sees the narrowed form.
-    Narrow,
-    /// Then: effects that cancel or replace it (Bear Trap, Quagmire, Nuclear Subs…).
-    Replace,
-}
+/// When an effect answers an [`Intent`] among the effects in play: `Narrow` first
+/// (obligations that narrow what happens: a card play limited to the card a side must play
+/// this round, Missile Envy), so that what replaces it sees the narrowed form; then `Replace`
+/// (effects that cancel or replace it: Bear Trap, Quagmire, Nuclear Subs…).
+pub use arbiter_kernel::effects::Priority;
 
 /// When a region is scored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -381,27 +369,13 @@ impl<'a> Position<'a> {
     /// `intercept`, by the effects other than `answered` (those that already replaced what
     /// led to `what`), in [`Priority`] order.
     pub fn intercept_except(&self, extra: &[Effect], what: &Intent, answered: &[CardId]) -> Option<(CardId, Verdict)> {
-        // One pass (this runs before every instruction while effects are in play): a `Narrow`
-        // answer wins at once; the first `Replace` answer is kept until no `Narrow` effect
-        // remains to be asked.
+        // One pass (this runs before every instruction while effects are in play): the
+        // kernel's protocol, a `Narrow` answer first, else the first `Replace` answer.
         let rules = self.rules;
         let extra = extra.iter().filter_map(|e| rules.get_lasting(e.card).map(|l| (e, l)));
-        let mut first_replace = None;
-        for (e, l) in self.lasting().chain(extra) {
-            if answered.contains(&e.card) {
-                continue;
-            }
-            let priority = l.priority();
-            if first_replace.is_some() && priority == Priority::Replace {
-                continue;
-            }
-            match (l.intercept(*self, e, what), priority) {
-                (Verdict::Allow, _) => {}
-                (v, Priority::Narrow) => return Some((e.card, v)),
-                (v, Priority::Replace) => first_replace = Some((e.card, v)),
-            }
-        }
-        first_replace
+        let asked = self.lasting().chain(extra).filter(|(e, _)| !answered.contains(&e.card));
+        arbiter_kernel::effects::first_objection(asked, |(_, l)| l.priority(), |(e, l)| l.intercept(*self, e, what))
+            .map(|((e, _), v)| (e.card, v))
     }
     /// Moves the effects in play offer `side` at any of its decisions.
     pub fn standing_moves(&self, side: Side) -> Vec<Move> {
