@@ -605,6 +605,16 @@ async fn minefield(c: &Client) -> Vec<String> {
     v.as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect()
 }
 
+/// Click cell `name` (found again should the board be redrawn between finding and clicking).
+async fn click_cell(page: &Client, name: &str) {
+    let css = format!("[data-cell=\"{name}\"]");
+    until(&format!("a click on {name}"), || {
+        let css = css.clone();
+        async move { page.find(Locator::Css(&css)).await.ok()?.click().await.ok() }
+    })
+    .await;
+}
+
 /// The second game, Minesweeper, on the same server: the new-game page offers it; the
 /// player's page draws the board from its view, a click opens a cell (the first never a mine),
 /// a right-click flags one; the page shows exactly the server's view after each move, and no
@@ -661,7 +671,7 @@ async fn minesweeper_by_clicking(kind: Browser) {
     no_sideways_scroll(page, "Minesweeper at 1280x800").await;
 
     // A right-click flags, a click opens: the page shows the server's view after each.
-    page.find(Locator::Css("[data-cell=\"a1\"]")).await.unwrap().click().await.unwrap();
+    click_cell(page, "a1").await;
     let opened = until("the first open", || async move {
         let b = minefield(page).await;
         (b[0].as_bytes()[0] != b'#').then_some(b)
@@ -703,7 +713,14 @@ async fn minesweeper_by_clicking(kind: Browser) {
         let board: Vec<String> = view["board"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
         let (c, r) = closed(&board)[0];
         let name = format!("{}{}", char::from(b'a' + c as u8), r + 1);
-        page.find(Locator::Css(&format!("[data-cell=\"{name}\"]"))).await.unwrap().click().await.unwrap();
+        // The page shows the server's board before the next click: each move draws the board
+        // anew, and a cell found before a redraw is gone after it.
+        until("the page to show the last move", || {
+            let board = board.clone();
+            async move { (minefield(page).await == board).then_some(()) }
+        })
+        .await;
+        click_cell(page, &name).await;
         let n = moves;
         until("the open", || {
             let t = truth(token.to_string());
