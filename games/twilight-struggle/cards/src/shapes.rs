@@ -148,7 +148,7 @@ impl Markers {
     }
 
     fn used(t: &EventTask, c: CountryId) -> u8 {
-        u8::from(t.picked & c.bit() != 0) + u8::from(t.twice & c.bit() != 0)
+        u8::from(t.picked.countries().contains(c)) + u8::from(t.twice.contains(c))
     }
 
     pub fn options(&self, p: Position, t: &EventTask) -> Vec<Move> {
@@ -172,10 +172,10 @@ impl Markers {
         };
         let side = self.influence_of.sides(t.side)[0];
         ctx.exec(if self.add { Instr::AddInfluence { side, country: c, n: 1 } } else { Instr::RemoveInfluence { side, country: c, n: 1 } });
-        if t.picked & c.bit() != 0 {
-            t.twice |= c.bit();
+        if t.picked.countries().contains(c) {
+            t.twice.insert(c);
         }
-        t.picked |= c.bit();
+        t.picked = t.picked.with_country(c);
         t.count = t.count.saturating_sub(1);
         (t.count > 0).then_some(t)
     }
@@ -261,7 +261,7 @@ pub struct Trap {
 
 impl Trap {
     fn discards(p: Position, t: &EventTask) -> Vec<CardId> {
-        let narrowed = t.picked_cards();
+        let narrowed = t.picked.cards();
         p.st.hand(t.side)
             .iter()
             .filter(|c| {
@@ -296,7 +296,7 @@ impl CardEvent for Trap {
             v.push(Move::Pass);
         }
         let trap = p.cards().name(self.card);
-        let narrowed: Vec<&str> = t.picked_cards().iter().map(|c| p.cards().name(c)).collect();
+        let narrowed: Vec<&str> = t.picked.cards().iter().map(|c| p.cards().name(c)).collect();
         let prompt = if narrowed.is_empty() {
             format!("{}: {trap} is trapped: discard a card worth 2+ Ops and roll 1-4 to escape (card text)", t.side)
         } else {
@@ -329,7 +329,7 @@ impl CardEvent for Trap {
                 ctx.put_in_play(card, side);
                 ctx.resolve_event(card, side);
             }
-            Move::Pass if t.picked_cards().is_empty() => log!(ctx, "{side} has no card to discard: the round passes ({trap})"),
+            Move::Pass if t.picked.cards().is_empty() => log!(ctx, "{side} has no card to discard: the round passes ({trap})"),
             Move::Pass => log!(ctx, "{side} cannot discard the card it must play (worth less than 2 Ops): the round passes ({trap})"),
             _ => ctx.unexpected(&t, m),
         }
@@ -347,7 +347,7 @@ impl Lasting for Trap {
                     arbiter_twilight::Source::Hand | arbiter_twilight::Source::HandAndChina => CardSet::default(),
                 };
                 let mut escape = EventTask::new(self.card, self.victim).at(TrapStep::Escape);
-                escape.picked = narrowed.0;
+                escape.picked = arbiter_twilight::Picked::Cards(narrowed);
                 Verdict::Replace(
                     vec![Task::Event(escape)],
                     format!("replaces the {} card play with an attempt to escape (card text)", self.victim),
@@ -451,8 +451,8 @@ pub struct TargetEvent {
 
 impl TargetEvent {
     fn targets<'a>(&'a self, p: Position<'a>, t: &EventTask) -> impl Iterator<Item = CountryId> + 'a {
-        let (side, picked) = (t.side, t.picked);
-        Map::standard().ids().filter(move |c| picked & c.bit() == 0 && (self.eligible)(p, side, *c))
+        let (side, picked) = (t.side, t.picked.countries());
+        Map::standard().ids().filter(move |c| !picked.contains(*c) && (self.eligible)(p, side, *c))
     }
 
     fn next(&self, ctx: &mut Ctx, t: EventTask) {
@@ -460,7 +460,7 @@ impl TargetEvent {
             return;
         }
         if self.targets(ctx.pos(), &t).next().is_none() {
-            let more = if t.picked == 0 { "" } else { " more" };
+            let more = if t.picked.is_empty() { "" } else { " more" };
             log!(ctx, "{}: no{more} country qualifies ({})", ctx.card_name(self.card), self.what);
             return;
         }
@@ -482,7 +482,7 @@ impl CardEvent for TargetEvent {
         match m {
             Move::Target(c) => {
                 (self.act)(ctx, t.side, *c);
-                self.next(ctx, EventTask { count: t.count - 1, picked: t.picked | c.bit(), ..t });
+                self.next(ctx, EventTask { count: t.count - 1, picked: t.picked.with_country(*c), ..t });
             }
             _ => ctx.unexpected(&t, m),
         }

@@ -64,7 +64,7 @@ pub use card::{CardDb, CardId, CardInfo, CardSet};
 pub use error::{Illegal, ParseError, PlayError};
 pub use flow::Decision;
 pub use game::Game;
-pub use map::{CountryId, Map, Region};
+pub use map::{CountryId, CountrySet, Map, Region};
 pub use moves::{Concession, Move, Notation, PlayMode};
 pub use registry::{
     Ask, CardEvent, Cause, Intent, Lasting, NoStep, Position, Priority, Prompt, Ruleset, ScoringModifier, ScoringTime, Verdict,
@@ -73,4 +73,4 @@ pub use report::Report;
 pub use rng::Randomness;
 pub use side::Side;
 pub use state::{Options, Outcome, State};
-pub use task::{EventTask, Modes, OpsKind, OpsTask, PlayTask, Source, Task};
+pub use task::{Arg, EventTask, Modes, OpsKind, OpsTask, Picked, PlayTask, Source, Task};

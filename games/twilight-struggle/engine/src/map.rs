@@ -20,6 +20,29 @@ impl CountryId {
     }
 }
 
+/// A set of countries as a bitset over country numbers: cheap to copy and hash.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CountrySet(pub u128);
+
+impl CountrySet {
+    #[inline]
+    pub fn contains(self, c: CountryId) -> bool {
+        self.0 & c.bit() != 0
+    }
+    #[inline]
+    pub fn insert(&mut self, c: CountryId) {
+        self.0 |= c.bit();
+    }
+    #[inline]
+    pub fn with(self, c: CountryId) -> CountrySet {
+        CountrySet(self.0 | c.bit())
+    }
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
 /// The six scoring regions (§2.1.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Region {

@@ -304,7 +304,7 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
             log!(ctx, "{side} Ops value: {ops}");
             let removed = crate::coup::resolve(ctx, side, c, ops.value as u8, o.free);
             if let Some(mut then) = o.then {
-                then.picked |= c.bit();
+                then.picked = then.picked.with_country(c);
                 then.count = removed;
                 ctx.push(Task::Continue(then));
             }

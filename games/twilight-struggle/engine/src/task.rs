@@ -3,14 +3,16 @@
 //! the kernel modules form layers (see ARCHITECTURE.md).
 
 use crate::card::{CardId, CardSet};
+use crate::map::{CountryId, CountrySet};
 use crate::moves::PlayMode;
 use crate::pipeline::Spend;
 use crate::side::Side;
 use serde::{Deserialize, Serialize};
 
-/// A pending step of a card's event: which card, for whom, which step, and a little
-/// card-defined data. The step is stored as a number and read back through the card's own
-/// typed enum (`registry::Step`); an unknown number is an engine fault, never a silent no-op.
+/// A pending step of a card's event: which card, for whom, which step, and what the card's
+/// steps carry to the next. The step is stored as a number and read back through the card's
+/// own typed enum (`registry::Step`); an unknown number is an engine fault, never a silent
+/// no-op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct EventTask {
     pub card: CardId,
@@ -18,16 +20,90 @@ pub struct EventTask {
     pub step: u8,
     /// A counter (markers left to place, rolls left...).
     pub count: u8,
-    /// Countries (or cards) already chosen, as a bitset.
-    pub picked: u128,
+    /// What the steps have chosen so far.
+    pub picked: Picked,
     /// Countries chosen twice (for "at most 2 per country").
-    pub twice: u128,
-    pub arg: i16,
+    pub twice: CountrySet,
+    /// What a later step needs to know (the card returned, the summit's winner).
+    pub arg: Arg,
+}
+
+/// What an event's steps have chosen so far: countries, or cards (a card's steps choose one
+/// kind). Hashed as the bitset it holds, as when it was a bare number, so that the state hashes
+/// of saved games hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Picked {
+    #[default]
+    Nothing,
+    Countries(CountrySet),
+    Cards(CardSet),
+}
+
+impl Picked {
+    /// The countries chosen (none if the steps choose cards).
+    #[inline]
+    pub fn countries(self) -> CountrySet {
+        match self {
+            Picked::Countries(s) => s,
+            Picked::Nothing | Picked::Cards(_) => CountrySet::default(),
+        }
+    }
+    /// The cards chosen (none if the steps choose countries).
+    #[inline]
+    pub fn cards(self) -> CardSet {
+        match self {
+            Picked::Cards(s) => s,
+            Picked::Nothing | Picked::Countries(_) => CardSet::default(),
+        }
+    }
+    /// The countries chosen and `c`.
+    #[inline]
+    pub fn with_country(self, c: CountryId) -> Picked {
+        Picked::Countries(self.countries().with(c))
+    }
+    pub fn is_empty(self) -> bool {
+        self.bits() == 0
+    }
+    fn bits(self) -> u128 {
+        match self {
+            Picked::Nothing => 0,
+            Picked::Countries(s) => s.0,
+            Picked::Cards(s) => s.0,
+        }
+    }
+}
+
+impl std::hash::Hash for Picked {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.bits().hash(state)
+    }
+}
+
+/// What a later step of an event needs to know. Hashed as the number it was stored as (the
+/// card's number, the side's index, 0 for nothing), so that the state hashes of saved games
+/// hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Arg {
+    #[default]
+    Nothing,
+    Card(CardId),
+    Side(Side),
+}
+
+impl std::hash::Hash for Arg {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let n: i16 = match self {
+            Arg::Nothing => 0,
+            Arg::Card(c) => i16::from(c.0),
+            Arg::Side(s) => s.idx() as i16,
+        };
+        n.hash(state)
+    }
 }
 
 impl EventTask {
     pub fn new(card: CardId, side: Side) -> EventTask {
-        EventTask { card, side, step: 0, count: 0, picked: 0, twice: 0, arg: 0 }
+        EventTask { card, side, step: 0, count: 0, picked: Picked::Nothing, twice: CountrySet::default(), arg: Arg::Nothing }
     }
     pub fn at(self, step: impl Into<u8>) -> Self {
         EventTask { step: step.into(), ..self }
@@ -35,11 +111,8 @@ impl EventTask {
     pub fn count(self, count: u8) -> Self {
         EventTask { count, ..self }
     }
-    pub fn arg(self, arg: i16) -> Self {
+    pub fn arg(self, arg: Arg) -> Self {
         EventTask { arg, ..self }
-    }
-    pub fn picked_cards(&self) -> CardSet {
-        CardSet(self.picked)
     }
 }
 
@@ -261,5 +334,25 @@ impl Task {
                 | Task::Event(_)
                 | Task::SpaceDiscard { .. }
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_kernel::stable_hash;
+
+    /// The typed continuations hash as the numbers they replaced (`picked: u128`, `arg: i16`):
+    /// the state hashes recorded in saved games hold.
+    #[test]
+    fn typed_continuations_hash_as_the_numbers_they_replaced() {
+        let (c, k) = (CountryId(17), CardId(43));
+        assert_eq!(stable_hash(&Picked::Nothing), stable_hash(&0u128));
+        assert_eq!(stable_hash(&Picked::Nothing.with_country(c)), stable_hash(&c.bit()));
+        assert_eq!(stable_hash(&Picked::Cards([k].into_iter().collect())), stable_hash(&(1u128 << 43)));
+        assert_eq!(stable_hash(&Arg::Nothing), stable_hash(&0i16));
+        assert_eq!(stable_hash(&Arg::Card(k)), stable_hash(&43i16));
+        assert_eq!(stable_hash(&Arg::Side(Side::Ussr)), stable_hash(&1i16));
+        assert_eq!(stable_hash(&CountrySet(c.bit())), stable_hash(&c.bit()));
     }
 }

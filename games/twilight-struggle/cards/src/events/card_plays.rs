@@ -22,6 +22,7 @@ use arbiter_twilight::error::{illegal, Illegal};
 use arbiter_twilight::instr::DomainEvent;
 use arbiter_twilight::instr::Instr;
 use arbiter_twilight::state::Pile;
+use arbiter_twilight::Arg;
 use arbiter_twilight::{log, log_private, steps};
 use arbiter_twilight::{
     Ask, CardEvent, CardId, EventTask, Intent, Lasting, Modes, Move, NoStep, OpsTask, PlayMode, PlayTask, Position, Priority, Ruleset,
@@ -88,13 +89,13 @@ impl CardEvent for GrainSales {
             modes: Modes::ALL,
             event_cancelled: false,
             by: Some(GRAIN_SALES),
-            or_else: Some(EventTask::new(GRAIN_SALES, side).at(GrainStep::Returned).arg(card.0 as i16)),
+            or_else: Some(EventTask::new(GRAIN_SALES, side).at(GrainStep::Returned).arg(Arg::Card(card))),
             in_round: false,
         }));
     }
     /// The card was returned: back to the opponent's hand, then this card's Ops.
     fn resume(&self, ctx: &mut Ctx, _step: GrainStep, t: EventTask) {
-        let card = arbiter_twilight::CardId(t.arg as u8);
+        let Arg::Card(card) = t.arg else { return ctx.unexpected(&t, &Move::Pass) };
         if ctx.st().locate(card) != Pile::InPlay {
             return ctx.unexpected(&t, &Move::Pass);
         }

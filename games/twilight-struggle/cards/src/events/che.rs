@@ -25,7 +25,7 @@ fn eligible() -> u128 {
 
 /// Where a coup is possible now: eligible, holding US Influence, not already chosen.
 fn targets(p: Position, t: &EventTask) -> u128 {
-    eligible() & p.st.masks().presence[Side::Us.idx()] & !t.picked
+    eligible() & p.st.masks().presence[Side::Us.idx()] & !t.picked.countries().0
 }
 
 impl CardEvent for Che {

@@ -9,6 +9,7 @@ use arbiter_twilight::instr::Instr;
 use arbiter_twilight::registry::{Cause, Intent, Verdict};
 use arbiter_twilight::scoring::{levels_now, Level};
 use arbiter_twilight::state::{EndReason, Outcome};
+use arbiter_twilight::Arg;
 use arbiter_twilight::{log, steps};
 use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Move, NoStep, OpsTask, Position, Region, Ruleset, Side, Task};
 
@@ -173,10 +174,10 @@ impl CardEvent for Summit {
             std::cmp::Ordering::Equal => return ctx.log("Summit: a tie: nothing happens"),
         };
         ctx.exec(Instr::Vp { side: winner, n: 2 });
-        ctx.push(Task::Event(EventTask::new(SUMMIT, side).at(SummitStep::Defcon).arg(winner.idx() as i16)));
+        ctx.push(Task::Event(EventTask::new(SUMMIT, side).at(SummitStep::Defcon).arg(Arg::Side(winner))));
     }
     fn ask(&self, p: Position, _step: SummitStep, t: &EventTask) -> Ask {
-        let winner = if t.arg == 0 { Side::Us } else { Side::Ussr };
+        let Arg::Side(winner) = t.arg else { return Ask::new(t.side, "", Vec::new()) };
         let prompt =
             format!("{winner}: Summit: `choose improve` or `choose degrade` to move DEFCON (now {}) one level, or `pass`", p.st.defcon);
         let mut ask = Ask::options(winner, prompt, &["improve", "degrade"]).or_pass();
@@ -186,7 +187,7 @@ impl CardEvent for Summit {
         ask
     }
     fn answer(&self, ctx: &mut Ctx, _step: SummitStep, t: EventTask, m: &Move) {
-        let winner = if t.arg == 0 { Side::Us } else { Side::Ussr };
+        let Arg::Side(winner) = t.arg else { return ctx.unexpected(&t, m) };
         match m {
             Move::Choose(0) => ctx.exec(Instr::ChangeDefcon(1)),
             Move::Choose(1) => ctx.exec(Instr::ChangeDefcon(-1)),

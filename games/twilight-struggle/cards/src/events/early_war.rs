@@ -124,7 +124,7 @@ impl CardEvent for EastEuropeanUnrest {
         let per = if p.st.turn >= 8 { 2 } else { 1 };
         let choices = Map::standard()
             .ids()
-            .filter(|c| in_sub(*c, SubRegion::EasternEurope) && p.st.inf(t.side.opponent(), *c) > 0 && t.picked & c.bit() == 0)
+            .filter(|c| in_sub(*c, SubRegion::EasternEurope) && p.st.inf(t.side.opponent(), *c) > 0 && !t.picked.countries().contains(*c))
             .map(Move::Target)
             .collect();
         let prompt = format!(
@@ -140,7 +140,7 @@ impl CardEvent for EastEuropeanUnrest {
         let per = if ctx.st().turn >= 8 { 2 } else { 1 };
         ctx.exec(Instr::RemoveInfluence { side: t.side.opponent(), country: *c, n: per });
         if t.count > 1 {
-            ctx.push(Task::Event(EventTask { count: t.count - 1, picked: t.picked | c.bit(), ..t }));
+            ctx.push(Task::Event(EventTask { count: t.count - 1, picked: t.picked.with_country(*c), ..t }));
         }
     }
 }
@@ -174,7 +174,7 @@ impl CardEvent for DeStalinization {
                 Ask::new(t.side, prompt, choices).or_pass()
             }
             DeStalinStep::Place => {
-                let used = |c: CountryId| u8::from(t.picked & c.bit() != 0) + u8::from(t.twice & c.bit() != 0);
+                let used = |c: CountryId| u8::from(t.picked.countries().contains(c)) + u8::from(t.twice.contains(c));
                 let choices = map.ids().filter(|c| !p.st.controls(t.side.opponent(), *c) && used(*c) < 2).map(Move::Influence).collect();
                 let prompt = format!(
                     "{}: De-Stalinization: `influence COUNTRY` in countries the {} does not control, at most 2 each ({} left)",
@@ -197,8 +197,8 @@ impl CardEvent for DeStalinization {
             (DeStalinStep::Remove, Move::Pass) => ctx.push(Task::Event(t.at(DeStalinStep::Place))),
             (DeStalinStep::Place, Move::Influence(c)) => {
                 ctx.exec(Instr::AddInfluence { side: t.side, country: *c, n: 1 });
-                let twice = if t.picked & c.bit() != 0 { t.twice | c.bit() } else { t.twice };
-                let next = EventTask { picked: t.picked | c.bit(), twice, count: t.count - 1, ..t };
+                let twice = if t.picked.countries().contains(*c) { t.twice.with(*c) } else { t.twice };
+                let next = EventTask { picked: t.picked.with_country(*c), twice, count: t.count - 1, ..t };
                 if next.count > 0 {
                     ctx.push(Task::Event(next));
                 }
@@ -250,10 +250,13 @@ impl CardEvent for CambridgeFive {
             return;
         }
         ctx.exec(Instr::Reveal { whose: side.opponent(), cards: shown, public: false });
-        ctx.push(Task::Event(EventTask { picked: shown.0, ..EventTask::new(CAMBRIDGE_FIVE, side).at(CambridgeStep::Place) }));
+        ctx.push(Task::Event(EventTask {
+            picked: arbiter_twilight::Picked::Cards(shown),
+            ..EventTask::new(CAMBRIDGE_FIVE, side).at(CambridgeStep::Place)
+        }));
     }
     fn ask(&self, _p: Position, _step: CambridgeStep, t: &EventTask) -> Ask {
-        let regions = t.picked_cards().iter().fold(0u128, |m, c| m | scoring_region_mask(c));
+        let regions = t.picked.cards().iter().fold(0u128, |m, c| m | scoring_region_mask(c));
         let prompt =
             format!("{}: The Cambridge Five: `influence COUNTRY` (1 Influence in a region of a scoring card shown), or `pass`", t.side);
         Ask::new(t.side, prompt, iter_mask(regions).map(Move::Influence).collect()).or_pass()

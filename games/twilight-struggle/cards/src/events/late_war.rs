@@ -414,7 +414,7 @@ fn debt_cards(p: Position) -> Vec<CardId> {
 }
 
 fn south_america_doubling(p: Position, t: &EventTask) -> Vec<Move> {
-    iter_mask(Map::standard().region_mask(Region::SouthAmerica) & !t.picked)
+    iter_mask(Map::standard().region_mask(Region::SouthAmerica) & !t.picked.countries().0)
         .filter(|c| p.st.inf(t.side, *c) > 0)
         .map(Move::Target)
         .collect()
@@ -477,7 +477,7 @@ impl CardEvent for DebtCrisis {
             (DebtStep::Double, Move::Target(c)) => {
                 let n = ctx.st().inf(t.side, *c);
                 ctx.exec(Instr::AddInfluence { side: t.side, country: *c, n });
-                Self::double(ctx, EventTask { count: t.count - 1, picked: t.picked | c.bit(), ..t });
+                Self::double(ctx, EventTask { count: t.count - 1, picked: t.picked.with_country(*c), ..t });
             }
             _ => ctx.unexpected(&t, m),
         }

@@ -22,7 +22,7 @@ struct OurManInTehran;
 
 /// The cards looked at that are still on the draw pile.
 fn looked_at(p: Position, t: &EventTask) -> Vec<arbiter_twilight::CardId> {
-    t.picked_cards().iter().filter(|c| p.st.deck.contains(c)).collect()
+    t.picked.cards().iter().filter(|c| p.st.deck.contains(c)).collect()
 }
 
 fn names(ctx: &Ctx, cards: &[arbiter_twilight::CardId]) -> String {
@@ -52,7 +52,10 @@ impl CardEvent for OurManInTehran {
         log_private!(ctx, side, "Our Man in Tehran: the top cards are {}", names(ctx, &top));
         ctx.reveal();
         let set: CardSet = top.into_iter().collect();
-        ctx.push(Task::Event(EventTask { picked: set.0, ..EventTask::new(OUR_MAN_IN_TEHRAN, side).at(TehranStep::Discard) }));
+        ctx.push(Task::Event(EventTask {
+            picked: arbiter_twilight::Picked::Cards(set),
+            ..EventTask::new(OUR_MAN_IN_TEHRAN, side).at(TehranStep::Discard)
+        }));
     }
     fn ask(&self, p: Position, _step: TehranStep, t: &EventTask) -> Ask {
         let cards = looked_at(p, t);

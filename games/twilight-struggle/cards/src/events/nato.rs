@@ -75,7 +75,7 @@ impl CardEvent for WarsawPact {
                 t.side,
                 format!("USSR: remove all US Influence from an Eastern European country ({} left)", t.count),
                 map.ids()
-                    .filter(|c| eastern_europe(p, t.side, *c) && p.st.inf(Side::Us, *c) > 0 && t.picked & c.bit() == 0)
+                    .filter(|c| eastern_europe(p, t.side, *c) && p.st.inf(Side::Us, *c) > 0 && !t.picked.countries().contains(*c))
                     .map(Move::Target)
                     .collect(),
             ),
@@ -94,7 +94,7 @@ impl CardEvent for WarsawPact {
                 let n = ctx.st().inf(Side::Us, *c);
                 ctx.exec(Instr::RemoveInfluence { side: Side::Us, country: *c, n });
                 if t.count > 1 {
-                    ctx.push(Task::Event(EventTask { count: t.count - 1, picked: t.picked | c.bit(), ..t }));
+                    ctx.push(Task::Event(EventTask { count: t.count - 1, picked: t.picked.with_country(*c), ..t }));
                 }
             }
             (WarsawStep::Add, _) => {

@@ -18,6 +18,7 @@ use arbiter_twilight::instr::{DomainEvent, Instr};
 use arbiter_twilight::map::{iter_mask, CountryId, Map};
 use arbiter_twilight::registry::{Intent, Verdict};
 use arbiter_twilight::scoring::score_with_modifiers;
+use arbiter_twilight::Arg;
 use arbiter_twilight::{
     log, steps, Ask, CardEvent, CardId, EventTask, Lasting, Move, NoStep, Position, Region, Ruleset, ScoringModifier, ScoringTime, Side,
     Task,
@@ -104,7 +105,7 @@ impl CardEvent for Shuttle {
     /// The US chooses the USSR battleground the scoring ignores (`arg`: the region's scoring
     /// card).
     fn ask(&self, p: Position, _step: ShuttleStep, t: &EventTask) -> Ask {
-        let card = CardId(t.arg as u8);
+        let Arg::Card(card) = t.arg else { return Ask::new(t.side, "", Vec::new()) };
         let (Some(region), Some(e)) = (shuttle_region(card), p.st.effect(SHUTTLE_DIPLOMACY)) else {
             return Ask::new(t.side, "", Vec::new());
         };
@@ -116,14 +117,8 @@ impl CardEvent for Shuttle {
         Ask::new(t.side, prompt, candidates(p, e, region).into_iter().map(Move::Target).collect())
     }
     fn answer(&self, ctx: &mut Ctx, _step: ShuttleStep, t: EventTask, m: &Move) {
-        let Move::Target(c) = *m else { return ctx.unexpected(&t, m) };
-        log!(
-            ctx,
-            "The {} chooses {}: Shuttle Diplomacy ignores it in {}",
-            t.side,
-            Map::standard().name(c),
-            ctx.card_name(CardId(t.arg as u8))
-        );
+        let (Move::Target(c), Arg::Card(card)) = (*m, t.arg) else { return ctx.unexpected(&t, m) };
+        log!(ctx, "The {} chooses {}: Shuttle Diplomacy ignores it in {}", t.side, Map::standard().name(c), ctx.card_name(card));
         ctx.exec(Instr::SetEffectParam { card: SHUTTLE_DIPLOMACY, param: c.0 as i16 + 1 });
     }
 }
@@ -147,7 +142,7 @@ impl Lasting for Shuttle {
         if chosen(e).is_some() || candidates(p, e, region).len() < 2 || !choice_matters(p, e, region) {
             return Verdict::Allow;
         }
-        let choose = EventTask::new(SHUTTLE_DIPLOMACY, e.owner).at(ShuttleStep::Choose).arg(card.0 as i16);
+        let choose = EventTask::new(SHUTTLE_DIPLOMACY, e.owner).at(ShuttleStep::Choose).arg(Arg::Card(card));
         Verdict::Replace(
             // The last runs first: the choice, then the scoring card's event again.
             vec![Task::ResolveEvent { card, side }, Task::Event(choose)],
