@@ -91,6 +91,28 @@ proptest! {
         let _ = g.parse(&format!("{verb} {rest}"));
     }
 
+    /// A saved move is whatever JSON a rewritten file holds: every game reads it back (its text,
+    /// playing it) with a refusal or a move, never a panic.
+    #[test]
+    fn any_saved_move_json_is_read_without_panic(
+        verb in prop_oneof![Just("Open"), Just("Flag"), Just("Unflag"), Just("Influence"), Just("Coup"), Just("Headline"), Just("Target"), Just("Choose"), Just("Discard")],
+        a in any::<u16>(), b in any::<u16>(), shape in 0usize..4, junk in "\\PC{0,20}",
+    ) {
+        let json = match shape {
+            0 => format!(r#"{{"{verb}":{{"col":{},"row":{}}}}}"#, a % 300, b % 300),
+            1 => format!(r#"{{"{verb}":{a}}}"#),
+            2 => format!(r#"{{"{verb}":[{a},{b}]}}"#),
+            _ => junk.clone(),
+        };
+        for kind in arbiter_games::catalogue().kinds() {
+            let (mut game, _) = kind.create(&kind.default_options(), u64::from(a)).unwrap();
+            let _ = game.json_move_text(&json);
+            if let Some(t) = game.decision() {
+                let _ = game.play_json(t.seat, &json);
+            }
+        }
+    }
+
     #[test]
     fn any_bytes_as_a_saved_game_are_refused_cleanly(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
         let dir = tempfile::tempdir().unwrap();

@@ -63,17 +63,25 @@ fn a_version_2_game_is_upgraded_in_place_and_plays_on() {
     assert!(matches!(reopened.rows()[90].seat, Seat(0) | Seat(1)));
 }
 
+/// Edits to an upgraded game are found at their row: a private line, a move's time.
 #[test]
 fn an_edit_to_an_upgraded_game_is_still_detected() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = copy(dir.path());
-    drop(SqliteStore::open(&path).unwrap());
-    let c = rusqlite::Connection::open(&path).unwrap();
-    c.execute("UPDATE events SET seat_logs = json_array('', '') WHERE seq = 40 AND seat_logs != json_array('', '')", []).unwrap();
-    c.execute("UPDATE events SET at = '2020-01-01T00:00:00.000Z' WHERE seq = 12", []).unwrap();
-    drop(c);
-    match SqliteStore::open(&path).and_then(|s| s.rows()) {
-        Err(StoreError::Damaged { seq, .. }) => assert_eq!(seq, 12),
-        other => panic!("expected damage at move 12, got {other:?}", other = other.map(|r| r.len())),
+    for (sql, at) in [
+        ("UPDATE events SET seat_logs = json_array('', '') WHERE seq = (SELECT MIN(seq) FROM events WHERE seat_logs != json_array('', ''))", None),
+        ("UPDATE events SET at = '2020-01-01T00:00:00.000Z' WHERE seq = 12", Some(12)),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = copy(dir.path());
+        drop(SqliteStore::open(&path).unwrap());
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let first_private: u64 =
+            c.query_row("SELECT MIN(seq) FROM events WHERE seat_logs != json_array('', '')", [], |r| r.get::<_, i64>(0)).unwrap() as u64;
+        assert_eq!(c.execute(sql, []).unwrap(), 1, "{sql}");
+        drop(c);
+        let want = at.unwrap_or(first_private);
+        match SqliteStore::open(&path).and_then(|s| s.rows()) {
+            Err(StoreError::Damaged { seq, .. }) => assert_eq!(seq, want, "{sql}"),
+            other => panic!("{sql}: expected damage at move {want}, got {:?}", other.map(|r| r.len())),
+        }
     }
 }

@@ -15,7 +15,7 @@ mod ts_session;
 mod warn;
 
 use arbiter_games::catalogue;
-use arbiter_kernel::{Match, Seat, Viewer};
+use arbiter_kernel::{GameKind, Match, Seat, Viewer};
 use arbiter_store::{EventStore, Replay, Session, SessionError, SqliteStore};
 use arbiter_twilight::Options;
 use clap::{Parser, Subcommand};
@@ -180,51 +180,47 @@ fn viewer_named(s: &Session, id: &str) -> Result<Viewer, Failure> {
     seat_named(s, id).map(Some)
 }
 
-/// The options of a new game of `game` from the command line's flags; a flag of another game
-/// is refused.
+/// The options of a new game of `kind` from the command line's flags: each flag belongs to one
+/// game, and a flag of another game is refused.
 fn new_game_options(
-    game: &str,
+    kind: &dyn arbiter_kernel::GameKind,
     optional_cards: bool,
     us_bonus: Option<u8>,
     size: Option<&str>,
     mines: Option<u16>,
 ) -> Result<serde_json::Value, Failure> {
-    let foreign = |flag: &str, of: &str| Failure::Rejected(format!("{flag} is an option of {of}, not of {game}"));
-    match game {
-        "twilight-struggle" => {
-            if size.is_some() {
-                return Err(foreign("--size", "minesweeper"));
-            }
-            if mines.is_some() {
-                return Err(foreign("--mines", "minesweeper"));
-            }
-            let d = Options::default();
-            Ok(arbiter_games::ts_options(Options { optional_cards, us_bonus: us_bonus.unwrap_or(d.us_bonus) }))
-        }
-        "minesweeper" => {
-            if optional_cards {
-                return Err(foreign("--optional-cards", "twilight-struggle"));
-            }
-            if us_bonus.is_some() {
-                return Err(foreign("--us-bonus", "twilight-struggle"));
-            }
-            let mut o = serde_json::Map::new();
-            if let Some(size) = size {
-                let (w, h) = size
-                    .split_once(['x', 'X', '×'])
-                    .and_then(|(w, h)| Some((w.trim().parse::<u8>().ok()?, h.trim().parse::<u8>().ok()?)))
-                    .ok_or_else(|| Failure::Rejected(format!("--size is WIDTHxHEIGHT, e.g. 16x16 (not {size:?})")))?;
-                o.insert("width".into(), w.into());
-                o.insert("height".into(), h.into());
-            }
-            if let Some(m) = mines {
-                o.insert("mines".into(), m.into());
-            }
-            Ok(serde_json::Value::Object(o))
-        }
-        // The catalogue refuses it, naming the games.
-        _ => Ok(serde_json::Value::Null),
+    let game = kind.id();
+    let ts = arbiter_games::TWILIGHT_STRUGGLE.id();
+    let ms = arbiter_games::MINESWEEPER.id();
+    let flags = [
+        ("--optional-cards", optional_cards, ts),
+        ("--us-bonus", us_bonus.is_some(), ts),
+        ("--size", size.is_some(), ms),
+        ("--mines", mines.is_some(), ms),
+    ];
+    if let Some((flag, _, of)) = flags.iter().find(|(_, given, of)| *given && *of != game) {
+        return Err(Failure::Rejected(format!("{flag} is an option of {of}, not of {game}")));
     }
+    let mut o = match kind.default_options() {
+        serde_json::Value::Object(o) => o,
+        _ => serde_json::Map::new(),
+    };
+    if game == ts {
+        o.insert("optional_cards".into(), optional_cards.into());
+        if let Some(b) = us_bonus {
+            o.insert("us_bonus".into(), b.into());
+        }
+    } else if game == ms {
+        if let Some(size) = size {
+            let (w, h) = arbiter_minesweeper::Options::parse_size(size).map_err(|r| Failure::Rejected(r.reason))?;
+            o.insert("width".into(), w.into());
+            o.insert("height".into(), h.into());
+        }
+        if let Some(m) = mines {
+            o.insert("mines".into(), m.into());
+        }
+    }
+    Ok(serde_json::Value::Object(o))
 }
 
 /// Exit status 2: the input was rejected (illegal move, bad arguments); 1: anything else.
@@ -291,7 +287,11 @@ fn run(cmd: Command) -> Result<(), Failure> {
     match cmd {
         Command::New { file, game, seed, optional_cards, us_bonus, size, mines, force } => {
             let kind = catalogue().find(&game).map_err(|r| Failure::Rejected(r.reason))?;
-            let options = new_game_options(&game, optional_cards, us_bonus, size.as_deref(), mines)?;
+            let options = new_game_options(kind, optional_cards, us_bonus, size.as_deref(), mines)?;
+            let seed = seed.unwrap_or_else(clock_seed);
+            // The options are the game's to judge, before an existing file is touched: a
+            // refused `new --force` leaves the old game as it was.
+            kind.create(&options, seed).map_err(|r| Failure::Rejected(format!("cannot create the game: {r}")))?;
             if file.exists() {
                 if !force {
                     return Err(Failure::Rejected(format!("{} exists; use --force to overwrite it", file.display())));
@@ -304,7 +304,6 @@ fn run(cmd: Command) -> Result<(), Failure> {
                     let _ = std::fs::remove_file(side_file);
                 }
             }
-            let seed = seed.unwrap_or_else(clock_seed);
             Session::create(&file, kind, &options, seed)?;
             // The seed is not printed: with it, the hidden cards and future draws can be rebuilt.
             say!("New game in {}", file.display());

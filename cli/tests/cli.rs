@@ -417,6 +417,10 @@ fn minesweeper_is_played_through_the_same_commands() {
     assert!(log.contains("#1 Player") && log.contains("The 4 mines are placed, none at c3"), "{log}");
     let replayed = out(&["replay", file]);
     assert!(replayed.contains("Replayed and verified"), "{replayed}");
+    // A refused `new --force` leaves the game it would have replaced.
+    let o = arbiter().args(["new", file, "--force", "--game", "minesweeper", "--mines", "500"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(f.exists() && out(&["replay", file]).contains("Replayed and verified"), "the old game is kept");
     let json: serde_json::Value = serde_json::from_str(&out(&["moves", file, "--json"])).unwrap();
     assert_eq!(json["game"], "minesweeper");
     assert_eq!(json["outcome"]["reason"].as_str().map(str::to_lowercase).as_deref(), Some(outcome));

@@ -315,15 +315,45 @@ impl SqliteStore {
     /// current layout, every value as it was (so the chain, over the same values, still holds;
     /// it is checked before and after).
     fn upgrade_from_v2(&mut self) -> Result<(), StoreError> {
-        let header = self.header()?;
-        let rows = self.rows()?;
         let path = self.path.clone();
         let legacy = self.layout.clone();
-        let tx = self.conn.transaction().map_err(|e| write_error(&path, e))?;
-        tx.execute_batch("ALTER TABLE game RENAME TO game_v2; ALTER TABLE events RENAME TO events_v2;")
+        // Under the write lock, and checked before it is committed: a failed check leaves the
+        // file as it was.
+        self.conn.execute_batch("BEGIN IMMEDIATE").map_err(|e| write_error(&path, e))?;
+        match self.upgrade_from_v2_locked() {
+            Ok(()) => {
+                if let Err(e) = self.conn.execute_batch("COMMIT") {
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                    (self.version, self.layout) = (2, legacy);
+                    return Err(write_error(&path, e));
+                }
+            }
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                (self.version, self.layout) = (2, legacy);
+                return Err(e);
+            }
+        }
+        let _ = self.conn.execute_batch("VACUUM");
+        Ok(())
+    }
+
+    fn upgrade_from_v2_locked(&mut self) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        // Another process may have upgraded it since this one opened it.
+        let version: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| read_error(&path, e))?;
+        if version >= 3 {
+            (self.version, self.layout) = (version, Layout::current());
+            return Ok(());
+        }
+        let header = self.header()?;
+        let rows = self.rows()?;
+        let legacy = self.layout.clone();
+        let c = &self.conn;
+        c.execute_batch("ALTER TABLE game RENAME TO game_v2; ALTER TABLE events RENAME TO events_v2;")
             .map_err(|e| write_error(&path, e))?;
-        tx.execute_batch(SCHEMA).map_err(|e| write_error(&path, e))?;
-        tx.execute(
+        c.execute_batch(SCHEMA).map_err(|e| write_error(&path, e))?;
+        c.execute(
             &format!(
                 "INSERT INTO game SELECT 1, NULL, created_at, engine_version, rules_version, seed, options_json, ?1, setup_public_log, \
                  {}, setup_random_json, setup_reveals, setup_state_hash, header_hash, head_seq, head_hash FROM game_v2",
@@ -332,20 +362,16 @@ impl SqliteStore {
             params![json_strings(&header.seats)],
         )
         .map_err(|e| write_error(&path, e))?;
-        tx.execute_batch(&format!(
+        c.execute_batch(&format!(
             "INSERT INTO events SELECT seq, at, side, move_text, move_json, random_json, reveals, public_log, {}, state_hash, chain \
              FROM events_v2 ORDER BY seq; DROP TABLE game_v2; DROP TABLE events_v2; PRAGMA user_version = {SCHEMA_VERSION};",
             legacy.logs
         ))
         .map_err(|e| write_error(&path, e))?;
-        tx.commit().map_err(|e| write_error(&path, e))?;
-        self.version = SCHEMA_VERSION;
-        self.layout = Layout::current();
-        let (upgraded_header, upgraded_rows) = (self.header()?, self.rows()?);
-        if upgraded_header != header || upgraded_rows != rows {
-            return Err(StoreError::Damaged { path, seq: 0, what: "upgrading it to the current schema changed what it holds".into() });
+        (self.version, self.layout) = (SCHEMA_VERSION, Layout::current());
+        if self.header()? != header || self.rows()? != rows {
+            return Err(StoreError::Damaged { path, seq: 0, what: "upgrading it to the current schema would change what it holds".into() });
         }
-        let _ = self.conn.execute_batch("VACUUM");
         Ok(())
     }
 
@@ -426,6 +452,10 @@ impl SqliteStore {
                 return Err(damaged(format!("move {seq} is missing (the next stored row is numbered {stored_seq})")));
             }
             let record = record.map_err(|what| damaged(what.into()))?;
+            // One private log per seat: a log for no seat would be outside the chain.
+            if record.seat_logs.len() != header.seats.len() {
+                return Err(damaged("its private logs do not match the game's seats".into()));
+            }
             let seat = header.seats.iter().position(|s| *s == seat).ok_or_else(|| damaged(format!("unknown seat {seat:?}")))?;
             let row = EventRow { seq, at, seat: Seat(seat as u8), move_text, move_json, record };
             h = chain::extend(&h, &row, &header.seats);
@@ -578,6 +608,9 @@ impl EventStore for SqliteStore {
             None => serde_json::from_str(&seats).map_err(|_| damaged("the seats cannot be read".into()))?,
         };
         let setup = setup.map_err(|what| damaged(what.into()))?;
+        if setup.seat_logs.len() != seats.len() {
+            return Err(damaged("its private logs do not match the game's seats".into()));
+        }
         Ok(GameHeader { game, created_at, engine_version, rules_version, seed: seed as u64, options, seats, setup })
     }
 

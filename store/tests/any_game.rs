@@ -79,3 +79,18 @@ fn a_tampered_mine_placement_is_detected() {
     let e = Session::open(&path, &catalogue()).err().unwrap().to_string();
     assert!(e.contains("damaged at move 1"), "{e}");
 }
+
+/// A private log for no seat of the game would be outside the integrity chain: refused.
+#[test]
+fn a_log_for_a_seat_the_game_does_not_have_is_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.arbiter");
+    let mut s = new_game(&path);
+    s.play("flag a1", None).unwrap();
+    drop(s);
+    let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute(r#"UPDATE events SET seat_logs = '["","a second seat"]' WHERE seq = 1"#, []).unwrap();
+    drop(c);
+    let e = Session::open(&path, &catalogue()).err().unwrap().to_string();
+    assert!(e.contains("damaged at move 1") && e.contains("seats"), "{e}");
+}
