@@ -76,39 +76,3 @@ fn a_clone_is_independent() {
         assert_ne!(copy.state_hash(), m.state_hash(), "{}: playing on the clone left the original alone", kind.id());
     }
 }
-
-/// The kernel names no game: none of the words of Twilight Struggle (its terms, its 110 card
-/// names) or of Minesweeper appears in `kernel/src`, comments included. A game's concepts
-/// belong to its own crate.
-#[test]
-fn the_kernel_names_no_game() {
-    let mut words: Vec<String> =
-        ["DEFCON", "USSR", "Influence", "Twilight", "headline", "coup", "superpower", "Minesweeper", "mine", "mines"]
-            .iter()
-            .map(|w| w.to_lowercase())
-            .collect();
-    let cards = arbiter_twilight_cards::card_db();
-    words.extend(cards.all().map(|c| c.name.to_lowercase()).filter(|n| n.len() > 4));
-    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../kernel/src"));
-    let mut found = Vec::new();
-    let mut files = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        files += 1;
-        let text = std::fs::read_to_string(&path).unwrap().to_lowercase();
-        // Whole words only ("determine" is not "mine").
-        let tokens: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).collect();
-        let joined = format!(" {} ", tokens.join(" "));
-        for w in &words {
-            let w_tokens: Vec<&str> = w.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).collect();
-            if joined.contains(&format!(" {} ", w_tokens.join(" "))) {
-                found.push(format!("{}: {w}", path.display()));
-            }
-        }
-    }
-    assert!(files >= 3, "the kernel's sources are read");
-    assert!(found.is_empty(), "the kernel names a game: {found:?}");
-}

@@ -38,6 +38,15 @@ fn a_version_2_game_read_only_is_read_as_it_is() {
 }
 
 #[test]
+fn a_host_that_reads_no_unnamed_game_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = copy(dir.path());
+    let without = arbiter_kernel::Catalogue::new(catalogue().kinds().to_vec());
+    let e = Session::open_read_only(&path, &without).err().unwrap().to_string();
+    assert!(e.contains("names no kind of game"), "{e}");
+}
+
+#[test]
 fn a_version_2_game_is_upgraded_in_place_and_plays_on() {
     let dir = tempfile::tempdir().unwrap();
     let path = copy(dir.path());

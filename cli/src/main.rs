@@ -232,7 +232,7 @@ pub(crate) enum Failure {
 impl From<SessionError> for Failure {
     fn from(e: SessionError) -> Self {
         match e {
-            SessionError::Rejected(m) => Failure::Rejected(m),
+            SessionError::Rejected(m) => Failure::Rejected(m.to_string()),
             other => Failure::Failed(other.to_string()),
         }
     }

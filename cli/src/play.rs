@@ -9,7 +9,7 @@ use crate::Failure;
 use arbiter_games::catalogue;
 use arbiter_store::{Session, SessionError};
 use arbiter_twilight::contract::seat;
-use arbiter_twilight::{Game, Options, Region};
+use arbiter_twilight::{Game, Region};
 use std::path::{Path, PathBuf};
 
 /// `$ARBITER_HOME/hotseat.arbiter`, or `~/.local/share/arbiter/hotseat.arbiter`.
@@ -47,16 +47,23 @@ Other commands:
 /// asks for the line mode.
 pub fn run(path: &Path, lines: bool, game: Option<&str>) -> Result<(), Failure> {
     let session = if path.exists() {
+        let s = Session::open(path, &catalogue())?;
+        if let Some(id) = game.filter(|id| *id != s.kind().id()) {
+            return Err(Failure::Rejected(format!(
+                "{} holds a game of {}, not {id}: give another FILE for a new game",
+                path.display(),
+                s.kind().id()
+            )));
+        }
         say!("Resuming the game saved in {}", path.display());
-        Session::open(path, &catalogue())?
+        s
     } else {
         let kind = match game {
             Some(id) => catalogue().find(id).map_err(|r| Failure::Rejected(r.reason))?,
             None => catalogue().default_kind(),
         };
         let seed = crate::clock_seed();
-        let options = if kind.id() == "twilight-struggle" { arbiter_games::ts_options(Options::default()) } else { kind.default_options() };
-        let s = Session::create(path, kind, &options, seed)?;
+        let s = Session::create(path, kind, &kind.default_options(), seed)?;
         say!("New game saved in {}", path.display());
         s
     };
@@ -65,7 +72,11 @@ pub fn run(path: &Path, lines: bool, game: Option<&str>) -> Result<(), Failure> 
     match TsSession::new(session) {
         Ok(ts) if full_screen => crate::table::run(ts),
         Ok(ts) => run_lines(ts, path),
-        Err(other) if full_screen && other.game_as::<arbiter_minesweeper::Minesweeper>().is_some() => crate::minefield::screen::run(other),
+        Err(other) if other.game_as::<arbiter_minesweeper::Minesweeper>().is_none() => Err(Failure::Rejected(format!(
+            "arbiter play has no table for {}: play it with `arbiter moves` and `arbiter move`",
+            other.kind().title()
+        ))),
+        Err(other) if full_screen => crate::minefield::screen::run(other),
         Err(other) => crate::minefield::play_lines(other),
     }
 }

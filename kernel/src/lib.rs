@@ -102,7 +102,7 @@ impl Report {
 }
 
 /// Why a move or a configuration is refused: the reason in a player's words and the rule that
-/// decides. Nothing changed.
+/// decides (empty when no rule of the game does: a host's own refusal). Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refusal {
     pub reason: String,
@@ -117,7 +117,11 @@ impl Refusal {
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{} ({})", self.reason, self.rule)
+        if self.rule.is_empty() {
+            f.write_str(&self.reason)
+        } else {
+            write!(f, "{} ({})", self.reason, self.rule)
+        }
     }
 }
 
@@ -135,7 +139,8 @@ pub struct Turn {
 pub struct Outcome {
     /// The winning seat; `None` for a draw, or a single-player game lost.
     pub winner: Option<Seat>,
-    /// A short name for the way it ended, stable for programs ("won", "lost", "resigned").
+    /// A short name for the way it ended, stable for programs, in the game's own words (`won`,
+    /// `lost`, `Resigned`, `Time`…).
     pub reason: String,
     /// The same in words, for people.
     pub text: String,
@@ -326,18 +331,28 @@ pub trait GameKind: Send + Sync {
     fn create(&self, options: &serde_json::Value, seed: u64) -> Result<(Box<dyn Match>, Report), Refusal>;
 }
 
-/// The kinds of game a host offers, the first being its default (and the kind of a game saved
-/// before saved games named theirs).
+/// The kinds of game a host offers, the first being its default for new games; and, if any,
+/// the kind of a game saved before saved games named theirs.
 #[derive(Clone)]
 pub struct Catalogue {
     kinds: Vec<&'static dyn GameKind>,
+    unnamed: Option<&'static dyn GameKind>,
 }
 
 impl Catalogue {
     /// `kinds` must not be empty; the first is the default.
     pub fn new(kinds: Vec<&'static dyn GameKind>) -> Catalogue {
         assert!(!kinds.is_empty(), "a catalogue offers at least one game");
-        Catalogue { kinds }
+        Catalogue { kinds, unnamed: None }
+    }
+    /// Saved games that name no kind (written when Arbiter played one game) are of `kind`.
+    pub fn reading_unnamed_as(mut self, kind: &'static dyn GameKind) -> Catalogue {
+        self.unnamed = Some(kind);
+        self
+    }
+    /// The kind of a saved game that names none, if this host reads such files.
+    pub fn unnamed(&self) -> Option<&'static dyn GameKind> {
+        self.unnamed
     }
     pub fn default_kind(&self) -> &'static dyn GameKind {
         self.kinds[0]

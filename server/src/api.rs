@@ -3,6 +3,7 @@
 use crate::hub::{Hub, HubError, MoveError, Room};
 use crate::seats::Place;
 use crate::views;
+use arbiter_kernel::Refusal;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -12,25 +13,39 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// An error answer: `{"error": …}` (and `rule`) with its status.
-pub struct ApiError(pub StatusCode, pub String);
+/// An error answer: `{"error": …}` with its status, and `rule` when a game's rule decides.
+pub struct ApiError {
+    pub status: StatusCode,
+    pub error: String,
+    pub rule: Option<String>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, error: String) -> ApiError {
+        ApiError { status, error, rule: None }
+    }
+    /// A game's refusal: its text, and its rule.
+    pub fn refusal(status: StatusCode, r: Refusal) -> ApiError {
+        ApiError { status, error: r.to_string(), rule: Some(r.rule).filter(|x| !x.is_empty()) }
+    }
+}
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut body = json!({ "error": self.1 });
-        if let Some(rule) = views::rule_of(&self.1) {
+        let mut body = json!({ "error": self.error });
+        if let Some(rule) = self.rule {
             body["rule"] = json!(rule);
         }
-        (self.0, Json(body)).into_response()
+        (self.status, Json(body)).into_response()
     }
 }
 
 impl From<HubError> for ApiError {
     fn from(e: HubError) -> Self {
         match e {
-            HubError::NotFound => ApiError(StatusCode::NOT_FOUND, "no such game".into()),
-            HubError::Invalid(m) => ApiError(StatusCode::BAD_REQUEST, m),
-            HubError::Failed(m) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, m),
+            HubError::NotFound => ApiError::new(StatusCode::NOT_FOUND, "no such game".into()),
+            HubError::Invalid(m) => ApiError::new(StatusCode::BAD_REQUEST, m),
+            HubError::Failed(m) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m),
         }
     }
 }
@@ -38,10 +53,10 @@ impl From<HubError> for ApiError {
 impl From<MoveError> for ApiError {
     fn from(e: MoveError) -> Self {
         match e {
-            MoveError::Forbidden(m) => ApiError(StatusCode::FORBIDDEN, m),
-            MoveError::Conflict(m) => ApiError(StatusCode::CONFLICT, m),
-            MoveError::Refused(m) => ApiError(StatusCode::UNPROCESSABLE_ENTITY, m),
-            MoveError::Failed(m) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, m),
+            MoveError::Forbidden(m) => ApiError::new(StatusCode::FORBIDDEN, m),
+            MoveError::Conflict(m) => ApiError::new(StatusCode::CONFLICT, m),
+            MoveError::Refused(r) => ApiError::refusal(StatusCode::UNPROCESSABLE_ENTITY, r),
+            MoveError::Failed(m) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m),
         }
     }
 }
@@ -49,7 +64,7 @@ impl From<MoveError> for ApiError {
 /// The body as JSON of type `T`, whatever its Content-Type (scripts send `curl -d`); bad JSON
 /// is a 400 that says what is wrong.
 fn body_json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
-    serde_json::from_slice(body).map_err(|e| ApiError(StatusCode::BAD_REQUEST, format!("bad JSON: {e}")))
+    serde_json::from_slice(body).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("bad JSON: {e}")))
 }
 
 #[derive(Deserialize)]
@@ -60,8 +75,8 @@ pub struct TokenQuery {
 /// The room and the place a token acts as.
 pub async fn seat_of(hub: &Arc<Hub>, id: &str, token: Option<&str>) -> Result<(Arc<Room>, Place), ApiError> {
     let room = hub.room(id).await?;
-    let token = token.ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "a seat token is needed (?token=…)".into()))?;
-    let place = room.place(token).ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "this token is not a seat of this game".into()))?;
+    let token = token.ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "a seat token is needed (?token=…)".into()))?;
+    let place = room.place(token).ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "this token is not a seat of this game".into()))?;
     Ok((room, place))
 }
 
@@ -85,36 +100,45 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
     // No body: every option at its default.
     let o: NewGame = if body.iter().all(u8::is_ascii_whitespace) { NewGame::default() } else { body_json(&body)? };
     let kind = match &o.game {
-        Some(id) => hub.catalogue().find(id).map_err(|r| ApiError(StatusCode::BAD_REQUEST, r.reason))?,
+        Some(id) => hub.catalogue().find(id).map_err(|r| ApiError::new(StatusCode::BAD_REQUEST, r.reason))?,
         None => hub.catalogue().default_kind(),
     };
     let seed = match o.seed {
         Some(s) => s,
         None => {
             let mut b = [0u8; 8];
-            getrandom::fill(&mut b).map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("no randomness for a seed: {e}")))?;
+            getrandom::fill(&mut b)
+                .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("no randomness for a seed: {e}")))?;
             u64::from_le_bytes(b)
         }
     };
     let clock_ms = match (o.clock_minutes, o.clock_seconds) {
         (Some(m), _) if !(1..=600).contains(&m) => {
-            return Err(ApiError(StatusCode::BAD_REQUEST, "clock_minutes must be between 1 and 600".into()))
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, "clock_minutes must be between 1 and 600".into()))
         }
         (Some(m), _) => Some(m as u64 * 60_000),
         (None, Some(s)) if !(1..=36_000).contains(&s) => {
-            return Err(ApiError(StatusCode::BAD_REQUEST, "clock_seconds must be between 1 and 36000".into()))
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, "clock_seconds must be between 1 and 36000".into()))
         }
         (None, Some(s)) => Some(s as u64 * 1000),
         (None, None) => None,
     };
     let mut options = o.options.unwrap_or_default();
     options.extend(o.more);
+    if o.seat.is_some() && o.seed.is_some() {
+        // Whoever chooses the seed knows every random outcome: the other seats' secrets.
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "a game with seats left free to join takes a random seed: a seed its creator chose would tell them the other seats' secrets"
+                .into(),
+        ));
+    }
     let seats = match &o.seat {
         None => None,
         Some(id) => {
             let names = hub.offered(kind.id()).map(|g| g.seat_ids.clone()).unwrap_or_default();
             let i = names.iter().position(|n| n == id).ok_or_else(|| {
-                ApiError(StatusCode::BAD_REQUEST, format!("no seat {id:?} in {}; its seats: {}", kind.title(), names.join(", ")))
+                ApiError::new(StatusCode::BAD_REQUEST, format!("no seat {id:?} in {}; its seats: {}", kind.title(), names.join(", ")))
             })?;
             Some(vec![i])
         }
@@ -169,16 +193,20 @@ pub async fn kinds(State(hub): State<Arc<Hub>>) -> Json<Value> {
 
 /// Data a game's client fetches (its map, its cards): `/api/kinds/{kind}/{name}`.
 pub async fn kind_data(State(hub): State<Arc<Hub>>, Path((kind, name)): Path<(String, String)>) -> Result<Json<Value>, ApiError> {
-    let o = hub.offered(&kind).ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no game {kind:?} here")))?;
-    let data =
-        o.client.data.iter().find(|(n, _)| *n == name).ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no {name:?} for {kind}")))?;
+    let o = hub.offered(&kind).ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no game {kind:?} here")))?;
+    let data = o
+        .client
+        .data
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no {name:?} for {kind}")))?;
     Ok(Json(data.1.clone()))
 }
 
 async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc<Room>) -> T + Send + 'static) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(move || f(&room))
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))
 }
 
 pub async fn state(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {

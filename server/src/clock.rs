@@ -37,19 +37,20 @@ impl Clock {
             // The seat that was deciding: an interjection (a move "at any time" by another
             // seat) does not charge the interjecting seat for the decider's thinking.
             if let (Some(p), Some(a), Some(u)) = (prev, at, used.get_mut(deciding.idx())) {
-                *u += (a - p).num_milliseconds().max(0);
+                *u = u.saturating_add((a - p).num_milliseconds().max(0));
             }
             prev = at.or(prev);
         }
         let running = if s.game().outcome().is_some() || prev.is_none() { None } else { s.game().decision().map(|t| t.seat) };
         if let (Some(seat), Some(p)) = (running, prev) {
             if let Some(u) = used.get_mut(seat.idx()) {
-                *u += (now - p).num_milliseconds().max(0);
+                *u = u.saturating_add((now - p).num_milliseconds().max(0));
             }
         }
         let prev = prev.or_else(|| parse(&s.header().created_at)).unwrap_or(now);
         Clock {
-            left_ms: used.iter().map(|u| (total_ms as i64 - u).max(0)).collect(),
+            // A seats file's clock is not trusted to fit: saturating, never an overflow.
+            left_ms: used.iter().map(|u| i64::try_from(total_ms).unwrap_or(i64::MAX).saturating_sub(*u).max(0)).collect(),
             running,
             since: prev.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         }

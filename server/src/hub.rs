@@ -8,7 +8,7 @@
 use crate::seats::{Place, SeatsFile};
 use crate::views;
 use crate::{Config, Offered};
-use arbiter_kernel::{Catalogue, GameKind, Seat};
+use arbiter_kernel::{Catalogue, GameKind, Refusal, Seat};
 use arbiter_store::{Session, SessionError};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -74,8 +74,8 @@ pub enum MoveError {
     Forbidden(String),
     /// Not this seat's decision.
     Conflict(String),
-    /// The referee refused it; nothing changed.
-    Refused(String),
+    /// The referee refused it (with the game's rule, when one decides); nothing changed.
+    Refused(Refusal),
     /// Storage failed; nothing was acknowledged.
     Failed(String),
 }
@@ -115,19 +115,19 @@ impl Room {
         self.seats.lock().unwrap_or_else(|p| p.into_inner()).place(token)
     }
 
-    /// The contract's `join`: a token for seat `wanted` (its id; `None`: the first free seat;
-    /// `observer`: the observers' token), refused if that seat is taken or none is free
-    /// ("game full"). The seat is taken for good (blocking: the seats file is written).
+    /// The contract's `join`: a token for seat `wanted` (its id; `None`: the first free seat),
+    /// refused if that seat is taken or none is free ("game full"), and for `observer` (the
+    /// observers' token is given with the game). The seat is taken for good (blocking: the
+    /// seats file is written).
     pub fn join(&self, wanted: Option<&str>) -> Result<(Place, String), MoveError> {
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
         let n = self.seat_count();
         let place = match wanted {
             Some("observer") => return Err(MoveError::Conflict("the observers' link is given with the game; ask for it".into())),
             Some(id) => {
-                let i = self.ids[..n]
-                    .iter()
-                    .position(|x| x == id)
-                    .ok_or_else(|| MoveError::Refused(format!("no seat {id:?} in this game; its seats: {}", self.ids[..n].join(", "))))?;
+                let i = self.ids[..n].iter().position(|x| x == id).ok_or_else(|| {
+                    MoveError::Refused(Refusal::new(format!("no seat {id:?} in this game; its seats: {}", self.ids[..n].join(", ")), ""))
+                })?;
                 if seats.taken(Seat(i as u8)) {
                     return Err(MoveError::Conflict(format!("the {id} seat is taken")));
                 }
@@ -244,10 +244,13 @@ impl Room {
                     return Err(MoveError::Conflict(format!("it is the {}'s decision, not the {}'s", s.seat_name(d), s.seat_name(seat))))
                 }
                 None => {
-                    return Err(MoveError::Refused(match s.game().outcome() {
-                        Some(o) => format!("the game is over ({})", o.text),
-                        None => "no decision is pending".into(),
-                    }))
+                    return Err(MoveError::Refused(Refusal::new(
+                        match s.game().outcome() {
+                            Some(o) => format!("the game is over ({})", o.text),
+                            None => "no decision is pending".into(),
+                        },
+                        "",
+                    )))
                 }
                 _ => {}
             }
@@ -356,7 +359,10 @@ pub enum HubError {
 impl Hub {
     /// `offered` must not be empty; the first is the default game.
     pub fn new(config: Config, offered: Vec<Offered>) -> Hub {
-        let catalogue = Catalogue::new(offered.iter().map(|o| o.kind).collect());
+        let mut catalogue = Catalogue::new(offered.iter().map(|o| o.kind).collect());
+        if let Some(o) = offered.iter().find(|o| o.reads_unnamed) {
+            catalogue = catalogue.reading_unnamed_as(o.kind);
+        }
         Hub { config, offered, catalogue, rooms: Mutex::new(HashMap::new()), loading: tokio::sync::Mutex::new(()) }
     }
 
@@ -397,7 +403,7 @@ impl Hub {
             let id = crate::seats::new_game_id().map_err(HubError::Failed)?;
             let path = hub.game_path(&id);
             let session = Session::create(&path, kind, &options, seed).map_err(|e| match e {
-                SessionError::Rejected(m) => HubError::Invalid(m),
+                SessionError::Rejected(m) => HubError::Invalid(m.to_string()),
                 e => HubError::Failed(e.to_string()),
             })?;
             let n = session.header().seats.len();

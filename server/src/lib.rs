@@ -97,6 +97,8 @@ pub struct Offered {
     pub seat_ids: Vec<String>,
     /// Whether it can be played on a chess clock (it has a timeout move).
     pub clock: bool,
+    /// Saved games that name no kind (written when Arbiter played one game) are of this kind.
+    pub reads_unnamed: bool,
 }
 
 impl Offered {
@@ -104,7 +106,13 @@ impl Offered {
         let probe = kind.create(&kind.default_options(), 0).ok().map(|(g, _)| g);
         let seat_ids = probe.as_ref().map(|g| g.seats().iter().map(|s| seat_id(s)).collect()).unwrap_or_default();
         let clock = probe.is_some_and(|g| g.timeout_move(arbiter_kernel::Seat(0)).is_some());
-        Offered { kind, client, seat_ids, clock }
+        Offered { kind, client, seat_ids, clock, reads_unnamed: false }
+    }
+
+    /// Saved games that name no kind are of this one (at most one game offered says so).
+    pub fn reading_unnamed_files(mut self) -> Offered {
+        self.reads_unnamed = true;
+        self
     }
 }
 

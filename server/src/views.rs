@@ -94,20 +94,3 @@ pub fn merge(v: &mut Value, extra: &Value) {
         }
     }
 }
-
-/// The rule a refusal cites: the last parenthesised `(§…)` of its message.
-pub fn rule_of(message: &str) -> Option<String> {
-    let start = message.rfind("(§")?;
-    let end = message[start..].find(')')? + start;
-    Some(message[start + 1..end].to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_rule_of_a_refusal_is_its_last_section() {
-        assert_eq!(super::rule_of("cannot open z9: no such cell (§2)").as_deref(), Some("§2"));
-        assert_eq!(super::rule_of("no rule here"), None);
-        assert_eq!(super::rule_of("odd (§"), None);
-    }
-}

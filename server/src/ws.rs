@@ -51,9 +51,10 @@ pub fn parse(text: &str) -> Result<ClientMessage, String> {
     serde_json::from_str(text).map_err(|e| format!("cannot read the message: {e}"))
 }
 
-fn rejected(error: &str) -> String {
+/// A `rejected` message: why, and the game's rule when one decides.
+fn rejected(error: &str, rule: Option<&str>) -> String {
     let mut v = json!({ "type": "rejected", "error": error });
-    if let Some(rule) = views::rule_of(error) {
+    if let Some(rule) = rule.filter(|r| !r.is_empty()) {
         v["rule"] = json!(rule);
     }
     v.to_string()
@@ -66,7 +67,7 @@ async fn sync(room: &Arc<Room>, seat: Place) -> Option<(u64, String)> {
 
 async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: WebSocket) {
     // Subscribe before the sync is read, so that no move falls between the two.
-    let (mut mine, mut all) = room.subscribe(seat);
+    let (mut own, mut all) = room.subscribe(seat);
     room.connected(seat);
     let mut synced = 0;
     if let Some((seq, text)) = sync(&room, seat).await {
@@ -79,7 +80,7 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
     let limit = hub.config.ws_messages_per_second;
     loop {
         tokio::select! {
-            m = mine.recv() => match m {
+            m = own.recv() => match m {
                 Ok(out) => {
                     if out.seq <= synced { continue; }
                     if !send(&mut socket, &out).await { break; }
@@ -108,7 +109,7 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
             m = socket.recv() => {
                 let text = match m {
                     Some(Ok(Message::Text(t))) => t.to_string(),
-                    Some(Ok(Message::Binary(_))) => { let _ = socket.send(Message::Text(rejected("messages are JSON text").into())).await; continue; }
+                    Some(Ok(Message::Binary(_))) => { let _ = socket.send(Message::Text(rejected("messages are JSON text", None).into())).await; continue; }
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                 };
@@ -121,7 +122,7 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
                     break;
                 }
                 match parse(&text) {
-                    Err(why) => { if socket.send(Message::Text(rejected(&why).into())).await.is_err() { break; } }
+                    Err(why) => { if socket.send(Message::Text(rejected(&why, None).into())).await.is_err() { break; } }
                     Ok(ClientMessage::Sync {}) => match sync(&room, seat).await {
                         Some((seq, text)) => {
                             synced = seq;
@@ -134,12 +135,13 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
                         let result = tokio::task::spawn_blocking(move || r.play(seat, &text)).await;
                         let error = match result {
                             Ok(Ok(_)) => None,
-                            Ok(Err(MoveError::Forbidden(m) | MoveError::Conflict(m) | MoveError::Refused(m) | MoveError::Failed(m))) => Some(m),
-                            Err(e) => Some(format!("server fault: {e}")),
+                            Ok(Err(MoveError::Forbidden(m) | MoveError::Conflict(m) | MoveError::Failed(m))) => Some((m, None)),
+                            Ok(Err(MoveError::Refused(r))) => Some((r.to_string(), Some(r.rule))),
+                            Err(e) => Some((format!("server fault: {e}"), None)),
                         };
                         // The accepted move itself reaches this connection through its topic.
-                        if let Some(m) = error {
-                            if socket.send(Message::Text(rejected(&m).into())).await.is_err() { break; }
+                        if let Some((m, rule)) = error {
+                            if socket.send(Message::Text(rejected(&m, rule.as_deref()).into())).await.is_err() { break; }
                         }
                     }
                 }

@@ -730,11 +730,8 @@ async fn minesweeper_by_clicking(kind: Browser) {
         moves += 1;
     }
     let end = truth(token.to_string()).await;
-    let shown = until("the end on the page", || async {
-        (!page.find(Locator::Id("outcome")).await.ok()?.text().await.ok()?.is_empty()).then_some(())
-    })
-    .await;
-    let _ = shown;
+    until("the end on the page", || async { (!page.find(Locator::Id("outcome")).await.ok()?.text().await.ok()?.is_empty()).then_some(()) })
+        .await;
     let board: Vec<String> = end["board"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
     let mines: usize = board.iter().map(|r| r.chars().filter(|c| *c == '*' || *c == 'X').count()).sum();
     assert_eq!(mines, 5, "every mine is shown at the end: {board:?}");

@@ -598,8 +598,9 @@ async fn games_are_created_and_joined_through_the_generic_contract() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing refused left a file");
 
     // Minesweeper with its one seat left free: joined once, then full.
-    let (status, g) =
-        post(&http, &new, json!({ "game": "minesweeper", "seed": 3, "seat": "player", "width": 5, "height": 5, "mines": 3 })).await;
+    let (status, e) = post(&http, &new, json!({ "seed": 3, "seat": "us" })).await;
+    assert_eq!(status, 400, "a creator who leaves a seat free may not choose the seed: {e}");
+    let (status, g) = post(&http, &new, json!({ "game": "minesweeper", "seat": "player", "width": 5, "height": 5, "mines": 3 })).await;
     assert_eq!(status, 201, "{g}");
     let id = g["id"].as_str().unwrap();
     assert!(g["tokens"]["player"].is_string() && g["tokens"]["observer"].is_string());
@@ -609,12 +610,20 @@ async fn games_are_created_and_joined_through_the_generic_contract() {
     assert!(e["error"].as_str().unwrap().contains("game full"), "{e}");
     let m = post(&http, &format!("{base}/api/games/{id}/moves?token={token}"), json!({ "move": "open c3" })).await;
     assert_eq!(m.0, 200, "{}", m.1);
+    // A refusal names the game's rule.
+    let (status, e) = post(&http, &format!("{base}/api/games/{id}/moves?token={token}"), json!({ "move": "open z9" })).await;
+    assert_eq!(status, 422, "{e}");
+    assert_eq!(e["rule"], "Minesweeper rules", "{e}");
     let state: Value = http.get(format!("{base}/api/games/{id}/state?token={token}")).send().await.unwrap().json().await.unwrap();
     assert_eq!((state["game"].as_str(), state["width"].as_u64(), state["seq"].as_u64()), (Some("minesweeper"), Some(5), Some(1)));
-    assert!(state["board"].as_array().unwrap().iter().all(|r| !r.as_str().unwrap().contains('*')) || !state["outcome"].is_null());
+    // The first open never loses; while the game goes on, no mine is shown.
+    assert_ne!(state["outcome"], "lost");
+    if state["outcome"].is_null() {
+        assert!(state["board"].as_array().unwrap().iter().all(|r| !r.as_str().unwrap().contains('*')), "{state}");
+    }
 
     // Twilight Struggle, the creator taking the US: the USSR is free to join, once.
-    let (status, g) = post(&http, &new, json!({ "seed": 4, "seat": "us" })).await;
+    let (status, g) = post(&http, &new, json!({ "seat": "us" })).await;
     assert_eq!(status, 201, "{g}");
     let id = g["id"].as_str().unwrap();
     assert!(g["tokens"]["ussr"].is_null() && g["tokens"]["us"].is_string());

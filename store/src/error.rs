@@ -96,9 +96,10 @@ fn versions_note(created: &(String, String), running: &(String, String)) -> Stri
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    /// The move was refused: nothing was stored.
+    /// The move was refused, with the rule that decides when a game's rule does: nothing was
+    /// stored.
     #[error("{0}")]
-    Rejected(String),
+    Rejected(arbiter_kernel::Refusal),
     /// The saved game is of a kind this build does not offer.
     #[error("{0}")]
     Unsupported(String),

@@ -85,14 +85,18 @@ pub struct LogEntry {
     pub text: String,
 }
 
+/// The name of `seat` in `game` ("Player"), or `seat N` for a seat it does not have.
+pub(crate) fn seat_name(game: &dyn Match, seat: Seat) -> String {
+    game.seats().get(seat.idx()).cloned().unwrap_or_else(|| format!("seat {}", seat.0))
+}
+
 /// The whole log `viewer` may read (`None`: an observer), the setup first; `game` is the game
 /// after the last row (see [`move_text_for`]).
 pub fn log_for(header: &GameHeader, rows: &[EventRow], viewer: Viewer, game: &dyn Match) -> Vec<LogEntry> {
     let line = |seq, text: &str| LogEntry { seq, heading: false, text: text.to_string() };
-    let seats = game.seats();
     let mut out: Vec<LogEntry> = header.setup.lines_for(viewer).into_iter().map(|l| line(0, l)).collect();
     for (i, r) in rows.iter().enumerate() {
-        let who = seats.get(r.seat.idx()).map(String::as_str).unwrap_or("?");
+        let who = seat_name(game, r.seat);
         out.push(LogEntry { seq: r.seq, heading: true, text: format!("#{} {who}: {}", r.seq, move_text_for(rows, i, viewer, game)) });
         out.extend(r.record.lines_for(viewer).into_iter().map(|l| line(r.seq, l)));
     }

@@ -1,6 +1,7 @@
 //! Verified replay: rebuild a game from its kind, seed and options, one row at a time, checking
 //! each row's move, random outcomes and state hash against what this build computes.
 
+use crate::record::seat_name;
 use crate::{move_text_for, EventRow, GameHeader, Record, ReplayError, ENGINE_VERSION};
 use arbiter_kernel::{seat_id, GameKind, Match, Seat};
 
@@ -90,13 +91,19 @@ impl Replay {
     fn diverged(&self, seq: u64, move_text: &str, what: &str, expected: impl ToString, actual: impl ToString) -> ReplayError {
         let (shown, secret) = self.shown_move(seq, move_text);
         let (expected, actual) = if secret { (String::new(), String::new()) } else { (expected.to_string(), actual.to_string()) };
-        self.diverged_hidden(seq, &shown, what, expected, actual)
+        self.error(seq, shown, what, expected, actual)
     }
 
-    fn diverged_hidden(&self, seq: u64, move_text: &str, what: &str, expected: String, actual: String) -> ReplayError {
+    /// The divergence at row `seq`, its values never shown.
+    fn diverged_hidden(&self, seq: u64, move_text: &str, what: &str) -> ReplayError {
+        self.error(seq, self.shown_move(seq, move_text).0, what, String::new(), String::new())
+    }
+
+    /// `shown`: the move as an observer may read it.
+    fn error(&self, seq: u64, shown: String, what: &str, expected: String, actual: String) -> ReplayError {
         ReplayError {
             seq,
-            move_text: self.shown_move(seq, move_text).0,
+            move_text: shown,
             what: what.into(),
             expected,
             actual,
@@ -109,8 +116,8 @@ impl Replay {
     /// referee's notes as written at the time and is not compared.)
     fn compare(&self, seq: u64, text: &str, stored: &Record, actual: &Record) -> Result<(), ReplayError> {
         if stored.random_json != actual.random_json {
-            // Never their values: they may be secret (a deck's order, where mines are).
-            return Err(self.diverged_hidden(seq, text, "random outcomes", String::new(), String::new()));
+            // Never their values: they may be secret (a deck's order, where hidden pieces are).
+            return Err(self.diverged_hidden(seq, text, "random outcomes"));
         }
         if stored.reveals != actual.reveals {
             return Err(self.diverged(seq, text, "revealed information", stored.reveals, actual.reveals));
@@ -119,10 +126,6 @@ impl Replay {
             return Err(self.diverged(seq, text, "state hash", &stored.state_hash, &actual.state_hash));
         }
         Ok(())
-    }
-
-    fn seat_name(&self, seat: Seat) -> String {
-        self.game.seats().get(seat.idx()).cloned().unwrap_or_else(|| format!("seat {}", seat.0))
     }
 
     /// Replay the next row; `Ok(None)` at the end.
@@ -139,8 +142,9 @@ impl Replay {
         // A row of a seat not deciding is an interjection (an "at any time" move).
         let interjection = decider.is_some() && decider != Some(row.seat) && self.game.interjections(row.seat).contains(&row.move_text);
         if decider != Some(row.seat) && !interjection {
-            let deciding = decider.map(|s| self.seat_name(s)).unwrap_or_else(|| "nobody".into());
-            return Err(self.diverged(row.seq, &row.move_text, "seat to move", self.seat_name(row.seat), deciding));
+            let name = |s| seat_name(self.game.as_ref(), s);
+            let deciding = decider.map(name).unwrap_or_else(|| "nobody".into());
+            return Err(self.diverged(row.seq, &row.move_text, "seat to move", name(row.seat), deciding));
         }
         // Not the stored JSON nor the reader's message, which may quote it (a secret move).
         let Some(canonical) = self.game.json_move_text(&row.move_json) else {

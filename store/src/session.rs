@@ -2,7 +2,7 @@
 //! the player is told it was accepted.
 
 use crate::{EventRow, EventStore, GameHeader, Record, Replay, SessionError, SqliteStore, ENGINE_VERSION};
-use arbiter_kernel::{seat_id, Catalogue, GameKind, Match, Report, Seat};
+use arbiter_kernel::{seat_id, Catalogue, GameKind, Match, Refusal, Report, Seat};
 use std::path::Path;
 
 pub struct Session<S: EventStore = SqliteStore> {
@@ -17,6 +17,11 @@ pub struct Session<S: EventStore = SqliteStore> {
     head: (u64, String),
 }
 
+/// A refusal of the session's own (no game's rule decides it).
+fn refused(reason: String) -> SessionError {
+    SessionError::Rejected(Refusal::new(reason, ""))
+}
+
 fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
@@ -25,7 +30,9 @@ impl Session<SqliteStore> {
     /// Create a new game file: a game of `kind` with `options` (JSON; missing fields take the
     /// kind's defaults, an invalid one is refused with its reason) and randomness from `seed`.
     pub fn create(path: &Path, kind: &'static dyn GameKind, options: &serde_json::Value, seed: u64) -> Result<Self, SessionError> {
-        let (game, report) = kind.create(options, seed).map_err(|r| SessionError::Rejected(format!("cannot create the game: {r}")))?;
+        let (game, report) = kind
+            .create(options, seed)
+            .map_err(|r| SessionError::Rejected(Refusal::new(format!("cannot create the game: {}", r.reason), r.rule)))?;
         let seats: Vec<String> = game.seats().iter().map(|s| seat_id(s)).collect();
         let header = GameHeader {
             game: Some(kind.id().into()),
@@ -57,7 +64,11 @@ impl Session<SqliteStore> {
 pub fn kind_of(header: &GameHeader, games: &Catalogue) -> Result<&'static dyn GameKind, SessionError> {
     match &header.game {
         Some(id) => games.find(id).map_err(|r| SessionError::Unsupported(r.reason)),
-        None => Ok(games.default_kind()),
+        None => games.unnamed().ok_or_else(|| {
+            SessionError::Unsupported(
+                "this saved game names no kind of game (an older Arbiter wrote it), and this build reads no such file".into(),
+            )
+        }),
     }
 }
 
@@ -125,7 +136,7 @@ impl<S: EventStore> Session<S> {
     }
     /// The name of `seat` ("Player", "White").
     pub fn seat_name(&self, seat: Seat) -> String {
-        self.game.seats().get(seat.idx()).cloned().unwrap_or_else(|| format!("seat {}", seat.0))
+        crate::record::seat_name(self.game.as_ref(), seat)
     }
     /// For each row, the seat that was deciding when it was made: the row's own seat, except
     /// for an interjection (a move "at any time" while another seat decided). A chess clock
@@ -159,19 +170,17 @@ impl<S: EventStore> Session<S> {
 
     /// The row and the game after `text`, without storing anything.
     fn judge(&self, text: &str, as_seat: Option<Seat>) -> Result<(EventRow, Box<dyn Match>, Report), SessionError> {
-        // Echo at most the start of what was typed.
-        let shown: String = text.trim().chars().take(60).collect();
-        let shown = if shown.len() < text.trim().len() { format!("{shown}…") } else { shown };
+        let shown = arbiter_kernel::echo(text);
         let decider = match (self.game.decision(), self.game.outcome()) {
-            (_, Some(o)) => return Err(SessionError::Rejected(format!("cannot {shown}: the game is over ({})", o.text))),
-            (None, None) => return Err(SessionError::Rejected(format!("cannot {shown}: no decision is pending"))),
+            (_, Some(o)) => return Err(refused(format!("cannot {shown}: the game is over ({})", o.text))),
+            (None, None) => return Err(refused(format!("cannot {shown}: no decision is pending"))),
             (Some(t), None) => t.seat,
         };
         // A seat that is not deciding may only interject (a move an effect allows "at any
         // time"); the game judges that and says what is open.
         let seat = as_seat.unwrap_or(decider);
         let mut next = self.game.boxed_clone();
-        let played = next.play(seat, text).map_err(|e| SessionError::Rejected(e.to_string()))?;
+        let played = next.play(seat, text).map_err(SessionError::Rejected)?;
         let row = EventRow {
             seq: self.seq() + 1,
             at: now(),
@@ -223,7 +232,7 @@ impl<S: EventStore> Session<S> {
     fn undo_for(&mut self, seat: Option<Seat>) -> Result<EventRow, SessionError> {
         let (last, game) = self.locked(|s| {
             let who = seat.or(s.game.decision().map(|t| t.seat));
-            s.undo_check_for(who).map_err(|why| SessionError::Rejected(format!("cannot undo: {why}")))?;
+            s.undo_check_for(who).map_err(|why| refused(format!("cannot undo: {why}")))?;
             let last = s.rows.last().expect("checked").clone();
             let mut replay = Replay::new(s.header.clone(), s.rows[..s.rows.len() - 1].to_vec(), s.kind)?;
             replay.run_to(None)?;

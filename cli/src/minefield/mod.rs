@@ -80,12 +80,8 @@ pub fn play_lines(mut session: arbiter_store::Session) -> Result<(), crate::Fail
             }
             _ => {}
         }
-        // A cell alone opens it.
-        let text = if text.split_whitespace().count() == 1 && !session.game().legal_moves().iter().any(|m| m == text) {
-            format!("open {text}")
-        } else {
-            text.to_string()
-        };
+        // A cell alone opens it (every move is a verb and a cell).
+        let text = if text.split_whitespace().count() == 1 { format!("open {text}") } else { text.to_string() };
         match session.play(&text, None) {
             Ok((_, report)) => {
                 for l in report.lines_for(Some(player)) {

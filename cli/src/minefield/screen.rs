@@ -59,7 +59,7 @@ impl Board {
             }
             KeyCode::Char('u') => match self.session.undo() {
                 Ok(row) => self.message = format!("Undone: {}", row.move_text),
-                Err(SessionError::Rejected(m)) => self.message = m,
+                Err(SessionError::Rejected(m)) => self.message = m.to_string(),
                 Err(e) => return Err(e),
             },
             _ => {}
@@ -70,7 +70,7 @@ impl Board {
     fn play(&mut self, text: &str) -> Result<(), SessionError> {
         match self.session.play(text, None) {
             Ok((_, report)) => self.message = report.lines_for(Some(PLAYER)).collect::<Vec<_>>().join("; "),
-            Err(SessionError::Rejected(m)) => self.message = m,
+            Err(SessionError::Rejected(m)) => self.message = m.to_string(),
             Err(e) => return Err(e),
         }
         Ok(())

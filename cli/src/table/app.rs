@@ -208,7 +208,7 @@ impl App {
                                 self.end_interjection();
                             }
                             Err(SessionError::Rejected(m)) => {
-                                self.message = vec![m];
+                                self.message = vec![m.to_string()];
                                 self.end_interjection();
                             }
                             Err(e) => return Err(e),
@@ -246,7 +246,7 @@ impl App {
                 KeyCode::Char('u') | KeyCode::Char('U') if can_undo => {
                     match self.session.undo_before_hand_over(prev) {
                         Ok(row) => self.message = vec![format!("Undone: {}", row.move_text)],
-                        Err(SessionError::Rejected(m)) => self.message = vec![m],
+                        Err(SessionError::Rejected(m)) => self.message = vec![m.to_string()],
                         Err(e) => return Err(e),
                     }
                     self.screen = Screen::Table;
@@ -332,7 +332,7 @@ impl App {
         match word {
             "undo" => match self.session.undo() {
                 Ok(row) => self.message = vec![format!("Undone: {}", row.move_text)],
-                Err(SessionError::Rejected(m)) => self.message = vec![m],
+                Err(SessionError::Rejected(m)) => self.message = vec![m.to_string()],
                 Err(e) => return Err(e),
             },
             "help" => self.screen = Screen::Help,
@@ -373,7 +373,7 @@ impl App {
                 self.selected = 0;
                 self.settle();
             }
-            Err(SessionError::Rejected(m)) => self.message = vec![m],
+            Err(SessionError::Rejected(m)) => self.message = vec![m.to_string()],
             Err(e) => return Err(e),
         }
         Ok(())

@@ -19,9 +19,10 @@ pub static TWILIGHT_STRUGGLE: TwilightStruggle = TwilightStruggle;
 /// Minesweeper's kind.
 pub static MINESWEEPER: Minesweeper = Minesweeper;
 
-/// Every game this build offers, the default first.
+/// Every game this build offers, the default first; a saved game that names no kind is
+/// Twilight Struggle's (Arbiter played only it then).
 pub fn catalogue() -> Catalogue {
-    Catalogue::new(vec![&TWILIGHT_STRUGGLE as &'static dyn GameKind, &MINESWEEPER])
+    Catalogue::new(vec![&TWILIGHT_STRUGGLE as &'static dyn GameKind, &MINESWEEPER]).reading_unnamed_as(&TWILIGHT_STRUGGLE)
 }
 
 /// Twilight Struggle's options as a host passes them.

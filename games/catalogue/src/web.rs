@@ -9,7 +9,10 @@ const CSS: &str = "text/css; charset=utf-8";
 
 /// Every game this build offers over the network, the default first.
 pub fn offered() -> Vec<Offered> {
-    vec![Offered::new(&crate::TWILIGHT_STRUGGLE, twilight_struggle()), Offered::new(&crate::MINESWEEPER, minesweeper())]
+    vec![
+        Offered::new(&crate::TWILIGHT_STRUGGLE, twilight_struggle()).reading_unnamed_files(),
+        Offered::new(&crate::MINESWEEPER, minesweeper()),
+    ]
 }
 
 fn twilight_struggle() -> WebClient {

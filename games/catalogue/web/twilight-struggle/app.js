@@ -111,8 +111,8 @@
       return document.getElementById(id);
     };
 
-    let countries = {}; // name -> country from /api/map
-    let cards = {}; // name -> card from /api/cards
+    let countries = {}; // name -> country from /api/kinds/twilight-struggle/map
+    let cards = {}; // name -> card from /api/kinds/twilight-struggle/cards
     let countryEls = {}; // name -> element on the map
     let W = 0;
     let H = 0;
