@@ -12,7 +12,7 @@ use crate::side::Side;
 use crate::state::{EndReason, Outcome};
 use crate::{action_round, headline, ops, setup, turn};
 
-pub use crate::task::{EventTask, Modes, OpsKind, OpsTask, PlayTask, Source, Task};
+pub use crate::task::{EventTask, Modes, OpsKind, OpsTask, Pending, PlayTask, Source, Task};
 
 /// A decision point: who decides, what is asked, and every legal move.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,37 +30,45 @@ fn ask(p: Position, e: &EventTask) -> Option<Ask> {
 
 /// Who decides the task on top of the stack.
 pub fn decider(p: Position, t: &Task) -> Side {
-    match t {
-        Task::SetupPlace { side, .. } | Task::HeadlineChoose { side } | Task::SpaceDiscard { side } => *side,
-        Task::PlayCard(pt) => pt.side,
-        Task::UsBonus { .. } => Side::Us,
-        Task::Ops(o) => o.side,
-        Task::Event(e) => ask(p, e).map(|a| a.decider).unwrap_or(e.side),
-        _ => p.st.phasing,
+    match t.pending() {
+        Some(Pending::SetupPlace { side, .. } | Pending::HeadlineChoose { side } | Pending::SpaceDiscard { side }) => side,
+        Some(Pending::PlayCard(pt)) => pt.side,
+        Some(Pending::UsBonus { .. }) => Side::Us,
+        Some(Pending::Ops(o)) => o.side,
+        Some(Pending::Event(e)) => ask(p, e).map(|a| a.decider).unwrap_or(e.side),
+        None => p.st.phasing,
     }
 }
 
 /// What the decision on top asks, for each viewer.
 pub fn prompt(p: Position, t: &Task) -> Prompt {
-    let text = match t {
-        Task::SetupPlace { .. } | Task::UsBonus { .. } => setup::prompt(p, t),
-        Task::HeadlineChoose { side } => format!("{side}: choose your headline card (§4.5C)"),
-        Task::PlayCard(pt) => return action_round::prompt(p, pt),
-        Task::Ops(o) => ops::prompt(p, o),
-        Task::Event(e) => return ask(p, e).map(|a| a.prompt).unwrap_or_default(),
-        Task::SpaceDiscard { side } => {
+    let text = match t.pending() {
+        Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. }) => setup::prompt(p, t),
+        Some(Pending::HeadlineChoose { side }) => format!("{side}: choose your headline card (§4.5C)"),
+        Some(Pending::PlayCard(pt)) => return action_round::prompt(p, pt),
+        Some(Pending::Ops(o)) => ops::prompt(p, o),
+        Some(Pending::Event(e)) => return ask(p, e).map(|a| a.prompt).unwrap_or_default(),
+        Some(Pending::SpaceDiscard { side }) => {
             format!("{side}: you may discard one held card (space race box 6, §6.4.4), or pass")
         }
-        _ => String::new(),
+        None => String::new(),
     };
     Prompt::public(text)
 }
 
 /// The labels of `choose` options at the decision on top of the stack.
 pub fn labels(p: Position) -> &'static [&'static str] {
-    match p.st.stack.last() {
-        Some(Task::Event(e)) => ask(p, e).map(|a| a.labels).unwrap_or(&[]),
-        _ => &[],
+    match p.st.stack.last().and_then(Task::pending) {
+        Some(Pending::Event(e)) => ask(p, e).map(|a| a.labels).unwrap_or(&[]),
+        Some(
+            Pending::SetupPlace { .. }
+            | Pending::UsBonus { .. }
+            | Pending::HeadlineChoose { .. }
+            | Pending::PlayCard(_)
+            | Pending::Ops(_)
+            | Pending::SpaceDiscard { .. },
+        )
+        | None => &[],
     }
 }
 
@@ -84,17 +92,20 @@ pub fn legal_moves(p: Position) -> Vec<Move> {
     if p.st.outcome.is_some() {
         return Vec::new();
     }
-    let (mut v, side) = match t {
-        Task::Event(e) => match ask(p, e) {
+    let (mut v, side) = match t.pending() {
+        Some(Pending::Event(e)) => match ask(p, e) {
             Some(a) => (a.choices, a.decider),
             None => return Vec::new(),
         },
-        Task::Ops(o) => (ops::legal(p, o), o.side),
-        Task::PlayCard(pt) => (action_round::legal(p, pt), pt.side),
-        Task::HeadlineChoose { side } => (headline::legal(p, *side), *side),
-        _ => (candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect(), decider(p, t)),
+        Some(Pending::Ops(o)) => (ops::legal(p, o), o.side),
+        Some(Pending::PlayCard(pt)) => (action_round::legal(p, pt), pt.side),
+        Some(Pending::HeadlineChoose { side }) => (headline::legal(p, side), side),
+        Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. } | Pending::SpaceDiscard { .. }) => {
+            (candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect(), decider(p, t))
+        }
+        None => return Vec::new(),
     };
-    if !v.is_empty() && !p.st.effects.is_empty() && t.is_decision() {
+    if !v.is_empty() && !p.st.effects.is_empty() {
         v.extend(p.standing_moves(side));
     }
     v
@@ -102,10 +113,11 @@ pub fn legal_moves(p: Position) -> Vec<Move> {
 
 /// A superset of the legal moves of an engine decision; `check` filters it.
 fn candidates(p: Position, t: &Task) -> Vec<Move> {
-    match t {
-        Task::SetupPlace { .. } | Task::UsBonus { .. } => setup::candidates(p),
-        Task::SpaceDiscard { side } => turn::space_discard_candidates(p, *side),
-        _ => Vec::new(),
+    match t.pending() {
+        Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. }) => setup::candidates(p),
+        Some(Pending::SpaceDiscard { side }) => turn::space_discard_candidates(p, side),
+        // Listed by their own modules (see `legal_moves`).
+        Some(Pending::HeadlineChoose { .. } | Pending::PlayCard(_) | Pending::Ops(_) | Pending::Event(_)) | None => Vec::new(),
     }
 }
 
@@ -198,13 +210,13 @@ fn apply_standing(ctx: &mut Ctx, side: Side, m: &Move) {
 
 /// The one validation path; `explain` only decides whether rejection messages are composed.
 fn judge(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> {
-    match t {
-        Task::SetupPlace { .. } | Task::UsBonus { .. } => setup::check(p, t, m, explain),
-        Task::HeadlineChoose { side } => headline::check(p, *side, m, explain),
-        Task::PlayCard(pt) => action_round::Judge::new(p, pt, explain).check(m),
-        Task::Ops(o) => ops::Judge::new(p, o, explain).check(m),
-        Task::SpaceDiscard { side } => turn::space_discard_check(p, *side, m, explain),
-        Task::Event(e) => {
+    match t.pending() {
+        Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. }) => setup::check(p, t, m, explain),
+        Some(Pending::HeadlineChoose { side }) => headline::check(p, side, m, explain),
+        Some(Pending::PlayCard(pt)) => action_round::Judge::new(p, pt, explain).check(m),
+        Some(Pending::Ops(o)) => ops::Judge::new(p, o, explain).check(m),
+        Some(Pending::SpaceDiscard { side }) => turn::space_discard_check(p, side, m, explain),
+        Some(Pending::Event(e)) => {
             let Some(a) = ask(p, e) else {
                 return Err(Illegal::new("no such decision", "engine"));
             };
@@ -224,7 +236,7 @@ fn judge(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> 
                 ))
             }
         }
-        _ => Err(Illegal::new("no decision is pending", "§4.5")),
+        None => Err(Illegal::new("no decision is pending", "§4.5")),
     }
 }
 
@@ -324,19 +336,23 @@ impl arbiter_kernel::agenda::Agenda for Ctx<'_> {
 }
 
 fn no_moves(ctx: &mut Ctx, t: Task) {
-    match t {
-        Task::Ops(o) => ops::finish(ctx, &o, "no legal use remains"),
-        Task::PlayCard(pt) if pt.is_round() => log!(ctx, "{} has no card to play and sits out this action round (§4.5D)", pt.side),
-        Task::Event(e) if ask(ctx.pos(), &e).is_none() => ctx.fault(format!("{}: unknown event step {}", ctx.card_name(e.card), e.step)),
-        Task::Event(e) => log!(ctx, "{}: no legal choice remains", ctx.card_name(e.card)),
-        Task::PlayCard(pt) if !pt.is_round() => {
+    match t.pending() {
+        Some(Pending::Ops(o)) => ops::finish(ctx, o, "no legal use remains"),
+        Some(Pending::PlayCard(pt)) if pt.is_round() => log!(ctx, "{} has no card to play and sits out this action round (§4.5D)", pt.side),
+        Some(Pending::PlayCard(pt)) => {
             log!(ctx, "{}: {} has no card it may play", pt.by.map(|c| ctx.card_name(c).to_string()).unwrap_or_default(), pt.side);
             if let Some(next) = pt.or_else {
                 ctx.push(Task::Continue(next));
             }
         }
-        Task::HeadlineChoose { side } => log!(ctx, "{side} has no card to headline"),
-        _ => {}
+        Some(Pending::Event(e)) if ask(ctx.pos(), e).is_none() => {
+            ctx.fault(format!("{}: unknown event step {}", ctx.card_name(e.card), e.step))
+        }
+        Some(Pending::Event(e)) => log!(ctx, "{}: no legal choice remains", ctx.card_name(e.card)),
+        Some(Pending::HeadlineChoose { side }) => log!(ctx, "{side} has no card to headline"),
+        // Setup always has a country to place in, and the space race discard may pass: these
+        // decisions never lack a move; an automatic task is not a decision.
+        Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. } | Pending::SpaceDiscard { .. }) | None => {}
     }
 }
 

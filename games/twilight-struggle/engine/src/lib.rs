@@ -73,4 +73,4 @@ pub use report::Report;
 pub use rng::Randomness;
 pub use side::Side;
 pub use state::{Options, Outcome, State};
-pub use task::{Arg, EventTask, Modes, OpsKind, OpsTask, Picked, PlayTask, Source, Task};
+pub use task::{Arg, EventTask, Modes, OpsKind, OpsTask, Pending, Picked, PlayTask, Source, Task};

@@ -322,18 +322,55 @@ pub enum Task {
     FinalScoring,
 }
 
+/// A task that waits for a side's move, by kind ([`Task::pending`]: the one place that says
+/// which tasks are decisions). The flow matches on it exhaustively: a new kind of decision is a
+/// compile error wherever it must be handled, never a silent catch-all.
+#[derive(Clone, Copy, Debug)]
+pub enum Pending<'a> {
+    SetupPlace { side: Side, left: u8 },
+    UsBonus { left: u8 },
+    HeadlineChoose { side: Side },
+    PlayCard(&'a PlayTask),
+    Ops(&'a OpsTask),
+    Event(&'a EventTask),
+    SpaceDiscard { side: Side },
+}
+
 impl Task {
+    /// The decision this task waits for, or `None` for an automatic task.
+    #[inline]
+    pub fn pending(&self) -> Option<Pending<'_>> {
+        match self {
+            Task::SetupPlace { side, left } => Some(Pending::SetupPlace { side: *side, left: *left }),
+            Task::UsBonus { left } => Some(Pending::UsBonus { left: *left }),
+            Task::HeadlineChoose { side } => Some(Pending::HeadlineChoose { side: *side }),
+            Task::PlayCard(pt) => Some(Pending::PlayCard(pt)),
+            Task::Ops(o) => Some(Pending::Ops(o)),
+            Task::Event(e) => Some(Pending::Event(e)),
+            Task::SpaceDiscard { side } => Some(Pending::SpaceDiscard { side: *side }),
+            Task::Setup
+            | Task::StartTurn
+            | Task::ImproveDefcon
+            | Task::Deal
+            | Task::HeadlineStart
+            | Task::HeadlineResolve
+            | Task::HeadlineEvent { .. }
+            | Task::HeadlineEnd
+            | Task::ActionRound { .. }
+            | Task::ResolveEvent { .. }
+            | Task::Continue(_)
+            | Task::EndRound { .. }
+            | Task::MilOpsCheck
+            | Task::HeldCards
+            | Task::ChinaFlip
+            | Task::EndTurn
+            | Task::FinalScoring => None,
+        }
+    }
+
+    #[inline]
     pub fn is_decision(&self) -> bool {
-        matches!(
-            self,
-            Task::SetupPlace { .. }
-                | Task::UsBonus { .. }
-                | Task::HeadlineChoose { .. }
-                | Task::PlayCard(_)
-                | Task::Ops(_)
-                | Task::Event(_)
-                | Task::SpaceDiscard { .. }
-        )
+        self.pending().is_some()
     }
 }
 
