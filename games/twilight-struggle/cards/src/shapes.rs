@@ -347,7 +347,7 @@ impl Lasting for Trap {
                     arbiter_twilight::Source::Hand | arbiter_twilight::Source::HandAndChina => CardSet::default(),
                 };
                 let mut escape = EventTask::new(self.card, self.victim).at(TrapStep::Escape);
-                escape.picked = arbiter_twilight::Picked::Cards(narrowed);
+                escape.picked = arbiter_twilight::Picked::of_cards(narrowed);
                 Verdict::Replace(
                     vec![Task::Event(escape)],
                     format!("replaces the {} card play with an attempt to escape (card text)", self.victim),

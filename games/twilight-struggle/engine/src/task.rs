@@ -29,53 +29,57 @@ pub struct EventTask {
 }
 
 /// What an event's steps have chosen so far: countries, or cards (a card's steps choose one
-/// kind). Hashed as the bitset it holds, as when it was a bare number, so that the state hashes
-/// of saved games hold.
+/// kind). One bitset with the kind in its top bit (no card or country number reaches it), so a
+/// task stays as small as when it was a bare number (the work stack is copied at every move);
+/// hashed without the kind bit, as that number was, so that the state hashes of saved games
+/// hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Picked {
-    #[default]
-    Nothing,
-    Countries(CountrySet),
-    Cards(CardSet),
-}
+pub struct Picked(u128);
+
+/// The top bit: the bitset holds cards.
+const PICKED_CARDS: u128 = 1 << 127;
 
 impl Picked {
+    /// Nothing chosen yet.
+    pub const NOTHING: Picked = Picked(0);
+
+    /// These cards chosen.
+    #[inline]
+    pub fn of_cards(s: CardSet) -> Picked {
+        Picked(s.0 | PICKED_CARDS)
+    }
     /// The countries chosen (none if the steps choose cards).
     #[inline]
     pub fn countries(self) -> CountrySet {
-        match self {
-            Picked::Countries(s) => s,
-            Picked::Nothing | Picked::Cards(_) => CountrySet::default(),
+        if self.0 & PICKED_CARDS != 0 {
+            CountrySet::default()
+        } else {
+            CountrySet(self.0)
         }
     }
     /// The cards chosen (none if the steps choose countries).
     #[inline]
     pub fn cards(self) -> CardSet {
-        match self {
-            Picked::Cards(s) => s,
-            Picked::Nothing | Picked::Countries(_) => CardSet::default(),
+        if self.0 & PICKED_CARDS != 0 {
+            CardSet(self.0 & !PICKED_CARDS)
+        } else {
+            CardSet::default()
         }
     }
     /// The countries chosen and `c`.
     #[inline]
     pub fn with_country(self, c: CountryId) -> Picked {
-        Picked::Countries(self.countries().with(c))
+        Picked(self.countries().with(c).0)
     }
+    #[inline]
     pub fn is_empty(self) -> bool {
-        self.bits() == 0
-    }
-    fn bits(self) -> u128 {
-        match self {
-            Picked::Nothing => 0,
-            Picked::Countries(s) => s.0,
-            Picked::Cards(s) => s.0,
-        }
+        self.0 & !PICKED_CARDS == 0
     }
 }
 
 impl std::hash::Hash for Picked {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.bits().hash(state)
+        (self.0 & !PICKED_CARDS).hash(state)
     }
 }
 
@@ -103,7 +107,7 @@ impl std::hash::Hash for Arg {
 
 impl EventTask {
     pub fn new(card: CardId, side: Side) -> EventTask {
-        EventTask { card, side, step: 0, count: 0, picked: Picked::Nothing, twice: CountrySet::default(), arg: Arg::Nothing }
+        EventTask { card, side, step: 0, count: 0, picked: Picked::NOTHING, twice: CountrySet::default(), arg: Arg::Nothing }
     }
     pub fn at(self, step: impl Into<u8>) -> Self {
         EventTask { step: step.into(), ..self }
@@ -338,7 +342,7 @@ pub enum Pending<'a> {
 
 impl Task {
     /// The decision this task waits for, or `None` for an automatic task.
-    #[inline]
+    #[inline(always)]
     pub fn pending(&self) -> Option<Pending<'_>> {
         match self {
             Task::SetupPlace { side, left } => Some(Pending::SetupPlace { side: *side, left: *left }),
@@ -368,7 +372,7 @@ impl Task {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn is_decision(&self) -> bool {
         self.pending().is_some()
     }
@@ -384,9 +388,14 @@ mod tests {
     #[test]
     fn typed_continuations_hash_as_the_numbers_they_replaced() {
         let (c, k) = (CountryId(17), CardId(43));
-        assert_eq!(stable_hash(&Picked::Nothing), stable_hash(&0u128));
-        assert_eq!(stable_hash(&Picked::Nothing.with_country(c)), stable_hash(&c.bit()));
-        assert_eq!(stable_hash(&Picked::Cards([k].into_iter().collect())), stable_hash(&(1u128 << 43)));
+        assert_eq!(stable_hash(&Picked::NOTHING), stable_hash(&0u128));
+        assert_eq!(stable_hash(&Picked::NOTHING.with_country(c)), stable_hash(&c.bit()));
+        let cards = Picked::of_cards([k].into_iter().collect());
+        assert_eq!(stable_hash(&cards), stable_hash(&(1u128 << 43)));
+        // The kind is kept: cards are not countries, nor the other way round.
+        assert_eq!((cards.cards().len(), cards.countries().is_empty()), (1, true));
+        assert!(Picked::NOTHING.with_country(c).cards().is_empty() && !cards.is_empty());
+        assert_eq!(std::mem::size_of::<Picked>(), std::mem::size_of::<u128>());
         assert_eq!(stable_hash(&Arg::Nothing), stable_hash(&0i16));
         assert_eq!(stable_hash(&Arg::Card(k)), stable_hash(&43i16));
         assert_eq!(stable_hash(&Arg::Side(Side::Ussr)), stable_hash(&1i16));

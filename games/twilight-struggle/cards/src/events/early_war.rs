@@ -251,7 +251,7 @@ impl CardEvent for CambridgeFive {
         }
         ctx.exec(Instr::Reveal { whose: side.opponent(), cards: shown, public: false });
         ctx.push(Task::Event(EventTask {
-            picked: arbiter_twilight::Picked::Cards(shown),
+            picked: arbiter_twilight::Picked::of_cards(shown),
             ..EventTask::new(CAMBRIDGE_FIVE, side).at(CambridgeStep::Place)
         }));
     }

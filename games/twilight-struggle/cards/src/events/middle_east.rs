@@ -53,7 +53,7 @@ impl CardEvent for OurManInTehran {
         ctx.reveal();
         let set: CardSet = top.into_iter().collect();
         ctx.push(Task::Event(EventTask {
-            picked: arbiter_twilight::Picked::Cards(set),
+            picked: arbiter_twilight::Picked::of_cards(set),
             ..EventTask::new(OUR_MAN_IN_TEHRAN, side).at(TehranStep::Discard)
         }));
     }
