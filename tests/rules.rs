@@ -532,7 +532,7 @@ fn bear_trap_replaces_the_round_with_a_discard_and_an_escape_roll() {
             card: card("Bear Trap"),
             owner: Side::Us,
             expiry: arbiter_twilight::effect::Expiry::Permanent,
-            param: 0,
+            memo: arbiter_twilight::effect::Memo::Nothing,
             keeps_card: false,
         });
         give(st, Side::Ussr, &["Fidel", "Nasser"]);
@@ -706,7 +706,7 @@ fn norad_reacts_to_defcon_reaching_2_during_a_round() {
             card: card("NORAD"),
             owner: Side::Us,
             expiry: arbiter_twilight::effect::Expiry::Permanent,
-            param: 0,
+            memo: arbiter_twilight::effect::Memo::Nothing,
             keeps_card: false,
         });
         set_inf(st, "Canada", 4, 0);
@@ -778,7 +778,7 @@ fn quagmire_traps_the_us_and_ends_norad() {
             card: card("NORAD"),
             owner: Side::Us,
             expiry: arbiter_twilight::effect::Expiry::Permanent,
-            param: 0,
+            memo: arbiter_twilight::effect::Memo::Nothing,
             keeps_card: false,
         });
         give(st, Side::Ussr, &["Quagmire"]);

@@ -7,7 +7,7 @@
 use crate::format::{At, Fixture, Number, PerSide, Start};
 use crate::FixtureError;
 use arbiter_twilight::card::{CardSet, Era};
-use arbiter_twilight::effect::{Effect, Expiry};
+use arbiter_twilight::effect::{Effect, Expiry, Memo};
 use arbiter_twilight::flow::Task;
 use arbiter_twilight::map::Map;
 use arbiter_twilight::rng::Randomness;
@@ -41,6 +41,18 @@ const PICK: Range = (0, 109, "an index into a hand");
 /// An effect's parameter is card-defined: NORAD's flag (0 or 1), North Sea Oil's turn (1-10);
 /// every other card leaves it 0. Widen this when a card needs more.
 const PARAM: Range = (0, 10, "a flag or a turn");
+
+/// What an effect remembers, from a fixture's `param` (the number it was stored as): 0 nothing;
+/// North Sea Oil the turn of its extra round; NORAD and We Will Bury You 1 for their flag.
+fn memo_of(card: CardId, param: i64) -> Option<Memo> {
+    use arbiter_twilight_cards::events::ids::{NORAD, NORTH_SEA_OIL, WE_WILL_BURY_YOU};
+    match (card, param) {
+        (_, 0) => Some(Memo::Nothing),
+        (c, t) if c == NORTH_SEA_OIL => u8::try_from(t).ok().map(Memo::Turn),
+        (c, 1) if c == NORAD || c == WE_WILL_BURY_YOU => Some(Memo::Flag),
+        _ => None,
+    }
+}
 /// The US bonus option: the convention is +2; a handicap of a few more is plausible, 20 is
 /// already a lot.
 const US_BONUS: Range = (0, 20, "");
@@ -244,10 +256,16 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
             st.table.insert(card);
         }
         let param = match &e.param {
-            Some(p) => cx.num(&format!("{field}.param"), p, PARAM, "an effect parameter")?,
+            Some(p) => cx.num::<i64>(&format!("{field}.param"), p, PARAM, "an effect parameter")?,
             None => 0,
         };
-        st.effects.push(Effect { card, owner, expiry, param, keeps_card });
+        let memo = memo_of(card, param).ok_or_else(|| {
+            cx.err(
+                &format!("{field}.param"),
+                format!("{} remembers no {param}: 0, or North Sea Oil's turn, or 1 for NORAD's and We Will Bury You's flag", e.card),
+            )
+        })?;
+        st.effects.push(Effect { card, owner, expiry, memo, keeps_card });
     }
     if let Some(c) = &s.china_card {
         st.china = China { holder: cx.side("setup.china_card.holder", &c.holder)?, face_up: c.face_up };

@@ -104,6 +104,11 @@ fn refusal(members: &str) -> Option<String> {
     "-1 is not an effect parameter (0-10, a flag or a turn)"
 )]
 #[case(
+    r#""setup": {"effects": [{"card": "NORAD", "owner": "us", "param": 2}]}"#,
+    "setup.effects[0].param",
+    "NORAD remembers no 2: 0, or North Sea Oil's turn, or 1 for NORAD's and We Will Bury You's flag"
+)]
+#[case(
     r#""setup": {"effects": [{"card": "NORAD", "owner": "us", "param": 40000}]}"#,
     "setup.effects[0].param",
     "40000 is not an effect parameter (0-10, a flag or a turn)"
@@ -142,7 +147,8 @@ fn out_of_range_numbers_are_refused_naming_the_field(#[case] members: &str, #[ca
 #[case(r#""setup": {"defcon": 1, "vp": -19, "turn": 10, "action_round": 8}"#)]
 #[case(r#""setup": {"defcon": 5, "vp": 19, "turn": 1, "action_round": 1}"#)]
 #[case(r#""setup": {"military_ops": {"us": 5, "ussr": 0}, "space_race": {"us": 8, "ussr": 8}, "space_attempts": {"us": 2, "ussr": 2}}"#)]
-#[case(r#""setup": {"effects": [{"card": "NORAD", "owner": "us", "param": 10}]}"#)]
+// The limit, where it means something: North Sea Oil's extra round in turn 10.
+#[case(r#""setup": {"effects": [{"card": "North Sea Oil", "owner": "us", "param": 10}]}"#)]
 #[case(r#""setup": {"start": "standard", "options": {"optional_cards": true, "us_bonus": 20}}"#)]
 fn numbers_at_the_limits_are_accepted(#[case] members: &str) {
     assert_eq!(refusal(members), None);

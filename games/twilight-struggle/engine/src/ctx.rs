@@ -377,9 +377,9 @@ impl<'a> Ctx<'a> {
                 self.st.known[whose.idx()].0 |= cards.0 & held.0;
                 self.reveal();
             }
-            Instr::SetEffectParam { card, param } => {
+            Instr::SetEffectMemo { card, memo } => {
                 if let Some(e) = self.st.effects.iter_mut().find(|e| e.card == card) {
-                    e.param = param;
+                    e.memo = memo;
                 }
             }
             Instr::EndGame(o) => {

@@ -62,9 +62,9 @@ pub enum Instr {
     },
     AddEffect(Effect),
     RemoveEffect(CardId),
-    SetEffectParam {
+    SetEffectMemo {
         card: CardId,
-        param: i16,
+        memo: crate::effect::Memo,
     },
     EndGame(Outcome),
     /// Show `cards` of `whose` to the opponent: in the public log, or to the opponent alone.

@@ -396,6 +396,14 @@ mod tests {
         assert_eq!((cards.cards().len(), cards.countries().is_empty()), (1, true));
         assert!(Picked::NOTHING.with_country(c).cards().is_empty() && !cards.is_empty());
         assert_eq!(std::mem::size_of::<Picked>(), std::mem::size_of::<u128>());
+        // What an effect remembers, as the `param: i16` it replaced.
+        use crate::effect::Memo;
+        use crate::map::Region;
+        assert_eq!(stable_hash(&Memo::Nothing), stable_hash(&0i16));
+        assert_eq!(stable_hash(&Memo::Flag), stable_hash(&1i16));
+        assert_eq!(stable_hash(&Memo::Region(Region::ALL[4])), stable_hash(&4i16));
+        assert_eq!(stable_hash(&Memo::Country(c)), stable_hash(&18i16), "the country's number + 1");
+        assert_eq!(stable_hash(&Memo::Turn(7)), stable_hash(&7i16));
         assert_eq!(stable_hash(&Arg::Nothing), stable_hash(&0i16));
         assert_eq!(stable_hash(&Arg::Card(k)), stable_hash(&43i16));
         assert_eq!(stable_hash(&Arg::Side(Side::Ussr)), stable_hash(&1i16));

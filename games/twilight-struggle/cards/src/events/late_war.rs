@@ -37,6 +37,7 @@ use super::ids::*;
 use crate::shapes::{Change, Count, FixedChanges, Markers, TargetEvent, VpFromCount, War, Who};
 use arbiter_twilight::card::CardSet;
 use arbiter_twilight::ctx::{self, Ctx};
+use arbiter_twilight::effect::Memo;
 use arbiter_twilight::effect::{Effect, Expiry};
 use arbiter_twilight::error::{illegal, Illegal};
 use arbiter_twilight::instr::{DomainEvent, Instr};
@@ -382,19 +383,19 @@ impl CardEvent for Chernobyl {
         let Move::Choose(i @ 0..=5) = *m else { return ctx.unexpected(&t, m) };
         log!(ctx, "Chernobyl: the {} names {}", t.side, Region::ALL[i as usize]);
         let mut e = Effect::new(CHERNOBYL, t.side, Expiry::EndOfTurn);
-        e.param = i as i16;
+        e.memo = Memo::Region(Region::ALL[i as usize]);
         ctx.exec(Instr::AddEffect(e));
     }
 }
 
 impl Lasting for Chernobyl {
     fn vetoes(&self, e: &Effect, out: &mut Vec<Veto>) {
-        let Some(region) = usize::try_from(e.param).ok().and_then(|i| Region::ALL.get(i)) else { return };
+        let Memo::Region(region) = e.memo else { return };
         out.push(Veto {
             source: CHERNOBYL,
             actor: e.owner.opponent(),
             actions: vec![Action::Influence],
-            scope: Scope::Region(*region),
+            scope: Scope::Region(region),
             reason: "Chernobyl forbids adding Influence there with Operations this turn",
             rule: CHERNOBYL.cite(),
         });

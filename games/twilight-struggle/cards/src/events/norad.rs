@@ -5,6 +5,7 @@
 
 use super::ids::NORAD;
 use arbiter_twilight::ctx::Ctx;
+use arbiter_twilight::effect::Memo;
 use arbiter_twilight::effect::{Effect, Expiry};
 use arbiter_twilight::instr::{DomainEvent, Instr};
 use arbiter_twilight::steps;
@@ -39,9 +40,9 @@ impl CardEvent for Norad {
 impl Lasting for Norad {
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         match ev {
-            DomainEvent::DefconChanged { to: 2, .. } => ctx.exec(Instr::SetEffectParam { card: NORAD, param: 1 }),
-            DomainEvent::RoundEnded { .. } if e.param == 1 => {
-                ctx.exec(Instr::SetEffectParam { card: NORAD, param: 0 });
+            DomainEvent::DefconChanged { to: 2, .. } => ctx.exec(Instr::SetEffectMemo { card: NORAD, memo: Memo::Flag }),
+            DomainEvent::RoundEnded { .. } if e.memo == Memo::Flag => {
+                ctx.exec(Instr::SetEffectMemo { card: NORAD, memo: Memo::Nothing });
                 let canada = country!("Canada");
                 if ctx.st().controls(Side::Us, canada) {
                     ctx.log("NORAD: DEFCON moved to 2 this round and the US controls Canada");

@@ -5,6 +5,7 @@
 
 use super::ids::NORTH_SEA_OIL;
 use arbiter_twilight::ctx::Ctx;
+use arbiter_twilight::effect::Memo;
 use arbiter_twilight::effect::{Effect, Expiry};
 use arbiter_twilight::instr::Instr;
 use arbiter_twilight::{CardEvent, Lasting, NoStep, Position, Ruleset, Side};
@@ -14,14 +15,14 @@ struct NorthSeaOil;
 impl CardEvent for NorthSeaOil {
     type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
-        let turn = ctx.st().turn as i16;
-        ctx.exec(Instr::AddEffect(Effect { param: turn, ..Effect::new(NORTH_SEA_OIL, side, Expiry::Permanent) }));
+        let turn = ctx.st().turn;
+        ctx.exec(Instr::AddEffect(Effect { memo: Memo::Turn(turn), ..Effect::new(NORTH_SEA_OIL, side, Expiry::Permanent) }));
     }
 }
 
 impl Lasting for NorthSeaOil {
     fn extra_action_rounds(&self, p: Position, e: &Effect, side: Side) -> u8 {
-        u8::from(side == e.owner && e.param == p.st.turn as i16)
+        u8::from(side == e.owner && e.memo == Memo::Turn(p.st.turn))
     }
 }
 

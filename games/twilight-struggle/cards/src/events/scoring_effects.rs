@@ -13,6 +13,7 @@
 
 use super::ids::*;
 use arbiter_twilight::ctx::Ctx;
+use arbiter_twilight::effect::Memo;
 use arbiter_twilight::effect::{Effect, Expiry};
 use arbiter_twilight::instr::{DomainEvent, Instr};
 use arbiter_twilight::map::{iter_mask, CountryId, Map};
@@ -64,9 +65,12 @@ fn candidates(p: Position, e: &Effect, region: Region) -> Vec<CountryId> {
     iter_mask(map.region_mask(region) & map.battleground_mask() & p.st.controlled(e.owner.opponent())).collect()
 }
 
-/// The country the US chose (the effect's parameter: country number + 1; 0 = not chosen).
+/// The country the US chose, if it has.
 fn chosen(e: &Effect) -> Option<CountryId> {
-    u8::try_from(e.param).ok().and_then(|n| n.checked_sub(1)).map(CountryId)
+    match e.memo {
+        Memo::Country(c) => Some(c),
+        Memo::Nothing | Memo::Flag | Memo::Region(_) | Memo::Turn(_) => None,
+    }
 }
 
 /// The modifiers of `region`'s card scoring with `country` the one ignored.
@@ -119,7 +123,7 @@ impl CardEvent for Shuttle {
     fn answer(&self, ctx: &mut Ctx, _step: ShuttleStep, t: EventTask, m: &Move) {
         let (Move::Target(c), Arg::Card(card)) = (*m, t.arg) else { return ctx.unexpected(&t, m) };
         log!(ctx, "The {} chooses {}: Shuttle Diplomacy ignores it in {}", t.side, Map::standard().name(c), ctx.card_name(card));
-        ctx.exec(Instr::SetEffectParam { card: SHUTTLE_DIPLOMACY, param: c.0 as i16 + 1 });
+        ctx.exec(Instr::SetEffectMemo { card: SHUTTLE_DIPLOMACY, memo: Memo::Country(c) });
     }
 }
 

@@ -11,6 +11,7 @@
 
 use super::ids::*;
 use arbiter_twilight::ctx::Ctx;
+use arbiter_twilight::effect::Memo;
 use arbiter_twilight::effect::{Effect, Expiry};
 use arbiter_twilight::instr::{DomainEvent, Instr};
 use arbiter_twilight::log;
@@ -18,8 +19,8 @@ use arbiter_twilight::{CardEvent, Lasting, NoStep, PlayMode, Ruleset, Side};
 
 struct WeWillBuryYou;
 
-/// The effect's parameter: the US round in progress when it began is not "the next" one.
-const WAIT_FOR_NEXT_US_ROUND: i16 = 1;
+/// What the effect remembers: the US round in progress when it began is not "the next" one.
+const WAIT_FOR_NEXT_US_ROUND: Memo = Memo::Flag;
 
 impl CardEvent for WeWillBuryYou {
     type Step = NoStep;
@@ -27,7 +28,7 @@ impl CardEvent for WeWillBuryYou {
         ctx.exec(Instr::ChangeDefcon(-1));
         let mut e = Effect::new(WE_WILL_BURY_YOU, side, Expiry::Permanent);
         if ctx.st().round > 0 && ctx.st().phasing == side.opponent() {
-            e.param = WAIT_FOR_NEXT_US_ROUND;
+            e.memo = WAIT_FOR_NEXT_US_ROUND;
         }
         ctx.exec(Instr::AddEffect(e));
     }
@@ -44,11 +45,11 @@ impl Lasting for WeWillBuryYou {
         let us = e.owner.opponent();
         let in_us_round = ctx.st().round > 0 && ctx.st().phasing == us;
         match *ev {
-            DomainEvent::RoundEnded { side } if side == us && e.param == WAIT_FOR_NEXT_US_ROUND => {
-                ctx.exec(Instr::SetEffectParam { card: WE_WILL_BURY_YOU, param: 0 });
+            DomainEvent::RoundEnded { side } if side == us && e.memo == WAIT_FOR_NEXT_US_ROUND => {
+                ctx.exec(Instr::SetEffectMemo { card: WE_WILL_BURY_YOU, memo: Memo::Nothing });
             }
             DomainEvent::RoundEnded { side } if side == us => bury(ctx, e, &format!("the {us} played no card this round")),
-            DomainEvent::CardPlayed { side, card, mode, headline: false } if side == us && in_us_round && e.param == 0 => {
+            DomainEvent::CardPlayed { side, card, mode, headline: false } if side == us && in_us_round && e.memo == Memo::Nothing => {
                 if card == UN_INTERVENTION && mode == PlayMode::Event {
                     log!(ctx, "\"We Will Bury You\": the {us} plays UN Intervention as an event: the {} gains no VP", e.owner);
                     ctx.exec(Instr::RemoveEffect(WE_WILL_BURY_YOU));
