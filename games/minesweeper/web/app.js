@@ -43,9 +43,15 @@
   function render() {
     if (!state) return;
     const board = $("board");
-    board.style.gridTemplateColumns = "repeat(" + state.width + ", 30px)";
+    // One column of row numbers, then the cells; a first row of column letters: the names the
+    // log and the notation use (a1 at the top left).
+    board.style.gridTemplateColumns = "24px repeat(" + state.width + ", 30px)";
     while (board.firstChild) board.removeChild(board.firstChild);
+    const label = (text) => Object.assign(document.createElement("span"), { className: "coord", textContent: text });
+    board.appendChild(label(""));
+    for (let col = 0; col < state.width; col++) board.appendChild(label(String.fromCharCode(97 + col)));
     state.board.forEach(function (line, row) {
+      board.appendChild(label(String(row + 1)));
       Array.from(line).forEach(function (ch, col) {
         const b = document.createElement("button");
         b.type = "button";
@@ -72,7 +78,11 @@
   }
 
   function addLog(lines) {
-    for (const l of lines || []) $("log").appendChild(Object.assign(document.createElement("li"), { textContent: String(l) }));
+    for (const l of lines || []) {
+      // A move's heading (`#3 Player: open c4`) stands out from what it did.
+      const heading = /^#\d+ /.test(String(l));
+      $("log").appendChild(Object.assign(document.createElement("li"), { textContent: String(l), className: heading ? "heading" : "" }));
+    }
     $("log").scrollTop = $("log").scrollHeight;
   }
 
@@ -102,7 +112,8 @@
       } else if (m.type === "move") {
         state = m.state;
         moves = m.moves;
-        addLog(["#" + m.seq + ": " + m.text].concat(m.log || []));
+        const who = String(m.side || "");
+        addLog(["#" + m.seq + " " + who.charAt(0).toUpperCase() + who.slice(1) + ": " + m.text].concat(m.log || []));
         render();
       } else if (m.type === "rejected") {
         $("rejected").textContent = m.error;
