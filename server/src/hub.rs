@@ -453,7 +453,12 @@ impl Hub {
         let catalogue = self.catalogue.clone();
         let room = tokio::task::spawn_blocking(move || -> Result<Room, HubError> {
             let file = SeatsFile::load(&seats).map_err(HubError::Failed)?;
-            let session = Session::open(&game, &catalogue).map_err(|e| HubError::Failed(e.to_string()))?;
+            // The reason (which names the data folder's files) goes to the server's log; a
+            // client, which may hold no token yet, is told only that the game cannot be loaded.
+            let session = Session::open(&game, &catalogue).map_err(|e| {
+                eprintln!("arbiter serve: game {id2}: {e}");
+                HubError::Failed("this game cannot be loaded: the server's log says why".into())
+            })?;
             if file.seats() != session.header().seats.len() {
                 return Err(HubError::Failed(format!("{} does not match the game's seats", seats.display())));
             }

@@ -268,9 +268,12 @@ impl SqliteStore {
         if !(1..=SCHEMA_VERSION).contains(&version) {
             return Err(StoreError::UnknownSchema { path: path.into(), found: version, supported: SCHEMA_VERSION });
         }
-        if version == 1 && has_chain_columns(&conn).map_err(|e| read_error(path, e))? {
-            // A version-2 file whose version number changed: reading it as version 1 would
-            // skip the integrity chain.
+        // A file whose version number was changed: read as an older version, it would skip the
+        // integrity chain (a version-2 file claiming 1) or miss its logs (a version-3 file
+        // claiming 1 or 2).
+        let mismatched = (version == 1 && has_chain_columns(&conn).map_err(|e| read_error(path, e))?)
+            || (version < 3 && has_current_columns(&conn).map_err(|e| read_error(path, e))?);
+        if mismatched {
             return Err(StoreError::Damaged { path: path.into(), seq: 0, what: "its schema version does not match its tables".into() });
         }
         Self::configure(&conn, path, writable)?;
@@ -480,6 +483,17 @@ impl SqliteStore {
         }
         Ok(out)
     }
+}
+
+/// Whether the tables have the columns of the current layout (version 3).
+fn has_current_columns(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT (SELECT COUNT(*) FROM pragma_table_info('events') WHERE name = 'seat_logs') + \
+         (SELECT COUNT(*) FROM pragma_table_info('game') WHERE name IN ('seats_json', 'setup_seat_logs'))",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
 }
 
 /// Whether the tables have any of the columns version 2 added.

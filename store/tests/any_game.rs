@@ -94,3 +94,16 @@ fn a_log_for_a_seat_the_game_does_not_have_is_damage() {
     let e = Session::open(&path, &catalogue()).err().unwrap().to_string();
     assert!(e.contains("damaged at move 1") && e.contains("seats"), "{e}");
 }
+
+/// A current file whose schema version was lowered would be read without its logs: damage.
+#[test]
+fn a_current_file_claiming_an_older_version_is_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.arbiter");
+    drop(new_game(&path));
+    for older in [1, 2] {
+        rusqlite::Connection::open(&path).unwrap().execute_batch(&format!("PRAGMA user_version = {older}")).unwrap();
+        let e = arbiter_store::SqliteStore::open_read_only(&path).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("is damaged") && e.contains("schema version does not match"), "version {older}: {e}");
+    }
+}
