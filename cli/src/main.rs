@@ -4,6 +4,7 @@
 
 #[macro_use]
 mod out;
+mod arena;
 mod bench;
 mod board;
 mod input;
@@ -130,6 +131,29 @@ enum Command {
         /// Leave out the 7 optional cards (104-110); by default the full 110-card deck is used.
         #[arg(long)]
         base_deck: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Two agents play a game of two seats against each other, the seats swapped every game:
+    /// wins, losses, draws, the Elo difference with its 95% interval, end reasons, time per
+    /// decision. Agents: random.
+    Arena {
+        /// The game (of two seats): twilight-struggle, the default.
+        #[arg(long, default_value = "twilight-struggle")]
+        game: String,
+        #[arg(long, default_value_t = 100)]
+        games: u64,
+        /// The first agent.
+        #[arg(long, default_value = "random")]
+        a: String,
+        /// The second agent.
+        #[arg(long, default_value = "random")]
+        b: String,
+        /// Game `i` uses seed `SEED + i`.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
         #[arg(long)]
         json: bool,
     },
@@ -473,6 +497,42 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 say!("end reasons: {}", reasons.join(", "));
                 say!("peak memory: {}", r.peak_rss_bytes.map(|b| format!("{:.1} MB", b as f64 / 1e6)).unwrap_or_else(|| "unknown".into()));
                 say!("digest of final states: {}", r.digest);
+            }
+            Ok(())
+        }
+        Command::Arena { game, games, a, b, seed, threads, json: as_json } => {
+            let kind = catalogue().find(&game).map_err(|r| Failure::Rejected(r.reason))?;
+            if games == 0 {
+                return Err(Failure::Rejected("--games must be at least 1".into()));
+            }
+            if !(1..=MAX_THREADS).contains(&threads) {
+                return Err(Failure::Rejected(format!("--threads must be between 1 and {MAX_THREADS} (got {threads})")));
+            }
+            let (a, b) = (arena::Agent::parse(&a).map_err(Failure::Rejected)?, arena::Agent::parse(&b).map_err(Failure::Rejected)?);
+            let r = arena::run(kind, games, a, b, seed, threads).map_err(Failure::Rejected)?;
+            if as_json {
+                say!("{}", json(&r));
+            } else {
+                say!(
+                    "{} games of {} (seeds {}–{}, {} thread(s)): {} (a) against {} (b), seats swapped every game",
+                    r.games,
+                    kind.title(),
+                    r.seed,
+                    r.seed.wrapping_add(r.games - 1),
+                    r.threads,
+                    r.a.agent,
+                    r.b.agent
+                );
+                say!("a wins {}, b wins {}, draws {}: a scores {:.1} %", r.a_wins, r.b_wins, r.draws, r.a_score * 100.0);
+                match (r.elo, r.elo_low, r.elo_high, r.elo_bound) {
+                    (Some(e), Some(lo), Some(hi), _) => say!("Elo of a over b: {e:+.0} (95 %: {lo:+.0} to {hi:+.0})"),
+                    (_, _, _, Some(bound)) if bound > 0.0 => say!("Elo of a over b: at least {bound:+.0} (95 %; a won every game)"),
+                    (_, _, _, Some(bound)) => say!("Elo of a over b: at most {bound:+.0} (95 %; a lost every game)"),
+                    _ => {}
+                }
+                let reasons: Vec<String> = r.end_reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                say!("end reasons: {}", reasons.join(", "));
+                say!("time per decision: a {:.1} µs, b {:.1} µs", r.a.micros_per_decision, r.b.micros_per_decision);
             }
             Ok(())
         }

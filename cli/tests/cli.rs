@@ -425,3 +425,46 @@ fn minesweeper_is_played_through_the_same_commands() {
     assert_eq!(json["game"], "minesweeper");
     assert_eq!(json["outcome"]["reason"].as_str().map(str::to_lowercase).as_deref(), Some(outcome));
 }
+
+/// `arbiter arena`: two agents, seats swapped every game; the result is the same on any number
+/// of threads; a game of one seat, an agent not built yet and no games are refused by name.
+#[test]
+fn the_arena_counts_every_game_the_same_on_any_thread_count() {
+    let run = |threads: &str| -> serde_json::Value {
+        serde_json::from_str(&out(&[
+            "arena",
+            "--games",
+            "12",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--seed",
+            "5",
+            "--threads",
+            threads,
+            "--json",
+        ]))
+        .unwrap()
+    };
+    let (one, two) = (run("1"), run("2"));
+    assert_eq!(one["games"], 12);
+    let total = ["a_wins", "b_wins", "draws"].iter().map(|k| one[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(total, 12, "{one}");
+    let reasons: u64 = one["end_reasons"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(reasons, 12);
+    for k in ["a_wins", "b_wins", "draws", "end_reasons", "elo"] {
+        assert_eq!(one[k], two[k], "{k}: the threads change nothing");
+    }
+    assert!(one["a"]["decisions"].as_u64().unwrap() > 12 && one["b"]["decisions"].as_u64().unwrap() > 12);
+    for (args, says) in [
+        (vec!["arena", "--game", "minesweeper"], "Minesweeper has 1 seat"),
+        (vec!["arena", "--a", "greedy"], "not built yet"),
+        (vec!["arena", "--b", "nobody"], "the agents are: random"),
+        (vec!["arena", "--games", "0"], "--games must be at least 1"),
+    ] {
+        let o = arbiter().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
