@@ -106,8 +106,8 @@ proptest! {
         };
         for kind in arbiter_games::catalogue().kinds() {
             let (mut game, _) = kind.create(&kind.default_options(), u64::from(a)).unwrap();
-            let _ = game.json_move_text(&json);
             if let Some(t) = game.decision() {
+                let _ = game.boxed_clone().replay_json(t.seat, &json, "");
                 let _ = game.play_json(t.seat, &json);
             }
         }

@@ -203,6 +203,17 @@ pub struct Played {
     pub report: Report,
 }
 
+/// Why a saved move does not replay ([`Match::replay_json`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SavedMove {
+    /// Not a move of this game.
+    Unreadable,
+    /// Its canonical text here differs from the text stored (this one).
+    Text(String),
+    /// The game refuses it.
+    Refused(Refusal),
+}
+
 /// A game in progress as a host drives it: moves in notation (or the JSON a store kept), views
 /// as JSON.
 pub trait Match: Send + Sync {
@@ -214,9 +225,9 @@ pub trait Match: Send + Sync {
     fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Refusal>;
     /// Play a move as a store kept it ([`Played::json`]), as `seat`.
     fn play_json(&mut self, seat: Seat, json: &str) -> Result<Played, Refusal>;
-    /// The canonical text here of a move as a store kept it; `None` if it is not a move of
-    /// this game.
-    fn json_move_text(&self, json: &str) -> Option<String>;
+    /// Replay a move as a store kept it, as `seat`: read once, its canonical text checked
+    /// against `text` (what the store recorded) before it is played.
+    fn replay_json(&mut self, seat: Seat, json: &str, text: &str) -> Result<Report, SavedMove>;
     fn view(&self, viewer: Viewer) -> serde_json::Value;
     fn state_hash(&self) -> u64;
     fn outcome(&self) -> Option<Outcome>;
@@ -260,8 +271,13 @@ impl<G: Game> Match for G {
         let m: G::Move = serde_json::from_str(json).map_err(|_| Refusal::new("a move this game cannot read", "saved move"))?;
         play_typed(self, seat, &m)
     }
-    fn json_move_text(&self, json: &str) -> Option<String> {
-        serde_json::from_str::<G::Move>(json).ok().map(|m| self.move_text(&m))
+    fn replay_json(&mut self, seat: Seat, json: &str, text: &str) -> Result<Report, SavedMove> {
+        let m: G::Move = serde_json::from_str(json).map_err(|_| SavedMove::Unreadable)?;
+        let canonical = self.move_text(&m);
+        if canonical != text {
+            return Err(SavedMove::Text(canonical));
+        }
+        self.play_as(seat, &m).map_err(SavedMove::Refused)
     }
     fn view(&self, viewer: Viewer) -> serde_json::Value {
         serde_json::to_value(Game::view(self, viewer)).unwrap_or(serde_json::Value::Null)

@@ -3,7 +3,7 @@
 
 use crate::record::seat_name;
 use crate::{move_text_for, EventRow, GameHeader, Record, ReplayError, ENGINE_VERSION};
-use arbiter_kernel::{seat_id, GameKind, Match, Seat};
+use arbiter_kernel::{seat_id, GameKind, Match, SavedMove, Seat};
 
 pub struct Replay {
     header: GameHeader,
@@ -146,18 +146,17 @@ impl Replay {
             let deciding = decider.map(name).unwrap_or_else(|| "nobody".into());
             return Err(self.diverged(row.seq, &row.move_text, "seat to move", name(row.seat), deciding));
         }
-        // Not the stored JSON nor the reader's message, which may quote it (a secret move).
-        let Some(canonical) = self.game.json_move_text(&row.move_json) else {
-            return Err(self.diverged(row.seq, &row.move_text, "readable move", "a move this build reads", "a move it cannot read"));
+        // One reading of the stored JSON: its text checked, then played. Never the JSON nor a
+        // reader's message, which may quote it (a secret move).
+        let report = match self.game.replay_json(row.seat, &row.move_json, &row.move_text) {
+            Ok(report) => report,
+            Err(SavedMove::Unreadable) => {
+                return Err(self.diverged(row.seq, &row.move_text, "readable move", "a move this build reads", "a move it cannot read"))
+            }
+            Err(SavedMove::Text(canonical)) => return Err(self.diverged(row.seq, &row.move_text, "move text", &row.move_text, &canonical)),
+            Err(SavedMove::Refused(e)) => return Err(self.diverged(row.seq, &row.move_text, "move accepted", "accepted", e)),
         };
-        if canonical != row.move_text {
-            return Err(self.diverged(row.seq, &row.move_text, "move text", &row.move_text, &canonical));
-        }
-        let played = self
-            .game
-            .play_json(row.seat, &row.move_json)
-            .map_err(|e| self.diverged(row.seq, &row.move_text, "move accepted", "accepted", e))?;
-        let actual = Record::new(&played.report, self.game.state_hash(), self.header.seats.len());
+        let actual = Record::new(&report, self.game.state_hash(), self.header.seats.len());
         self.compare(row.seq, &row.move_text, &row.record, &actual)?;
         self.deciding.push(decider.unwrap_or(row.seat));
         self.next += 1;

@@ -92,6 +92,9 @@ pub struct SqliteStore {
     /// The schema version found (1: no chain to check).
     version: i64,
     layout: Layout,
+    /// The seats' ids, read from the header once (a game's seats never change): each append
+    /// needs them, and an append is the durable write every move waits for.
+    seats: std::cell::OnceCell<Vec<String>>,
 }
 
 /// What a failed read means for the user: never a raw driver message.
@@ -180,7 +183,8 @@ impl SqliteStore {
         placed?;
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(|e| write_error(path, e))?;
         Self::configure(&conn, path, true)?;
-        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current() })
+        let seats = std::cell::OnceCell::from(header.seats.clone());
+        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current(), seats })
     }
 
     /// Write a complete new game file at `at` and close it (errors name `path`, the file the
@@ -278,7 +282,7 @@ impl SqliteStore {
         }
         Self::configure(&conn, path, writable)?;
         let layout = if version >= 3 { Layout::current() } else { Layout::legacy(&conn).map_err(|e| read_error(path, e))? };
-        let mut store = SqliteStore { conn, path: path.into(), read_only: !writable, version, layout };
+        let mut store = SqliteStore { conn, path: path.into(), read_only: !writable, version, layout, seats: std::cell::OnceCell::new() };
         if version == 1 && writable {
             store.upgrade_from_v1()?;
         }
@@ -683,13 +687,16 @@ impl EventStore for SqliteStore {
                 what: format!("out of sequence: the last stored move is {head_seq}"),
             });
         }
-        let seats = self.header()?.seats;
+        if self.seats.get().is_none() {
+            let _ = self.seats.set(self.header()?.seats);
+        }
+        let seats = self.seats.get().map(Vec::as_slice).unwrap_or_default();
         let seat = seats.get(row.seat.idx()).ok_or_else(|| StoreError::BadRow {
             path: self.path.clone(),
             seq: row.seq,
             what: format!("no seat {} in this game", row.seat.0),
         })?;
-        let h = chain::extend(&head_hash, row, &seats);
+        let h = chain::extend(&head_hash, row, seats);
         let r = &row.record;
         self.conn
             .execute(

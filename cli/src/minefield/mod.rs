@@ -3,30 +3,30 @@
 
 pub mod screen;
 
+/// How a square of the view (`board`) is drawn in a terminal: `.` closed, a blank for an open
+/// 0, else as the view has it.
+fn shown(square: char) -> char {
+    match square {
+        '#' => '.',
+        '0' => ' ',
+        x => x,
+    }
+}
+
+/// The header line of column letters over the grid.
+fn column_letters(v: &View) -> String {
+    format!("   {}", (0..v.width).map(|c| format!(" {}", char::from(b'a' + c))).collect::<String>())
+}
+
 use arbiter_minesweeper::View;
 
 /// The grid: a header of column letters, then each row with its number; `.` for a closed cell
 /// (the view's `#`), `F` flagged, ` ` for an open 0, `1`–`8`, and at the end `*` a mine, `X`
 /// the one opened.
 pub fn grid(v: &View) -> String {
-    let letters: String = (0..v.width).map(|c| format!(" {}", char::from(b'a' + c))).collect();
-    let mut out = format!("   {letters}\n");
+    let mut out = format!("{}\n", column_letters(v));
     for (r, row) in v.board.iter().enumerate() {
-        let cells: String = row
-            .chars()
-            .map(|ch| {
-                format!(
-                    " {}",
-                    if ch == '#' {
-                        '.'
-                    } else if ch == '0' {
-                        ' '
-                    } else {
-                        ch
-                    }
-                )
-            })
-            .collect();
+        let cells: String = row.chars().map(|ch| format!(" {}", shown(ch))).collect();
         out += &format!("{:>3}{cells}\n", r + 1);
     }
     out += &format!("{} mines, {} flagged\n", v.mines, v.flags);

@@ -81,15 +81,11 @@ impl Board {
 pub fn draw(f: &mut Frame, b: &Board) {
     let Some(v) = b.view() else { return };
     let [grid, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(4)]).areas(f.area());
-    let mut lines = vec![Line::from(format!("   {}", (0..v.width).map(|c| format!(" {}", char::from(b'a' + c))).collect::<String>()))];
+    let mut lines = vec![Line::from(super::column_letters(&v))];
     for (r, row) in v.board.iter().enumerate() {
         let mut spans = vec![Span::raw(format!("{:>3}", r + 1))];
         for (c, ch) in row.chars().enumerate() {
-            let shown = match ch {
-                '#' => '.',
-                '0' => ' ',
-                x => x,
-            };
+            let shown = super::shown(ch);
             let mut style = Style::new();
             if (c as u8, r as u8) == b.cursor {
                 style = style.add_modifier(Modifier::REVERSED);

@@ -50,6 +50,6 @@ impl GameKind for TwilightStruggle {
     fn create(&self, options: &serde_json::Value, seed: u64) -> Result<(Box<dyn Match>, Report), Refusal> {
         let o = Self::options(options)?;
         let (game, report) = Game::new(crate::ruleset(), o, Randomness::seeded(seed));
-        Ok((Box::new(game), (&report).into()))
+        Ok((Box::new(game), report.into()))
     }
 }

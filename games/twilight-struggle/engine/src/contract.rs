@@ -34,18 +34,19 @@ impl From<PlayError> for Refusal {
     }
 }
 
-impl From<&Report> for arbiter_kernel::Report {
-    fn from(r: &Report) -> arbiter_kernel::Report {
+/// Moved, not copied: a move's log text is built once.
+impl From<Report> for arbiter_kernel::Report {
+    fn from(r: Report) -> arbiter_kernel::Report {
         arbiter_kernel::Report {
             log: r
                 .log
-                .iter()
+                .into_iter()
                 .map(|l| arbiter_kernel::LogLine {
                     to: match l.to {
                         Audience::Public => arbiter_kernel::Audience::Public,
                         Audience::Private(s) => arbiter_kernel::Audience::Seat(seat(s)),
                     },
-                    text: l.text.clone(),
+                    text: l.text,
                 })
                 .collect(),
             random: r.random.iter().map(|o| serde_json::to_string(o).unwrap_or_default()).collect(),
@@ -73,7 +74,7 @@ impl arbiter_kernel::Game for Game {
     fn play_as(&mut self, at: Seat, m: &Move) -> Result<arbiter_kernel::Report, Refusal> {
         let s = side(at).ok_or_else(|| Refusal::new(format!("no seat {} in Twilight Struggle (0: US, 1: USSR)", at.0), "§1"))?;
         let report = Game::play_as(self, s, m)?;
-        Ok((&report).into())
+        Ok(report.into())
     }
     fn view(&self, viewer: Viewer) -> View {
         Game::view(self, viewer_side(viewer))
