@@ -21,6 +21,7 @@ pub mod agenda;
 pub mod effects;
 pub mod pipeline;
 pub mod rng;
+pub mod search;
 
 pub use rng::{Exhausted, Randomness};
 
@@ -156,7 +157,7 @@ pub struct Outcome {
 /// - `view(viewer)` and the log lines for `viewer` hold only what that seat may know.
 pub trait Game: Clone + Send + Sync + 'static {
     /// A move; its JSON is what a saved game keeps (replayed as it was, whatever the notation).
-    type Move: Clone + PartialEq + fmt::Debug + Serialize + DeserializeOwned;
+    type Move: Clone + Eq + std::hash::Hash + fmt::Debug + Send + Sync + Serialize + DeserializeOwned;
     type View: Serialize;
 
     /// The seats' names, in seat order ("white", "black"; "player").
@@ -191,6 +192,49 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// has one; `None` (the default): the game is not played on a clock.
     fn timeout_move(&self, _seat: Seat) -> Option<Self::Move> {
         None
+    }
+
+    // What the computer opponent ([`search`]) asks of a game. A game that does not answer
+    // `determinize` offers no computer opponent; the rest have defaults.
+
+    /// The seat deciding now (cheaper than [`Game::decision`], which words the prompt).
+    fn deciding(&self) -> Option<Seat> {
+        self.decision().map(|t| t.seat)
+    }
+    /// A full state consistent with everything `seat` may know here and nothing else: what it
+    /// may not see (another hand, a draw pile's order, where the mines are, the dice to come)
+    /// drawn from `rng`, so that two positions `seat` sees alike give the same samples. Only
+    /// asked while `seat` decides. `None` (the default): the game offers no computer opponent.
+    /// A game of perfect information answers a copy whose random source is drawn from `rng`.
+    fn determinize(&self, _seat: Seat, _rng: &mut Randomness) -> Option<Self> {
+        None
+    }
+    /// The moves the computer considers among the legal ones (all by default; a game may leave
+    /// out moves no player gains by: resigning, a flag that changes nothing).
+    fn search_moves(&self) -> Vec<Self::Move> {
+        self.legal_moves()
+    }
+    /// Play `m` as `seat` for a search: as [`Game::play_as`] (the same checks), without the
+    /// report where the game can spare its cost.
+    fn play_quiet(&mut self, seat: Seat, m: &Self::Move) -> Result<(), Refusal> {
+        self.play_as(seat, m).map(|_| ())
+    }
+    /// The playout policy: the index of the move to play among `moves` (never empty; the
+    /// search moves) in a playout. Uniformly random by default; a game may prefer what a
+    /// player would (not losing on the spot, scoring in time).
+    fn playout_move(&self, moves: &[Self::Move], rng: &mut Randomness) -> usize {
+        rng.pick(moves.len()).unwrap_or(0)
+    }
+    /// How many decisions a playout plays before it stops and asks [`Game::evaluate`]; `None`
+    /// (the default): to the end of the game.
+    fn playout_depth(&self) -> Option<u32> {
+        None
+    }
+    /// How good this unfinished position is for `seat`, from 0 (lost) to 1 (won): what a
+    /// playout stopped early scores. Even (0.5) by default. Judged on what the state holds,
+    /// which in a search is a sample: it may look at everything.
+    fn evaluate(&self, _seat: Seat) -> f64 {
+        0.5
     }
 }
 
@@ -237,6 +281,9 @@ pub trait Match: Send + Sync {
     fn timeout_move(&self, seat: Seat) -> Option<String>;
     /// The canonical text of the move written `text` here, or why it cannot be read.
     fn canonical(&self, text: &str) -> Result<String, Refusal>;
+    /// The move `plan`'s agent makes for `seat`, which decides now, in notation (see
+    /// [`search`]); `progress` hears how far a search has come.
+    fn agent_move(&self, seat: Seat, plan: &search::Plan, progress: &(dyn Fn(search::Progress) + Sync)) -> Result<String, Refusal>;
     fn boxed_clone(&self) -> Box<dyn Match>;
     /// The game itself, for a host part written for one game (its table, its client) to
     /// downcast: `m.as_any().downcast_ref::<G>()`.
@@ -296,6 +343,9 @@ impl<G: Game> Match for G {
     }
     fn canonical(&self, text: &str) -> Result<String, Refusal> {
         self.parse_move(text).map(|m| self.move_text(&m))
+    }
+    fn agent_move(&self, seat: Seat, plan: &search::Plan, progress: &(dyn Fn(search::Progress) + Sync)) -> Result<String, Refusal> {
+        search::decide(self, seat, plan, progress).map(|m| self.move_text(&m))
     }
     fn boxed_clone(&self) -> Box<dyn Match> {
         Box::new(self.clone())

@@ -68,6 +68,15 @@ impl Randomness {
         }
     }
 
+    /// A new seeded source drawn from this one (a search's sample of the dice to come). A
+    /// scripted source gives the source seeded 0: a script holds no randomness to draw from.
+    pub fn split(&mut self) -> Randomness {
+        match self {
+            Randomness::Seeded(r) => Randomness::seeded(r.random()),
+            Randomness::Scripted { .. } => Randomness::seeded(0),
+        }
+    }
+
     /// Unused scripted outcomes (a strict fixture fails if any are left).
     pub fn leftover(&self) -> (usize, usize) {
         match self {
