@@ -4,45 +4,14 @@
 //! time each agent takes per decision. Game `i` uses seed `S + i` and agent `a` plays seat
 //! `i % 2`, so the result does not depend on the thread count.
 //!
-//! Agents: `random` (a uniformly random legal move). The stronger agents of issue 23
-//! (`greedy`, `computer[:LEVEL]`) are refused by name until they exist.
+//! Agents are the kernel's ([`Agent`]): `random`, `greedy`, `computer[:LEVEL]`. Each decision
+//! of game `i` is made with a seed drawn from `S + i`, the agent and the decision's number: the
+//! same command gives the same games.
 
-use arbiter_kernel::{GameKind, Randomness, Seat};
+use arbiter_kernel::search::{Agent, Plan};
+use arbiter_kernel::{GameKind, Seat};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
-
-/// An agent taking part.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Agent {
-    /// A uniformly random legal move.
-    Random,
-}
-
-impl Agent {
-    /// Read an agent's name as the command line gives it.
-    pub fn parse(text: &str) -> Result<Agent, String> {
-        match text {
-            "random" => Ok(Agent::Random),
-            t if t == "greedy" || t == "computer" || t.starts_with("computer:") => {
-                Err(format!("the agent {t:?} is not built yet; the agents are: random"))
-            }
-            t => Err(format!("no agent {t:?}; the agents are: random")),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Agent::Random => "random",
-        }
-    }
-
-    /// Its move among `legal` (never empty).
-    fn choose(self, legal: &[String], rng: &mut Randomness) -> Result<usize, String> {
-        match self {
-            Agent::Random => rng.pick(legal.len()).map_err(|e| e.to_string()),
-        }
-    }
-}
 
 /// One agent's share of the games.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -116,22 +85,18 @@ struct Played {
 
 fn play_one(kind: &dyn GameKind, options: &serde_json::Value, seed: u64, agents: [Agent; 2], i: u64) -> Result<Played, String> {
     let (mut game, _) = kind.create(options, seed).map_err(|r| r.to_string())?;
-    // Agent `a` plays seat i % 2; each agent draws from its own stream.
+    // Agent `a` plays seat i % 2.
     let a_seat = Seat((i % 2) as u8);
-    let mut rngs = [Randomness::seeded(seed ^ 0xa5a5_0000_0000_0001), Randomness::seeded(seed ^ 0x5a5a_0000_0000_0002)];
     let (mut decisions, mut time) = ([0u64; 2], [Duration::ZERO; 2]);
     while game.outcome().is_none() {
         let Some(turn) = game.decision() else { return Err(format!("game {i}: no decision and no outcome")) };
         let who = usize::from(turn.seat != a_seat);
         let started = Instant::now();
-        let legal = game.legal_moves();
-        if legal.is_empty() {
-            return Err(format!("game {i}: a decision without a legal move"));
-        }
-        let k = agents[who].choose(&legal, &mut rngs[who])?;
+        let plan = Plan::new(agents[who], arbiter_kernel::stable_hash(&(seed, who, decisions[who])));
+        let m = game.agent_move(turn.seat, &plan, &|_| {}).map_err(|r| format!("game {i}: {} could not move: {r}", agents[who]))?;
         time[who] += started.elapsed();
         decisions[who] += 1;
-        game.play(turn.seat, &legal[k]).map_err(|r| format!("game {i}: the listed move {:?} was refused: {r}", legal[k]))?;
+        game.play(turn.seat, &m).map_err(|r| format!("game {i}: {}'s move {m:?} was refused: {r}", agents[who]))?;
     }
     let outcome = game.outcome().ok_or("no outcome")?;
     Ok(Played { a_won: outcome.winner.map(|w| w == a_seat), reason: outcome.reason, decisions, time })
@@ -176,7 +141,7 @@ pub fn run(kind: &'static dyn GameKind, games: u64, a: Agent, b: Agent, seed: u6
         }
     }
     let stats = |k: usize| AgentStats {
-        agent: agents[k].name().to_string(),
+        agent: agents[k].to_string(),
         decisions: decisions[k],
         micros_per_decision: if decisions[k] == 0 { 0.0 } else { time[k].as_secs_f64() * 1e6 / decisions[k] as f64 },
     };
@@ -203,6 +168,7 @@ pub fn run(kind: &'static dyn GameKind, games: u64, a: Agent, b: Agent, seed: u6
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arbiter_kernel::search::Level;
 
     #[test]
     fn elo_follows_the_logistic_curve_with_its_interval() {
@@ -232,11 +198,14 @@ mod tests {
     }
 
     #[test]
-    fn agents_are_read_by_name_and_the_missing_ones_refused() {
-        assert_eq!(Agent::parse("random"), Ok(Agent::Random));
-        for later in ["greedy", "computer", "computer:3"] {
-            assert!(Agent::parse(later).unwrap_err().contains("not built yet"), "{later}");
+    fn agents_are_read_by_name() {
+        for (text, agent) in [("random", Agent::Random), ("greedy", Agent::Greedy), ("computer:2", Agent::Computer(Level::new(2).unwrap()))]
+        {
+            assert_eq!(text.parse::<Agent>(), Ok(agent));
+            assert_eq!(agent.to_string(), text);
         }
-        assert!(Agent::parse("alphago").unwrap_err().contains("the agents are: random"));
+        assert_eq!("computer".parse::<Agent>(), Ok(Agent::Computer(Level::DEFAULT)));
+        assert!("alphago".parse::<Agent>().unwrap_err().reason.contains("the agents are: random, greedy, computer"));
+        assert!("computer:9".parse::<Agent>().unwrap_err().reason.contains("no level 9"));
     }
 }

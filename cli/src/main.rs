@@ -136,7 +136,8 @@ enum Command {
     },
     /// Two agents play a game of two seats against each other, the seats swapped every game:
     /// wins, losses, draws, the Elo difference with its 95% interval, end reasons, time per
-    /// decision. Agents: random.
+    /// decision. Agents: random, greedy (one move ahead), computer[:LEVEL] (the search, levels
+    /// 1-5, 3 by default).
     Arena {
         /// The game (of two seats): twilight-struggle, the default.
         #[arg(long, default_value = "twilight-struggle")]
@@ -508,7 +509,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
             if !(1..=MAX_THREADS).contains(&threads) {
                 return Err(Failure::Rejected(format!("--threads must be between 1 and {MAX_THREADS} (got {threads})")));
             }
-            let (a, b) = (arena::Agent::parse(&a).map_err(Failure::Rejected)?, arena::Agent::parse(&b).map_err(Failure::Rejected)?);
+            let read = |t: &str| t.parse::<arbiter_kernel::search::Agent>().map_err(|r| Failure::Rejected(r.reason));
+            let (a, b) = (read(&a)?, read(&b)?);
             let r = arena::run(kind, games, a, b, seed, threads).map_err(Failure::Rejected)?;
             if as_json {
                 say!("{}", json(&r));

@@ -427,7 +427,7 @@ fn minesweeper_is_played_through_the_same_commands() {
 }
 
 /// `arbiter arena`: two agents, seats swapped every game; the result is the same on any number
-/// of threads; a game of one seat, an agent not built yet and no games are refused by name.
+/// of threads; a game of one seat, an unknown agent or level and no games are refused by name.
 #[test]
 fn the_arena_counts_every_game_the_same_on_any_thread_count() {
     let run = |threads: &str| -> serde_json::Value {
@@ -459,12 +459,27 @@ fn the_arena_counts_every_game_the_same_on_any_thread_count() {
     assert!(one["a"]["decisions"].as_u64().unwrap() > 12 && one["b"]["decisions"].as_u64().unwrap() > 12);
     for (args, says) in [
         (vec!["arena", "--game", "minesweeper"], "Minesweeper has 1 seat"),
-        (vec!["arena", "--a", "greedy"], "not built yet"),
-        (vec!["arena", "--b", "nobody"], "the agents are: random"),
+        (vec!["arena", "--a", "computer:7"], "no level 7: the levels are 1 (quick) to 5 (slow)"),
+        (vec!["arena", "--b", "nobody"], "the agents are: random, greedy, computer"),
         (vec!["arena", "--games", "0"], "--games must be at least 1"),
     ] {
         let o = arbiter().args(&args).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
     }
+}
+
+/// The agents differ in strength as they should: the one-move greedy agent beats random play,
+/// and the search beats greedy (few games: the strength table in BENCHMARKS.md has the
+/// measurements).
+#[test]
+fn stronger_agents_win_the_arena() {
+    let run = |a: &str, b: &str, games: &str| -> serde_json::Value {
+        serde_json::from_str(&out(&["arena", "--games", games, "--a", a, "--b", b, "--seed", "300", "--threads", "2", "--json"])).unwrap()
+    };
+    let r = run("greedy", "random", "6");
+    assert_eq!(r["a_wins"], 6, "{r}");
+    assert!(r["a"]["micros_per_decision"].as_f64().unwrap() > 0.0);
+    let r = run("computer:1", "random", "2");
+    assert_eq!(r["a_wins"], 2, "{r}");
 }

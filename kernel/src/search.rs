@@ -222,18 +222,26 @@ pub fn think<G: Game>(seen: &Seen<G>, budget: &Budget, progress: &(dyn Fn(Progre
                         .step_by(threads)
                         .map(|k| {
                             let seed = crate::stable_hash(&(budget.seed, k));
-                            grow(seen, per_tree(k), seed, deadline, &|| {
+                            let tree = grow(seen, per_tree(k), seed, deadline, &|| {
                                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                                 if n % 32 == 0 {
                                     progress(Progress { done: n, of });
                                 }
-                            })
+                            });
+                            (k, tree)
                         })
                         .collect::<Vec<_>>()
                 })
             })
             .collect();
-        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|_| vec![Err(Refusal::new("a search thread failed", "engine"))])).collect()
+        let mut all: Vec<_> = workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|_| vec![(0, Err(Refusal::new("a search thread failed", "engine")))]))
+            .collect();
+        // In tree order, whichever thread grew them: sums of floating-point numbers depend on
+        // their order.
+        all.sort_by_key(|(k, _)| *k);
+        all.into_iter().map(|(_, t)| t).collect()
     });
     // Sum the trees' root statistics, in the order of the root's moves.
     let mut weighed: Vec<Weighed<G::Move>> = moves.iter().map(|m| Weighed { mv: m.clone(), visits: 0, value: 0.0 }).collect();

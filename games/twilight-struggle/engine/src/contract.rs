@@ -95,6 +95,32 @@ impl arbiter_kernel::Game for Game {
     fn timeout_move(&self, _seat: Seat) -> Option<Move> {
         Some(Move::Concede(crate::moves::Concession::Time))
     }
+    fn deciding(&self) -> Option<Seat> {
+        self.to_move().map(seat)
+    }
+    fn determinize(&self, at: Seat, rng: &mut arbiter_kernel::Randomness) -> Option<Game> {
+        Some(crate::computer::determinize(self, side(at)?, rng))
+    }
+    fn search_moves(&self) -> Vec<Move> {
+        self.legal().to_vec()
+    }
+    fn play_quiet(&mut self, at: Seat, m: &Move) -> Result<(), Refusal> {
+        let s = side(at).ok_or_else(|| Refusal::new(format!("no seat {} in Twilight Struggle", at.0), "§1"))?;
+        if self.to_move() == Some(s) {
+            Game::play_quiet(self, m).map(|_| ()).map_err(Refusal::from)
+        } else {
+            Game::play_as(self, s, m).map(|_| ()).map_err(Refusal::from)
+        }
+    }
+    fn playout_move(&self, moves: &[Move], rng: &mut arbiter_kernel::Randomness) -> usize {
+        crate::computer::playout_move(self, moves, rng)
+    }
+    fn playout_depth(&self) -> Option<u32> {
+        Some(crate::computer::PLAYOUT_DEPTH)
+    }
+    fn evaluate(&self, at: Seat) -> f64 {
+        side(at).map_or(0.5, |s| crate::computer::evaluate(self, s))
+    }
     fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
         self.parse(text).map_err(|e| Refusal::new(format!("cannot read {:?}: {e}", arbiter_kernel::echo(text)), "notation"))
     }

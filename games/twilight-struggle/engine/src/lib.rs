@@ -30,6 +30,7 @@ pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub mod action_round;
 pub mod bits;
 pub mod card;
+pub mod computer;
 pub mod contract;
 pub mod coup;
 pub mod ctx;
