@@ -5,6 +5,7 @@
 #[macro_use]
 mod out;
 mod arena;
+use arbiter_kernel::search::{Agent, Level};
 mod bench;
 mod board;
 mod input;
@@ -68,6 +69,16 @@ enum Command {
         /// The game of a new save file: twilight-struggle (the default) or minesweeper.
         #[arg(long)]
         game: Option<String>,
+        /// Play against the computer: `computer` (the search; see --level), `greedy` or
+        /// `random`. Give it again when you resume the game.
+        #[arg(long)]
+        vs: Option<String>,
+        /// Your seat against the computer (`us` or `ussr`; the first seat, the US, by default).
+        #[arg(long = "as")]
+        as_seat: Option<String>,
+        /// The computer's level, 1 (quick) to 5 (slow); 3 by default.
+        #[arg(long)]
+        level: Option<String>,
     },
     /// Who decides now, the prompt, and every legal move (one canonical move per line).
     Moves {
@@ -334,12 +345,22 @@ fn run(cmd: Command) -> Result<(), Failure> {
             say!("New game in {}", file.display());
             Ok(())
         }
-        Command::Play { file, lines, game } => {
+        Command::Play { file, lines, game, vs, as_seat, level } => {
+            let rejected = |r: arbiter_kernel::Refusal| Failure::Rejected(r.reason);
+            let agent = match (vs.as_deref(), level) {
+                (None, None) => None,
+                (Some("computer") | None, Some(l)) => Some(Agent::Computer(l.parse::<Level>().map_err(rejected)?)),
+                (Some(_), Some(_)) => return Err(Failure::Rejected("--level is the level of --vs computer".into())),
+                (Some(a), None) => Some(a.parse::<Agent>().map_err(rejected)?),
+            };
+            if agent.is_none() && as_seat.is_some() {
+                return Err(Failure::Rejected("--as chooses your seat against the computer: give --vs computer too".into()));
+            }
             let path = match file {
                 Some(f) => f,
                 None => play::default_save_path()?,
             };
-            play::run(&path, lines, game.as_deref())
+            play::run(&path, lines, game.as_deref(), agent.map(|agent| play::Versus { agent, human: as_seat }))
         }
         Command::Moves { file, json: as_json } => {
             let s = Session::open_read_only(&file, &catalogue())?;

@@ -4,12 +4,15 @@
 
 use crate::board::{self, Style};
 use crate::input::Input;
+use crate::table::app::Opponent;
 use crate::ts_session::TsSession;
 use crate::Failure;
 use arbiter_games::catalogue;
+use arbiter_kernel::search::{self, Agent, Plan, Progress};
+use arbiter_kernel::Seat;
 use arbiter_store::{Session, SessionError};
-use arbiter_twilight::contract::seat;
-use arbiter_twilight::{Game, Region};
+use arbiter_twilight::contract::{seat, side};
+use arbiter_twilight::{Game, Region, Side};
 use std::path::{Path, PathBuf};
 
 /// `$ARBITER_HOME/hotseat.arbiter`, or `~/.local/share/arbiter/hotseat.arbiter`.
@@ -45,7 +48,14 @@ Other commands:
 /// Play the game saved in `path` (created if missing, a game of `game`: Twilight Struggle by
 /// default): full-screen when both standard input and output are terminals, unless `lines`
 /// asks for the line mode.
-pub fn run(path: &Path, lines: bool, game: Option<&str>) -> Result<(), Failure> {
+/// The computer's part in `arbiter play --vs AGENT [--as SEAT]`: who it is and the seat the
+/// player keeps (the first seat, by default).
+pub struct Versus {
+    pub agent: Agent,
+    pub human: Option<String>,
+}
+
+pub fn run(path: &Path, lines: bool, game: Option<&str>, versus: Option<Versus>) -> Result<(), Failure> {
     let session = if path.exists() {
         let s = Session::open(path, &catalogue())?;
         if let Some(id) = game.filter(|id| *id != s.kind().id()) {
@@ -69,9 +79,39 @@ pub fn run(path: &Path, lines: bool, game: Option<&str>) -> Result<(), Failure> 
     };
     use std::io::IsTerminal;
     let full_screen = !lines && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    // The computer's side: the seat the player does not keep.
+    let computer = match &versus {
+        None => None,
+        Some(v) => {
+            let seats = session.header().seats.clone();
+            if seats.len() != 2 {
+                return Err(Failure::Rejected(format!(
+                    "{} has {} seat(s): --vs plays a game of two against the computer",
+                    session.kind().title(),
+                    seats.len()
+                )));
+            }
+            let human = match &v.human {
+                None => 0,
+                Some(id) => seats.iter().position(|s| s == id).ok_or_else(|| {
+                    Failure::Rejected(format!("no seat {id:?} in {}; the seats are: {}", session.kind().title(), seats.join(", ")))
+                })?,
+            };
+            Some((Seat((1 - human) as u8), v.agent))
+        }
+    };
     match TsSession::new(session) {
-        Ok(ts) if full_screen => crate::table::run(ts),
-        Ok(ts) => run_lines(ts, path),
+        Ok(ts) => {
+            let opponent = computer.map(|(s, agent)| Opponent::new(side(s).unwrap_or(Side::Ussr), agent));
+            if let Some(c) = &opponent {
+                say!("You play the {}; the computer ({}) plays the {}.", c.side.opponent(), c.agent, c.side);
+            }
+            if full_screen {
+                crate::table::run(ts, opponent)
+            } else {
+                run_lines(ts, path, opponent)
+            }
+        }
         Err(other) if other.game_as::<arbiter_minesweeper::Minesweeper>().is_none() => Err(Failure::Rejected(format!(
             "arbiter play has no table for {}: play it with `arbiter moves` and `arbiter move`",
             other.kind().title()
@@ -82,13 +122,16 @@ pub fn run(path: &Path, lines: bool, game: Option<&str>) -> Result<(), Failure> 
 }
 
 /// The line mode: one prompt a line, for scripts, pipes and `--lines`.
-fn run_lines(mut session: TsSession, path: &Path) -> Result<(), Failure> {
+fn run_lines(mut session: TsSession, path: &Path, computer: Option<Opponent>) -> Result<(), Failure> {
     let style = Style::from_env();
     let mut input = Input::new(session.game().rules().cards.all().map(|c| c.name.clone()))
         .map_err(|e| Failure::Failed(format!("cannot read the terminal: {e}")))?;
     let mut seated = None;
     // The last move each side has seen the log of: [US, USSR].
     let mut seen = [session.seq(); 2];
+    // The last move after which the player was offered to take it back before the computer
+    // answered.
+    let mut offered = session.seq();
     loop {
         let game = session.game();
         if let Some(o) = game.outcome() {
@@ -99,6 +142,29 @@ fn run_lines(mut session: TsSession, path: &Path) -> Result<(), Failure> {
         let Some(d) = game.decision() else {
             return Err(Failure::Failed("the game has no pending decision".into()));
         };
+        if let Some(c) = computer.as_ref().filter(|c| c.side == d.side) {
+            // The player's round is over: it may take its last move back before the computer
+            // answers (once per move).
+            let human = c.side.opponent();
+            if offered < session.seq() && session.undo_check_for(Some(human)).is_ok() {
+                offered = session.seq();
+                say!("End of your round, {human}: press Enter for the computer's answer, or type `undo` to take your last move back.");
+                match input.line(&format!("{human}> ")).map_err(Failure::Rejected)? {
+                    None => return Ok(()),
+                    Some(l) if l.trim() == "undo" => {
+                        match session.undo_before_hand_over(human) {
+                            Ok(row) => say!("Undone: {}", row.move_text),
+                            Err(e) => say!("{e}"),
+                        }
+                        show_decision(session.game(), &style);
+                        continue;
+                    }
+                    Some(_) => {}
+                }
+            }
+            computer_moves(&mut session, c)?;
+            continue;
+        }
         if let (Some(prev), true) = (seated, seated != Some(d.side)) {
             // End of round: the player who just moved may still take it back, as long as it
             // revealed nothing, before the keyboard changes hands.
@@ -117,6 +183,12 @@ fn run_lines(mut session: TsSession, path: &Path) -> Result<(), Failure> {
                     Some(_) => {}
                 }
             }
+        }
+        if seated != Some(d.side) && computer.is_some() {
+            // Against the computer the player keeps the keyboard: no hand-over.
+            seated = Some(d.side);
+            say!("{}", board::board(&game.view(Some(d.side)), &style));
+            show_decision(game, &style);
         }
         if seated != Some(d.side) {
             // Hand-over: clear the screen and the terminal's scrollback (`3J`) before anything
@@ -267,6 +339,42 @@ fn run_lines(mut session: TsSession, path: &Path) -> Result<(), Failure> {
                 }
             }
         }
+    }
+}
+
+/// The computer makes its move (the seed drawn from the game's seed and the move's number),
+/// showing its progress on a terminal; the player reads what it may of the result.
+fn computer_moves(session: &mut TsSession, c: &Opponent) -> Result<(), Failure> {
+    use std::io::IsTerminal;
+    let seed = arbiter_kernel::stable_hash(&(session.header().seed, session.seq()));
+    let plan = Plan::new(c.agent, seed);
+    let terminal = std::io::stdout().is_terminal();
+    let shown = std::sync::atomic::AtomicU64::new(0);
+    let tell = |p: Progress| {
+        let pct = p.done * 100 / p.of.max(1);
+        // On a terminal, one line redrawn in steps of 5 %; in a pipe, nothing.
+        if terminal && pct >= shown.load(std::sync::atomic::Ordering::Relaxed) + 5 {
+            shown.store(pct, std::sync::atomic::Ordering::Relaxed);
+            say_inline!("\r  the computer is thinking: {pct:>3} %");
+        }
+    };
+    let game = session.game();
+    let text = search::decide(game, seat(c.side), &plan, &tell)
+        .map(|m| game.move_text(&m))
+        .map_err(|r| Failure::Failed(format!("the computer could not move: {r}")))?;
+    if terminal && shown.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+        say_inline!("\r\x1b[2K");
+    }
+    match session.play(&text, Some(c.side)) {
+        Ok((_, report)) => {
+            say!("The computer ({}): {text}", c.side);
+            for l in report.lines_for(Some(seat(c.side.opponent()))) {
+                say!("  {l}");
+            }
+            Ok(())
+        }
+        Err(SessionError::Rejected(r)) => Err(Failure::Failed(format!("the computer's move {text} was refused: {r}"))),
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -160,6 +160,46 @@ fn scripted_hot_seat_session_plays_through_a_whole_turn() {
     assert!(text.contains("Warning: this is your last action round"), "no warning shown");
 }
 
+/// `arbiter play --vs computer`: the player keeps the keyboard (no hand-over), the computer's
+/// moves are rows of the file like any other, and the flags are checked.
+#[test]
+fn play_against_the_computer_in_line_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = new_game(dir.path(), "4");
+    // Enter to let the computer answer (elsewhere an empty line does nothing), then the first
+    // listed move, then `yes` should it need confirming.
+    let script: String = std::iter::repeat_n("\n1\nyes\n", 150).collect();
+    let o = arbiter()
+        .args(["play", f.to_str().unwrap(), "--vs", "computer", "--level", "1", "--as", "ussr"])
+        .write_stdin(script)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("You play the USSR; the computer (computer:1) plays the US."), "{text}");
+    assert!(text.contains("The computer (US): influence "), "{text}");
+    assert!(!text.contains("Hand the keyboard"), "{text}");
+    // The file holds both sides' moves and replays (every command opens it that way).
+    let log = out(&["log", f.to_str().unwrap(), "--as", "all"]);
+    assert!(log.contains("US") && log.contains("USSR"));
+    let s = state(&f, "observer");
+    assert!(s["turn"].as_u64().unwrap() >= 1, "{s}");
+    for (args, says) in [
+        (vec!["--as", "ussr"], "give --vs computer too"),
+        (vec!["--vs", "computer", "--as", "nato"], "no seat \"nato\" in Twilight Struggle; the seats are: us, ussr"),
+        (vec!["--vs", "computer:6"], "no level 6"),
+        (vec!["--vs", "greedy", "--level", "2"], "--level is the level of --vs computer"),
+        (vec!["--vs", "chess-engine"], "no agent"),
+    ] {
+        let o = arbiter().arg("play").arg(&f).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let mines = dir.path().join("m.arbiter");
+    let o = arbiter().args(["play", "--game", "minesweeper", "--vs", "computer"]).arg(&mines).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Minesweeper has 1 seat(s): --vs plays a game of two"));
+}
+
 #[test]
 fn play_without_a_file_uses_and_announces_the_default_save() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,9 +4,12 @@
 
 use crate::ts_session::{row_side, TsSession as Session};
 use crate::warn;
+use arbiter_kernel::search::{Agent, Plan};
 use arbiter_store::SessionError;
 use arbiter_twilight::{Game, Region, Side};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// What fills the terminal.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,14 +28,40 @@ pub enum Screen {
     InterjectHandOver(Side),
     /// The interjecting side at the keyboard, choosing among its interjections.
     Interject { side: Side, selected: usize },
+    /// The computer decides for its side; the player watches the board (and may scroll the log).
+    Thinking(Side),
     /// Keys and commands.
     Help,
     /// The summary of a finished game.
     GameOver,
 }
 
+/// The computer playing one side (`arbiter play --vs computer`).
+pub struct Opponent {
+    pub side: Side,
+    pub agent: Agent,
+    /// Iterations searched so far in the decision being thought about.
+    pub progress: Arc<AtomicU64>,
+}
+
+impl Opponent {
+    pub fn new(side: Side, agent: Agent) -> Opponent {
+        Opponent { side, agent, progress: Arc::new(AtomicU64::new(0)) }
+    }
+    /// How far the current decision's search has come, in percent.
+    pub fn percent(&self) -> u64 {
+        let of = match self.agent {
+            Agent::Computer(level) => u64::from(level.iterations()),
+            Agent::Random | Agent::Greedy => 1,
+        };
+        (self.progress.load(Ordering::Relaxed) * 100 / of.max(1)).min(100)
+    }
+}
+
 pub struct App {
     pub session: Session,
+    /// The computer's side, if one side is the computer's.
+    pub computer: Option<Opponent>,
     pub screen: Screen,
     /// The side at the keyboard (who took it at the last hand-over).
     pub seated: Option<Side>,
@@ -63,6 +92,7 @@ impl App {
         let last_own = |side: Side| session.rows().iter().rev().find(|r| row_side(r) == side).map_or(0, |r| r.seq);
         let seen = [last_own(Side::Us), last_own(Side::Ussr)];
         let mut app = App {
+            computer: None,
             seen,
             news_from: 0,
             session,
@@ -81,8 +111,50 @@ impl App {
         app
     }
 
+    /// The same table with the computer playing `side`: the other player keeps the keyboard
+    /// (no hand-overs) and sees only its own side.
+    pub fn against(mut self, computer: Opponent) -> App {
+        self.seated = Some(computer.side.opponent());
+        self.computer = Some(computer);
+        self.settle();
+        self
+    }
+
     pub fn game(&self) -> &Game {
         self.session.game()
+    }
+
+    /// The decision the computer must make now: its side and how (the seed drawn from the
+    /// game's seed and the move's number, so a game replays the same whatever the clock).
+    pub fn computer_turn(&self) -> Option<(Side, Plan)> {
+        let c = self.computer.as_ref()?;
+        let Screen::Thinking(side) = self.screen else { return None };
+        let seed = arbiter_kernel::stable_hash(&(self.session.header().seed, self.session.seq()));
+        (side == c.side).then(|| (side, Plan::new(c.agent, seed)))
+    }
+
+    /// The computer chose `text` (or could not): play it as any move is played.
+    pub fn computer_moved(&mut self, chosen: Result<String, arbiter_kernel::Refusal>) -> Result<(), SessionError> {
+        let Some((side, _)) = self.computer_turn() else { return Ok(()) };
+        let human = side.opponent();
+        match chosen.map(|text| self.session.play(&text, Some(side)).map(|(row, report)| (row.move_text.clone(), report))) {
+            Ok(Ok((text, report))) => {
+                let mut lines = vec![format!("The computer ({side}): {text}")];
+                lines.extend(report.lines_for(Some(arbiter_twilight::contract::seat(human))).map(String::from));
+                self.message = lines;
+            }
+            Ok(Err(SessionError::Rejected(r))) | Err(r) => {
+                // Never expected (its move is a listed one); the game goes on hot-seat.
+                self.message = vec![format!("The computer could not move ({r}); both sides are yours now.")];
+                self.computer = None;
+            }
+            Ok(Err(e)) => return Err(e),
+        }
+        if let Some(c) = &self.computer {
+            c.progress.store(0, Ordering::Relaxed);
+        }
+        self.settle();
+        Ok(())
     }
 
     /// The side whose eyes are on the screen now, if any (none during a hand-over).
@@ -90,6 +162,7 @@ impl App {
         match self.screen {
             Screen::HandOver(_) | Screen::InterjectHandOver(_) => None,
             Screen::GameOver => None,
+            Screen::Thinking(side) => Some(side.opponent()),
             Screen::EndOfRound { side, .. } | Screen::Interject { side, .. } => Some(side),
             _ => self.seated,
         }
@@ -171,6 +244,20 @@ impl App {
             return;
         };
         let ending = matches!(self.screen, Screen::EndOfRound { .. });
+        if let Some(c) = &self.computer {
+            let human = c.side.opponent();
+            let was_human = matches!(self.screen, Screen::Table | Screen::Confirm { .. });
+            self.screen = if side == human {
+                Screen::Table
+            } else if was_human && !ending && self.session.undo_check_for(Some(human)).is_ok() {
+                // The player's round is over: it may read what its move did and take it back
+                // before the computer answers.
+                Screen::EndOfRound { side: human, can_undo: true }
+            } else {
+                Screen::Thinking(side)
+            };
+            return;
+        }
         self.screen = match self.seated {
             Some(s) if s == side => Screen::Table,
             // The player who just moved reads what it did, and may take it back unless it
@@ -263,6 +350,12 @@ impl App {
                 }
             }
             Screen::Help => self.screen = Screen::Table,
+            Screen::Thinking(_) => match k.code {
+                KeyCode::PageUp => self.log_scroll += 10,
+                KeyCode::PageDown => self.log_scroll = self.log_scroll.saturating_sub(10),
+                KeyCode::F(2) => self.toggle_log(),
+                _ => {}
+            },
             Screen::GameOver => match k.code {
                 KeyCode::Enter | KeyCode::Esc | KeyCode::Char('q') => self.quit = true,
                 KeyCode::PageUp => self.log_scroll += 10,

@@ -124,7 +124,12 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
             lines.push(Line::from(format!("Enter: make it now   Up/Down: choose   Esc: back to the {decider}")));
             overlay(f, &format!("Interjection: {side}"), lines, area);
         }
-        Screen::HandOver(_) | Screen::InterjectHandOver(_) | Screen::GameOver | Screen::Table | Screen::EndOfRound { .. } => {}
+        Screen::HandOver(_)
+        | Screen::InterjectHandOver(_)
+        | Screen::GameOver
+        | Screen::Table
+        | Screen::EndOfRound { .. }
+        | Screen::Thinking(_) => {}
     }
 }
 
@@ -482,12 +487,22 @@ fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {
         // Another side's decision: only what this side may read of it, never its moves.
         let text = game.view(app.viewer()).prompt.unwrap_or_default();
         let mut lines = vec![Line::styled(format!("Next: the {} decides. {text}", d.side), pal.side(d.side))];
+        if let (Screen::Thinking(side), Some(c)) = (&app.screen, &app.computer) {
+            let pct = c.percent();
+            let bar: String = (0..20).map(|i| if i * 5 < pct { '█' } else { '░' }).collect();
+            lines.push(Line::styled(
+                format!("The computer ({side}, {}) is thinking: {bar} {pct:>3} %", c.agent),
+                Style::new().add_modifier(Modifier::BOLD),
+            ));
+            lines.push(Line::from("PgUp/PgDn: scroll the log   F2: the log in place of the map   Ctrl-Q: leave (the game is saved)"));
+        }
         if let Screen::EndOfRound { side, can_undo } = app.screen {
             lines.push(Line::styled(
                 format!("End of your round, {side}: what your move did is in the log above."),
                 Style::new().add_modifier(Modifier::BOLD),
             ));
-            lines.push(Line::styled("Enter: hand the keyboard over.", Style::new().add_modifier(Modifier::BOLD)));
+            let enter = if app.computer.is_some() { "Enter: the computer answers." } else { "Enter: hand the keyboard over." };
+            lines.push(Line::styled(enter, Style::new().add_modifier(Modifier::BOLD)));
             lines.push(Line::from(if can_undo {
                 "u: take your last move back.   PgUp/PgDn: scroll the log."
             } else {

@@ -70,6 +70,7 @@ fn advance(app: &mut App, until: impl Fn(&App) -> bool) {
             Screen::InterjectHandOver(_) => key(app, KeyCode::Enter),
             Screen::Interject { .. } => key(app, KeyCode::Esc),
             Screen::GameOver => panic!("the game ended first"),
+            Screen::Thinking(_) => panic!("no computer at this table"),
         }
     }
     panic!("not reached in 500 keys");
@@ -173,6 +174,7 @@ fn a_hand_over_or_an_end_of_round_never_shows_the_other_hand() {
                 Screen::Help => key(&mut a, KeyCode::Esc),
                 // Never entered here: no key in this loop is F4.
                 Screen::InterjectHandOver(_) | Screen::Interject { .. } => panic!("an interjection screen without F4"),
+                Screen::Thinking(_) => panic!("no computer at this table"),
                 Screen::GameOver => break,
             }
         }
@@ -391,4 +393,54 @@ fn f4_without_an_interjection_says_so() {
     key(&mut a, KeyCode::F(4));
     assert_eq!(a.screen, Screen::Table);
     assert!(a.message[0].contains("has no move it may make now"), "{:?}", a.message);
+}
+
+/// The computer answers as it would at the table (synchronously here: the table thinks on
+/// another thread).
+fn computer_answers(a: &mut App) {
+    let (side, plan) = a.computer_turn().expect("the computer's turn");
+    let game = a.game().clone();
+    let chosen = arbiter_kernel::search::decide(&game, arbiter_twilight::contract::seat(side), &plan, &|_| {}).map(|m| game.move_text(&m));
+    a.computer_moved(chosen).unwrap();
+}
+
+#[test]
+fn against_the_computer_the_player_keeps_the_keyboard_and_sees_its_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let level = arbiter_kernel::search::Level::new(1).unwrap();
+    let mut a = app(&dir, 21).against(super::app::Opponent::new(Side::Ussr, arbiter_kernel::search::Agent::Computer(level)));
+    // The USSR sets up first: the computer thinks, the US player watches its own side.
+    assert_eq!(a.screen, Screen::Thinking(Side::Ussr));
+    assert_eq!(a.viewer(), Some(Side::Us));
+    let shown = screen(&a, 120, 40);
+    assert!(shown.contains("The computer (USSR, computer:1) is thinking:") && shown.contains("0 %"), "{shown}");
+    let mut x = 5;
+    let (mut computer_moves, mut own_moves) = (0, 0);
+    while a.game().state().turn < 2 && a.game().outcome().is_none() {
+        match a.screen.clone() {
+            Screen::Thinking(_) => {
+                let s = screen(&a, 120, 40);
+                let leaked: Vec<_> = hand_only(&a, Side::Ussr).into_iter().filter(|c| s.contains(c.as_str())).collect();
+                assert!(leaked.is_empty(), "the computer's hand shows: {leaked:?}\n{s}");
+                computer_answers(&mut a);
+                computer_moves += 1;
+                assert!(a.message[0].starts_with("The computer (USSR): "), "{:?}", a.message);
+            }
+            Screen::Table => {
+                play_random(&mut a, &mut x);
+                own_moves += 1;
+            }
+            Screen::EndOfRound { side, can_undo } => {
+                assert_eq!((side, can_undo), (Side::Us, true));
+                key(&mut a, KeyCode::Enter);
+            }
+            Screen::Confirm { .. } => key(&mut a, KeyCode::Char('y')),
+            other => panic!("no {other:?} against the computer"),
+        }
+        assert_eq!(a.viewer(), Some(Side::Us), "only the player's side is ever shown");
+    }
+    assert!(computer_moves > 10 && own_moves > 10, "{computer_moves} {own_moves}");
+    // Every move is in the file: it replays.
+    let again = Session::open(&dir.path().join("g.arbiter"), &arbiter_games::catalogue()).unwrap();
+    assert_eq!(again.game().state_hash(), arbiter_kernel::Game::state_hash(a.game()));
 }
