@@ -3,6 +3,7 @@
 use crate::hub::{Hub, HubError, MoveError, Room};
 use crate::seats::Place;
 use crate::views;
+use arbiter_kernel::search::{Agent, Level};
 use arbiter_kernel::Refusal;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -92,6 +93,9 @@ pub struct NewGame {
     /// The same in seconds (short clocks, tests); `clock_minutes` wins if both are given.
     clock_seconds: Option<u32>,
     seat: Option<String>,
+    /// The seat the computer plays (every other seat is the creator's), and its level.
+    computer: Option<String>,
+    level: Option<u8>,
     #[serde(flatten)]
     more: serde_json::Map<String, Value>,
 }
@@ -125,7 +129,31 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
     };
     let mut options = o.options.unwrap_or_default();
     options.extend(o.more);
-    if o.seat.is_some() && o.seed.is_some() {
+    let names = hub.offered(kind.id()).map(|g| g.seat_ids.clone()).unwrap_or_default();
+    let seat_index = |id: &str| {
+        names.iter().position(|n| n == id).ok_or_else(|| {
+            ApiError::new(StatusCode::BAD_REQUEST, format!("no seat {id:?} in {}; its seats: {}", kind.title(), names.join(", ")))
+        })
+    };
+    let computer = match (&o.computer, o.level) {
+        (None, None) => None,
+        (None, Some(_)) => {
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, "level is the computer's: name its seat in `computer`".into()))
+        }
+        (Some(id), level) => {
+            if !hub.offered(kind.id()).is_some_and(|g| g.computer) {
+                return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("{} offers no computer opponent", kind.title())));
+            }
+            let level =
+                Level::new(level.unwrap_or(Level::DEFAULT.number())).map_err(|r| ApiError::new(StatusCode::BAD_REQUEST, r.reason))?;
+            let i = seat_index(id)?;
+            if o.seat.as_deref() == Some(id.as_str()) {
+                return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("the {id} seat cannot be both yours and the computer's")));
+            }
+            Some(crate::seats::ComputerSeat { seat: i as u8, agent: Agent::Computer(level) })
+        }
+    };
+    if o.seat.is_some() && o.seed.is_some() && computer.is_none() {
         // Whoever chooses the seed knows every random outcome: the other seats' secrets.
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -133,17 +161,13 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
                 .into(),
         ));
     }
-    let seats = match &o.seat {
-        None => None,
-        Some(id) => {
-            let names = hub.offered(kind.id()).map(|g| g.seat_ids.clone()).unwrap_or_default();
-            let i = names.iter().position(|n| n == id).ok_or_else(|| {
-                ApiError::new(StatusCode::BAD_REQUEST, format!("no seat {id:?} in {}; its seats: {}", kind.title(), names.join(", ")))
-            })?;
-            Some(vec![i])
-        }
+    // The creator's seats: the one named; against the computer, every seat but its.
+    let seats = match (&o.seat, &computer) {
+        (None, None) => None,
+        (Some(id), None) => Some(vec![seat_index(id)?]),
+        (_, Some(c)) => Some((0..names.len()).filter(|i| *i != c.seat as usize).collect()),
     };
-    let (id, ids, tokens) = hub.create(kind, Value::Object(options), seed, seats, clock_ms).await?;
+    let (id, ids, tokens) = hub.create(kind, Value::Object(options), seed, seats, clock_ms, computer).await?;
     let link = |t: &str| format!("/play/{id}?token={t}");
     let given = || ids.iter().zip(&tokens).filter_map(|(p, t)| t.as_ref().map(|t| (p.clone(), t)));
     let body = json!({
@@ -185,6 +209,7 @@ pub async fn kinds(State(hub): State<Arc<Hub>>) -> Json<Value> {
             json!({
                 "id": o.kind.id(), "title": o.kind.title(), "rules_version": o.kind.rules_version(),
                 "seats": o.seat_ids, "options": o.kind.default_options(), "clock": o.clock,
+                "computer": o.computer.then(|| json!({ "levels": [1, 2, 3, 4, 5], "default_level": Level::DEFAULT.number() })),
             })
         })
         .collect();

@@ -36,6 +36,8 @@ pub enum Presence {
     Away,
     /// Never connected, or away longer than the timeout: the game waits; the link still works.
     Absent,
+    /// The computer plays this seat.
+    Computer,
 }
 
 #[derive(Debug)]
@@ -65,6 +67,10 @@ pub struct Room {
     sent: Mutex<Vec<Option<(u64, String)>>>,
     /// Set when the hub drops this room: its timers stop (a reloaded room has its own).
     unloaded: std::sync::atomic::AtomicBool,
+    /// The seats the computer plays.
+    computer: Vec<crate::seats::ComputerSeat>,
+    /// The computer is thinking (one search at a time).
+    thinking: std::sync::atomic::AtomicBool,
 }
 
 /// Why a move was not stored, or a seat not joined.
@@ -89,7 +95,17 @@ impl Room {
         let sent = Place::all(n)
             .map(|p| rows.last().map(|r| (r.seq, arbiter_store::move_text_for(rows, rows.len() - 1, p.viewer(), session.game()))))
             .collect();
+        let computer = seats.computer.clone();
+        let mut presence: Vec<SeatState> =
+            (0..=n).map(|_| SeatState { connections: 0, presence: Presence::Absent, generation: 0 }).collect();
+        for c in &computer {
+            if let Some(p) = presence.get_mut(c.seat as usize) {
+                p.presence = Presence::Computer;
+            }
+        }
         Room {
+            computer,
+            thinking: std::sync::atomic::AtomicBool::new(false),
             id,
             kind: session.kind().id(),
             session: Mutex::new(session),
@@ -98,7 +114,7 @@ impl Room {
             seats_path,
             topics: (0..=n).map(|_| broadcast::channel(256).0).collect(),
             all: broadcast::channel(256).0,
-            presence: Mutex::new((0..=n).map(|_| SeatState { connections: 0, presence: Presence::Absent, generation: 0 }).collect()),
+            presence: Mutex::new(presence),
             last_move: Mutex::new(Instant::now()),
             sent: Mutex::new(sent),
             unloaded: std::sync::atomic::AtomicBool::new(false),
@@ -265,8 +281,43 @@ impl Room {
         });
         if result.is_ok() {
             self.schedule_flag();
+            self.computer_turn();
         }
         result
+    }
+
+    /// If a computer seat decides now, it thinks on a blocking thread (on a copy of the game,
+    /// the session unlocked meanwhile) and then moves through [`Room::play`], the path of a
+    /// person's move. Its seed comes from the game's seed and the move's number.
+    pub fn computer_turn(self: &Arc<Self>) {
+        if self.computer.is_empty() || self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let job = self.with_session(|s| {
+            let seat = s.game().decision()?.seat;
+            let c = self.computer.iter().find(|c| c.seat == seat.0)?;
+            let seed = arbiter_kernel::stable_hash(&(s.header().seed, s.seq()));
+            Some((seat, arbiter_kernel::search::Plan::new(c.agent, seed), s.game().boxed_clone(), s.seq()))
+        });
+        let (Some((seat, plan, game, seq)), Ok(rt)) = (job, tokio::runtime::Handle::try_current()) else { return };
+        if self.thinking.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let room = self.clone();
+        rt.spawn_blocking(move || {
+            let chosen = game.agent_move(seat, &plan, &|_| {});
+            room.thinking.store(false, std::sync::atomic::Ordering::SeqCst);
+            match chosen {
+                // Unless someone moved meanwhile (an interjection, a flag): then think again.
+                Ok(text) if room.with_session(|s| s.seq()) == seq => {
+                    if let Err(e) = room.play(Place::Seat(seat), &text) {
+                        eprintln!("arbiter serve: game {}: the computer's move {text} was not stored: {e:?}", room.id);
+                    }
+                }
+                Ok(_) => room.computer_turn(),
+                Err(r) => eprintln!("arbiter serve: game {}: the computer could not move: {r}", room.id),
+            }
+        });
     }
 
     /// A connection of `seat` opened.
@@ -397,6 +448,7 @@ impl Hub {
         seed: u64,
         seats: Option<Vec<usize>>,
         clock_ms: Option<u64>,
+        computer: Option<crate::seats::ComputerSeat>,
     ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
         let hub = self.clone();
         tokio::task::spawn_blocking(move || {
@@ -418,7 +470,12 @@ impl Hub {
                 .map(|t| if *t { crate::seats::new_token().map(Some) } else { Ok(None) })
                 .collect::<Result<_, _>>()
                 .map_err(HubError::Failed)?;
-            let file = SeatsFile { hashes: tokens.iter().map(|t| t.as_ref().map(|t| crate::seats::token_hash(t))).collect(), clock_ms };
+            let mut hashes: Vec<Option<String>> = tokens.iter().map(|t| t.as_ref().map(|t| crate::seats::token_hash(t))).collect();
+            if let Some(c) = computer {
+                // The computer's seat is taken by a token nobody is given.
+                hashes[c.seat as usize] = Some(crate::seats::token_hash(&crate::seats::new_token().map_err(HubError::Failed)?));
+            }
+            let file = SeatsFile { hashes, clock_ms, computer: computer.into_iter().collect() };
             file.save(&hub.seats_path(&id)).map_err(HubError::Failed)?;
             let room = Arc::new(Room::new(id.clone(), session, file, hub.seats_path(&id)));
             let ids = room.ids.clone();
@@ -429,6 +486,7 @@ impl Hub {
         .map_err(|e| HubError::Failed(format!("creating a game failed: {e}")))?
         .map(|(id, ids, tokens, room)| {
             room.schedule_flag();
+            room.computer_turn();
             (id, ids, tokens)
         })
     }
@@ -470,6 +528,8 @@ impl Hub {
         self.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string(), room.clone());
         // A clock that ran out while the game was not loaded (the server was down) ends it now.
         room.schedule_flag();
+        // The computer was to move when the game was unloaded (or the server stopped).
+        room.computer_turn();
         Ok(room)
     }
 

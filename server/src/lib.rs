@@ -99,14 +99,23 @@ pub struct Offered {
     pub clock: bool,
     /// Saved games that name no kind (written when Arbiter played one game) are of this kind.
     pub reads_unnamed: bool,
+    /// Whether a seat may be the computer's: a game of two or more seats whose game samples
+    /// what a seat cannot see (`Game::determinize`).
+    pub computer: bool,
 }
 
 impl Offered {
     pub fn new(kind: &'static dyn GameKind, client: WebClient) -> Offered {
         let probe = kind.create(&kind.default_options(), 0).ok().map(|(g, _)| g);
-        let seat_ids = probe.as_ref().map(|g| g.seats().iter().map(|s| seat_id(s)).collect()).unwrap_or_default();
-        let clock = probe.is_some_and(|g| g.timeout_move(arbiter_kernel::Seat(0)).is_some());
-        Offered { kind, client, seat_ids, clock, reads_unnamed: false }
+        let seat_ids: Vec<String> = probe.as_ref().map(|g| g.seats().iter().map(|s| seat_id(s)).collect()).unwrap_or_default();
+        let clock = probe.as_ref().is_some_and(|g| g.timeout_move(arbiter_kernel::Seat(0)).is_some());
+        // Asked of the first decision: the greedy agent needs the game's sampler, as the search does.
+        let computer = seat_ids.len() >= 2
+            && probe.as_ref().is_some_and(|g| {
+                let plan = arbiter_kernel::search::Plan::new(arbiter_kernel::search::Agent::Greedy, 0);
+                g.decision().is_some_and(|t| g.agent_move(t.seat, &plan, &|_| {}).is_ok())
+            });
+        Offered { kind, client, seat_ids, clock, reads_unnamed: false, computer }
     }
 
     /// Saved games that name no kind are of this one (at most one game offered says so).

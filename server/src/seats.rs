@@ -70,6 +70,16 @@ pub struct SeatsFile {
     /// The chess clock: each seat's total time, if the game has one.
     #[serde(default)]
     pub clock_ms: Option<u64>,
+    /// The seats the computer plays (their tokens were never given to anyone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub computer: Vec<ComputerSeat>,
+}
+
+/// A seat the computer plays, and how.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ComputerSeat {
+    pub seat: u8,
+    pub agent: arbiter_kernel::search::Agent,
 }
 
 impl SeatsFile {
@@ -126,7 +136,7 @@ mod tests {
     fn a_token_acts_only_as_its_seat() {
         let t: Vec<String> = (0..3).map(|_| new_token().unwrap()).collect();
         assert!(t.iter().all(|x| x.len() == 32));
-        let f = SeatsFile { hashes: t.iter().map(|t| Some(token_hash(t))).collect(), clock_ms: None };
+        let f = SeatsFile { hashes: t.iter().map(|t| Some(token_hash(t))).collect(), clock_ms: None, computer: Vec::new() };
         assert_eq!(f.place(&t[0]), Some(Place::Seat(Seat(0))));
         assert_eq!(f.place(&t[1]), Some(Place::Seat(Seat(1))));
         assert_eq!(f.place(&t[2]), Some(Place::Observer));

@@ -43,6 +43,25 @@
       else box.appendChild(el("label", {}, label(key) + " ", el("input", { id, "data-option": key, value: def === null ? "" : String(def) })));
     }
     $("clock-row").hidden = !k.clock;
+    // Against the computer: the player's seat (the computer takes another) and the level.
+    $("computer-row").hidden = !k.computer;
+    const mine = $("my-seat");
+    while (mine.firstChild) mine.removeChild(mine.firstChild);
+    const level = $("level");
+    while (level.firstChild) level.removeChild(level.firstChild);
+    if (k.computer) {
+      for (const s of k.seats) mine.appendChild(el("option", { value: s }, seatLabel(s)));
+      for (const n of k.computer.levels) {
+        const words = n === 1 ? " (quick)" : n === k.computer.levels.length ? " (slow)" : n === k.computer.default_level ? " (default)" : "";
+        level.appendChild(el("option", { value: n, selected: n === k.computer.default_level }, String(n) + words));
+      }
+    }
+    showOpponent();
+  }
+
+  function showOpponent() {
+    const vs = !$("computer-row").hidden && $("opponent").value === "computer";
+    for (const e of document.querySelectorAll(".vs-computer")) e.hidden = !vs;
   }
 
   async function load() {
@@ -54,6 +73,7 @@
     }
     for (const k of kinds) $("game").appendChild(el("option", { value: k.id }, k.title));
     $("game").addEventListener("change", showOptions);
+    $("opponent").addEventListener("change", showOpponent);
     showOptions();
   }
 
@@ -82,6 +102,13 @@
     if (clock !== "" && !$("clock-row").hidden) {
       if (!/^[0-9]{1,3}$/.test(clock) || Number(clock) < 1 || Number(clock) > 600) return fail("The clock is a whole number of minutes, 1 to 600.");
       parts.push('"clock_minutes": ' + Number(clock));
+    }
+    if (!$("computer-row").hidden && $("opponent").value === "computer") {
+      const k = kinds.find((x) => x.id === $("game").value);
+      const me = $("my-seat").value;
+      const other = k.seats.find((s) => s !== me);
+      parts.push('"computer": ' + JSON.stringify(other));
+      parts.push('"level": ' + Number($("level").value));
     }
     const button = $("create-button");
     button.disabled = true;
@@ -115,6 +142,9 @@
         });
         rows.appendChild(el("div", { class: "link-row", "data-seat": seat }, el("span", { class: "seat-name " + seat }, seatLabel(seat)), input, copy, el("a", { id: "open-" + seat, target: "_blank", rel: "noopener", href: url }, "Open")));
       }
+      const vs = parts.find((p) => p.startsWith('"computer"'));
+      $("vs-note").hidden = !vs;
+      if (vs) $("vs-note").textContent = "The computer plays the " + seatLabel(JSON.parse(vs.slice(vs.indexOf(":") + 1))) + ": open your link to play; it answers as soon as it has decided.";
       $("game-id").textContent = body.id;
       $("links").hidden = false;
     } catch (e) {

@@ -8,8 +8,9 @@
 //! USSR's hand; in a game where the Cuban Missile Crisis may be cancelled "at any time", the
 //! seat not deciding interjects by a button (confirmed). And Minesweeper, the second game on
 //! the same server: created from the new-game page, played to its end by clicking, its page
-//! always the player's view, "game full" for a second player. One test per browser and game,
-//! the same body for both browsers.
+//! always the player's view, "game full" for a second player. A game against the computer,
+//! created from the same page, its moves arriving live. One test per browser and game, the same
+//! body for both browsers.
 //!
 //! Ignored by default, so that the README's `cargo test --workspace --release` runs on a machine
 //! without browsers; `.ci/run` installs them and runs each:
@@ -740,5 +741,94 @@ async fn minesweeper_by_clicking(kind: Browser) {
     for c in [browser, watcher] {
         c.close().await;
     }
+    server.task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Chromium and chromedriver (Debian's chromium, chromium-driver); .ci/run runs it"]
+async fn against_the_computer_by_clicking_in_chromium() {
+    against_the_computer_by_clicking(Browser::Chromium).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Firefox ESR and geckodriver; .ci/run runs it"]
+async fn against_the_computer_by_clicking_in_firefox() {
+    against_the_computer_by_clicking(Browser::Firefox).await;
+}
+
+/// A game against the computer as a new player starts one: the new-game page offers the
+/// computer for Twilight Struggle (not for Minesweeper), the player chooses the US and level 1
+/// and gets its own link only; its page shows the computer's seat as the computer's, the
+/// computer's setup arrives without anyone at its seat, and each move the player clicks is
+/// answered by the computer's moves, live.
+async fn against_the_computer_by_clicking(kind: Browser) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(Config::new("127.0.0.1:0".parse().unwrap(), dir.path().join("games")), arbiter_games::web::offered()).await.unwrap();
+    let base = format!("http://{}", server.addr);
+    let profiles = tempfile::tempdir().unwrap();
+    let browser = open(kind, &profiles.path().join("player"), false).await;
+    let page = &browser;
+
+    page.goto(&format!("{base}/")).await.unwrap();
+    until("the computer offered", || async move {
+        (attr(page, "#computer-row", "hidden").await.is_none() && page.find(Locator::Css("#my-seat option")).await.is_ok()).then_some(())
+    })
+    .await;
+    js(page, "const s = document.getElementById('game'); s.value = 'minesweeper'; s.dispatchEvent(new Event('change'));").await;
+    assert!(attr(page, "#computer-row", "hidden").await.is_some(), "no computer opponent for a game of one seat");
+    js(page, "const s = document.getElementById('game'); s.value = 'twilight-struggle'; s.dispatchEvent(new Event('change'));").await;
+    js(
+        page,
+        "for (const [id, v] of [['opponent', 'computer'], ['my-seat', 'us'], ['level', '1']]) { const s = document.getElementById(id); s.value = v; s.dispatchEvent(new Event('change')); }",
+    )
+    .await;
+    page.find(Locator::Id("create-button")).await.unwrap().click().await.unwrap();
+    let link = until("the player's link", || async move {
+        let v = page.find(Locator::Id("link-us")).await.ok()?.prop("value").await.ok()??;
+        (!v.is_empty()).then_some(v)
+    })
+    .await;
+    assert!(page.find(Locator::Id("link-ussr")).await.is_err(), "nobody is given the computer's seat");
+    let note = page.find(Locator::Id("vs-note")).await.unwrap().text().await.unwrap();
+    assert!(note.contains("The computer plays the USSR"), "{note}");
+
+    // The US page: the computer has set up (6 Influence in Eastern Europe) and shows as such.
+    page.goto(&link).await.unwrap();
+    wait_connected(page, "US").await;
+    let presence = until("the computer's presence", || async move {
+        let t = page.find(Locator::Css("[data-presence=\"ussr\"]")).await.ok()?.text().await.ok()?;
+        t.contains("computer").then_some(t)
+    })
+    .await;
+    assert!(presence.contains("USSR"), "{presence}");
+    until("the computer's setup and the US decision", || async move {
+        (!page.find_all(Locator::Css("#moves [data-move]")).await.ok()?.is_empty()).then_some(())
+    })
+    .await;
+    let log = page.find(Locator::Id("log")).await.unwrap().text().await.unwrap();
+    assert_eq!(log.matches("USSR: influence").count(), 6, "the computer's six setup moves: {log}");
+
+    // Click the first move a few times; the computer answers once the US setup is done.
+    for k in 0..9 {
+        let before = page.find(Locator::Id("log")).await.unwrap().text().await.unwrap().matches("US: ").count();
+        until(&format!("a move button ({k})"), || async move {
+            let b = page.find_all(Locator::Css("#moves [data-move]")).await.ok()?;
+            b.first()?.click().await.ok()
+        })
+        .await;
+        until("the move in the log", || async move {
+            let log = page.find(Locator::Id("log")).await.ok()?.text().await.ok()?;
+            (log.matches("US: ").count() > before).then_some(())
+        })
+        .await;
+    }
+    let answered = until("the computer's answer", || async move {
+        let log = page.find(Locator::Id("log")).await.ok()?.text().await.ok()?;
+        (log.matches("USSR: ").count() > 6).then_some(log)
+    })
+    .await;
+    assert!(answered.contains("USSR: headline") || answered.contains("USSR: "), "{answered}");
+    screenshot(page, kind, "vs-computer-1280x800.png").await;
+    browser.close().await;
     server.task.abort();
 }

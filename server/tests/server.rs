@@ -648,3 +648,78 @@ async fn games_are_created_and_joined_through_the_generic_contract() {
         http.get(format!("http://{}/api/games/{id}/moves?token={ussr}", srv.addr)).send().await.unwrap().json().await.unwrap();
     assert_eq!(moves["yours"], true);
 }
+
+/// A seat the computer plays: it moves as soon as it decides, through the same path as a
+/// person's move (every seat hears it), its seat cannot be joined, and the game survives a
+/// restart with the computer still playing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computer_takes_a_seat_and_moves_as_soon_as_it_decides() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let kinds: Value = reqwest::get(format!("{base}/api/kinds")).await.unwrap().json().await.unwrap();
+    let offers = |id: &str| kinds["games"].as_array().unwrap().iter().find(|k| k["id"] == id).unwrap()["computer"].clone();
+    assert_eq!(offers("twilight-struggle")["default_level"], 3);
+    assert_eq!(offers("minesweeper"), Value::Null, "a game of one seat has no opponent");
+    for (body, says) in [
+        (json!({ "computer": "nato" }), "no seat \"nato\" in Twilight Struggle"),
+        (json!({ "computer": "ussr", "level": 9 }), "no level 9"),
+        (json!({ "level": 2 }), "name its seat in `computer`"),
+        (json!({ "computer": "ussr", "seat": "ussr" }), "cannot be both yours and the computer's"),
+        (json!({ "game": "minesweeper", "computer": "player" }), "Minesweeper offers no computer opponent"),
+    ] {
+        let r = http.post(format!("{base}/api/games")).body(body.to_string()).send().await.unwrap();
+        assert_eq!(r.status(), 400, "{body}");
+        let v: Value = r.json().await.unwrap();
+        assert!(v["error"].as_str().unwrap().contains(says), "{body}: {v}");
+    }
+    // The computer plays the USSR, which sets up first: it moves before anyone connects.
+    let r = http.post(format!("{base}/api/games")).body(json!({ "computer": "ussr", "level": 1 }).to_string()).send().await.unwrap();
+    assert_eq!(r.status(), 201);
+    let v: Value = r.json().await.unwrap();
+    let (id, us) = (v["id"].as_str().unwrap().to_string(), v["tokens"]["us"].as_str().unwrap().to_string());
+    assert!(v["tokens"].get("ussr").is_none(), "nobody holds the computer's seat: {v}");
+    let state = |id: String, token: String| async move {
+        reqwest::get(format!("http://{}/api/games/{id}/state?token={token}", srv.addr)).await.unwrap().json::<Value>().await.unwrap()
+    };
+    let mut s = state(id.clone(), us.clone()).await;
+    for _ in 0..200 {
+        if s["to_move"] == "US" || s["to_move"] == "us" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        s = state(id.clone(), us.clone()).await;
+    }
+    assert_eq!(s["seq"], 6, "the computer placed its 6 setup Influence: {s}");
+    assert_eq!(s["presence"]["ussr"], "computer");
+    let r = http.post(format!("{base}/api/games/{id}/join")).body(r#"{"seat":"ussr"}"#).send().await.unwrap();
+    assert_eq!(r.status(), 409, "the computer's seat is taken");
+    // The US plays over a WebSocket; the computer answers each of its decisions.
+    let mut ws = connect(srv.addr, &id, &us).await;
+    let mut seq = 6;
+    let mut computer_moves = 0;
+    while seq < 40 {
+        let moves: Value = reqwest::get(format!("{base}/api/games/{id}/moves?token={us}")).await.unwrap().json().await.unwrap();
+        let Some(first) = moves["moves"].as_array().and_then(|m| m.first()).and_then(|m| m.as_str()).map(String::from) else {
+            // The computer decides: its move arrives on the socket.
+            let m = next_not_presence(&mut ws).await;
+            if m["type"] == "move" {
+                computer_moves += usize::from(m["side"] == "ussr");
+                seq = seq.max(m["seq"].as_u64().unwrap());
+            }
+            continue;
+        };
+        let r =
+            http.post(format!("{base}/api/games/{id}/moves?token={us}")).body(json!({ "move": first }).to_string()).send().await.unwrap();
+        assert_eq!(r.status(), 200, "{first}");
+        seq = r.json::<Value>().await.unwrap()["seq"].as_u64().unwrap();
+    }
+    assert!(computer_moves >= 3, "{computer_moves} moves of the computer heard");
+    // The file replays: a new server opens it, and the computer plays on.
+    srv.task.abort();
+    let srv = server(&dir, |_| {}).await;
+    let v: Value = reqwest::get(format!("http://{}/api/games/{id}/state?token={us}", srv.addr)).await.unwrap().json().await.unwrap();
+    assert!(v["seq"].as_u64().unwrap() >= seq);
+    assert_eq!(v["presence"]["ussr"], "computer");
+}
