@@ -42,6 +42,9 @@ pub struct ArenaResult {
     pub elo_bound: Option<f64>,
     /// How the games ended (the game's own names), and how many each way.
     pub end_reasons: BTreeMap<String, u64>,
+    /// The same for the games `a` won, and for those `b` won.
+    pub a_won_by: BTreeMap<String, u64>,
+    pub b_won_by: BTreeMap<String, u64>,
     pub a: AgentStats,
     pub b: AgentStats,
 }
@@ -125,13 +128,19 @@ pub fn run(kind: &'static dyn GameKind, games: u64, a: Agent, b: Agent, seed: u6
         all.into_iter().map(|(_, r)| r).collect()
     });
     let (mut a_wins, mut b_wins, mut draws) = (0, 0, 0);
-    let mut end_reasons = BTreeMap::new();
+    let (mut end_reasons, mut a_won_by, mut b_won_by) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
     let (mut decisions, mut time) = ([0u64; 2], [Duration::ZERO; 2]);
     for r in results {
         let p = r?;
         match p.a_won {
-            Some(true) => a_wins += 1,
-            Some(false) => b_wins += 1,
+            Some(true) => {
+                a_wins += 1;
+                *a_won_by.entry(p.reason.clone()).or_insert(0) += 1;
+            }
+            Some(false) => {
+                b_wins += 1;
+                *b_won_by.entry(p.reason.clone()).or_insert(0) += 1;
+            }
             None => draws += 1,
         }
         *end_reasons.entry(p.reason).or_insert(0) += 1;
@@ -160,6 +169,8 @@ pub fn run(kind: &'static dyn GameKind, games: u64, a: Agent, b: Agent, seed: u6
         elo_high,
         elo_bound,
         end_reasons,
+        a_won_by,
+        b_won_by,
         a: stats(0),
         b: stats(1),
     })

@@ -225,8 +225,10 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn playout_move(&self, moves: &[Self::Move], rng: &mut Randomness) -> usize {
         rng.pick(moves.len()).unwrap_or(0)
     }
-    /// How many decisions a playout plays before it stops and asks [`Game::evaluate`]; `None`
-    /// (the default): to the end of the game.
+    /// `Some(cap)`: a playout stops and asks [`Game::evaluate`] when the seat that is searching
+    /// decides again after another seat has (its next turn: positions are judged at the same
+    /// point of the game's rhythm), or after `cap` decisions. `None` (the default): playouts go
+    /// to the end of the game.
     fn playout_depth(&self) -> Option<u32> {
         None
     }

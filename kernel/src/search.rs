@@ -44,9 +44,11 @@ impl Level {
     pub fn number(self) -> u8 {
         self.0
     }
-    /// The iterations a decision gets at this level: ×3 per level, 1,000 at the default.
+    /// The iterations a decision gets at this level: 10,000 at the default, about a third of a
+    /// second a decision of Twilight Struggle on one core (BENCHMARKS.md has the strength of
+    /// each).
     pub fn iterations(self) -> u32 {
-        [100, 300, 1_000, 3_000, 10_000][(self.0 - 1) as usize]
+        [1_000, 3_000, 10_000, 20_000, 40_000][(self.0 - 1) as usize]
     }
 }
 
@@ -342,7 +344,7 @@ fn grow<G: Game>(
             node = child;
             path.push(child);
         }
-        playout(&mut g, &mut rng, &mut results)?;
+        playout(&mut g, seen.seat(), &mut rng, &mut results)?;
         for &n in &path {
             let node = &mut nodes[n];
             node.visits += 1;
@@ -360,12 +362,20 @@ fn grow<G: Game>(
         .collect())
 }
 
-/// Play `g` on with its playout policy to its end or its depth, and write each seat's result.
-fn playout<G: Game>(g: &mut G, rng: &mut Randomness, results: &mut [f64]) -> Result<(), Refusal> {
+/// Play `g` on with its playout policy to its end or, for a game with a playout depth, until
+/// `root` decides again after another seat has (so that positions are judged at the same
+/// point of the game's rhythm, as the greedy agent judges them) or the depth is reached; then
+/// write each seat's result.
+fn playout<G: Game>(g: &mut G, root: Seat, rng: &mut Randomness, results: &mut [f64]) -> Result<(), Refusal> {
     let depth = g.playout_depth();
     let mut steps = 0u32;
+    let mut away = false;
     while g.outcome().is_none() && depth.map_or(true, |d| steps < d) {
         let Some(seat) = g.deciding() else { break };
+        away |= seat != root;
+        if depth.is_some() && away && seat == root {
+            break;
+        }
         let moves = g.search_moves();
         if moves.is_empty() {
             break;
@@ -404,9 +414,13 @@ fn listed_refused<G: Game>(g: &G, m: &G::Move, r: Refusal) -> Refusal {
     Refusal::new(format!("the search's sample refused its own listed move {}: {r}", g.move_text(m)), "engine")
 }
 
+/// The decisions the greedy agent plays on after its move, at most.
+const GREEDY_HORIZON: usize = 200;
+
 /// The baseline agent: each move is tried on `samples` samples of the hidden state, followed
-/// by the playout policy while the same seat decides (the rest of its turn), and judged by the
-/// game's evaluation; the best mean wins (ties to the first listed).
+/// by the playout policy until the seat decides again (the rest of its turn and what follows
+/// from it: an event the other side resolves, the other side's reply), and judged by the game's
+/// evaluation; the best mean wins (ties to the first listed).
 pub fn greedy<G: Game>(seen: &Seen<G>, samples: u32, seed: u64) -> Result<G::Move, Refusal> {
     let mut rng = Randomness::seeded(seed);
     let first = seen.sample(&mut rng)?;
@@ -422,9 +436,11 @@ pub fn greedy<G: Game>(seen: &Seen<G>, samples: u32, seed: u64) -> Result<G::Mov
         for (m, sum) in moves.iter().zip(sums.iter_mut()) {
             let mut g = sample.clone();
             g.play_quiet(me, m).map_err(|r| listed_refused(&g, m, r))?;
-            // The rest of the seat's own turn, by the playout policy (bounded: a turn ends).
-            for _ in 0..64 {
-                if g.outcome().is_some() || g.deciding() != Some(me) {
+            // On by the playout policy until the seat decides again (bounded).
+            let mut away = false;
+            for _ in 0..GREEDY_HORIZON {
+                away |= g.deciding() != Some(me);
+                if g.outcome().is_some() || (away && g.deciding() == Some(me)) {
                     break;
                 }
                 let next = g.search_moves();
@@ -432,7 +448,8 @@ pub fn greedy<G: Game>(seen: &Seen<G>, samples: u32, seed: u64) -> Result<G::Mov
                     break;
                 }
                 let n = &next[g.playout_move(&next, &mut rng).min(next.len() - 1)];
-                g.play_quiet(me, n).map_err(|r| listed_refused(&g, n, r))?;
+                let Some(who) = g.deciding() else { break };
+                g.play_quiet(who, n).map_err(|r| listed_refused(&g, n, r))?;
             }
             score(&g, &mut results);
             *sum += results[me.idx()];

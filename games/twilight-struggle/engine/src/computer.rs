@@ -16,9 +16,12 @@ use crate::rng::Randomness;
 use crate::side::Side;
 use crate::view::hidden_from;
 
-/// The decisions a playout plays before the position is evaluated: about two action rounds of
-/// both sides (a decision is one Influence marker, one roll, one card).
-pub const PLAYOUT_DEPTH: u32 = 40;
+/// The most decisions a playout plays before the position is evaluated (a decision is one
+/// Influence marker, one roll, one card); it stops sooner, when the searching side decides
+/// again after the other has ([`arbiter_kernel::Game::playout_depth`]). Measured against 20
+/// and 40 decisions without that stop, this judged positions at the same point of a turn and
+/// won more (BENCHMARKS.md).
+pub const PLAYOUT_DEPTH: u32 = 200;
 
 /// A game consistent with all `side` may know: the other side's unshown cards, its secret
 /// headline and the draw pile dealt again from the cards `side` has not seen (taken in card
@@ -50,22 +53,106 @@ pub fn determinize(game: &Game, side: Side, rng: &mut Randomness) -> Game {
     Game::from_state(game.rules().clone(), st).0
 }
 
-/// The playout policy: random among the moves, but never a coup in a battleground at DEFCON 2
-/// (the phasing player would lose at once, §8.1.3) while another move exists, and a scoring
-/// card is played when it can be (holding one at the turn's end loses, §11.1.2).
+/// The playout policy: random among the moves, but a scoring card is played when it can be
+/// (holding one at the turn's end loses, §11.1.2), and at DEFCON 2 (§8.1.3) a coup in a
+/// battleground is made at once by the side not phasing (the phasing side loses), while a move
+/// that loses the game for its maker at once is avoided if another exists: the phasing side's
+/// coup in a battleground, or a card whose play or headline ends the game against its player
+/// (found by playing it on a copy; the copy is a sample's, its dice already the search's own).
 pub fn playout_move(game: &Game, moves: &[Move], rng: &mut Randomness) -> usize {
     let p = game.pos();
     let scoring = |m: &Move| matches!(m, Move::Play { card, mode: PlayMode::Event } if p.cards().info(*card).scoring);
     if let Some(i) = moves.iter().position(scoring) {
         return i;
     }
-    let bg = Map::standard().battleground_mask();
-    let suicidal = |m: &Move| p.st.defcon <= 2 && matches!(m, Move::Coup(c) if bg & c.bit() != 0);
     let n = moves.len();
-    let first = rng.pick(n).unwrap_or(0);
+    let first = weighted(game, moves, rng);
+    if p.st.defcon > 2 || n == 1 {
+        return first;
+    }
+    let bg = Map::standard().battleground_mask();
+    let Some(mover) = game.to_move() else { return first };
+    // A coup in a battleground outside one's own round (an event's Operations: Lone Gunman,
+    // CIA Created) ends the game against the phasing player: taken at once.
+    let phasing = p.st.phasing == mover;
+    if !phasing {
+        if let Some(i) = moves.iter().position(|m| matches!(m, Move::Coup(c) if bg & c.bit() != 0)) {
+            return i;
+        }
+    }
+    let suicidal = |m: &Move| match m {
+        Move::Coup(c) => phasing && bg & c.bit() != 0,
+        Move::Play { .. } | Move::Headline(_) => {
+            let mut copy = game.clone();
+            copy.play_quiet(m).is_ok() && copy.outcome().is_some_and(|o| o.winner == Some(mover.opponent()))
+        }
+        _ => false,
+    };
     // The first move from a random start that is not suicidal (a uniform choice among them
     // is not needed: a playout only needs to be plausible and cheap).
     (0..n).map(|k| (first + k) % n).find(|&i| !suicidal(&moves[i])).unwrap_or(first)
+}
+
+/// A move drawn with weights that make a playout look more like play: Influence where it takes
+/// or keeps control and in battlegrounds rather than anywhere, coups in battlegrounds, a
+/// card's own event and Operations over the space race and realignments.
+fn weighted(game: &Game, moves: &[Move], rng: &mut Randomness) -> usize {
+    let p = game.pos();
+    let st = p.st;
+    let map = Map::standard();
+    let Some(me) = game.to_move() else { return rng.pick(moves.len()).unwrap_or(0) };
+    let weight = |m: &Move| -> u32 {
+        match m {
+            Move::Influence(c) => {
+                let (own, opp) = (st.inf(me, *c) as i32, st.inf(me.opponent(), *c) as i32);
+                let stab = map.stabilities[c.idx()] as i32;
+                let bg = map.battleground_mask() & c.bit() != 0;
+                let controlled = own - opp >= stab;
+                let takes = !controlled && own + 1 - opp >= stab;
+                let base = if controlled {
+                    2
+                } else if takes {
+                    12
+                } else {
+                    5
+                };
+                base * if bg { 3 } else { 1 }
+            }
+            Move::Coup(c) => {
+                if map.battleground_mask() & c.bit() != 0 {
+                    12
+                } else {
+                    3
+                }
+            }
+            Move::Realign(_) => 1,
+            Move::Play { card, mode } => {
+                let own = match p.cards().info(*card).side {
+                    crate::card::CardSide::Us => me == Side::Us,
+                    crate::card::CardSide::Ussr => me == Side::Ussr,
+                    crate::card::CardSide::Neutral => true,
+                };
+                match mode {
+                    PlayMode::Event if own => 8,
+                    PlayMode::Event => 2,
+                    PlayMode::Ops => 6,
+                    PlayMode::OpsThenEvent | PlayMode::EventThenOps => 3,
+                    PlayMode::Space => 2,
+                }
+            }
+            _ => 5,
+        }
+    };
+    let weights: Vec<u32> = moves.iter().map(weight).collect();
+    let total: u32 = weights.iter().sum();
+    let mut x = rng.pick(total.max(1) as usize).unwrap_or(0) as u32;
+    for (i, w) in weights.iter().enumerate() {
+        if x < *w {
+            return i;
+        }
+        x -= w;
+    }
+    0
 }
 
 /// How good the position is for the US, in VP: the VP track, and half of what each region
