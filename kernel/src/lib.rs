@@ -202,7 +202,7 @@ pub trait Game: Clone + Send + Sync + 'static {
         self.decision().map(|t| t.seat)
     }
     /// A full state consistent with everything `seat` may know here and nothing else: what it
-    /// may not see (another hand, a draw pile's order, where the mines are, the dice to come)
+    /// may not see (another hand, a draw pile's order, where hidden pieces are, the dice to come)
     /// drawn from `rng`, so that two positions `seat` sees alike give the same samples. Only
     /// asked while `seat` decides. `None` (the default): the game offers no computer opponent.
     /// A game of perfect information answers a copy whose random source is drawn from `rng`.

@@ -4,8 +4,8 @@
 //!
 //! The search never holds the game: it holds a [`Seen`], the game as the deciding seat sees it.
 //! Each iteration asks the game for a full state consistent with that view
-//! ([`Game::determinize`]: the other hand and the deck from the unseen cards, the mines from
-//! the closed cells, the dice to come), walks the tree over the moves legal in that sample
+//! ([`Game::determinize`]: the other hand and the deck from the unseen cards, hidden pieces
+//! where they may be, the dice to come), walks the tree over the moves legal in that sample
 //! (a child's chance of being chosen counts the iterations in which its move was available:
 //! UCB1 with availability), adds one move, plays the game's playout policy to the end or to the
 //! game's depth ([`Game::playout_depth`], then [`Game::evaluate`]) and credits each move with
@@ -44,9 +44,8 @@ impl Level {
     pub fn number(self) -> u8 {
         self.0
     }
-    /// The iterations a decision gets at this level: 10,000 at the default, about a third of a
-    /// second a decision of Twilight Struggle on one core (BENCHMARKS.md has the strength of
-    /// each).
+    /// The iterations a decision gets at this level, 10,000 at the default (what each costs
+    /// and how strong it plays, game by game: BENCHMARKS.md).
     pub fn iterations(self) -> u32 {
         [1_000, 3_000, 10_000, 20_000, 40_000][(self.0 - 1) as usize]
     }

@@ -45,12 +45,12 @@
     $("clock-row").hidden = !k.clock;
     // Against the computer: the player's seat (the computer takes another) and the level.
     $("computer-row").hidden = !k.computer;
-    const mine = $("my-seat");
-    while (mine.firstChild) mine.removeChild(mine.firstChild);
+    const ownSeat = $("my-seat");
+    while (ownSeat.firstChild) ownSeat.removeChild(ownSeat.firstChild);
     const level = $("level");
     while (level.firstChild) level.removeChild(level.firstChild);
     if (k.computer) {
-      for (const s of k.seats) mine.appendChild(el("option", { value: s }, seatLabel(s)));
+      for (const s of k.seats) ownSeat.appendChild(el("option", { value: s }, seatLabel(s)));
       for (const n of k.computer.levels) {
         const words = n === 1 ? " (quick)" : n === k.computer.levels.length ? " (slow)" : n === k.computer.default_level ? " (default)" : "";
         level.appendChild(el("option", { value: n, selected: n === k.computer.default_level }, String(n) + words));
