@@ -148,18 +148,10 @@ fn run_lines(mut session: TsSession, path: &Path, computer: Option<Opponent>) ->
             let human = c.side.opponent();
             if offered < session.seq() && session.undo_check_for(Some(human)).is_ok() {
                 offered = session.seq();
-                say!("End of your round, {human}: press Enter for the computer's answer, or type `undo` to take your last move back.");
-                match input.line(&format!("{human}> ")).map_err(Failure::Rejected)? {
-                    None => return Ok(()),
-                    Some(l) if l.trim() == "undo" => {
-                        match session.undo_before_hand_over(human) {
-                            Ok(row) => say!("Undone: {}", row.move_text),
-                            Err(e) => say!("{e}"),
-                        }
-                        show_decision(session.game(), &style);
-                        continue;
-                    }
-                    Some(_) => {}
+                match end_of_round(&mut session, &mut input, &style, human, "for the computer's answer")? {
+                    EndOfRound::Quit => return Ok(()),
+                    EndOfRound::Undone => continue,
+                    EndOfRound::GoOn => {}
                 }
             }
             computer_moves(&mut session, c)?;
@@ -169,21 +161,14 @@ fn run_lines(mut session: TsSession, path: &Path, computer: Option<Opponent>) ->
             // End of round: the player who just moved may still take it back, as long as it
             // revealed nothing, before the keyboard changes hands.
             if session.undo_check_for(Some(prev)).is_ok() {
-                say!("End of your round, {prev}: press Enter to hand the keyboard over, or type `undo` to take your last move back.");
-                match input.line(&format!("{prev}> ")).map_err(Failure::Rejected)? {
-                    None => return Ok(()),
-                    Some(l) if l.trim() == "undo" => {
-                        match session.undo_before_hand_over(prev) {
-                            Ok(row) => say!("Undone: {}", row.move_text),
-                            Err(e) => say!("{e}"),
-                        }
-                        show_decision(session.game(), &style);
-                        continue;
-                    }
-                    Some(_) => {}
+                match end_of_round(&mut session, &mut input, &style, prev, "to hand the keyboard over")? {
+                    EndOfRound::Quit => return Ok(()),
+                    EndOfRound::Undone => continue,
+                    EndOfRound::GoOn => {}
                 }
             }
         }
+        let game = session.game();
         if seated != Some(d.side) && computer.is_some() {
             // Against the computer the player keeps the keyboard: no hand-over.
             seated = Some(d.side);
@@ -340,6 +325,31 @@ fn run_lines(mut session: TsSession, path: &Path, computer: Option<Opponent>) ->
             }
         }
     }
+}
+
+/// What the player who just moved chose at the end of its round.
+enum EndOfRound {
+    Quit,
+    Undone,
+    GoOn,
+}
+
+/// The end of `side`'s round: Enter goes on (`then` says to what), `undo` takes its last move
+/// back while nothing of it was revealed.
+fn end_of_round(session: &mut TsSession, input: &mut Input, style: &Style, side: Side, then: &str) -> Result<EndOfRound, Failure> {
+    say!("End of your round, {side}: press Enter {then}, or type `undo` to take your last move back.");
+    Ok(match input.line(&format!("{side}> ")).map_err(Failure::Rejected)? {
+        None => EndOfRound::Quit,
+        Some(l) if l.trim() == "undo" => {
+            match session.undo_before_hand_over(side) {
+                Ok(row) => say!("Undone: {}", row.move_text),
+                Err(e) => say!("{e}"),
+            }
+            show_decision(session.game(), style);
+            EndOfRound::Undone
+        }
+        Some(_) => EndOfRound::GoOn,
+    })
 }
 
 /// The computer makes its move (the seed drawn from the game's seed and the move's number),
