@@ -247,6 +247,10 @@ fn run_lines(mut session: TsSession, path: &Path, computer: Option<Opponent>) ->
                 // The other player, beside the keyboard, makes a move "at any time": public,
                 // so nothing secret of the deciding side is shown.
                 let other = d.side.opponent();
+                if computer.as_ref().is_some_and(|c| c.side == other) {
+                    say!("The {other} is the computer's: you cannot move for it.");
+                    continue;
+                }
                 let open: Vec<String> = game.interjections(other).iter().map(|m| game.move_text(m)).collect();
                 if open.is_empty() {
                     say!("The {other} has no move it may make now while the {} decides.", d.side);

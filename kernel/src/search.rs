@@ -28,7 +28,16 @@ use std::time::{Duration, Instant};
 
 /// How strong the computer plays: 1 (quick) to 5 (slow), [`Level::DEFAULT`] 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "u8")]
 pub struct Level(u8);
+
+/// Read through [`Level::new`]: a saved level out of range is refused, never indexed.
+impl TryFrom<u8> for Level {
+    type Error = String;
+    fn try_from(n: u8) -> Result<Level, String> {
+        Level::new(n).map_err(|r| r.reason)
+    }
+}
 
 impl Level {
     pub const DEFAULT: Level = Level(3);

@@ -305,8 +305,33 @@ impl Room {
         }
         let room = self.clone();
         rt.spawn_blocking(move || {
-            let chosen = game.agent_move(seat, &plan, &|_| {});
-            room.thinking.store(false, std::sync::atomic::Ordering::SeqCst);
+            /// Clears `thinking` however the search ends (a panic included).
+            struct Done<'a>(&'a std::sync::atomic::AtomicBool);
+            impl Drop for Done<'_> {
+                fn drop(&mut self) {
+                    self.0.store(false, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
+            let chosen = {
+                let _done = Done(&room.thinking);
+                let chosen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.agent_move(seat, &plan, &|_| {})));
+                // A search that failed (an engine fault) must not stall the game: a random
+                // legal move instead, said in the server's log.
+                match chosen {
+                    Ok(Ok(text)) => Ok(text),
+                    other => {
+                        eprintln!(
+                            "arbiter serve: game {}: the computer's search failed ({other:?}); it plays a random legal move",
+                            room.id
+                        );
+                        game.agent_move(seat, &arbiter_kernel::search::Plan::new(arbiter_kernel::search::Agent::Random, plan.seed), &|_| {})
+                    }
+                }
+            };
+            if room.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+                // A reloaded room thinks for itself.
+                return;
+            }
             match chosen {
                 // Unless someone moved meanwhile (an interjection, a flag): then think again.
                 Ok(text) if room.with_session(|s| s.seq()) == seq => {

@@ -206,7 +206,10 @@ impl App {
     /// F4: the side not deciding interjects. At the end of its own round it has the keyboard
     /// already; otherwise the keyboard goes to it first, the decider's hand hidden.
     fn ask_interjection(&mut self) {
-        let Some(side) = self.may_interject() else {
+        // Against the computer only the player's own side may interject (never the computer's:
+        // its hand would show, and the player would move for it).
+        let own = |side: Side| self.computer.as_ref().is_none_or(|c| c.side != side);
+        let Some(side) = self.may_interject().filter(|s| own(*s)) else {
             let other = self.game().to_move().map(Side::opponent);
             self.message = vec![match other {
                 Some(o) => format!("The {o} has no move it may make now while the other side decides (F4 is for \"at any time\" moves such as cancelling the Cuban Missile Crisis)."),
@@ -222,7 +225,8 @@ impl App {
 
     /// Back from an interjection (made or not): the deciding side takes the keyboard again.
     fn end_interjection(&mut self) {
-        self.seated = None;
+        // Against the computer the player keeps the keyboard.
+        self.seated = self.computer.as_ref().map(|c| c.side.opponent());
         self.input.clear();
         self.selected = 0;
         self.settle();
