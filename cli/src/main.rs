@@ -130,6 +130,10 @@ enum Command {
         /// Seconds without a move after which a game is unloaded.
         #[arg(long, default_value_t = 24 * 3600)]
         idle_timeout: u64,
+        /// Let seats' webhooks call loopback and private addresses (a closed network's chat
+        /// server); off, a webhook must point to a public address.
+        #[arg(long)]
+        webhooks_private: bool,
     },
     /// Play random games in memory and report their speed.
     Bench {
@@ -452,8 +456,9 @@ fn run(cmd: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Fixtures { paths, verbose } => run_fixtures(&paths, verbose),
-        Command::Serve { addr, data, disconnect_timeout, unload_after, idle_timeout } => {
+        Command::Serve { addr, data, disconnect_timeout, unload_after, idle_timeout, webhooks_private } => {
             let mut config = arbiter_server::Config::new(addr, data);
+            config.webhook_private = webhooks_private;
             config.disconnect_timeout = std::time::Duration::from_secs(disconnect_timeout);
             config.unload_after = std::time::Duration::from_secs(unload_after);
             config.idle_timeout = std::time::Duration::from_secs(idle_timeout.max(1));

@@ -71,6 +71,9 @@ pub struct Room {
     computer: Vec<crate::seats::ComputerSeat>,
     /// The computer is thinking (one search at a time).
     thinking: std::sync::atomic::AtomicBool,
+    /// Turn alerts to the seats' webhook URLs (`crate::webhook`), and each seat's last one.
+    webhooks: Option<Arc<crate::webhook::Sender>>,
+    deliveries: crate::webhook::LastDeliveries,
 }
 
 /// Why a move was not stored, or a seat not joined.
@@ -118,7 +121,71 @@ impl Room {
             last_move: Mutex::new(Instant::now()),
             sent: Mutex::new(sent),
             unloaded: std::sync::atomic::AtomicBool::new(false),
+            webhooks: None,
+            deliveries: Arc::new(Mutex::new(vec![None; n])),
         }
+    }
+
+    /// The room calls the seats' webhooks through `sender`.
+    fn with_webhooks(mut self, sender: Arc<crate::webhook::Sender>) -> Room {
+        self.webhooks = Some(sender);
+        self
+    }
+
+    /// `seat`'s webhook URL and how its last call went.
+    pub fn webhook(&self, seat: Seat) -> (Option<String>, Option<crate::webhook::Delivery>) {
+        let url = self.seats.lock().unwrap_or_else(|p| p.into_inner()).webhook(seat).map(String::from);
+        let last = self.deliveries.lock().unwrap_or_else(|p| p.into_inner()).get(seat.idx()).cloned().flatten();
+        (url, last)
+    }
+
+    /// Register (or with `None` remove) `seat`'s webhook URL, checked by the caller; written to
+    /// the seats file before it is answered (blocking).
+    pub fn set_webhook(&self, seat: Seat, url: Option<String>) -> Result<(), MoveError> {
+        let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+        let mut next = seats.clone();
+        next.webhooks.resize(self.seat_count(), None);
+        next.webhooks[seat.idx()] = url;
+        if next.webhooks.iter().all(Option::is_none) {
+            next.webhooks.clear();
+        }
+        next.save(&self.seats_path).map_err(MoveError::Failed)?;
+        *seats = next;
+        Ok(())
+    }
+
+    /// `seat` has come to decide: call its webhook, if it has one (on a task of its own: this
+    /// returns at once, under the session lock).
+    fn alert(&self, s: &Session, seat: Seat) {
+        let Some(sender) = &self.webhooks else { return };
+        let Some(url) = self.seats.lock().unwrap_or_else(|p| p.into_inner()).webhook(seat).map(String::from) else { return };
+        let rows = s.rows();
+        let last = rows.last().map(|_| arbiter_store::move_text_for(rows, rows.len() - 1, Some(seat), s.game()));
+        let prompt = s.game().decision().map(|d| d.prompt).unwrap_or_default();
+        let title = s.kind().title();
+        let seat_name = s.seat_name(seat);
+        // `text` and `content`: what chat services' incoming webhooks post (Slack reads `text`,
+        // Discord `content`); the rest for programs. Nothing another seat could not know but
+        // the seat's own prompt; never the seat's token.
+        let line = format!("Your move in {title}, game {} (move {}), as the {seat_name}: {prompt}", self.id, s.seq() + 1);
+        let body = json!({
+            "type": "your_turn",
+            "game": self.id,
+            "kind": self.kind,
+            "title": title,
+            "seat": self.ids[seat.idx()],
+            "seq": s.seq(),
+            "prompt": prompt,
+            "last_move": last,
+            "text": line,
+            "content": line,
+        });
+        let deliveries = self.deliveries.clone();
+        sender.deliver(url, body, s.seq(), move |d| {
+            if let Some(slot) = deliveries.lock().unwrap_or_else(|p| p.into_inner()).get_mut(seat.idx()) {
+                *slot = Some(d);
+            }
+        });
     }
 
     /// The number of seats.
@@ -253,7 +320,8 @@ impl Room {
         };
         self.flag_if_due();
         let result = self.with_session(|s| {
-            match s.game().decision().map(|t| t.seat) {
+            let before = s.game().decision().map(|t| t.seat);
+            match before {
                 // Out of turn only an interjection ("at any time") is open: a stale or mistaken
                 // move is a conflict, as before.
                 Some(d) if d != seat && !is_interjection(s, seat, text) => {
@@ -277,6 +345,10 @@ impl Room {
             };
             *self.last_move.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
             self.broadcast_last(s);
+            // A seat that has come to decide (not one going on with its own decision).
+            if let Some(next) = s.game().decision().map(|t| t.seat).filter(|n| Some(*n) != before) {
+                self.alert(s, next);
+            }
             Ok((s.seq(), log))
         });
         if result.is_ok() {
@@ -421,6 +493,8 @@ pub struct Hub {
     rooms: Mutex<HashMap<String, Arc<Room>>>,
     /// Serialises loading, so two requests never open one game twice.
     loading: tokio::sync::Mutex<()>,
+    /// Every room's webhook calls go through one client.
+    webhooks: Arc<crate::webhook::Sender>,
 }
 
 /// Why a game could not be had.
@@ -439,7 +513,12 @@ impl Hub {
         if let Some(o) = offered.iter().find(|o| o.reads_unnamed) {
             catalogue = catalogue.reading_unnamed_as(o.kind);
         }
-        Hub { config, offered, catalogue, rooms: Mutex::new(HashMap::new()), loading: tokio::sync::Mutex::new(()) }
+        let webhooks = Arc::new(crate::webhook::Sender::new(&config));
+        Hub { config, offered, catalogue, rooms: Mutex::new(HashMap::new()), loading: tokio::sync::Mutex::new(()), webhooks }
+    }
+
+    pub fn webhooks(&self) -> &Arc<crate::webhook::Sender> {
+        &self.webhooks
     }
 
     pub fn catalogue(&self) -> &Catalogue {
@@ -500,9 +579,9 @@ impl Hub {
                 // The computer's seat is taken by a token nobody is given.
                 hashes[c.seat as usize] = Some(crate::seats::token_hash(&crate::seats::new_token().map_err(HubError::Failed)?));
             }
-            let file = SeatsFile { hashes, clock_ms, computer: computer.into_iter().collect() };
+            let file = SeatsFile { hashes, clock_ms, computer: computer.into_iter().collect(), webhooks: Vec::new() };
             file.save(&hub.seats_path(&id)).map_err(HubError::Failed)?;
-            let room = Arc::new(Room::new(id.clone(), session, file, hub.seats_path(&id)));
+            let room = Arc::new(Room::new(id.clone(), session, file, hub.seats_path(&id)).with_webhooks(hub.webhooks.clone()));
             let ids = room.ids.clone();
             hub.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), room.clone());
             Ok((id, ids, tokens, room))
@@ -534,6 +613,7 @@ impl Hub {
         }
         let id2 = id.to_string();
         let catalogue = self.catalogue.clone();
+        let sender = self.webhooks.clone();
         let room = tokio::task::spawn_blocking(move || -> Result<Room, HubError> {
             let file = SeatsFile::load(&seats).map_err(HubError::Failed)?;
             // The reason (which names the data folder's files) goes to the server's log; a
@@ -545,7 +625,7 @@ impl Hub {
             if file.seats() != session.header().seats.len() {
                 return Err(HubError::Failed(format!("{} does not match the game's seats", seats.display())));
             }
-            Ok(Room::new(id2, session, file, seats))
+            Ok(Room::new(id2, session, file, seats).with_webhooks(sender))
         })
         .await
         .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")))??;

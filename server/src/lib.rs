@@ -19,13 +19,15 @@
 //! Modules: `seats` (tokens: 128 random bits, only their SHA-256 kept; game ids), `hub` (the
 //! loaded games and each game's room: session, topics per place and for all, presence),
 //! `clock` (the chess clock, read from the saved game's move times), `views` (what each place
-//! may see, as JSON), `api` (HTTP), `ws` (WebSocket). `static/`: the new-game page.
+//! may see, as JSON), `api` (HTTP), `ws` (WebSocket), `webhook` (turn alerts to a seat's URL).
+//! `static/`: the new-game page.
 
 pub mod api;
 pub mod clock;
 pub mod hub;
 pub mod seats;
 pub mod views;
+pub mod webhook;
 pub mod ws;
 
 use arbiter_kernel::{seat_id, GameKind};
@@ -56,6 +58,15 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// Messages one WebSocket connection may send in a second before it is closed.
     pub ws_messages_per_second: u32,
+    /// Webhooks may call loopback, private and link-local addresses (off: a registered URL
+    /// must not reach the server's own network; tests and closed networks turn it on).
+    pub webhook_private: bool,
+    /// How long one webhook call may take.
+    pub webhook_timeout: Duration,
+    /// Retries after a failed webhook call (each after 4 times the delay before it).
+    pub webhook_retries: u32,
+    /// The delay before the first retry.
+    pub webhook_backoff: Duration,
 }
 
 impl Config {
@@ -67,6 +78,10 @@ impl Config {
             unload_after: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(24 * 3600),
             ws_messages_per_second: ws::MAX_PER_SECOND,
+            webhook_private: false,
+            webhook_timeout: Duration::from_secs(10),
+            webhook_retries: 3,
+            webhook_backoff: Duration::from_secs(2),
         }
     }
 }
@@ -168,6 +183,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/moves", get(api::moves).post(api::play))
         .route("/api/games/{id}/log", get(api::log))
         .route("/api/games/{id}/ws", get(ws::upgrade))
+        .route("/api/games/{id}/webhook", get(webhook::get).put(webhook::put).delete(webhook::delete))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)

@@ -73,6 +73,10 @@ pub struct SeatsFile {
     /// The seats the computer plays (their tokens were never given to anyone).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub computer: Vec<ComputerSeat>,
+    /// Each seat's webhook URL (called when that seat comes to decide), by seat index; the
+    /// seat's own, never shown to another place.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub webhooks: Vec<Option<String>>,
 }
 
 /// A seat the computer plays, and how.
@@ -98,6 +102,11 @@ impl SeatsFile {
             }
         }
         found
+    }
+
+    /// `seat`'s webhook URL, if it registered one.
+    pub fn webhook(&self, seat: Seat) -> Option<&str> {
+        self.webhooks.get(seat.idx()).and_then(|u| u.as_deref())
     }
 
     /// Whether `seat` has been taken (its token handed out).
@@ -136,7 +145,12 @@ mod tests {
     fn a_token_acts_only_as_its_seat() {
         let t: Vec<String> = (0..3).map(|_| new_token().unwrap()).collect();
         assert!(t.iter().all(|x| x.len() == 32));
-        let f = SeatsFile { hashes: t.iter().map(|t| Some(token_hash(t))).collect(), clock_ms: None, computer: Vec::new() };
+        let f = SeatsFile {
+            hashes: t.iter().map(|t| Some(token_hash(t))).collect(),
+            clock_ms: None,
+            computer: Vec::new(),
+            webhooks: Vec::new(),
+        };
         assert_eq!(f.place(&t[0]), Some(Place::Seat(Seat(0))));
         assert_eq!(f.place(&t[1]), Some(Place::Seat(Seat(1))));
         assert_eq!(f.place(&t[2]), Some(Place::Observer));
