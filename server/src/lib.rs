@@ -24,6 +24,7 @@
 pub mod api;
 pub mod clock;
 pub mod hub;
+pub mod lobby;
 pub mod seats;
 pub mod views;
 pub mod ws;
@@ -168,6 +169,9 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/moves", get(api::moves).post(api::play))
         .route("/api/games/{id}/log", get(api::log))
         .route("/api/games/{id}/ws", get(ws::upgrade))
+        .route("/api/games", get(lobby::list))
+        .route("/api/games/{id}", get(lobby::one))
+        .route("/api/games/{id}/watch", get(lobby::watch))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)
@@ -208,6 +212,11 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
     let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let hub = Arc::new(Hub::new(config.clone(), offered));
+    // The lobby reads the data folder once, before the first request.
+    let h = hub.clone();
+    tokio::task::spawn_blocking(move || h.lobby.scan(&h.config.data, h.catalogue()))
+        .await
+        .map_err(|e| format!("cannot read the games: {e}"))?;
     let sweep = config.idle_timeout.min(Duration::from_secs(60)).max(Duration::from_millis(100));
     let h = hub.clone();
     tokio::spawn(async move {

@@ -1,0 +1,182 @@
+//! The lobby, chat, rematch and replays over HTTP and WebSocket against a real server on a
+//! loopback port (API.md: "Lobby", "Chat", "Rematch", "Replays").
+
+use arbiter_server::{start, Config, Running};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn server(dir: &tempfile::TempDir) -> Running {
+    let c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+    start(c, arbiter_games::web::offered()).await.unwrap()
+}
+
+struct T {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl T {
+    fn new(srv: &Running) -> T {
+        T { http: reqwest::Client::new(), base: format!("http://{}", srv.addr) }
+    }
+    async fn get(&self, path: &str) -> (u16, Value) {
+        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let r = self.http.post(format!("{}{path}", self.base)).body(body.to_string()).send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+    /// A new game: its answer (id, tokens, links).
+    async fn create(&self, body: Value) -> Value {
+        let (status, v) = self.post("/api/games", body).await;
+        assert_eq!(status, 201, "{v}");
+        v
+    }
+    async fn listed(&self) -> Vec<String> {
+        let (status, v) = self.get("/api/games").await;
+        assert_eq!(status, 200, "{v}");
+        v["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap().to_string()).collect()
+    }
+}
+
+fn id(v: &Value) -> String {
+    v["id"].as_str().unwrap().to_string()
+}
+
+fn seats(listing: &Value) -> Vec<(String, String)> {
+    listing["seats"].as_array().unwrap().iter().map(|s| (s["id"].as_str().unwrap().into(), s["status"].as_str().unwrap().into())).collect()
+}
+
+async fn connect(srv: &Running, id: &str, token: &str) -> Ws {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws?token={token}", srv.addr)).await.unwrap();
+    ws
+}
+
+/// The next message of type `kind` (others skipped), 10 s at most.
+async fn next_of(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a message within 10 s").expect("open").unwrap();
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+}
+
+/// Whether a message of type `kind` comes within `ms` milliseconds.
+async fn hears(ws: &mut Ws, kind: &str, ms: u64) -> Option<Value> {
+    tokio::time::timeout(Duration::from_millis(ms), next_of(ws, kind)).await.ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_lists_open_listed_games_with_public_facts_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    // A game with a free seat, an unlisted one, a Minesweeper game.
+    let open = t.create(json!({ "seat": "us" })).await;
+    let hidden = t.create(json!({ "seat": "us", "listed": false })).await;
+    let ms = t.create(json!({ "game": "minesweeper", "width": 5, "height": 5, "mines": 3 })).await;
+    let list = t.listed().await;
+    assert_eq!(list, [id(&ms), id(&open)], "the latest first; the unlisted game is not listed");
+    // Its links work, and its facts are had by id.
+    let (status, h) = t.get(&format!("/api/games/{}", id(&hidden))).await;
+    assert_eq!((status, h["listed"].as_bool()), (200, Some(false)));
+    let (status, _) = t.get(&format!("/api/games/{}/state?token={}", id(&hidden), hidden["tokens"]["us"].as_str().unwrap())).await;
+    assert_eq!(status, 200);
+
+    let (_, g) = t.get(&format!("/api/games/{}", id(&open))).await;
+    assert_eq!((g["game"].as_str(), g["title"].as_str()), (Some("twilight-struggle"), Some("Twilight Struggle")));
+    assert_eq!(seats(&g), [("us".into(), "taken".into()), ("ussr".into(), "free".into())]);
+    assert_eq!((g["to_move"].as_str(), g["moves"].as_u64(), &g["last_move_at"]), (Some("ussr"), Some(0), &Value::Null));
+    assert!(g["created_at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(g["options"]["optional_cards"], json!(false), "the options are public");
+    // Nothing secret: no token, no seed, no view.
+    let text = g.to_string();
+    for secret in [open["tokens"]["us"].as_str().unwrap(), open["tokens"]["observer"].as_str().unwrap()] {
+        assert!(!text.contains(secret), "a token in {text}");
+    }
+    for key in ["seed", "token", "hand", "state", "view"] {
+        assert!(!text.contains(&format!("\"{key}\"")), "{key} in {text}");
+    }
+
+    // A join takes the free seat; a move changes whose turn it is.
+    let (status, joined) = t.post(&format!("/api/games/{}/join", id(&open)), json!({})).await;
+    assert_eq!(status, 201);
+    let (_, g) = t.get(&format!("/api/games/{}", id(&open))).await;
+    assert_eq!(seats(&g), [("us".into(), "taken".into()), ("ussr".into(), "taken".into())]);
+    let ussr = joined["token"].as_str().unwrap();
+    let (_, moves) = t.get(&format!("/api/games/{}/moves?token={ussr}", id(&open))).await;
+    let first = moves["moves"][0].as_str().unwrap();
+    let (status, _) = t.post(&format!("/api/games/{}/moves?token={ussr}", id(&open)), json!({ "move": first })).await;
+    assert_eq!(status, 200);
+    let (_, g) = t.get(&format!("/api/games/{}", id(&open))).await;
+    assert_eq!(g["moves"].as_u64(), Some(1));
+    assert!(g["last_move_at"].is_string());
+    let (_, moves) = t.get(&format!("/api/games/{}/moves?token={ussr}", id(&open))).await;
+    assert_eq!(g["to_move"], moves["to_move"], "whose turn, as the seats are told");
+    assert_eq!(t.listed().await, [id(&open), id(&ms)], "the latest activity first");
+
+    // Pages: `next` is the cursor of the following page.
+    let (_, p1) = t.get("/api/games?limit=1").await;
+    assert_eq!(p1["games"].as_array().unwrap().len(), 1);
+    let next = p1["next"].as_str().unwrap();
+    let (_, p2) = t.get(&format!("/api/games?limit=1&before={next}")).await;
+    assert_eq!((id(&p2["games"][0]), &p2["next"]), (id(&ms), &Value::Null));
+    for bad in ["limit=0", "limit=x", "limit=101"] {
+        let (status, e) = t.get(&format!("/api/games?{bad}")).await;
+        assert_eq!(status, 400, "{bad}");
+        assert!(e["error"].is_string());
+    }
+
+    // A finished game leaves the list.
+    let (status, _) = t
+        .post(&format!("/api/games/{}/moves?token={}", id(&open), open["tokens"]["us"].as_str().unwrap()), json!({ "move": "resign" }))
+        .await;
+    let (status2, _) = t.post(&format!("/api/games/{}/moves?token={ussr}", id(&open)), json!({ "move": "resign" })).await;
+    assert!(status == 200 || status2 == 200, "one of them decides and resigns");
+    assert_eq!(t.listed().await, [id(&ms)]);
+    let (_, g) = t.get(&format!("/api/games/{}", id(&open))).await;
+    assert_eq!((g["to_move"].clone(), g["outcome"]["reason"].as_str()), (Value::Null, Some("Resigned")));
+    let (status, _) = t.get("/api/games/0123456789abcdef").await;
+    assert_eq!(status, 404);
+
+    // A restarted server reads the same facts from the data folder.
+    let again = server(&dir).await;
+    let t2 = T::new(&again);
+    assert_eq!(t2.listed().await, [id(&ms)]);
+    let (_, h2) = t2.get(&format!("/api/games/{}", id(&hidden))).await;
+    assert_eq!(h2, h);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anyone_may_watch_a_listed_game_and_only_its_creator_an_unlisted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let listed = t.create(json!({ "seat": "us" })).await;
+    let hidden = t.create(json!({ "seat": "us", "listed": false })).await;
+    let (status, w) = t.get(&format!("/api/games/{}/watch", id(&listed))).await;
+    assert_eq!(status, 200, "{w}");
+    let token = w["token"].as_str().unwrap();
+    assert_ne!(token, listed["tokens"]["observer"].as_str().unwrap());
+    let (_, again) = t.get(&format!("/api/games/{}/watch", id(&listed))).await;
+    assert_eq!(again["token"].as_str(), Some(token), "one public link");
+    // It watches: an observer's view, and no move.
+    let (status, s) = t.get(&format!("/api/games/{}/moves?token={token}", id(&listed))).await;
+    assert_eq!((status, s["yours"].as_bool()), (200, Some(false)));
+    let (status, _) = t.post(&format!("/api/games/{}/moves?token={token}", id(&listed)), json!({ "move": "resign" })).await;
+    assert_eq!(status, 403);
+    let mut ws = connect(&srv, &id(&listed), token).await;
+    assert_eq!(next_of(&mut ws, "sync").await["seat"], "observer");
+    let (status, e) = t.get(&format!("/api/games/{}/watch", id(&hidden))).await;
+    assert_eq!(status, 403);
+    assert!(e["error"].as_str().unwrap().contains("unlisted"));
+}
