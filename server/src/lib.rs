@@ -22,6 +22,7 @@
 //! may see, as JSON), `api` (HTTP), `ws` (WebSocket). `static/`: the new-game page.
 
 pub mod api;
+pub mod chat;
 pub mod clock;
 pub mod hub;
 pub mod lobby;
@@ -128,6 +129,10 @@ impl Offered {
 
 const HOME_JS: &str = include_str!("../static/home.js");
 const HOME_CSS: &str = include_str!("../static/home.css");
+/// The host's features on every game's page (`static/arbiter.js`): my games, chat, rematch,
+/// turn alerts, replays.
+const ARBITER_JS: &str = include_str!("../static/arbiter.js");
+const ARBITER_CSS: &str = include_str!("../static/arbiter.css");
 
 fn text(content_type: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
@@ -172,6 +177,9 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/api/games", get(lobby::list))
         .route("/api/games/{id}", get(lobby::one))
         .route("/api/games/{id}/watch", get(lobby::watch))
+        .route("/api/games/{id}/chat", get(chat::list).post(chat::send))
+        .route("/static/arbiter.js", get(|| async { text("text/javascript; charset=utf-8", ARBITER_JS) }))
+        .route("/static/arbiter.css", get(|| async { text("text/css; charset=utf-8", ARBITER_CSS) }))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)

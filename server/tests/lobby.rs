@@ -180,3 +180,76 @@ async fn anyone_may_watch_a_listed_game_and_only_its_creator_an_unlisted_one() {
     assert_eq!(status, 403);
     assert!(e["error"].as_str().unwrap().contains("unlisted"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_reaches_its_audience_and_is_kept_with_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({})).await;
+    let gid = id(&g);
+    let tok = |p: &str| g["tokens"][p].as_str().unwrap().to_string();
+    let mut us = connect(&srv, &gid, &tok("us")).await;
+    let mut ussr = connect(&srv, &gid, &tok("ussr")).await;
+    let mut obs = connect(&srv, &gid, &tok("observer")).await;
+    for ws in [&mut us, &mut ussr, &mut obs] {
+        assert_eq!(next_of(ws, "sync").await["chat"], json!([]));
+    }
+    // Over the WebSocket, to all: every place hears it, the sender included.
+    us.send(Message::Text(json!({ "type": "chat", "text": "good luck <b>all</b>" }).to_string().into())).await.unwrap();
+    for ws in [&mut us, &mut ussr, &mut obs] {
+        let m = next_of(ws, "chat").await;
+        assert_eq!((m["from"].as_str(), m["to"].as_str(), m["text"].as_str()), (Some("us"), Some("all"), Some("good luck <b>all</b>")));
+    }
+    // Over HTTP, to the seats: the observer never hears it.
+    let (status, m) = t.post(&format!("/api/games/{gid}/chat?token={}", tok("ussr")), json!({ "text": "between us", "to": "seats" })).await;
+    assert_eq!(status, 201, "{m}");
+    assert_eq!(next_of(&mut us, "chat").await["text"], "between us");
+    assert_eq!(next_of(&mut ussr, "chat").await["text"], "between us");
+    // The observer's next chat message is the one after.
+    let (status, _) = t.post(&format!("/api/games/{gid}/chat?token={}", tok("observer")), json!({ "text": "watching" })).await;
+    assert_eq!(status, 201);
+    assert_eq!(next_of(&mut obs, "chat").await["text"], "watching");
+    // Histories, as each place may read them; kept across a restart.
+    let texts = |v: &Value| v["messages"].as_array().unwrap().iter().map(|m| m["text"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let (_, h) = t.get(&format!("/api/games/{gid}/chat?token={}", tok("observer"))).await;
+    assert_eq!(texts(&h), ["good luck <b>all</b>", "watching"]);
+    let (_, h) = t.get(&format!("/api/games/{gid}/chat?token={}", tok("us"))).await;
+    assert_eq!(texts(&h), ["good luck <b>all</b>", "between us", "watching"]);
+    drop((us, ussr, obs));
+    let again = server(&dir).await;
+    let mut obs = connect(&again, &gid, &tok("observer")).await;
+    let sync = next_of(&mut obs, "sync").await;
+    assert_eq!(sync["chat"].as_array().unwrap().len(), 2, "the observer's history: {}", sync["chat"]);
+    let mut ussr = connect(&again, &gid, &tok("ussr")).await;
+    assert_eq!(next_of(&mut ussr, "sync").await["chat"].as_array().unwrap().len(), 3);
+    // The chat changes nothing of the game: it replays, and its moves go on.
+    let (status, _) = t.get(&format!("/api/games/{gid}/state?token={}", tok("us"))).await;
+    assert_eq!(status, 200);
+
+    // Refusals: empty, too long, an observer to the seats, no token, too fast.
+    let t2 = T::new(&again);
+    let url = |p: &str| format!("/api/games/{gid}/chat?token={}", tok(p));
+    for (who, body, status) in [
+        ("us", json!({ "text": "  " }), 400),
+        ("us", json!({ "text": "x".repeat(501) }), 400),
+        ("observer", json!({ "text": "psst", "to": "seats" }), 400),
+        ("us", json!({ "text": "hi", "to": "team" }), 400),
+    ] {
+        let (s, e) = t2.post(&url(who), body.clone()).await;
+        assert_eq!(s, status, "{body}: {e}");
+        assert!(e["error"].is_string(), "{e}");
+    }
+    let (s, _) = t2.post(&format!("/api/games/{gid}/chat"), json!({ "text": "hi" })).await;
+    assert_eq!(s, 401);
+    let mut codes = Vec::new();
+    for i in 0..6 {
+        codes.push(t2.post(&url("us"), json!({ "text": format!("spam {i}") })).await.0);
+    }
+    // The US said "good luck" a moment ago: four more, then too fast.
+    assert_eq!(codes, [201, 201, 201, 201, 429, 429], "five in ten seconds, then 429");
+    // Over the WebSocket, a refusal is a `rejected` message.
+    ussr.send(Message::Text(json!({ "type": "chat", "text": "" }).to_string().into())).await.unwrap();
+    assert!(next_of(&mut ussr, "rejected").await["error"].as_str().unwrap().contains("empty"));
+    assert!(hears(&mut obs, "chat", 300).await.is_some_and(|m| m["from"] == "us"), "the spam to all reached the observer");
+}
