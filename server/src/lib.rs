@@ -26,6 +26,7 @@ pub mod chat;
 pub mod clock;
 pub mod hub;
 pub mod lobby;
+pub mod rematch;
 pub mod seats;
 pub mod views;
 pub mod ws;
@@ -178,6 +179,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}", get(lobby::one))
         .route("/api/games/{id}/watch", get(lobby::watch))
         .route("/api/games/{id}/chat", get(chat::list).post(chat::send))
+        .route("/api/games/{id}/rematch", post(rematch::rematch))
         .route("/static/arbiter.js", get(|| async { text("text/javascript; charset=utf-8", ARBITER_JS) }))
         .route("/static/arbiter.css", get(|| async { text("text/css; charset=utf-8", ARBITER_CSS) }))
         .layer(DefaultBodyLimit::max(MAX_BODY))

@@ -126,6 +126,8 @@ impl Listing {
 #[derive(Default)]
 pub struct Lobby {
     games: Mutex<HashMap<String, Listing>>,
+    /// Serialises making rematches, so two seats asking at once get one new game.
+    pub rematching: tokio::sync::Mutex<()>,
 }
 
 impl Lobby {

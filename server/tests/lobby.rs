@@ -253,3 +253,73 @@ async fn chat_reaches_its_audience_and_is_kept_with_the_game() {
     assert!(next_of(&mut ussr, "rejected").await["error"].as_str().unwrap().contains("empty"));
     assert!(hears(&mut obs, "chat", 300).await.is_some_and(|m| m["from"] == "us"), "the spam to all reached the observer");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_swaps_the_seats_and_gives_each_player_its_new_link_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "optional_cards": true })).await;
+    let gid = id(&g);
+    let tok = |p: &str| g["tokens"][p].as_str().unwrap().to_string();
+    let (status, e) = t.post(&format!("/api/games/{gid}/rematch?token={}", tok("us")), json!({})).await;
+    assert_eq!(status, 409, "not over: {e}");
+    let mut ussr_ws = connect(&srv, &gid, &tok("ussr")).await;
+    next_of(&mut ussr_ws, "sync").await;
+    let (status, _) = t.post(&format!("/api/games/{gid}/moves?token={}", tok("ussr")), json!({ "move": "resign" })).await;
+    assert_eq!(status, 200);
+    let (status, _) = t.post(&format!("/api/games/{gid}/rematch?token={}", tok("observer")), json!({})).await;
+    assert_eq!(status, 403, "an observer plays no rematch");
+
+    let (status, us_new) = t.post(&format!("/api/games/{gid}/rematch?token={}", tok("us")), json!({})).await;
+    assert_eq!(status, 200, "{us_new}");
+    let new_id = id(&us_new);
+    assert_ne!(new_id, gid);
+    assert_eq!(us_new["seat"], "ussr", "two seats: swapped");
+    // The other seat's page hears of it, and gets its own link from the same call.
+    assert_eq!(next_of(&mut ussr_ws, "rematch").await["id"].as_str(), Some(new_id.as_str()));
+    let (_, ussr_new) = t.post(&format!("/api/games/{gid}/rematch?token={}", tok("ussr")), json!({})).await;
+    assert_eq!((id(&ussr_new), ussr_new["seat"].as_str()), (new_id.clone(), Some("us")));
+    let (_, again) = t.post(&format!("/api/games/{gid}/rematch?token={}", tok("us")), json!({})).await;
+    assert_eq!(again, us_new, "asking again: the same game and link");
+    assert_ne!(us_new["token"], ussr_new["token"]);
+
+    // Each new token acts as its seat; the game has the same kind and options, a new seed.
+    for (who, v) in [("ussr", &us_new), ("us", &ussr_new)] {
+        let (status, m) = t.get(&format!("/api/games/{new_id}/moves?token={}", v["token"].as_str().unwrap())).await;
+        assert_eq!(status, 200);
+        assert_eq!(m["yours"].as_bool(), Some(who == "ussr"), "the USSR decides first; {who}");
+    }
+    let (_, listing) = t.get(&format!("/api/games/{new_id}")).await;
+    assert_eq!(listing["options"]["optional_cards"], json!(true));
+    assert_eq!(seats(&listing), [("us".into(), "taken".into()), ("ussr".into(), "taken".into())], "nobody else may join");
+    let (status, _) = t.post(&format!("/api/games/{new_id}/join"), json!({})).await;
+    assert_eq!(status, 409);
+    // The old tokens are not the new game's.
+    let (status, _) = t.get(&format!("/api/games/{new_id}/moves?token={}", tok("us"))).await;
+    assert_eq!(status, 401);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn against_the_computer_the_rematch_swaps_its_side_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "computer": "ussr", "level": 1 })).await;
+    let gid = id(&g);
+    let us = g["tokens"]["us"].as_str().unwrap().to_string();
+    // The computer places its setup Influence first; then the US resigns at its first decision.
+    let mut ws = connect(&srv, &gid, &us).await;
+    loop {
+        let m = next_of(&mut ws, "move").await;
+        if m["moves"]["yours"] == json!(true) {
+            break;
+        }
+    }
+    let (status, e) = t.post(&format!("/api/games/{gid}/moves?token={us}"), json!({ "move": "resign" })).await;
+    assert_eq!(status, 200, "{e}");
+    let (status, r) = t.post(&format!("/api/games/{gid}/rematch?token={us}"), json!({})).await;
+    assert_eq!((status, r["seat"].as_str()), (200, Some("ussr")));
+    let (_, listing) = t.get(&format!("/api/games/{}", id(&r))).await;
+    assert_eq!(seats(&listing), [("us".into(), "computer".into()), ("ussr".into(), "taken".into())]);
+}
