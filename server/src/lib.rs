@@ -27,6 +27,7 @@ pub mod clock;
 pub mod hub;
 pub mod lobby;
 pub mod rematch;
+pub mod replay;
 pub mod seats;
 pub mod views;
 pub mod ws;
@@ -180,6 +181,8 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/watch", get(lobby::watch))
         .route("/api/games/{id}/chat", get(chat::list).post(chat::send))
         .route("/api/games/{id}/rematch", post(rematch::rematch))
+        .route("/api/games/{id}/replay", get(replay::replay))
+        .route("/replay/{id}", get(play_page))
         .route("/static/arbiter.js", get(|| async { text("text/javascript; charset=utf-8", ARBITER_JS) }))
         .route("/static/arbiter.css", get(|| async { text("text/css; charset=utf-8", ARBITER_CSS) }))
         .layer(DefaultBodyLimit::max(MAX_BODY))

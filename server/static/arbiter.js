@@ -330,7 +330,7 @@ window.Arbiter = (function () {
         $("replay-error").hidden = true;
         const sel = $("replay-as");
         if (sel.options.length === 0 && Array.isArray(body.views)) {
-          for (const v of body.views) sel.appendChild(el("option", { value: v === "observer" ? "" : v, selected: (v === "observer" ? "" : v) === as }, seatLabel(v)));
+          for (const v of body.views) sel.appendChild(el("option", { value: v, selected: v === body.seat }, seatLabel(v)));
           $("replay-as-label").hidden = body.views.length < 2;
         }
         const url = "/replay/" + encodeURIComponent(gameId) + "?" + (token ? "token=" + encodeURIComponent(token) + "&" : "") + "at=" + at + (as ? "&as=" + encodeURIComponent(as) : "");

@@ -323,3 +323,101 @@ async fn against_the_computer_the_rematch_swaps_its_side_too() {
     let (_, listing) = t.get(&format!("/api/games/{}", id(&r))).await;
     assert_eq!(seats(&listing), [("us".into(), "computer".into()), ("ussr".into(), "taken".into())]);
 }
+
+/// Play `count` moves, each the deciding seat's first legal move (over HTTP).
+async fn play_first_moves(t: &T, g: &Value, count: usize) {
+    let gid = id(g);
+    for _ in 0..count {
+        let (_, obs) = t.get(&format!("/api/games/{gid}/moves?token={}", g["tokens"]["observer"].as_str().unwrap())).await;
+        let Some(seat) = obs["to_move"].as_str() else { return };
+        let tok = g["tokens"][seat].as_str().unwrap();
+        let (_, m) = t.get(&format!("/api/games/{gid}/moves?token={tok}")).await;
+        let first = m["moves"][0].as_str().unwrap().to_string();
+        let (status, e) = t.post(&format!("/api/games/{gid}/moves?token={tok}"), json!({ "move": first })).await;
+        assert_eq!(status, 200, "{first}: {e}");
+    }
+}
+
+/// The view of `viewer` after move `at` of the saved game, from a fresh replay of its file.
+fn fresh_view(dir: &tempfile::TempDir, gid: &str, at: usize, viewer: arbiter_kernel::Viewer) -> Value {
+    let s = arbiter_store::Session::open_read_only(&dir.path().join(format!("{gid}.arbiter")), &arbiter_games::catalogue()).unwrap();
+    let kind = s.kind();
+    let mut r = arbiter_store::Replay::new(s.header().clone(), s.rows()[..at].to_vec(), kind).unwrap();
+    r.run_to(None).unwrap();
+    r.game().view(viewer)
+}
+
+/// A replay's state without the fields the server adds (`seq`, `game`).
+fn bare(state: &Value) -> Value {
+    let mut v = state.clone();
+    let o = v.as_object_mut().unwrap();
+    o.remove("seq");
+    o.remove("game");
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_shows_each_position_as_a_fresh_replay_does_and_no_seat_s_secrets_before_the_end() {
+    use arbiter_kernel::Seat;
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({})).await;
+    let gid = id(&g);
+    play_first_moves(&t, &g, 20).await;
+    let (status, end) = t.get(&format!("/api/games/{gid}/replay")).await;
+    assert_eq!(status, 200, "{end}");
+    let total = end["total"].as_u64().unwrap() as usize;
+    assert_eq!((total, end["at"].as_u64()), (20, Some(20)), "no `at`: the end");
+    assert_eq!(end["views"], json!(["observer"]), "a game going on: the observer's view only");
+    for at in [0usize, 1, 7, 13, 20] {
+        let (status, r) = t.get(&format!("/api/games/{gid}/replay?at={at}")).await;
+        assert_eq!(status, 200);
+        assert_eq!((r["at"].as_u64(), r["seat"].as_str()), (Some(at as u64), Some("observer")));
+        assert_eq!(bare(&r["state"]), fresh_view(&dir, &gid, at, None), "move {at}");
+        assert_ne!(bare(&r["state"]), fresh_view(&dir, &gid, at, Some(Seat(0))), "the US's view differs (its hand)");
+        assert_eq!(r["moves"]["moves"], json!([]), "nothing to play in a replay");
+        let heads = r["log"].as_array().unwrap().iter().filter(|l| l.as_str().unwrap().starts_with('#')).count();
+        assert_eq!(heads, at, "the log up to move {at}");
+    }
+    let (_, past) = t.get(&format!("/api/games/{gid}/replay?at=999")).await;
+    assert_eq!(past["at"].as_u64(), Some(20));
+    // A seat's view before the end: only with that seat's token.
+    let (status, e) = t.get(&format!("/api/games/{gid}/replay?at=5&as=us")).await;
+    assert_eq!(status, 403, "{e}");
+    let (status, _) = t.get(&format!("/api/games/{gid}/replay?at=5&as=us&token={}", g["tokens"]["ussr"].as_str().unwrap())).await;
+    assert_eq!(status, 403);
+    let (status, own) = t.get(&format!("/api/games/{gid}/replay?at=5&token={}", g["tokens"]["us"].as_str().unwrap())).await;
+    assert_eq!((status, own["seat"].as_str()), (200, Some("us")), "a seat's token: its own view");
+    assert_eq!(bare(&own["state"]), fresh_view(&dir, &gid, 5, Some(Seat(0))));
+    let (status, _) = t.get(&format!("/api/games/{gid}/replay?token=0123")).await;
+    assert_eq!(status, 401);
+
+    // Over: every seat's view, for anyone.
+    let (_, obs) = t.get(&format!("/api/games/{gid}/moves?token={}", g["tokens"]["observer"].as_str().unwrap())).await;
+    let decider = obs["to_move"].as_str().unwrap();
+    let (status, _) =
+        t.post(&format!("/api/games/{gid}/moves?token={}", g["tokens"][decider].as_str().unwrap()), json!({ "move": "resign" })).await;
+    assert_eq!(status, 200);
+    let (_, end) = t.get(&format!("/api/games/{gid}/replay?at=10&as=ussr")).await;
+    assert_eq!(end["views"], json!(["us", "ussr", "observer"]));
+    assert_eq!(bare(&end["state"]), fresh_view(&dir, &gid, 10, Some(Seat(1))));
+    let (status, e) = t.get(&format!("/api/games/{gid}/replay?as=nobody")).await;
+    assert_eq!(status, 400, "{e}");
+    // The page serves the game's client.
+    let r = t.http.get(format!("{}/replay/{gid}?at=3", t.base)).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.unwrap().contains("/static/arbiter.js"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unlisted_game_s_replay_needs_a_token_of_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "game": "minesweeper", "listed": false })).await;
+    let (status, e) = t.get(&format!("/api/games/{}/replay", id(&g))).await;
+    assert_eq!(status, 401, "{e}");
+    let (status, r) = t.get(&format!("/api/games/{}/replay?token={}", id(&g), g["tokens"]["observer"].as_str().unwrap())).await;
+    assert_eq!((status, r["total"].as_u64()), (200, Some(0)));
+}
