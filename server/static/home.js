@@ -62,6 +62,14 @@
   function showOpponent() {
     const vs = !$("computer-row").hidden && $("opponent").value === "computer";
     for (const e of document.querySelectorAll(".vs-computer")) e.hidden = !vs;
+    // Against a person: every seat's link to share, or one seat and the others free to join
+    // from the open games.
+    const k = kinds.find((x) => x.id === $("game").value);
+    const take = $("take");
+    while (take.firstChild) take.removeChild(take.firstChild);
+    take.appendChild(el("option", { value: "" }, "every seat (share the links)"));
+    for (const s of (k && k.seats) || []) take.appendChild(el("option", { value: s }, seatLabel(s) + " (the others join from the open games)"));
+    $("take-row").hidden = vs || !k || k.seats.length < 2;
   }
 
   async function load() {
@@ -111,6 +119,10 @@
       parts.push('"level": ' + Number($("level").value));
     }
     if (!$("listed").checked) parts.push('"listed": false');
+    if (!$("take-row").hidden && $("take").value) {
+      if (seed !== "") return fail("A game with seats left free to join takes a random seed: leave the seed empty.");
+      parts.push('"seat": ' + JSON.stringify($("take").value));
+    }
     const button = $("create-button");
     button.disabled = true;
     try {
