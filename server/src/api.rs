@@ -64,7 +64,7 @@ impl From<MoveError> for ApiError {
 
 /// The body as JSON of type `T`, whatever its Content-Type (scripts send `curl -d`); bad JSON
 /// is a 400 that says what is wrong.
-fn body_json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+pub(crate) fn body_json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     serde_json::from_slice(body).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("bad JSON: {e}")))
 }
 
@@ -96,6 +96,8 @@ pub struct NewGame {
     /// The seat the computer plays (every other seat is the creator's), and its level.
     computer: Option<String>,
     level: Option<u8>,
+    /// `false`: left out of the lobby's list (the links work as any).
+    listed: Option<bool>,
     #[serde(flatten)]
     more: serde_json::Map<String, Value>,
 }
@@ -167,7 +169,7 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
         (Some(id), None) => Some(vec![seat_index(id)?]),
         (_, Some(c)) => Some((0..names.len()).filter(|i| *i != c.seat as usize).collect()),
     };
-    let (id, ids, tokens) = hub.create(kind, Value::Object(options), seed, seats, clock_ms, computer).await?;
+    let (id, ids, tokens) = hub.create(kind, Value::Object(options), seed, seats, clock_ms, computer, o.listed.unwrap_or(true)).await?;
     let link = |t: &str| format!("/play/{id}?token={t}");
     let given = || ids.iter().zip(&tokens).filter_map(|(p, t)| t.as_ref().map(|t| (p.clone(), t)));
     let body = json!({
@@ -190,7 +192,14 @@ pub struct JoinBody {
 pub async fn join(State(hub): State<Arc<Hub>>, Path(id): Path<String>, body: Bytes) -> Result<Response, ApiError> {
     let JoinBody { seat } = if body.iter().all(u8::is_ascii_whitespace) { JoinBody::default() } else { body_json(&body)? };
     let room = hub.room(&id).await?;
-    let (place, token) = read(room.clone(), move |r| r.join(seat.as_deref())).await??;
+    let (place, token) = read(room.clone(), move |r| {
+        let joined = r.join(seat.as_deref());
+        if joined.is_ok() {
+            r.relist();
+        }
+        joined
+    })
+    .await??;
     let body = json!({
         "seat": room.ids[place.idx(room.seat_count())],
         "token": token,
@@ -228,7 +237,7 @@ pub async fn kind_data(State(hub): State<Arc<Hub>>, Path((kind, name)): Path<(St
     Ok(Json(data.1.clone()))
 }
 
-async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc<Room>) -> T + Send + 'static) -> Result<T, ApiError> {
+pub(crate) async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc<Room>) -> T + Send + 'static) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(move || f(&room))
         .await
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))

@@ -74,6 +74,8 @@ pub struct Room {
     /// Turn alerts to the seats' webhook URLs (`crate::webhook`), and each seat's last one.
     webhooks: Option<Arc<crate::webhook::Sender>>,
     deliveries: crate::webhook::LastDeliveries,
+    /// The server's list of open games, told of this game's moves (`crate::lobby`).
+    lobby: Arc<crate::lobby::Lobby>,
 }
 
 /// Why a move was not stored, or a seat not joined.
@@ -90,8 +92,9 @@ pub enum MoveError {
 }
 
 impl Room {
-    fn new(id: String, session: Session, seats: SeatsFile, seats_path: PathBuf) -> Room {
+    fn new(id: String, session: Session, seats: SeatsFile, seats_path: PathBuf, lobby: Arc<crate::lobby::Lobby>) -> Room {
         let n = session.header().seats.len();
+        lobby.put(crate::lobby::Listing::of(&id, &session, &seats));
         let ids: Vec<String> = Place::all(n).map(|p| views::place_id(&session, p)).collect();
         // What each place reads of the last move now: what a loaded page shows (its sync).
         let rows = session.rows();
@@ -107,6 +110,7 @@ impl Room {
             }
         }
         Room {
+            lobby,
             computer,
             thinking: std::sync::atomic::AtomicBool::new(false),
             id,
@@ -306,6 +310,52 @@ impl Room {
             // No receiver is not an error: nobody of that place is connected.
             let _ = self.topics[i].send(Arc::new(Outgoing { seq, json, closing: false }));
         }
+        drop(sent);
+        self.lobby.put(self.listing(s));
+    }
+
+    /// What the lobby shows of this game now (the session is the caller's, locked).
+    pub fn listing(&self, s: &Session) -> crate::lobby::Listing {
+        crate::lobby::Listing::of(&self.id, s, &self.seats.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Tell the lobby this game's facts again (after its seats changed; blocking).
+    pub fn relist(&self) {
+        let l = self.with_session(|s| self.listing(s));
+        self.lobby.put(l);
+    }
+
+    /// A copy of the seats file as it stands.
+    pub fn seats_file(&self) -> SeatsFile {
+        self.seats.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Change the seats file with `f` and write it (blocking); unchanged if `f` or the write
+    /// fails. `f` may also just read it (returning `None` keeps the file unwritten).
+    pub fn update_seats<T>(&self, f: impl FnOnce(&mut SeatsFile) -> Result<Option<T>, String>) -> Result<Option<T>, String> {
+        let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+        let mut next = seats.clone();
+        let out = f(&mut next)?;
+        if next != *seats {
+            next.save(&self.seats_path)?;
+            *seats = next;
+        }
+        Ok(out)
+    }
+
+    /// Send `json` to every connection of the game.
+    pub fn tell_all(&self, json: String) {
+        let _ = self.all.send(Arc::new(Outgoing { seq: 0, json, closing: false }));
+    }
+
+    /// Send `json` to the connections of the places `to`. Its `seq` is the highest, so that a
+    /// connection never skips it as a move it already has (it is not a move).
+    pub fn tell(&self, to: &[Place], json: String) {
+        let n = self.seat_count();
+        let out = Arc::new(Outgoing { seq: u64::MAX, json, closing: false });
+        for p in to {
+            let _ = self.topics[p.idx(n)].send(out.clone());
+        }
     }
 
     pub fn subscribe(&self, place: Place) -> (broadcast::Receiver<Arc<Outgoing>>, broadcast::Receiver<Arc<Outgoing>>) {
@@ -495,6 +545,8 @@ pub struct Hub {
     loading: tokio::sync::Mutex<()>,
     /// Every room's webhook calls go through one client.
     webhooks: Arc<crate::webhook::Sender>,
+    /// The open games' public facts (`crate::lobby`).
+    pub lobby: Arc<crate::lobby::Lobby>,
 }
 
 /// Why a game could not be had.
@@ -514,7 +566,15 @@ impl Hub {
             catalogue = catalogue.reading_unnamed_as(o.kind);
         }
         let webhooks = Arc::new(crate::webhook::Sender::new(&config));
-        Hub { config, offered, catalogue, rooms: Mutex::new(HashMap::new()), loading: tokio::sync::Mutex::new(()), webhooks }
+        Hub {
+            config,
+            offered,
+            catalogue,
+            rooms: Mutex::new(HashMap::new()),
+            loading: tokio::sync::Mutex::new(()),
+            lobby: Arc::default(),
+            webhooks,
+        }
     }
 
     pub fn webhooks(&self) -> &Arc<crate::webhook::Sender> {
@@ -553,6 +613,7 @@ impl Hub {
         seats: Option<Vec<usize>>,
         clock_ms: Option<u64>,
         computer: Option<crate::seats::ComputerSeat>,
+        listed: bool,
     ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
         let hub = self.clone();
         tokio::task::spawn_blocking(move || {
@@ -579,9 +640,10 @@ impl Hub {
                 // The computer's seat is taken by a token nobody is given.
                 hashes[c.seat as usize] = Some(crate::seats::token_hash(&crate::seats::new_token().map_err(HubError::Failed)?));
             }
-            let file = SeatsFile { hashes, clock_ms, computer: computer.into_iter().collect(), webhooks: Vec::new() };
+            let file = SeatsFile { hashes, clock_ms, computer: computer.into_iter().collect(), unlisted: !listed, ..Default::default() };
             file.save(&hub.seats_path(&id)).map_err(HubError::Failed)?;
-            let room = Arc::new(Room::new(id.clone(), session, file, hub.seats_path(&id)).with_webhooks(hub.webhooks.clone()));
+            let room =
+                Arc::new(Room::new(id.clone(), session, file, hub.seats_path(&id), hub.lobby.clone()).with_webhooks(hub.webhooks.clone()));
             let ids = room.ids.clone();
             hub.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), room.clone());
             Ok((id, ids, tokens, room))
@@ -614,6 +676,7 @@ impl Hub {
         let id2 = id.to_string();
         let catalogue = self.catalogue.clone();
         let sender = self.webhooks.clone();
+        let lobby = self.lobby.clone();
         let room = tokio::task::spawn_blocking(move || -> Result<Room, HubError> {
             let file = SeatsFile::load(&seats).map_err(HubError::Failed)?;
             // The reason (which names the data folder's files) goes to the server's log; a
@@ -625,7 +688,7 @@ impl Hub {
             if file.seats() != session.header().seats.len() {
                 return Err(HubError::Failed(format!("{} does not match the game's seats", seats.display())));
             }
-            Ok(Room::new(id2, session, file, seats).with_webhooks(sender))
+            Ok(Room::new(id2, session, file, seats, lobby).with_webhooks(sender))
         })
         .await
         .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")))??;

@@ -23,8 +23,12 @@
 //! `static/`: the new-game page.
 
 pub mod api;
+pub mod chat;
 pub mod clock;
 pub mod hub;
+pub mod lobby;
+pub mod rematch;
+pub mod replay;
 pub mod seats;
 pub mod views;
 pub mod webhook;
@@ -142,6 +146,10 @@ impl Offered {
 
 const HOME_JS: &str = include_str!("../static/home.js");
 const HOME_CSS: &str = include_str!("../static/home.css");
+/// The host's features on every game's page (`static/arbiter.js`): my games, chat, rematch,
+/// turn alerts, replays.
+const ARBITER_JS: &str = include_str!("../static/arbiter.js");
+const ARBITER_CSS: &str = include_str!("../static/arbiter.css");
 
 fn text(content_type: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
@@ -184,6 +192,15 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/log", get(api::log))
         .route("/api/games/{id}/ws", get(ws::upgrade))
         .route("/api/games/{id}/webhook", get(webhook::get).put(webhook::put).delete(webhook::delete))
+        .route("/api/games", get(lobby::list))
+        .route("/api/games/{id}", get(lobby::one))
+        .route("/api/games/{id}/watch", get(lobby::watch))
+        .route("/api/games/{id}/chat", get(chat::list).post(chat::send))
+        .route("/api/games/{id}/rematch", post(rematch::rematch))
+        .route("/api/games/{id}/replay", get(replay::replay))
+        .route("/replay/{id}", get(play_page))
+        .route("/static/arbiter.js", get(|| async { text("text/javascript; charset=utf-8", ARBITER_JS) }))
+        .route("/static/arbiter.css", get(|| async { text("text/css; charset=utf-8", ARBITER_CSS) }))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)
@@ -224,6 +241,11 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
     let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let hub = Arc::new(Hub::new(config.clone(), offered));
+    // The lobby reads the data folder once, before the first request.
+    let h = hub.clone();
+    tokio::task::spawn_blocking(move || h.lobby.scan(&h.config.data, h.catalogue()))
+        .await
+        .map_err(|e| format!("cannot read the games: {e}"))?;
     let sweep = config.idle_timeout.min(Duration::from_secs(60)).max(Duration::from_millis(100));
     let h = hub.clone();
     tokio::spawn(async move {

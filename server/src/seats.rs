@@ -62,7 +62,7 @@ pub fn token_hash(token: &str) -> String {
 }
 
 /// What is kept of a game's seats, and the game's server-side options.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct SeatsFile {
     /// SHA-256 of each seat's token in seat order, then of the observers' token; `None` for a
     /// seat nobody has joined yet.
@@ -77,6 +77,17 @@ pub struct SeatsFile {
     /// seat's own, never shown to another place.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub webhooks: Vec<Option<String>>,
+    /// Left out of the lobby's list (`"listed": false` at creation); its links work as any.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unlisted: bool,
+    /// A listed game's public observers' token, kept in clear: anyone may watch a listed game
+    /// (`GET /api/games/{id}/watch`), and an observer sees only what every seat may see.
+    /// Made on the first request to watch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<String>,
+    /// The rematch of this finished game, once a seat asked for one (`crate::rematch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<String>,
 }
 
 /// A seat the computer plays, and how.
@@ -100,6 +111,9 @@ impl SeatsFile {
             if self.hashes[p.idx(self.seats())].as_ref().is_some_and(|x| eq_constant_time(x.as_bytes(), h.as_bytes())) {
                 found = Some(p);
             }
+        }
+        if self.watch.as_ref().is_some_and(|w| eq_constant_time(w.as_bytes(), token.as_bytes())) {
+            found = found.or(Some(Place::Observer));
         }
         found
     }
@@ -145,12 +159,7 @@ mod tests {
     fn a_token_acts_only_as_its_seat() {
         let t: Vec<String> = (0..3).map(|_| new_token().unwrap()).collect();
         assert!(t.iter().all(|x| x.len() == 32));
-        let f = SeatsFile {
-            hashes: t.iter().map(|t| Some(token_hash(t))).collect(),
-            clock_ms: None,
-            computer: Vec::new(),
-            webhooks: Vec::new(),
-        };
+        let f = SeatsFile { hashes: t.iter().map(|t| Some(token_hash(t))).collect(), clock_ms: None, ..Default::default() };
         assert_eq!(f.place(&t[0]), Some(Place::Seat(Seat(0))));
         assert_eq!(f.place(&t[1]), Some(Place::Seat(Seat(1))));
         assert_eq!(f.place(&t[2]), Some(Place::Observer));

@@ -41,6 +41,11 @@ pub enum ClientMessage {
     },
     // A struct variant: serde ignores deny_unknown_fields on a unit variant of a tagged enum.
     Sync {},
+    /// A chat message (`crate::chat`), to all unless `to` says `seats`.
+    Chat {
+        text: String,
+        to: Option<crate::chat::Audience>,
+    },
 }
 
 /// Parse a client's message, or say why it cannot be read. Never panics, whatever the text.
@@ -62,7 +67,15 @@ fn rejected(error: &str, rule: Option<&str>) -> String {
 
 async fn sync(room: &Arc<Room>, seat: Place) -> Option<(u64, String)> {
     let room = room.clone();
-    tokio::task::spawn_blocking(move || room.with_session(|s| (s.seq(), views::sync(s, seat, &room.extra(s)).to_string()))).await.ok()
+    tokio::task::spawn_blocking(move || {
+        room.with_session(|s| {
+            let mut v = views::sync(s, seat, &room.extra(s));
+            v["chat"] = json!(crate::chat::history(s, seat));
+            (s.seq(), v.to_string())
+        })
+    })
+    .await
+    .ok()
 }
 
 async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: WebSocket) {
@@ -130,6 +143,19 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
                         }
                         None => break,
                     },
+                    Ok(ClientMessage::Chat { text, to }) => {
+                        let r = room.clone();
+                        let to = to.unwrap_or(crate::chat::Audience::All);
+                        // The message reaches this connection through its topics, as a move does.
+                        let error = match tokio::task::spawn_blocking(move || crate::chat::post(&r, seat, &text, to)).await {
+                            Ok(Ok(_)) => None,
+                            Ok(Err(e)) => Some(e.message()),
+                            Err(e) => Some(format!("server fault: {e}")),
+                        };
+                        if let Some(m) = error {
+                            if socket.send(Message::Text(rejected(&m, None).into())).await.is_err() { break; }
+                        }
+                    }
                     Ok(ClientMessage::Move { text }) => {
                         let r = room.clone();
                         let result = tokio::task::spawn_blocking(move || r.play(seat, &text)).await;
@@ -200,6 +226,12 @@ mod tests {
     fn client_messages() {
         assert_eq!(parse(r#"{"type":"move","move":"open c4"}"#), Ok(ClientMessage::Move { text: "open c4".into() }));
         assert_eq!(parse(r#"{"type":"sync"}"#), Ok(ClientMessage::Sync {}));
+        assert_eq!(parse(r#"{"type":"chat","text":"hi"}"#), Ok(ClientMessage::Chat { text: "hi".into(), to: None }));
+        assert_eq!(
+            parse(r#"{"type":"chat","text":"hi","to":"seats"}"#),
+            Ok(ClientMessage::Chat { text: "hi".into(), to: Some(crate::chat::Audience::Seats) })
+        );
+        assert!(parse(r#"{"type":"chat","text":"hi","to":"team"}"#).is_err());
         for bad in ["", "{", "[]", r#"{"type":"resign"}"#, r#"{"type":"move"}"#, r#"{"type":"move","move":3}"#, r#"{"type":"sync","x":1}"#]
         {
             assert!(parse(bad).is_err(), "{bad}");

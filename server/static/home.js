@@ -62,6 +62,14 @@
   function showOpponent() {
     const vs = !$("computer-row").hidden && $("opponent").value === "computer";
     for (const e of document.querySelectorAll(".vs-computer")) e.hidden = !vs;
+    // Against a person: every seat's link to share, or one seat and the others free to join
+    // from the open games.
+    const k = kinds.find((x) => x.id === $("game").value);
+    const take = $("take");
+    while (take.firstChild) take.removeChild(take.firstChild);
+    take.appendChild(el("option", { value: "" }, "every seat (share the links)"));
+    for (const s of (k && k.seats) || []) take.appendChild(el("option", { value: s }, seatLabel(s) + " (the others join from the open games)"));
+    $("take-row").hidden = vs || !k || k.seats.length < 2;
   }
 
   async function load() {
@@ -110,12 +118,23 @@
       parts.push('"computer": ' + JSON.stringify(other));
       parts.push('"level": ' + Number($("level").value));
     }
+    if (!$("listed").checked) parts.push('"listed": false');
+    if (!$("take-row").hidden && $("take").value) {
+      if (seed !== "") return fail("A game with seats left free to join takes a random seed: leave the seed empty.");
+      parts.push('"seat": ' + JSON.stringify($("take").value));
+    }
     const button = $("create-button");
     button.disabled = true;
     try {
       const r = await fetch("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{" + parts.join(", ") + "}" });
       const body = await r.json().catch(() => ({}));
       if (!r.ok) return fail(body.error || "The server answered " + r.status + ".");
+      // This browser holds every link it was given: "my games" lists them.
+      for (const [seat, path] of Object.entries(body.links || {})) {
+        Arbiter.remember({ id: body.id, seat: seat, token: body.tokens[seat], link: path, game: body.game });
+      }
+      showMine();
+      showLobby();
       const rows = $("link-rows");
       while (rows.firstChild) rows.removeChild(rows.firstChild);
       for (const [seat, path] of Object.entries(body.links || {})) {
@@ -153,5 +172,122 @@
       button.disabled = false;
     }
   });
+
+  // ------------------------------------------------------------------ the lobby
+
+  function outcomeText(g) {
+    return g.outcome ? "over: " + (g.outcome.text || g.outcome.reason || "") : null;
+  }
+  function facts(g) {
+    const bits = [g.moves + (g.moves === 1 ? " move" : " moves")];
+    if (g.to_move) bits.push(seatLabel(g.to_move) + " to move");
+    bits.push(g.last_move_at ? "last move " + new Date(g.last_move_at).toLocaleString() : "created " + new Date(g.created_at).toLocaleString());
+    return bits.join(" · ");
+  }
+  function optionsText(g) {
+    const o = g.options && typeof g.options === "object" ? Object.entries(g.options) : [];
+    return o.map(([k, v]) => label(k) + " " + String(v)).join(", ");
+  }
+
+  let lobbyNext = null;
+  async function showLobby(more) {
+    const list = $("lobby");
+    if (!more) {
+      while (list.firstChild) list.removeChild(list.firstChild);
+      lobbyNext = null;
+    }
+    try {
+      const r = await fetch("/api/games?limit=50" + (more && lobbyNext ? "&before=" + encodeURIComponent(lobbyNext) : ""));
+      const body = await r.json();
+      if (!r.ok) throw new Error(body.error || r.status);
+      for (const g of body.games || []) list.appendChild(lobbyRow(g));
+      lobbyNext = body.next || null;
+      $("lobby-more").hidden = !lobbyNext;
+      $("lobby-empty").hidden = list.children.length > 0;
+      $("lobby-error").hidden = true;
+    } catch (e) {
+      $("lobby-error").textContent = "Cannot read the open games: " + e.message;
+      $("lobby-error").hidden = false;
+    }
+  }
+
+  function lobbyRow(g) {
+    const row = el("li", { class: "game-row", "data-game": g.id }, el("span", { class: "title" }, g.title), el("span", { class: "facts" }, optionsText(g)));
+    for (const s of g.seats) {
+      if (s.status === "free") {
+        row.appendChild(el("button", { type: "button", class: "join", "data-seat": s.id, onclick: () => join(g, s.id) }, "Join as " + seatLabel(s.id)));
+      } else {
+        row.appendChild(el("span", { class: "seat " + s.status }, seatLabel(s.id) + ": " + (s.status === "computer" ? "the computer" : "taken")));
+      }
+    }
+    row.appendChild(el("button", { type: "button", class: "watch", onclick: () => watch(g) }, "Watch"));
+    row.appendChild(el("span", { class: "facts" }, facts(g)));
+    return row;
+  }
+
+  async function join(g, seat) {
+    try {
+      const r = await fetch("/api/games/" + encodeURIComponent(g.id) + "/join", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ seat: seat }) });
+      const body = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(body.error || "the server answered " + r.status);
+      Arbiter.remember({ id: g.id, seat: body.seat, token: body.token, link: body.link, game: g.game });
+      location.href = body.link;
+    } catch (e) {
+      $("lobby-error").textContent = "Cannot join: " + e.message;
+      $("lobby-error").hidden = false;
+      showLobby();
+    }
+  }
+
+  async function watch(g) {
+    try {
+      const r = await fetch("/api/games/" + encodeURIComponent(g.id) + "/watch");
+      const body = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(body.error || "the server answered " + r.status);
+      location.href = body.link;
+    } catch (e) {
+      $("lobby-error").textContent = "Cannot watch: " + e.message;
+      $("lobby-error").hidden = false;
+    }
+  }
+
+  // ------------------------------------------------------------------ my games
+
+  async function showMine() {
+    const list = $("my-games");
+    while (list.firstChild) list.removeChild(list.firstChild);
+    const held = Arbiter.myGames();
+    $("my-games-panel").hidden = held.length === 0;
+    for (const m of held) {
+      const state = el("span", { class: "facts" }, "…");
+      const link = el("input", { class: "link", readonly: true, hidden: true, "aria-label": "Link" });
+      link.value = location.origin + m.link;
+      const row = el(
+        "li",
+        { class: "game-row held", "data-game": m.id, "data-seat": m.seat },
+        el("span", { class: "title" }, m.game || "game"),
+        el("span", {}, m.seat === "observer" ? "watching" : "you play " + seatLabel(m.seat)),
+        state,
+        el("a", { href: m.link, class: "open" }, "Open"),
+        el("button", { type: "button", class: "show-link", onclick: () => (link.hidden = !link.hidden) }, "Show the link"),
+        el("button", { type: "button", class: "forget", onclick: () => { Arbiter.forget(m.id, m.token); showMine(); } }, "Forget"),
+        link
+      );
+      list.appendChild(row);
+      fetch("/api/games/" + encodeURIComponent(m.id))
+        .then((r) => (r.ok ? r.json() : Promise.reject(new Error(r.status === 404 ? "no longer on this server" : "answered " + r.status))))
+        .then((g) => {
+          row.firstChild.textContent = g.title;
+          const yours = g.to_move && g.to_move === m.seat;
+          state.textContent = outcomeText(g) || (yours ? "your move" : g.to_move ? seatLabel(g.to_move) + " to move" : "");
+          state.className = yours ? "facts your-move" : "facts";
+        })
+        .catch((e) => (state.textContent = e.message));
+    }
+  }
+
+  $("lobby-more").addEventListener("click", () => showLobby(true));
   load();
+  showMine();
+  showLobby();
 })();

@@ -489,6 +489,72 @@ impl SqliteStore {
     }
 }
 
+/// A message of a game's chat, kept in the game's file beside its record and outside it: not
+/// in the integrity chain, never replayed, untouched by undo. The store knows no audience:
+/// `from` and `to` are the host's words (a place's id, an audience).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatMessage {
+    /// 1, 2, 3… in the order stored.
+    pub id: u64,
+    /// RFC 3339, UTC.
+    pub at: String,
+    pub from: String,
+    pub to: String,
+    pub text: String,
+}
+
+/// The chat's table: made by the first message, so that a file without one (older, or never
+/// chatted in) is the same schema version: an older Arbiter reads a file with a chat, and
+/// ignores it (it is no part of the game's record).
+const CHAT_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS chat (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    sender TEXT NOT NULL,
+    audience TEXT NOT NULL,
+    text TEXT NOT NULL
+);";
+
+impl SqliteStore {
+    /// The game's chat, in the order stored (none if nobody has written).
+    pub fn chat(&self) -> Result<Vec<ChatMessage>, StoreError> {
+        let exists: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'chat'", [], |r| r.get(0))
+            .map_err(|e| read_error(&self.path, e))?;
+        if exists == 0 {
+            return Ok(Vec::new());
+        }
+        let mut stmt =
+            self.conn.prepare("SELECT id, at, sender, audience, text FROM chat ORDER BY id").map_err(|e| read_error(&self.path, e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(ChatMessage { id: r.get::<_, i64>(0)?.max(0) as u64, at: r.get(1)?, from: r.get(2)?, to: r.get(3)?, text: r.get(4)? })
+            })
+            .map_err(|e| read_error(&self.path, e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| read_error(&self.path, e))
+    }
+
+    /// Store a chat message (durably, in its own transaction; never inside a move's).
+    pub fn add_chat(&self, from: &str, to: &str, text: &str) -> Result<ChatMessage, StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly(self.path.clone()));
+        }
+        if !self.conn.is_autocommit() {
+            return Err(StoreError::WriteFailed {
+                path: self.path.clone(),
+                what: "a chat message inside a move's write (engine fault)".into(),
+            });
+        }
+        let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        self.conn.execute_batch(CHAT_SCHEMA).map_err(|e| write_error(&self.path, e))?;
+        self.conn
+            .execute("INSERT INTO chat (at, sender, audience, text) VALUES (?1, ?2, ?3, ?4)", params![at, from, to, text])
+            .map_err(|e| write_error(&self.path, e))?;
+        let id = self.conn.last_insert_rowid().max(0) as u64;
+        Ok(ChatMessage { id, at, from: from.into(), to: to.into(), text: text.into() })
+    }
+}
+
 /// Whether the tables have the columns of the current layout (version 3).
 fn has_current_columns(conn: &Connection) -> rusqlite::Result<bool> {
     conn.query_row(

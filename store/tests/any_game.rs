@@ -107,3 +107,27 @@ fn a_current_file_claiming_an_older_version_is_damaged() {
         assert!(e.contains("is damaged") && e.contains("schema version does not match"), "version {older}: {e}");
     }
 }
+
+/// A chat is kept in the game's file outside its record: the file still opens and replays
+/// (the chain does not cover it), an undo leaves it, and a file without one reads an empty chat.
+#[test]
+fn a_chat_is_kept_beside_the_record_and_outside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.arbiter");
+    let mut s = new_game(&path);
+    assert_eq!(s.store().chat().unwrap(), []);
+    s.play("flag a1", None).unwrap();
+    let first = s.store().add_chat("player", "all", "hello <b>there</b>").unwrap();
+    let second = s.store().add_chat("observer", "all", "hi").unwrap();
+    assert_eq!((first.id, second.id), (1, 2));
+    s.play("unflag a1", None).unwrap();
+    s.undo().unwrap();
+    let reopened = Session::open(&path, &catalogue()).unwrap();
+    assert_eq!(reopened.seq(), 1);
+    let chat = reopened.store().chat().unwrap();
+    assert_eq!(chat, [first, second]);
+    assert_eq!(chat[0].text, "hello <b>there</b>", "kept as written");
+    let read_only = Session::open_read_only(&path, &catalogue()).unwrap();
+    assert_eq!(read_only.store().chat().unwrap().len(), 2);
+    assert!(read_only.store().add_chat("player", "all", "x").is_err(), "a read-only file takes no chat");
+}

@@ -18,7 +18,9 @@
     $("fatal").textContent = msg;
     $("fatal").hidden = false;
   }
-  if (!token) return fatal("This page needs a seat's link: /play/GAME?token=… (the links are given when the game is created).");
+  // A replay (`/replay/{id}`) is drawn by the host's script, each position through `receive`.
+  const replaying = window.Arbiter && Arbiter.replaying;
+  if (!token && !replaying) return fatal("This page needs a seat's link: /play/GAME?token=… (the links are given when the game is created).");
 
   /** The cell's name: column letter, row number from 1 at the top ("c4"). */
   function cellName(col, row) {
@@ -101,26 +103,9 @@
       } catch (e) {
         return;
       }
-      if (m.type === "sync") {
-        seat = m.seat;
-        $("seat").textContent = seat === "observer" ? "Observer" : "You play";
-        state = m.state;
-        moves = m.moves;
-        $("log").textContent = "";
-        addLog(m.log);
-        render();
-      } else if (m.type === "move") {
-        state = m.state;
-        moves = m.moves;
-        const who = String(m.side || "");
-        addLog(["#" + m.seq + " " + who.charAt(0).toUpperCase() + who.slice(1) + ": " + m.text].concat(m.log || []));
-        render();
-      } else if (m.type === "rejected") {
-        $("rejected").textContent = m.error;
-        $("rejected").hidden = false;
-      } else if (m.type === "closing") {
-        $("conn").textContent = "closed: " + m.reason;
-      }
+      receive(m);
+      // The host's features: chat, rematch, turn alerts, my games.
+      if (window.Arbiter) Arbiter.message(m);
     };
     ws.onclose = (ev) => {
       $("conn").dataset.state = "reconnecting";
@@ -130,5 +115,31 @@
       retry = Math.min(retry * 2, 8000);
     };
   }
-  connect();
+
+  function receive(m) {
+    if (m.type === "sync") {
+      seat = m.seat;
+      $("seat").textContent = seat === "observer" ? "Observer" : "You play";
+      state = m.state;
+      moves = m.moves;
+      $("log").textContent = "";
+      addLog(m.log);
+      render();
+    } else if (m.type === "move") {
+      state = m.state;
+      moves = m.moves;
+      const who = String(m.side || "");
+      addLog(["#" + m.seq + " " + who.charAt(0).toUpperCase() + who.slice(1) + ": " + m.text].concat(m.log || []));
+      render();
+    } else if (m.type === "rejected") {
+      $("rejected").textContent = m.error;
+      $("rejected").hidden = false;
+    } else if (m.type === "closing") {
+      $("conn").textContent = "closed: " + m.reason;
+    }
+  }
+  if (replaying) {
+    $("conn").textContent = "replay";
+    Arbiter.replay(receive);
+  } else connect();
 })();

@@ -161,7 +161,9 @@
     };
 
     if (!gameId || !/^[0-9a-zA-Z_-]+$/.test(gameId)) return fatal("This is not a game's link.");
-    if (!token) return fatal("This page needs a seat's link: /play/GAME?token=… (the links are given when the game is created).");
+    // A replay (`/replay/{id}`) is drawn by the host's script, each position through `receive`.
+    const replaying = window.Arbiter && Arbiter.replaying;
+    if (!token && !replaying) return fatal("This page needs a seat's link: /play/GAME?token=… (the links are given when the game is created).");
 
     document.title = "Arbiter · game " + gameId;
     wire();
@@ -170,7 +172,8 @@
         for (const c of r[0].countries) countries[c.name] = c;
         for (const c of r[1].cards) cards[c.name] = c;
         buildMap();
-        connect();
+        if (replaying) Arbiter.replay(receive);
+        else connect();
       })
       .catch(function (e) {
         fatal("Cannot load the board from the server: " + e.message + ". Reload the page to try again.");
@@ -224,6 +227,8 @@
           return;
         }
         if (m && typeof m === "object") receive(m);
+        // The host's features: chat, rematch, turn alerts, my games.
+        if (m && typeof m === "object" && window.Arbiter) Arbiter.message(m);
       };
       ws.onclose = function () {
         if (socket !== ws) return;

@@ -1,0 +1,125 @@
+//! Rematch: a finished game's seats play again, a new game of the same kind and options on a
+//! fresh random seed with the seats moved on by one (two seats: swapped; more: rotated; one:
+//! the same), the computer keeping its place in the rotation.
+//!
+//! No token is stored in clear: each old seat's new token is derived from its old token and the
+//! new game's id (`derived_token`), which the server sees only when that seat asks. So the new
+//! game is made with every person's seat taken by a token nobody is given (as the computer's),
+//! and each old seat holder's request (`POST /api/games/{id}/rematch?token=T`) puts the hash of
+//! its derived token in its new seat and returns it. Asking again returns the same game and
+//! token; the old game's seats file records the rematch's id.
+
+use crate::api::{read, seat_of, ApiError, TokenQuery};
+use crate::hub::Hub;
+use crate::seats::{token_hash, ComputerSeat, Place};
+use arbiter_kernel::Seat;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::Json;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+
+/// The token of the seat that held `old` in the rematch `new_id`: 128 bits of SHA-256 of both,
+/// as 32 hex digits (a token's shape).
+pub fn derived_token(old: &str, new_id: &str) -> String {
+    let d = Sha256::digest(format!("arbiter rematch\0{old}\0{new_id}").as_bytes());
+    d[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Seat `i`'s seat in the rematch of a game of `n` seats.
+pub fn moved_on(i: usize, n: usize) -> usize {
+    (i + 1) % n.max(1)
+}
+
+/// `POST /api/games/{id}/rematch?token=T`.
+pub async fn rematch(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {
+    let (room, place) = seat_of(&hub, &id, q.token.as_deref()).await?;
+    let Place::Seat(old_seat) = place else {
+        return Err(ApiError::new(StatusCode::FORBIDDEN, "only a seat of the game plays its rematch".into()));
+    };
+    let token = q.token.unwrap_or_default();
+    let (over, kind, options) =
+        read(room.clone(), |r| r.with_session(|s| (s.game().outcome().is_some(), s.kind().id(), s.header().options.clone()))).await?;
+    if !over {
+        return Err(ApiError::new(StatusCode::CONFLICT, "the game is not over: a rematch follows its end".into()));
+    }
+    let n = room.seat_count();
+    let new_id = {
+        let _one_at_a_time = hub.lobby.rematching.lock().await;
+        let file = room.seats_file();
+        match file.rematch {
+            Some(new_id) => new_id,
+            None => {
+                let kind = hub.catalogue().find(kind).map_err(|r| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, r.reason))?;
+                let options: Value = serde_json::from_str(&options)
+                    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the game's options cannot be read: {e}")))?;
+                let mut b = [0u8; 8];
+                getrandom::fill(&mut b)
+                    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("no randomness for a seed: {e}")))?;
+                let computer = file.computer.first().map(|c| ComputerSeat { seat: moved_on(c.seat as usize, n) as u8, agent: c.agent });
+                // Every person's seat is taken by a token nobody is given, until its player asks.
+                let people: Vec<usize> = (0..n).filter(|i| computer.is_none_or(|c| c.seat as usize != *i)).collect();
+                let (new_id, _, _) =
+                    hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted).await?;
+                let recorded = new_id.clone();
+                read(room.clone(), move |r| {
+                    r.update_seats(|f| {
+                        f.rematch = Some(recorded);
+                        Ok(Some(()))
+                    })
+                })
+                .await?
+                .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+                // Each seat's open page offers to play it.
+                let seats: Vec<Place> = (0..n).map(|i| Place::Seat(Seat(i as u8))).collect();
+                room.tell(&seats, json!({ "type": "rematch", "id": new_id }).to_string());
+                new_id
+            }
+        }
+    };
+    let new_room = hub.room(&new_id).await?;
+    let seat = moved_on(old_seat.idx(), n);
+    let new_token = derived_token(&token, &new_id);
+    let hash = token_hash(&new_token);
+    read(new_room.clone(), move |r| {
+        let claimed = r.update_seats(|f| {
+            if let Some(h) = f.hashes.get_mut(seat) {
+                *h = Some(hash);
+            }
+            Ok(Some(()))
+        });
+        r.relist();
+        claimed
+    })
+    .await?
+    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+    Ok(Json(json!({
+        "id": new_id,
+        "game": new_room.kind,
+        "seat": new_room.ids[seat],
+        "token": new_token,
+        "link": format!("/play/{new_id}?token={new_token}"),
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seats_move_on_by_one() {
+        assert_eq!((moved_on(0, 2), moved_on(1, 2)), (1, 0));
+        assert_eq!((moved_on(0, 3), moved_on(1, 3), moved_on(2, 3)), (1, 2, 0));
+        assert_eq!(moved_on(0, 1), 0);
+    }
+
+    #[test]
+    fn a_derived_token_has_a_token_s_shape_and_depends_on_both() {
+        let t = derived_token("00112233445566778899aabbccddeeff", "0123456789abcdef");
+        assert_eq!(t.len(), 32);
+        assert!(t.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(t, derived_token("00112233445566778899aabbccddeefe", "0123456789abcdef"));
+        assert_ne!(t, derived_token("00112233445566778899aabbccddeeff", "0123456789abcdee"));
+    }
+}

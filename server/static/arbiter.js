@@ -1,0 +1,363 @@
+// Arbiter's host features, the same for every game's page (and the home page): the seats this
+// browser holds ("my games"), the chat, the rematch, turn alerts and replays. A game's client
+// calls `Arbiter.message(m)` with each message of its WebSocket (after handling it), and in
+// replay mode (`/replay/{id}`) `Arbiter.replay(render)`, `render` taking a `sync`-shaped
+// message. It names no game: what it shows comes from the server's generic messages.
+// Everything the server or a player sends is put into the page as text, never as HTML.
+"use strict";
+
+window.Arbiter = (function () {
+  const GAMES = "arbiter.games";
+  const SOUND = "arbiter.sound";
+  const NOTIFY = "arbiter.notify";
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children) if (c !== null && c !== undefined) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    return e;
+  }
+  function store(key, value) {
+    try {
+      if (value === null) localStorage.removeItem(key);
+      else localStorage.setItem(key, value);
+    } catch (e) {
+      // Storage refused (private mode, quota): the feature just does not persist.
+    }
+  }
+  function stored(key) {
+    try {
+      return localStorage.getItem(key);
+    } catch (e) {
+      return null;
+    }
+  }
+  /** "us" -> "US", "player" -> "Player", "observer" -> "Observer". */
+  function seatLabel(id) {
+    const s = String(id || "");
+    if (s.length <= 4 && s !== "observer") return s.toUpperCase();
+    return s.charAt(0).toUpperCase() + s.slice(1).replace(/_/g, " ");
+  }
+
+  // ------------------------------------------------------------------ my games
+
+  /** The places this browser holds: [{id, seat, token, link, game, title}], the latest first. */
+  function myGames() {
+    try {
+      const v = JSON.parse(stored(GAMES) || "[]");
+      return Array.isArray(v) ? v.filter((g) => g && typeof g.id === "string" && typeof g.token === "string") : [];
+    } catch (e) {
+      return [];
+    }
+  }
+  function remember(entry) {
+    const rest = myGames().filter((g) => !(g.id === entry.id && g.token === entry.token));
+    store(GAMES, JSON.stringify([entry].concat(rest).slice(0, 200)));
+  }
+  function forget(id, token) {
+    store(GAMES, JSON.stringify(myGames().filter((g) => !(g.id === id && g.token === token))));
+  }
+
+  // ------------------------------------------------------------------ a game's page
+
+  const path = location.pathname.split("/");
+  const mode = path[1] === "play" || path[1] === "replay" ? path[1] : null;
+  const gameId = mode ? decodeURIComponent(path[2] || "") : null;
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token") || "";
+  const api = (what, extra) =>
+    "/api/games/" + encodeURIComponent(gameId) + "/" + what + "?token=" + encodeURIComponent(token) + (extra || "");
+
+  let seat = null; // this page's place
+  let yours = false; // this place decides now
+  let over = null; // the outcome, once the game is over
+  let synced = false;
+  const chatSeen = new Set();
+  let panel = null;
+
+  function ensurePanel() {
+    if (panel || !mode) return panel;
+    panel = el(
+      "section",
+      { id: "arbiter-panel", class: "arbiter-panel", "aria-label": "Chat and alerts" },
+      el("div", { id: "arbiter-end", class: "arbiter-end", hidden: true }),
+      el("div", { id: "arbiter-offer", class: "arbiter-offer", role: "status", hidden: true }),
+      el(
+        "div",
+        { class: "arbiter-chat", id: "arbiter-chat" },
+        el("h2", {}, "Chat"),
+        el("ol", { id: "chat-log", class: "chat-log", "aria-live": "polite" }),
+        el(
+          "form",
+          { id: "chat-form", class: "chat-form" },
+          el("input", { id: "chat-text", maxlength: "500", autocomplete: "off", placeholder: "Say something", "aria-label": "Chat message" }),
+          el("select", { id: "chat-to", "aria-label": "To" }, el("option", { value: "all" }, "to all"), el("option", { value: "seats" }, "to players only")),
+          el("button", { type: "submit", id: "chat-send" }, "Send")
+        ),
+        el("p", { id: "chat-error", class: "arbiter-error", role: "alert", hidden: true })
+      ),
+      el(
+        "div",
+        { class: "arbiter-alerts" },
+        el("label", {}, el("input", { type: "checkbox", id: "alert-sound" }), " Sound when it is your move"),
+        el("button", { type: "button", id: "alert-notify" }, "Notify me when it is my move")
+      )
+    );
+    document.body.appendChild(panel);
+    const sound = document.getElementById("alert-sound");
+    sound.checked = stored(SOUND) === "on";
+    sound.addEventListener("change", () => {
+      store(SOUND, sound.checked ? "on" : null);
+      if (sound.checked) beep();
+    });
+    const notify = document.getElementById("alert-notify");
+    const showNotify = () => {
+      const on = stored(NOTIFY) === "on" && "Notification" in window && Notification.permission === "granted";
+      notify.textContent = on ? "Desktop notifications: on (click to stop)" : "Notify me when it is my move";
+      notify.hidden = !("Notification" in window);
+    };
+    notify.addEventListener("click", async () => {
+      if (stored(NOTIFY) === "on") store(NOTIFY, null);
+      else {
+        const p = Notification.permission === "granted" ? "granted" : await Notification.requestPermission();
+        if (p === "granted") store(NOTIFY, "on");
+      }
+      showNotify();
+    });
+    showNotify();
+    document.getElementById("chat-form").addEventListener("submit", sendChat);
+    if (mode === "replay") document.getElementById("arbiter-chat").hidden = true;
+    return panel;
+  }
+
+  // ---------------------------------------------------------------- the chat
+
+  async function sendChat(ev) {
+    ev.preventDefault();
+    const input = document.getElementById("chat-text");
+    const text = input.value.trim();
+    const error = document.getElementById("chat-error");
+    if (!text) return;
+    error.hidden = true;
+    try {
+      const r = await fetch(api("chat"), {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ text: text, to: document.getElementById("chat-to").value }),
+      });
+      const body = await r.json().catch(() => ({}));
+      if (!r.ok) {
+        error.textContent = body.error || "The server answered " + r.status + ".";
+        error.hidden = false;
+        return;
+      }
+      input.value = "";
+      addChat(body);
+    } catch (e) {
+      error.textContent = "Not sent: " + e.message;
+      error.hidden = false;
+    }
+  }
+
+  function addChat(m) {
+    if (!m || typeof m.id !== "number" || chatSeen.has(m.id)) return;
+    chatSeen.add(m.id);
+    const log = document.getElementById("chat-log");
+    if (!log) return;
+    const own = m.from === seat;
+    log.appendChild(
+      el(
+        "li",
+        { class: "chat-line" + (own ? " own" : "") + (m.to === "seats" ? " to-seats" : ""), "data-from": m.from, "data-to": m.to },
+        el("b", {}, seatLabel(m.from) + (m.to === "seats" ? " (to players)" : "") + ": "),
+        el("span", { class: "chat-text" }, String(m.text))
+      )
+    );
+    log.scrollTop = log.scrollHeight;
+  }
+
+  // ------------------------------------------------------------- turn alerts
+
+  const baseTitle = () => document.title.replace(/^● Your move — /, "");
+  function showTitle() {
+    const base = baseTitle();
+    // A client that marks the title itself (a leading ●) is left as it is.
+    document.title = yours && !over && !/^●/.test(base) ? "● Your move — " + base : base;
+  }
+  let audio = null;
+  function beep() {
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      const o = audio.createOscillator();
+      const g = audio.createGain();
+      o.frequency.value = 660;
+      g.gain.setValueAtTime(0.15, audio.currentTime);
+      g.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.3);
+      o.connect(g).connect(audio.destination);
+      o.start();
+      o.stop(audio.currentTime + 0.3);
+    } catch (e) {
+      // No audio here: the title still says it.
+    }
+  }
+  function yourTurnNow() {
+    if (stored(SOUND) === "on") beep();
+    if (stored(NOTIFY) === "on" && document.hidden && "Notification" in window && Notification.permission === "granted") {
+      try {
+        new Notification("Your move", { body: document.title, tag: "arbiter-" + gameId });
+      } catch (e) {
+        // Some browsers allow notifications only from a service worker: the title says it.
+      }
+    }
+  }
+  document.addEventListener("visibilitychange", showTitle);
+
+  // ---------------------------------------------------------------- the end: rematch, replay
+
+  function showEnd() {
+    const end = document.getElementById("arbiter-end");
+    if (!end || !over || mode !== "play") return;
+    while (end.firstChild) end.removeChild(end.firstChild);
+    end.appendChild(el("a", { id: "replay-link", href: "/replay/" + encodeURIComponent(gameId) + "?token=" + encodeURIComponent(token) }, "Replay this game"));
+    if (seat && seat !== "observer") {
+      end.appendChild(document.createTextNode(" "));
+      end.appendChild(el("button", { type: "button", id: "rematch", onclick: rematch }, "Rematch"));
+    }
+    end.hidden = false;
+  }
+
+  async function rematch() {
+    const offer = document.getElementById("arbiter-offer");
+    try {
+      const r = await fetch(api("rematch"), { method: "POST" });
+      const body = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(body.error || "the server answered " + r.status);
+      remember({ id: body.id, seat: body.seat, token: body.token, link: body.link, game: body.game || "" });
+      location.href = body.link;
+    } catch (e) {
+      offer.textContent = "No rematch: " + e.message;
+      offer.hidden = false;
+    }
+  }
+
+  function offerRematch() {
+    const offer = document.getElementById("arbiter-offer");
+    if (!offer || !seat || seat === "observer") return;
+    while (offer.firstChild) offer.removeChild(offer.firstChild);
+    offer.appendChild(document.createTextNode("A rematch is waiting for you. "));
+    offer.appendChild(el("button", { type: "button", id: "play-rematch", onclick: rematch }, "Play the rematch"));
+    offer.hidden = false;
+  }
+
+  // ------------------------------------------------------------- messages
+
+  /** A message of the game's WebSocket (the game's client has handled it). */
+  function message(m) {
+    if (!m || typeof m !== "object") return;
+    ensurePanel();
+    const wasYours = yours;
+    switch (m.type) {
+      case "sync":
+        seat = m.seat;
+        if (mode === "play" && token) remember({ id: gameId, seat: m.seat, token: token, link: location.pathname + location.search, game: (m.state && m.state.game) || "" });
+        document.getElementById("chat-to").hidden = seat === "observer";
+        for (const c of m.chat || []) addChat(c);
+        turn(m.moves);
+        if (synced && !wasYours && yours) yourTurnNow();
+        synced = true;
+        break;
+      case "move":
+        turn(m.moves);
+        if (!wasYours && yours) yourTurnNow();
+        break;
+      case "chat":
+        addChat(m);
+        break;
+      case "rematch":
+        offerRematch();
+        break;
+      default:
+        break;
+    }
+  }
+
+  function turn(moves) {
+    if (!moves) return;
+    yours = !!moves.yours;
+    over = moves.outcome || null;
+    showTitle();
+    showEnd();
+  }
+
+  // ---------------------------------------------------------------- replays
+
+  /** Replay mode: the controls, and `render` called with each position as a `sync`. */
+  function replay(render) {
+    ensurePanel();
+    let at = Number(params.get("at"));
+    let total = 0;
+    let as = params.get("as") || "";
+    const bar = el(
+      "nav",
+      { id: "replay-bar", class: "replay-bar", "aria-label": "Replay" },
+      el("b", {}, "Replay "),
+      el("button", { type: "button", id: "replay-first", title: "The start" }, "⏮"),
+      el("button", { type: "button", id: "replay-back", title: "One move back" }, "◀"),
+      el("span", { id: "replay-at" }, "…"),
+      el("button", { type: "button", id: "replay-forward", title: "One move forward" }, "▶"),
+      el("button", { type: "button", id: "replay-last", title: "The end" }, "⏭"),
+      el("label", {}, " Move ", el("input", { id: "replay-jump", type: "number", min: "0", class: "replay-jump" })),
+      el("label", { id: "replay-as-label", hidden: true }, " Seen by ", el("select", { id: "replay-as" })),
+      el("span", { id: "replay-error", class: "arbiter-error", role: "alert", hidden: true })
+    );
+    document.body.insertBefore(bar, document.body.firstChild);
+    const $ = (id) => document.getElementById(id);
+    async function go(n) {
+      const q = "&at=" + Math.max(0, n) + (as ? "&as=" + encodeURIComponent(as) : "");
+      try {
+        const r = await fetch(api("replay", q));
+        const body = await r.json().catch(() => ({}));
+        if (!r.ok) throw new Error(body.error || "the server answered " + r.status);
+        at = body.at;
+        total = body.total;
+        $("replay-at").textContent = " " + at + " / " + total + " ";
+        $("replay-jump").value = String(at);
+        $("replay-jump").max = String(total);
+        $("replay-error").hidden = true;
+        const sel = $("replay-as");
+        if (sel.options.length === 0 && Array.isArray(body.views)) {
+          for (const v of body.views) sel.appendChild(el("option", { value: v, selected: v === body.seat }, seatLabel(v)));
+          $("replay-as-label").hidden = body.views.length < 2;
+        }
+        const url = "/replay/" + encodeURIComponent(gameId) + "?" + (token ? "token=" + encodeURIComponent(token) + "&" : "") + "at=" + at + (as ? "&as=" + encodeURIComponent(as) : "");
+        history.replaceState(null, "", url);
+        seat = body.seat;
+        render({ type: "sync", seat: body.seat, state: body.state, moves: body.moves, log: body.log });
+      } catch (e) {
+        $("replay-error").textContent = String(e.message);
+        $("replay-error").hidden = false;
+      }
+    }
+    $("replay-first").addEventListener("click", () => go(0));
+    $("replay-back").addEventListener("click", () => go(at - 1));
+    $("replay-forward").addEventListener("click", () => go(Math.min(total, at + 1)));
+    $("replay-last").addEventListener("click", () => go(total));
+    $("replay-jump").addEventListener("change", () => go(Number($("replay-jump").value) || 0));
+    $("replay-as").addEventListener("change", () => {
+      as = $("replay-as").value;
+      go(at);
+    });
+    document.addEventListener("keydown", (ev) => {
+      if (ev.target && /INPUT|SELECT|TEXTAREA/.test(ev.target.tagName)) return;
+      if (ev.key === "ArrowLeft") go(at - 1);
+      else if (ev.key === "ArrowRight") go(Math.min(total, at + 1));
+    });
+    go(params.has("at") ? at : 1e9);
+  }
+
+  return { message, replay, myGames, remember, forget, seatLabel, el, replaying: mode === "replay" };
+})();

@@ -1,0 +1,200 @@
+//! The host's features in real headless browsers, Chromium and Firefox (one body for both;
+//! ignored by default like `browser.rs`, whose header says how to run them): a game created
+//! from the home page taking one seat, listed in another browser, its free seat joined from the
+//! list; "my games" listing it with whose move it is and its link; watching it from the list;
+//! the chat (a message to the seats never reaches the observer, a seat's message reaches the
+//! other, a page's history); a rematch from the game-over banner, offered to the other seat's
+//! open page; and a replay stepped back and forth, then seen as a seat once the game is over.
+//!
+//! ```sh
+//! FIREFOX=/usr/bin/firefox-esr GECKODRIVER=…/geckodriver \
+//!   cargo test --release -p arbiter-server --test browser_lobby -- --ignored
+//! ```
+
+mod web;
+
+use arbiter_server::{start, Config};
+use fantoccini::{Client, Locator};
+use serde_json::{json, Value};
+use web::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Chromium and chromedriver (Debian's chromium, chromium-driver); .ci/run runs it"]
+async fn lobby_chat_rematch_and_replay_in_chromium() {
+    lobby_chat_rematch_and_replay(Browser::Chromium).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Firefox and geckodriver (Debian's firefox-esr, cargo install geckodriver); .ci/run runs it"]
+async fn lobby_chat_rematch_and_replay_in_firefox() {
+    lobby_chat_rematch_and_replay(Browser::Firefox).await;
+}
+
+async fn url(c: &Client) -> String {
+    c.current_url().await.unwrap().to_string()
+}
+
+/// The page's address once it is a game's page of game `id` (any game if `None`) other than
+/// `not`.
+async fn on_game_page(c: &Client, id: Option<&str>, not: Option<&str>) -> String {
+    until("a game's page", || async move {
+        let u = url(c).await;
+        let good = u.contains("/play/") && u.contains("?token=") && id.is_none_or(|i| u.contains(i)) && not.is_none_or(|n| !u.contains(n));
+        good.then_some(u)
+    })
+    .await
+}
+
+/// Click the element `css`, found again should the page redraw it between finding and clicking.
+async fn click(c: &Client, css: &str) {
+    until(&format!("a click on {css}"), || async move { c.find(Locator::Css(css)).await.ok()?.click().await.ok() }).await;
+}
+
+async fn chat_texts(c: &Client) -> Vec<String> {
+    let v = js(c, "return Array.from(document.querySelectorAll('#chat-log .chat-text')).map(e => e.textContent)").await;
+    v.as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect()
+}
+
+async fn send_chat(c: &Client, text: &str, to: &str) {
+    js(c, &format!("document.getElementById('chat-to').value = {};", json!(to))).await;
+    c.find(Locator::Id("chat-text")).await.unwrap().send_keys(text).await.unwrap();
+    c.find(Locator::Id("chat-send")).await.unwrap().click().await.unwrap();
+    until(&format!("{text:?} sent"), || async move { chat_texts(c).await.contains(&text.to_string()).then_some(()) }).await;
+}
+
+async fn seat_of_page(c: &Client) -> Value {
+    js(c, "return window.arbiter ? window.arbiter.seat : null").await
+}
+
+async fn lobby_chat_rematch_and_replay(kind: Browser) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(Config::new("127.0.0.1:0".parse().unwrap(), dir.path().join("games")), arbiter_games::web::offered()).await.unwrap();
+    let base = format!("http://{}", server.addr);
+    let http = reqwest::Client::new();
+    let profiles = tempfile::tempdir().unwrap();
+    let a_browser = open(kind, &profiles.path().join("a"), false).await;
+    let b_browser = open(kind, &profiles.path().join("b"), false).await;
+    let (a, b) = (&a_browser, &b_browser);
+
+    // A creates a game from the home page, taking the US seat: the USSR is left free.
+    a.goto(&format!("{base}/")).await.unwrap();
+    until("the seats to take", || async move {
+        (js(a, "return document.querySelectorAll('#take option').length").await.as_u64()? == 3).then_some(())
+    })
+    .await;
+    js(a, "document.getElementById('take').value = 'us';").await;
+    a.find(Locator::Id("create-button")).await.unwrap().click().await.unwrap();
+    let us_link = until("the US link", || async move {
+        let v = a.find(Locator::Id("link-us")).await.ok()?.prop("value").await.ok()??;
+        (!v.is_empty()).then_some(v)
+    })
+    .await;
+    assert!(a.find(Locator::Id("link-ussr")).await.is_err(), "the USSR's seat is free: no link for it");
+    let id = us_link.split("/play/").nth(1).unwrap().split('?').next().unwrap().to_string();
+    let us_token = us_link.split("token=").nth(1).unwrap().to_string();
+
+    // B sees it in the open games and joins the free seat.
+    b.goto(&format!("{base}/")).await.unwrap();
+    click(b, &format!("#lobby li[data-game=\"{id}\"] button.join[data-seat=\"ussr\"]")).await;
+    let b_link = on_game_page(b, Some(&id), None).await;
+    wait_connected(b, "USSR").await;
+    assert_eq!(seat_of_page(b).await, "ussr");
+    let ussr_token = b_link.split("token=").nth(1).unwrap().to_string();
+
+    // B's "my games" lists it: its seat, its move, its link on request.
+    b.goto(&format!("{base}/")).await.unwrap();
+    let row = format!("#my-games li[data-game=\"{id}\"][data-seat=\"ussr\"]");
+    let r = row.clone();
+    until("my games to say whose move", || {
+        let r = r.clone();
+        async move { b.find(Locator::Css(&format!("{r} .your-move"))).await.ok().map(|_| ()) }
+    })
+    .await;
+    click(b, &format!("{row} button.show-link")).await;
+    let shown = b.find(Locator::Css(&format!("{row} input.link"))).await.unwrap().prop("value").await.unwrap().unwrap();
+    assert_eq!(shown, b_link);
+    b.goto(&b_link).await.unwrap();
+    wait_connected(b, "USSR").await;
+
+    // A watches it from the open games: an observer's page.
+    a.goto(&format!("{base}/")).await.unwrap();
+    click(a, &format!("#lobby li[data-game=\"{id}\"] button.watch")).await;
+    on_game_page(a, Some(&id), Some(&us_token)).await;
+    wait_connected(a, "observer").await;
+    assert_eq!(seat_of_page(a).await, "observer");
+
+    // The chat: to the seats, then to all. The observer hears only the second.
+    send_chat(b, "secret plan", "seats").await;
+    send_chat(b, "hello all", "all").await;
+    until(
+        "the observer to hear the message to all",
+        || async move { chat_texts(a).await.contains(&"hello all".to_string()).then_some(()) },
+    )
+    .await;
+    assert_eq!(chat_texts(a).await, ["hello all"], "a message to the seats never reaches the observer");
+
+    // A takes its US seat: the page's history holds both; A's message reaches B.
+    a.goto(&us_link).await.unwrap();
+    wait_connected(a, "US").await;
+    until("the US's chat history", || async move { (chat_texts(a).await == ["secret plan", "hello all"]).then_some(()) }).await;
+    send_chat(a, "good luck", "all").await;
+    until("the USSR to hear the US", || async move { chat_texts(b).await.contains(&"good luck".to_string()).then_some(()) }).await;
+
+    // Six moves (the USSR's setup), then the seat deciding resigns: 7 moves in all.
+    for _ in 0..7 {
+        for token in [&us_token, &ussr_token] {
+            let m = get(&http, format!("{base}/api/games/{id}/moves?token={token}")).await;
+            if m["yours"] == json!(true) {
+                let text = if m["seq"].as_u64() == Some(6) { "resign".to_string() } else { m["moves"][0].as_str().unwrap().to_string() };
+                let r = http
+                    .post(format!("{base}/api/games/{id}/moves?token={token}"))
+                    .body(json!({ "move": text }).to_string())
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status(), 200, "{text}");
+                break;
+            }
+        }
+    }
+    let listing = get(&http, format!("{base}/api/games/{id}")).await;
+    assert_eq!((listing["moves"].as_u64(), listing["outcome"]["reason"].as_str()), (Some(7), Some("Resigned")));
+
+    // The rematch, from the game-over banner: A gets the USSR, B is offered the US.
+    click(a, "#rematch").await;
+    let a_new = on_game_page(a, None, Some(&id)).await;
+    let new_id = a_new.split("/play/").nth(1).unwrap().split('?').next().unwrap().to_string();
+    wait_connected(a, "the rematch's USSR").await;
+    assert_eq!(seat_of_page(a).await, "ussr");
+    click(b, "#play-rematch").await;
+    on_game_page(b, Some(&new_id), None).await;
+    wait_connected(b, "the rematch's US").await;
+    assert_eq!(seat_of_page(b).await, "us");
+
+    // The replay of the first game, stepped back and forth.
+    a.goto(&format!("{base}/replay/{id}")).await.unwrap();
+    let at = |c: &'static str| async move {
+        a.find(Locator::Id("replay-at")).await.ok()?.text().await.ok().filter(|t| t.trim() == c).map(|_| ())
+    };
+    until("the end of the replay", || at("7 / 7")).await;
+    let seq = || async move { js(a, "return window.arbiter && window.arbiter.state ? window.arbiter.state.seq : null").await.as_u64() };
+    assert_eq!(seq().await, Some(7));
+    click(a, "#replay-back").await;
+    until("move 6", || at("6 / 7")).await;
+    assert_eq!(seq().await, Some(6));
+    click(a, "#replay-first").await;
+    until("the start", || at("0 / 7")).await;
+    click(a, "#replay-forward").await;
+    until("move 1", || at("1 / 7")).await;
+    assert_eq!(seq().await, Some(1));
+    assert!(url(a).await.contains("at=1"), "a shareable address: {}", url(a).await);
+    assert_eq!(seat_of_page(a).await, "observer");
+    // Over: the USSR's view, its hand included.
+    js(a, "const s = document.getElementById('replay-as'); s.value = 'ussr'; s.dispatchEvent(new Event('change'));").await;
+    until("the USSR's view", || async move { (seat_of_page(a).await == "ussr").then_some(()) }).await;
+    let hand = js(a, "return window.arbiter.state.hand").await;
+    assert!(hand.as_array().is_some_and(|h| !h.is_empty()), "the USSR's hand after the end: {hand}");
+
+    a_browser.close().await;
+    b_browser.close().await;
+}

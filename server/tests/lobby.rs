@@ -1,0 +1,423 @@
+//! The lobby, chat, rematch and replays over HTTP and WebSocket against a real server on a
+//! loopback port (API.md: "Lobby", "Chat", "Rematch", "Replays").
+
+use arbiter_server::{start, Config, Running};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn server(dir: &tempfile::TempDir) -> Running {
+    let c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+    start(c, arbiter_games::web::offered()).await.unwrap()
+}
+
+struct T {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl T {
+    fn new(srv: &Running) -> T {
+        T { http: reqwest::Client::new(), base: format!("http://{}", srv.addr) }
+    }
+    async fn get(&self, path: &str) -> (u16, Value) {
+        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let r = self.http.post(format!("{}{path}", self.base)).body(body.to_string()).send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+    /// A new game: its answer (id, tokens, links).
+    async fn create(&self, body: Value) -> Value {
+        let (status, v) = self.post("/api/games", body).await;
+        assert_eq!(status, 201, "{v}");
+        v
+    }
+    async fn listed(&self) -> Vec<String> {
+        let (status, v) = self.get("/api/games").await;
+        assert_eq!(status, 200, "{v}");
+        v["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap().to_string()).collect()
+    }
+}
+
+fn id(v: &Value) -> String {
+    v["id"].as_str().unwrap().to_string()
+}
+
+fn seats(listing: &Value) -> Vec<(String, String)> {
+    listing["seats"].as_array().unwrap().iter().map(|s| (s["id"].as_str().unwrap().into(), s["status"].as_str().unwrap().into())).collect()
+}
+
+async fn connect(srv: &Running, id: &str, token: &str) -> Ws {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws?token={token}", srv.addr)).await.unwrap();
+    ws
+}
+
+/// The next message of type `kind` (others skipped), 10 s at most.
+async fn next_of(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a message within 10 s").expect("open").unwrap();
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+}
+
+/// Whether a message of type `kind` comes within `ms` milliseconds.
+async fn hears(ws: &mut Ws, kind: &str, ms: u64) -> Option<Value> {
+    tokio::time::timeout(Duration::from_millis(ms), next_of(ws, kind)).await.ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_lists_open_listed_games_with_public_facts_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    // A game with a free seat, an unlisted one, a Minesweeper game.
+    let open = t.create(json!({ "seat": "us" })).await;
+    let hidden = t.create(json!({ "seat": "us", "listed": false })).await;
+    let ms = t.create(json!({ "game": "minesweeper", "width": 5, "height": 5, "mines": 3 })).await;
+    let list = t.listed().await;
+    assert_eq!(list, [id(&ms), id(&open)], "the latest first; the unlisted game is not listed");
+    // Its links work, and its facts are had by id.
+    let (status, h) = t.get(&format!("/api/games/{}", id(&hidden))).await;
+    assert_eq!((status, h["listed"].as_bool()), (200, Some(false)));
+    let (status, _) = t.get(&format!("/api/games/{}/state?token={}", id(&hidden), hidden["tokens"]["us"].as_str().unwrap())).await;
+    assert_eq!(status, 200);
+
+    let (_, g) = t.get(&format!("/api/games/{}", id(&open))).await;
+    assert_eq!((g["game"].as_str(), g["title"].as_str()), (Some("twilight-struggle"), Some("Twilight Struggle")));
+    assert_eq!(seats(&g), [("us".into(), "taken".into()), ("ussr".into(), "free".into())]);
+    assert_eq!((g["to_move"].as_str(), g["moves"].as_u64(), &g["last_move_at"]), (Some("ussr"), Some(0), &Value::Null));
+    assert!(g["created_at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(g["options"]["optional_cards"], json!(false), "the options are public");
+    // Nothing secret: no token, no seed, no view.
+    let text = g.to_string();
+    for secret in [open["tokens"]["us"].as_str().unwrap(), open["tokens"]["observer"].as_str().unwrap()] {
+        assert!(!text.contains(secret), "a token in {text}");
+    }
+    for key in ["seed", "token", "hand", "state", "view"] {
+        assert!(!text.contains(&format!("\"{key}\"")), "{key} in {text}");
+    }
+
+    // A join takes the free seat; a move changes whose turn it is.
+    let (status, joined) = t.post(&format!("/api/games/{}/join", id(&open)), json!({})).await;
+    assert_eq!(status, 201);
+    let (_, g) = t.get(&format!("/api/games/{}", id(&open))).await;
+    assert_eq!(seats(&g), [("us".into(), "taken".into()), ("ussr".into(), "taken".into())]);
+    let ussr = joined["token"].as_str().unwrap();
+    let (_, moves) = t.get(&format!("/api/games/{}/moves?token={ussr}", id(&open))).await;
+    let first = moves["moves"][0].as_str().unwrap();
+    let (status, _) = t.post(&format!("/api/games/{}/moves?token={ussr}", id(&open)), json!({ "move": first })).await;
+    assert_eq!(status, 200);
+    let (_, g) = t.get(&format!("/api/games/{}", id(&open))).await;
+    assert_eq!(g["moves"].as_u64(), Some(1));
+    assert!(g["last_move_at"].is_string());
+    let (_, moves) = t.get(&format!("/api/games/{}/moves?token={ussr}", id(&open))).await;
+    assert_eq!(g["to_move"], moves["to_move"], "whose turn, as the seats are told");
+    assert_eq!(t.listed().await, [id(&open), id(&ms)], "the latest activity first");
+
+    // Pages: `next` is the cursor of the following page.
+    let (_, p1) = t.get("/api/games?limit=1").await;
+    assert_eq!(p1["games"].as_array().unwrap().len(), 1);
+    let next = p1["next"].as_str().unwrap();
+    let (_, p2) = t.get(&format!("/api/games?limit=1&before={next}")).await;
+    assert_eq!((id(&p2["games"][0]), &p2["next"]), (id(&ms), &Value::Null));
+    for bad in ["limit=0", "limit=x", "limit=101"] {
+        let (status, e) = t.get(&format!("/api/games?{bad}")).await;
+        assert_eq!(status, 400, "{bad}");
+        assert!(e["error"].is_string());
+    }
+
+    // A finished game leaves the list.
+    let (status, _) = t
+        .post(&format!("/api/games/{}/moves?token={}", id(&open), open["tokens"]["us"].as_str().unwrap()), json!({ "move": "resign" }))
+        .await;
+    let (status2, _) = t.post(&format!("/api/games/{}/moves?token={ussr}", id(&open)), json!({ "move": "resign" })).await;
+    assert!(status == 200 || status2 == 200, "one of them decides and resigns");
+    assert_eq!(t.listed().await, [id(&ms)]);
+    let (_, g) = t.get(&format!("/api/games/{}", id(&open))).await;
+    assert_eq!((g["to_move"].clone(), g["outcome"]["reason"].as_str()), (Value::Null, Some("Resigned")));
+    let (status, _) = t.get("/api/games/0123456789abcdef").await;
+    assert_eq!(status, 404);
+
+    // A restarted server reads the same facts from the data folder.
+    let again = server(&dir).await;
+    let t2 = T::new(&again);
+    assert_eq!(t2.listed().await, [id(&ms)]);
+    let (_, h2) = t2.get(&format!("/api/games/{}", id(&hidden))).await;
+    assert_eq!(h2, h);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anyone_may_watch_a_listed_game_and_only_its_creator_an_unlisted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let listed = t.create(json!({ "seat": "us" })).await;
+    let hidden = t.create(json!({ "seat": "us", "listed": false })).await;
+    let (status, w) = t.get(&format!("/api/games/{}/watch", id(&listed))).await;
+    assert_eq!(status, 200, "{w}");
+    let token = w["token"].as_str().unwrap();
+    assert_ne!(token, listed["tokens"]["observer"].as_str().unwrap());
+    let (_, again) = t.get(&format!("/api/games/{}/watch", id(&listed))).await;
+    assert_eq!(again["token"].as_str(), Some(token), "one public link");
+    // It watches: an observer's view, and no move.
+    let (status, s) = t.get(&format!("/api/games/{}/moves?token={token}", id(&listed))).await;
+    assert_eq!((status, s["yours"].as_bool()), (200, Some(false)));
+    let (status, _) = t.post(&format!("/api/games/{}/moves?token={token}", id(&listed)), json!({ "move": "resign" })).await;
+    assert_eq!(status, 403);
+    let mut ws = connect(&srv, &id(&listed), token).await;
+    assert_eq!(next_of(&mut ws, "sync").await["seat"], "observer");
+    let (status, e) = t.get(&format!("/api/games/{}/watch", id(&hidden))).await;
+    assert_eq!(status, 403);
+    assert!(e["error"].as_str().unwrap().contains("unlisted"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_reaches_its_audience_and_is_kept_with_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({})).await;
+    let gid = id(&g);
+    let tok = |p: &str| g["tokens"][p].as_str().unwrap().to_string();
+    let mut us = connect(&srv, &gid, &tok("us")).await;
+    let mut ussr = connect(&srv, &gid, &tok("ussr")).await;
+    let mut obs = connect(&srv, &gid, &tok("observer")).await;
+    for ws in [&mut us, &mut ussr, &mut obs] {
+        assert_eq!(next_of(ws, "sync").await["chat"], json!([]));
+    }
+    // Over the WebSocket, to all: every place hears it, the sender included.
+    us.send(Message::Text(json!({ "type": "chat", "text": "good luck <b>all</b>" }).to_string().into())).await.unwrap();
+    for ws in [&mut us, &mut ussr, &mut obs] {
+        let m = next_of(ws, "chat").await;
+        assert_eq!((m["from"].as_str(), m["to"].as_str(), m["text"].as_str()), (Some("us"), Some("all"), Some("good luck <b>all</b>")));
+    }
+    // Over HTTP, to the seats: the observer never hears it.
+    let (status, m) = t.post(&format!("/api/games/{gid}/chat?token={}", tok("ussr")), json!({ "text": "between us", "to": "seats" })).await;
+    assert_eq!(status, 201, "{m}");
+    assert_eq!(next_of(&mut us, "chat").await["text"], "between us");
+    assert_eq!(next_of(&mut ussr, "chat").await["text"], "between us");
+    // The observer's next chat message is the one after.
+    let (status, _) = t.post(&format!("/api/games/{gid}/chat?token={}", tok("observer")), json!({ "text": "watching" })).await;
+    assert_eq!(status, 201);
+    assert_eq!(next_of(&mut obs, "chat").await["text"], "watching");
+    // Histories, as each place may read them; kept across a restart.
+    let texts = |v: &Value| v["messages"].as_array().unwrap().iter().map(|m| m["text"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let (_, h) = t.get(&format!("/api/games/{gid}/chat?token={}", tok("observer"))).await;
+    assert_eq!(texts(&h), ["good luck <b>all</b>", "watching"]);
+    let (_, h) = t.get(&format!("/api/games/{gid}/chat?token={}", tok("us"))).await;
+    assert_eq!(texts(&h), ["good luck <b>all</b>", "between us", "watching"]);
+    drop((us, ussr, obs));
+    let again = server(&dir).await;
+    let mut obs = connect(&again, &gid, &tok("observer")).await;
+    let sync = next_of(&mut obs, "sync").await;
+    assert_eq!(sync["chat"].as_array().unwrap().len(), 2, "the observer's history: {}", sync["chat"]);
+    let mut ussr = connect(&again, &gid, &tok("ussr")).await;
+    assert_eq!(next_of(&mut ussr, "sync").await["chat"].as_array().unwrap().len(), 3);
+    // The chat changes nothing of the game: it replays, and its moves go on.
+    let (status, _) = t.get(&format!("/api/games/{gid}/state?token={}", tok("us"))).await;
+    assert_eq!(status, 200);
+
+    // Refusals: empty, too long, an observer to the seats, no token, too fast.
+    let t2 = T::new(&again);
+    let url = |p: &str| format!("/api/games/{gid}/chat?token={}", tok(p));
+    for (who, body, status) in [
+        ("us", json!({ "text": "  " }), 400),
+        ("us", json!({ "text": "x".repeat(501) }), 400),
+        ("observer", json!({ "text": "psst", "to": "seats" }), 400),
+        ("us", json!({ "text": "hi", "to": "team" }), 400),
+    ] {
+        let (s, e) = t2.post(&url(who), body.clone()).await;
+        assert_eq!(s, status, "{body}: {e}");
+        assert!(e["error"].is_string(), "{e}");
+    }
+    let (s, _) = t2.post(&format!("/api/games/{gid}/chat"), json!({ "text": "hi" })).await;
+    assert_eq!(s, 401);
+    let mut codes = Vec::new();
+    for i in 0..6 {
+        codes.push(t2.post(&url("us"), json!({ "text": format!("spam {i}") })).await.0);
+    }
+    // The US said "good luck" a moment ago: four more, then too fast.
+    assert_eq!(codes, [201, 201, 201, 201, 429, 429], "five in ten seconds, then 429");
+    // Over the WebSocket, a refusal is a `rejected` message.
+    ussr.send(Message::Text(json!({ "type": "chat", "text": "" }).to_string().into())).await.unwrap();
+    assert!(next_of(&mut ussr, "rejected").await["error"].as_str().unwrap().contains("empty"));
+    assert!(hears(&mut obs, "chat", 300).await.is_some_and(|m| m["from"] == "us"), "the spam to all reached the observer");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_swaps_the_seats_and_gives_each_player_its_new_link_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "optional_cards": true })).await;
+    let gid = id(&g);
+    let tok = |p: &str| g["tokens"][p].as_str().unwrap().to_string();
+    let (status, e) = t.post(&format!("/api/games/{gid}/rematch?token={}", tok("us")), json!({})).await;
+    assert_eq!(status, 409, "not over: {e}");
+    let mut ussr_ws = connect(&srv, &gid, &tok("ussr")).await;
+    next_of(&mut ussr_ws, "sync").await;
+    let (status, _) = t.post(&format!("/api/games/{gid}/moves?token={}", tok("ussr")), json!({ "move": "resign" })).await;
+    assert_eq!(status, 200);
+    let (status, _) = t.post(&format!("/api/games/{gid}/rematch?token={}", tok("observer")), json!({})).await;
+    assert_eq!(status, 403, "an observer plays no rematch");
+
+    let (status, us_new) = t.post(&format!("/api/games/{gid}/rematch?token={}", tok("us")), json!({})).await;
+    assert_eq!(status, 200, "{us_new}");
+    let new_id = id(&us_new);
+    assert_ne!(new_id, gid);
+    assert_eq!(us_new["seat"], "ussr", "two seats: swapped");
+    // The other seat's page hears of it, and gets its own link from the same call.
+    assert_eq!(next_of(&mut ussr_ws, "rematch").await["id"].as_str(), Some(new_id.as_str()));
+    let (_, ussr_new) = t.post(&format!("/api/games/{gid}/rematch?token={}", tok("ussr")), json!({})).await;
+    assert_eq!((id(&ussr_new), ussr_new["seat"].as_str()), (new_id.clone(), Some("us")));
+    let (_, again) = t.post(&format!("/api/games/{gid}/rematch?token={}", tok("us")), json!({})).await;
+    assert_eq!(again, us_new, "asking again: the same game and link");
+    assert_ne!(us_new["token"], ussr_new["token"]);
+
+    // Each new token acts as its seat; the game has the same kind and options, a new seed.
+    for (who, v) in [("ussr", &us_new), ("us", &ussr_new)] {
+        let (status, m) = t.get(&format!("/api/games/{new_id}/moves?token={}", v["token"].as_str().unwrap())).await;
+        assert_eq!(status, 200);
+        assert_eq!(m["yours"].as_bool(), Some(who == "ussr"), "the USSR decides first; {who}");
+    }
+    let (_, listing) = t.get(&format!("/api/games/{new_id}")).await;
+    assert_eq!(listing["options"]["optional_cards"], json!(true));
+    assert_eq!(seats(&listing), [("us".into(), "taken".into()), ("ussr".into(), "taken".into())], "nobody else may join");
+    let (status, _) = t.post(&format!("/api/games/{new_id}/join"), json!({})).await;
+    assert_eq!(status, 409);
+    // The old tokens are not the new game's.
+    let (status, _) = t.get(&format!("/api/games/{new_id}/moves?token={}", tok("us"))).await;
+    assert_eq!(status, 401);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn against_the_computer_the_rematch_swaps_its_side_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "computer": "ussr", "level": 1 })).await;
+    let gid = id(&g);
+    let us = g["tokens"]["us"].as_str().unwrap().to_string();
+    // The computer places its setup Influence first; then the US resigns at its first decision.
+    let mut ws = connect(&srv, &gid, &us).await;
+    loop {
+        let m = next_of(&mut ws, "move").await;
+        if m["moves"]["yours"] == json!(true) {
+            break;
+        }
+    }
+    let (status, e) = t.post(&format!("/api/games/{gid}/moves?token={us}"), json!({ "move": "resign" })).await;
+    assert_eq!(status, 200, "{e}");
+    let (status, r) = t.post(&format!("/api/games/{gid}/rematch?token={us}"), json!({})).await;
+    assert_eq!((status, r["seat"].as_str()), (200, Some("ussr")));
+    let (_, listing) = t.get(&format!("/api/games/{}", id(&r))).await;
+    assert_eq!(seats(&listing), [("us".into(), "computer".into()), ("ussr".into(), "taken".into())]);
+}
+
+/// Play `count` moves, each the deciding seat's first legal move (over HTTP).
+async fn play_first_moves(t: &T, g: &Value, count: usize) {
+    let gid = id(g);
+    for _ in 0..count {
+        let (_, obs) = t.get(&format!("/api/games/{gid}/moves?token={}", g["tokens"]["observer"].as_str().unwrap())).await;
+        let Some(seat) = obs["to_move"].as_str() else { return };
+        let tok = g["tokens"][seat].as_str().unwrap();
+        let (_, m) = t.get(&format!("/api/games/{gid}/moves?token={tok}")).await;
+        let first = m["moves"][0].as_str().unwrap().to_string();
+        let (status, e) = t.post(&format!("/api/games/{gid}/moves?token={tok}"), json!({ "move": first })).await;
+        assert_eq!(status, 200, "{first}: {e}");
+    }
+}
+
+/// The view of `viewer` after move `at` of the saved game, from a fresh replay of its file.
+fn fresh_view(dir: &tempfile::TempDir, gid: &str, at: usize, viewer: arbiter_kernel::Viewer) -> Value {
+    let s = arbiter_store::Session::open_read_only(&dir.path().join(format!("{gid}.arbiter")), &arbiter_games::catalogue()).unwrap();
+    let kind = s.kind();
+    let mut r = arbiter_store::Replay::new(s.header().clone(), s.rows()[..at].to_vec(), kind).unwrap();
+    r.run_to(None).unwrap();
+    r.game().view(viewer)
+}
+
+/// A replay's state without the fields the server adds (`seq`, `game`).
+fn bare(state: &Value) -> Value {
+    let mut v = state.clone();
+    let o = v.as_object_mut().unwrap();
+    o.remove("seq");
+    o.remove("game");
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_shows_each_position_as_a_fresh_replay_does_and_no_seat_s_secrets_before_the_end() {
+    use arbiter_kernel::Seat;
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({})).await;
+    let gid = id(&g);
+    play_first_moves(&t, &g, 20).await;
+    let (status, end) = t.get(&format!("/api/games/{gid}/replay")).await;
+    assert_eq!(status, 200, "{end}");
+    let total = end["total"].as_u64().unwrap() as usize;
+    assert_eq!((total, end["at"].as_u64()), (20, Some(20)), "no `at`: the end");
+    assert_eq!(end["views"], json!(["observer"]), "a game going on: the observer's view only");
+    for at in [0usize, 1, 7, 13, 20] {
+        let (status, r) = t.get(&format!("/api/games/{gid}/replay?at={at}")).await;
+        assert_eq!(status, 200);
+        assert_eq!((r["at"].as_u64(), r["seat"].as_str()), (Some(at as u64), Some("observer")));
+        assert_eq!(bare(&r["state"]), fresh_view(&dir, &gid, at, None), "move {at}");
+        assert_ne!(bare(&r["state"]), fresh_view(&dir, &gid, at, Some(Seat(0))), "the US's view differs (its hand)");
+        assert_eq!(r["moves"]["moves"], json!([]), "nothing to play in a replay");
+        let heads = r["log"].as_array().unwrap().iter().filter(|l| l.as_str().unwrap().starts_with('#')).count();
+        assert_eq!(heads, at, "the log up to move {at}");
+    }
+    let (_, past) = t.get(&format!("/api/games/{gid}/replay?at=999")).await;
+    assert_eq!(past["at"].as_u64(), Some(20));
+    // A seat's view before the end: only with that seat's token.
+    let (status, e) = t.get(&format!("/api/games/{gid}/replay?at=5&as=us")).await;
+    assert_eq!(status, 403, "{e}");
+    let (status, _) = t.get(&format!("/api/games/{gid}/replay?at=5&as=us&token={}", g["tokens"]["ussr"].as_str().unwrap())).await;
+    assert_eq!(status, 403);
+    let (status, own) = t.get(&format!("/api/games/{gid}/replay?at=5&token={}", g["tokens"]["us"].as_str().unwrap())).await;
+    assert_eq!((status, own["seat"].as_str()), (200, Some("us")), "a seat's token: its own view");
+    assert_eq!(bare(&own["state"]), fresh_view(&dir, &gid, 5, Some(Seat(0))));
+    let (status, _) = t.get(&format!("/api/games/{gid}/replay?token=0123")).await;
+    assert_eq!(status, 401);
+
+    // Over: every seat's view, for anyone.
+    let (_, obs) = t.get(&format!("/api/games/{gid}/moves?token={}", g["tokens"]["observer"].as_str().unwrap())).await;
+    let decider = obs["to_move"].as_str().unwrap();
+    let (status, _) =
+        t.post(&format!("/api/games/{gid}/moves?token={}", g["tokens"][decider].as_str().unwrap()), json!({ "move": "resign" })).await;
+    assert_eq!(status, 200);
+    let (_, end) = t.get(&format!("/api/games/{gid}/replay?at=10&as=ussr")).await;
+    assert_eq!(end["views"], json!(["us", "ussr", "observer"]));
+    assert_eq!(bare(&end["state"]), fresh_view(&dir, &gid, 10, Some(Seat(1))));
+    let (status, e) = t.get(&format!("/api/games/{gid}/replay?as=nobody")).await;
+    assert_eq!(status, 400, "{e}");
+    // The page serves the game's client.
+    let r = t.http.get(format!("{}/replay/{gid}?at=3", t.base)).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.unwrap().contains("/static/arbiter.js"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unlisted_game_s_replay_needs_a_token_of_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "game": "minesweeper", "listed": false })).await;
+    let (status, e) = t.get(&format!("/api/games/{}/replay", id(&g))).await;
+    assert_eq!(status, 401, "{e}");
+    let (status, r) = t.get(&format!("/api/games/{}/replay?token={}", id(&g), g["tokens"]["observer"].as_str().unwrap())).await;
+    assert_eq!((status, r["total"].as_u64()), (200, Some(0)));
+}
