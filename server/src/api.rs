@@ -58,6 +58,9 @@ impl From<MoveError> for ApiError {
             MoveError::Conflict(m) => ApiError::new(StatusCode::CONFLICT, m),
             MoveError::Refused(r) => ApiError::refusal(StatusCode::UNPROCESSABLE_ENTITY, r),
             MoveError::Failed(m) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m),
+            // Retried against the loaded copy first ([`retrying`]); only a game unloaded again
+            // and again meanwhile comes to this.
+            MoveError::Unloaded => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the game was being unloaded: try again".into()),
         }
     }
 }
@@ -189,8 +192,7 @@ pub struct JoinBody {
 /// token and link. A taken seat or a full game is refused (409).
 pub async fn join(State(hub): State<Arc<Hub>>, Path(id): Path<String>, body: Bytes) -> Result<Response, ApiError> {
     let JoinBody { seat } = if body.iter().all(u8::is_ascii_whitespace) { JoinBody::default() } else { body_json(&body)? };
-    let room = hub.room(&id).await?;
-    let (place, token) = read(room.clone(), move |r| r.join(seat.as_deref())).await??;
+    let (room, (place, token)) = retrying(&hub, &id, Who::Anyone, move |r, _| r.join(seat.as_deref())).await?;
     let body = json!({
         "seat": room.ids[place.idx(room.seat_count())],
         "token": token,
@@ -226,6 +228,38 @@ pub async fn kind_data(State(hub): State<Arc<Hub>>, Path((kind, name)): Path<(St
         .find(|(n, _)| *n == name)
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no {name:?} for {kind}")))?;
     Ok(Json(data.1.clone()))
+}
+
+/// Who asks: the holder of a token (a seat, the observers), or anyone (a join).
+#[derive(Clone, Copy)]
+enum Who<'a> {
+    Token(Option<&'a str>),
+    Anyone,
+}
+
+/// `f` (a move, a join) on the loaded copy of game `id`, as the place the token acts as (the
+/// observer for anyone): if the copy was unloaded before `f` was judged
+/// ([`MoveError::Unloaded`]; nothing changed), again on the copy loaded now (a game is loaded
+/// once: the hub retires the old copy before loading a new one).
+async fn retrying<T: Send + 'static>(
+    hub: &Arc<Hub>,
+    id: &str,
+    who: Who<'_>,
+    f: impl Fn(&Arc<Room>, Place) -> Result<T, MoveError> + Send + Sync + 'static,
+) -> Result<(Arc<Room>, T), ApiError> {
+    let f = Arc::new(f);
+    let mut tries = 0;
+    loop {
+        let (room, place) = match who {
+            Who::Token(token) => seat_of(hub, id, token).await?,
+            Who::Anyone => (hub.room(id).await?, Place::Observer),
+        };
+        let g = f.clone();
+        match read(room.clone(), move |r| g(r, place)).await? {
+            Err(MoveError::Unloaded) if tries < 3 => tries += 1,
+            r => return Ok((room, r?)),
+        }
+    }
 }
 
 async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc<Room>) -> T + Send + 'static) -> Result<T, ApiError> {
@@ -271,8 +305,7 @@ pub async fn play(
     Query(q): Query<TokenQuery>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let (room, seat) = seat_of(&hub, &id, q.token.as_deref()).await?;
     let MoveBody { text } = body_json(&body)?;
-    let (seq, log) = read(room, move |r| r.play(seat, &text)).await??;
+    let (_, (seq, log)) = retrying(&hub, &id, Who::Token(q.token.as_deref()), move |r, seat| r.play(seat, &text)).await?;
     Ok(Json(json!({ "seq": seq, "log": log })))
 }

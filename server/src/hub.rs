@@ -65,7 +65,8 @@ pub struct Room {
     /// The last move's text as each place was sent it (a secret choice reads differently until
     /// revealed; `views::last_move` sends it again once it reads otherwise).
     sent: Mutex<Vec<Option<(u64, String)>>>,
-    /// Set when the hub drops this room: its timers stop (a reloaded room has its own).
+    /// Set when the hub drops this room, under the session lock ([`Hub::retire`]): its timers
+    /// stop (a reloaded room has its own), and nothing more is stored through it.
     unloaded: std::sync::atomic::AtomicBool,
     /// The seats the computer plays.
     computer: Vec<crate::seats::ComputerSeat>,
@@ -84,6 +85,9 @@ pub enum MoveError {
     Refused(Refusal),
     /// Storage failed; nothing was acknowledged.
     Failed(String),
+    /// This copy of the game was unloaded before the move or join was judged; nothing changed.
+    /// The loaded copy ([`Hub::room`]) takes it.
+    Unloaded,
 }
 
 impl Room {
@@ -136,6 +140,12 @@ impl Room {
     /// observers' token is given with the game). The seat is taken for good (blocking: the
     /// seats file is written).
     pub fn join(&self, wanted: Option<&str>) -> Result<(Place, String), MoveError> {
+        // Under the session lock, as a move: an unloaded copy writes nothing (a reloaded copy
+        // would not know the seat was taken).
+        let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(MoveError::Unloaded);
+        }
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
         let n = self.seat_count();
         let place = match wanted {
@@ -190,10 +200,10 @@ impl Room {
     /// If the deciding seat's time has run out, store the game's timeout move for it and tell
     /// every place (blocking). Returns whether it was stored.
     pub fn flag_if_due(&self) -> bool {
-        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
-            return false;
-        }
         self.with_session(|s| {
+            if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+                return false;
+            }
             let Some(c) = self.clock(s) else { return false };
             let Some(seat) = c.running else { return false };
             if c.remaining(seat) > 0 {
@@ -253,6 +263,11 @@ impl Room {
         };
         self.flag_if_due();
         let result = self.with_session(|s| {
+            // Checked under the session lock, which unloading takes to set it: a move is stored
+            // before the game is unloaded, or not at all through this copy.
+            if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(MoveError::Unloaded);
+            }
             match s.game().decision().map(|t| t.seat) {
                 // Out of turn only an interjection ("at any time") is open: a stale or mistaken
                 // move is a conflict, as before.
@@ -345,15 +360,12 @@ impl Room {
         });
     }
 
-    /// A connection of `seat` opened.
-    pub fn connected(&self, place: Place) {
-        {
-            let i = place.idx(self.seat_count());
-            let mut p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-            p[i].connections += 1;
-            p[i].presence = Presence::Connected;
-        }
-        self.announce_presence();
+    /// A connection of `place` opened (through [`Hub::attach`], which announces it).
+    fn register(&self, place: Place) {
+        let i = place.idx(self.seat_count());
+        let mut p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
+        p[i].connections += 1;
+        p[i].presence = Presence::Connected;
     }
 
     /// A connection of `seat` closed. Returns the seat's generation for the away timer, and
@@ -419,7 +431,8 @@ pub struct Hub {
     pub offered: Vec<Offered>,
     catalogue: Catalogue,
     rooms: Mutex<HashMap<String, Arc<Room>>>,
-    /// Serialises loading, so two requests never open one game twice.
+    /// Serialises loading and unloading, so a game is never open twice: a game is loaded only
+    /// once the copy unloaded before it is retired ([`Hub::retire`]).
     loading: tokio::sync::Mutex<()>,
 }
 
@@ -558,29 +571,90 @@ impl Hub {
         Ok(room)
     }
 
+    /// A connection of `place` to game `room.id`, registered with the loaded copy of the game:
+    /// the copy it is given may have been unloaded since (a connection that registered with it
+    /// would hear no later move), so the registration is checked, under the lock of the loaded
+    /// games, against the copy loaded now, and made with that copy (loaded again if need be).
+    /// Unloading checks for connections under the same lock, so a registered connection keeps
+    /// its copy loaded. The topics are subscribed before registering: a copy unloaded after
+    /// it tells this connection (`closing`).
+    pub async fn attach(self: &Arc<Self>, mut room: Arc<Room>, place: Place) -> Result<Attached, HubError> {
+        loop {
+            let (own, all) = room.subscribe(place);
+            {
+                let rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
+                if rooms.get(&room.id).is_some_and(|r| Arc::ptr_eq(r, &room)) {
+                    room.register(place);
+                    drop(rooms);
+                    room.announce_presence();
+                    return Ok(Attached { room, own, all });
+                }
+            }
+            room = self.room(&room.id).await?;
+        }
+    }
+
     /// Unload `room` if it is still the loaded one and nobody is connected. Nothing is lost:
     /// every move was stored before it was acknowledged.
-    pub fn unload_if_unused(&self, room: &Arc<Room>) {
-        let mut rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
-        if room.connections() == 0 && rooms.get(&room.id).is_some_and(|r| Arc::ptr_eq(r, room)) {
-            rooms.remove(&room.id);
-            room.unloaded.store(true, std::sync::atomic::Ordering::SeqCst);
-        }
+    pub async fn unload_if_unused(&self, room: &Arc<Room>) {
+        self.retire(|rooms| {
+            let unused = room.connections() == 0 && rooms.get(&room.id).is_some_and(|r| Arc::ptr_eq(r, room));
+            if unused {
+                rooms.remove(&room.id);
+            }
+            unused.then(|| room.clone()).into_iter().collect()
+        })
+        .await;
     }
 
     /// Unload every game with no move for the idle timeout; its connections are told and
     /// closed (reconnecting loads it again).
-    pub fn sweep_idle(&self) {
-        let idle: Vec<Arc<Room>> = {
-            let mut rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
-            let ids: Vec<String> = rooms.iter().filter(|(_, r)| r.idle_for() >= self.config.idle_timeout).map(|(k, _)| k.clone()).collect();
-            ids.iter().filter_map(|k| rooms.remove(k)).collect()
-        };
+    pub async fn sweep_idle(&self) {
+        let idle = self
+            .retire(|rooms| {
+                let ids: Vec<String> =
+                    rooms.iter().filter(|(_, r)| r.idle_for() >= self.config.idle_timeout).map(|(k, _)| k.clone()).collect();
+                ids.iter().filter_map(|k| rooms.remove(k)).collect()
+            })
+            .await;
         for r in idle {
-            r.unloaded.store(true, std::sync::atomic::Ordering::SeqCst);
             r.close_all("no move for the idle timeout: the game was unloaded; reconnect to resume");
         }
     }
+
+    /// The invariant "a game is loaded once": `pick` removes rooms from the loaded games (under
+    /// their lock); each is then marked unloaded under its session lock, so a move or join in
+    /// progress on it is stored first and any later one is refused ([`MoveError::Unloaded`]).
+    /// All of it under the loading lock: the game cannot be loaded again (a second session on
+    /// its file) until its old copy is retired. Returns the rooms retired.
+    async fn retire(&self, pick: impl FnOnce(&mut HashMap<String, Arc<Room>>) -> Vec<Arc<Room>>) -> Vec<Arc<Room>> {
+        let _guard = self.loading.lock().await;
+        let gone = pick(&mut self.rooms.lock().unwrap_or_else(|p| p.into_inner()));
+        if gone.is_empty() {
+            return gone;
+        }
+        let marked = gone.clone();
+        let done = tokio::task::spawn_blocking(move || {
+            for r in &marked {
+                r.with_session(|_| r.unloaded.store(true, std::sync::atomic::Ordering::SeqCst));
+            }
+        })
+        .await;
+        if done.is_err() {
+            // The blocking pool is gone (the runtime is stopping): mark them here.
+            for r in &gone {
+                r.unloaded.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        gone
+    }
+}
+
+/// A connection registered with the loaded copy of its game, and its topics.
+pub struct Attached {
+    pub room: Arc<Room>,
+    pub own: broadcast::Receiver<Arc<Outgoing>>,
+    pub all: broadcast::Receiver<Arc<Outgoing>>,
 }
 
 /// Is `text` one of the interjections `seat` may make now?

@@ -213,7 +213,7 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(sweep).await;
-            h.sweep_idle();
+            h.sweep_idle().await;
         }
     });
     let app = router(hub.clone());

@@ -3,7 +3,7 @@
 //! last one closing starts the unload timer.
 
 use crate::api::{seat_of, ApiError, TokenQuery};
-use crate::hub::{Hub, MoveError, Outgoing, Room};
+use crate::hub::{Attached, Hub, MoveError, Outgoing, Room};
 use crate::seats::Place;
 use crate::views;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -66,9 +66,14 @@ async fn sync(room: &Arc<Room>, seat: Place) -> Option<(u64, String)> {
 }
 
 async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: WebSocket) {
-    // Subscribe before the sync is read, so that no move falls between the two.
-    let (mut own, mut all) = room.subscribe(seat);
-    room.connected(seat);
+    // Registered with the copy of the game loaded now (the one given may have been unloaded
+    // since the upgrade was asked for), subscribed before the sync is read, so that no move
+    // falls between the two.
+    let Ok(Attached { room, mut own, mut all }) = hub.attach(room, seat).await else {
+        let why = "this game cannot be loaded now";
+        let _ = socket.send(Message::Text(json!({ "type": "closing", "reason": why }).to_string().into())).await;
+        return close(&mut socket).await;
+    };
     let mut synced = 0;
     if let Some((seq, text)) = sync(&room, seat).await {
         synced = seq;
@@ -137,6 +142,9 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
                             Ok(Ok(_)) => None,
                             Ok(Err(MoveError::Forbidden(m) | MoveError::Conflict(m) | MoveError::Failed(m))) => Some((m, None)),
                             Ok(Err(MoveError::Refused(r))) => Some((r.to_string(), Some(r.rule))),
+                            // Only a game unloaded for idleness drops a connected copy; this
+                            // connection has been told (`closing`) and reconnects.
+                            Ok(Err(MoveError::Unloaded)) => Some(("the game was unloaded: reconnect to resume".into(), None)),
                             Err(e) => Some((format!("server fault: {e}"), None)),
                         };
                         // The accepted move itself reaches this connection through its topic.
@@ -186,7 +194,7 @@ fn closed(hub: Arc<Hub>, room: Arc<Room>, seat: Place) {
     if empty {
         tokio::spawn(async move {
             tokio::time::sleep(unload).await;
-            hub.unload_if_unused(&room);
+            hub.unload_if_unused(&room).await;
         });
     }
 }
