@@ -26,6 +26,7 @@ pub mod api;
 pub mod chat;
 pub mod clock;
 pub mod hub;
+pub mod limits;
 pub mod lobby;
 pub mod rematch;
 pub mod replay;
@@ -71,6 +72,34 @@ pub struct Config {
     pub webhook_retries: u32,
     /// The delay before the first retry.
     pub webhook_backoff: Duration,
+    /// Open connections (HTTP and WebSocket) the server takes in all; more are answered 503.
+    pub max_connections: usize,
+    /// Open connections one client address may have; more are answered 429.
+    pub max_connections_per_address: usize,
+    /// A request's headers must arrive within this (from the connection's start, or the end
+    /// of the answer before on a kept-alive connection), or the connection is closed.
+    pub header_timeout: Duration,
+    /// A request's body must arrive within this, or it is answered 408.
+    pub body_timeout: Duration,
+    /// Games one client address may create in `games_window` (a burst of this many, then
+    /// evenly over the window); more are answered 429.
+    pub games_per_address: u32,
+    pub games_window: Duration,
+    /// A game loaded (created, or read for a request) that no WebSocket opens within this is
+    /// unloaded from memory; it stays on disk and is loaded again on demand.
+    pub unopened_unload: Duration,
+    /// The bytes the data folder may take; a new game beyond it is refused (507). `None`: no
+    /// limit.
+    pub disk_quota: Option<u64>,
+    /// The server pings every WebSocket this often ...
+    pub ping_interval: Duration,
+    /// ... and one that has sent nothing (a pong, any message) this long after a ping is
+    /// disconnected (its seat shows away).
+    pub pong_timeout: Duration,
+    /// A game without a clock whose seats have all been away this long is abandoned: marked
+    /// in its seats file and unloaded; it can be read and replayed, not played. (A game with a
+    /// clock is ended by its clock.)
+    pub abandon_after: Duration,
 }
 
 impl Config {
@@ -86,6 +115,17 @@ impl Config {
             webhook_timeout: Duration::from_secs(10),
             webhook_retries: 3,
             webhook_backoff: Duration::from_secs(2),
+            max_connections: 512,
+            max_connections_per_address: 32,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            games_per_address: 30,
+            games_window: Duration::from_secs(600),
+            unopened_unload: Duration::from_secs(600),
+            disk_quota: Some(1 << 30),
+            ping_interval: Duration::from_secs(20),
+            pong_timeout: Duration::from_secs(10),
+            abandon_after: Duration::from_secs(14 * 24 * 3600),
         }
     }
 }
@@ -177,6 +217,7 @@ async fn asset(State(hub): State<Arc<Hub>>, Path((kind, name)): Path<(String, St
 }
 
 pub fn router(hub: Arc<Hub>) -> Router {
+    let body_limits = (hub.config.body_timeout, MAX_BODY);
     Router::new()
         .route("/", get(|| async { Html(include_str!("../static/index.html")) }))
         .route("/play/{id}", get(play_page))
@@ -202,6 +243,8 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/static/arbiter.js", get(|| async { text("text/javascript; charset=utf-8", ARBITER_JS) }))
         .route("/static/arbiter.css", get(|| async { text("text/css; charset=utf-8", ARBITER_CSS) }))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn_with_state(body_limits, limits::read_body))
+        .layer(axum::middleware::from_fn(limits::json_errors))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)
 }
@@ -246,20 +289,19 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
     tokio::task::spawn_blocking(move || h.lobby.scan(&h.config.data, h.catalogue()))
         .await
         .map_err(|e| format!("cannot read the games: {e}"))?;
-    let sweep = config.idle_timeout.min(Duration::from_secs(60)).max(Duration::from_millis(100));
+    let sweep = config.idle_timeout.min(config.abandon_after).min(Duration::from_secs(1)).max(Duration::from_millis(100));
+    let h = hub.clone();
+    let _ = tokio::task::spawn_blocking(move || h.watch_clocks_on_disk()).await;
     let h = hub.clone();
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(sweep).await;
-            h.sweep_idle();
+            h.sweep().await;
+            h.creations.prune(h.config.games_window);
         }
     });
     let app = router(hub.clone());
-    let task = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            eprintln!("arbiter serve: {e}");
-        }
-    });
+    let task = tokio::spawn(limits::serve(listener, app, config));
     Ok(Running { addr, hub, task })
 }
 

@@ -88,6 +88,14 @@ pub struct SeatsFile {
     /// The rematch of this finished game, once a seat asked for one (`crate::rematch`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch: Option<String>,
+    /// When a seat was last seen: its last connection closed (RFC 3339). With the moves' times,
+    /// what tells an abandoned game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen: Option<String>,
+    /// When the game was found abandoned (RFC 3339): every seat away longer than
+    /// `Config::abandon_after`, no clock. It is read and replayed, not played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandoned: Option<String>,
 }
 
 /// A seat the computer plays, and how.
