@@ -24,6 +24,7 @@
 pub mod api;
 pub mod clock;
 pub mod hub;
+pub mod limits;
 pub mod seats;
 pub mod views;
 pub mod ws;
@@ -56,6 +57,15 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// Messages one WebSocket connection may send in a second before it is closed.
     pub ws_messages_per_second: u32,
+    /// Open connections (HTTP and WebSocket) the server takes in all; more are answered 503.
+    pub max_connections: usize,
+    /// Open connections one client address may have; more are answered 429.
+    pub max_connections_per_address: usize,
+    /// A request's headers must arrive within this (from the connection's start, or the end
+    /// of the answer before on a kept-alive connection), or the connection is closed.
+    pub header_timeout: Duration,
+    /// A request's body must arrive within this, or it is answered 408.
+    pub body_timeout: Duration,
 }
 
 impl Config {
@@ -67,6 +77,10 @@ impl Config {
             unload_after: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(24 * 3600),
             ws_messages_per_second: ws::MAX_PER_SECOND,
+            max_connections: 512,
+            max_connections_per_address: 32,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -154,6 +168,7 @@ async fn asset(State(hub): State<Arc<Hub>>, Path((kind, name)): Path<(String, St
 }
 
 pub fn router(hub: Arc<Hub>) -> Router {
+    let body_limits = (hub.config.body_timeout, MAX_BODY);
     Router::new()
         .route("/", get(|| async { Html(include_str!("../static/index.html")) }))
         .route("/play/{id}", get(play_page))
@@ -169,6 +184,8 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/log", get(api::log))
         .route("/api/games/{id}/ws", get(ws::upgrade))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn_with_state(body_limits, limits::read_body))
+        .layer(axum::middleware::from_fn(limits::json_errors))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)
 }
@@ -217,11 +234,7 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
         }
     });
     let app = router(hub.clone());
-    let task = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            eprintln!("arbiter serve: {e}");
-        }
-    });
+    let task = tokio::spawn(limits::serve(listener, app, config));
     Ok(Running { addr, hub, task })
 }
 

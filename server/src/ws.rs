@@ -4,11 +4,13 @@
 
 use crate::api::{seat_of, ApiError, TokenQuery};
 use crate::hub::{Attached, Hub, MoveError, Outgoing, Room};
+use crate::limits::ConnectionSlot;
 use crate::seats::Place;
 use crate::views;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
+use axum::Extension;
 use serde::Deserialize;
 use serde_json::json;
 use std::sync::Arc;
@@ -25,10 +27,15 @@ pub async fn upgrade(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
     Query(q): Query<TokenQuery>,
+    slot: Option<Extension<ConnectionSlot>>,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let (room, seat) = seat_of(&hub, &id, q.token.as_deref()).await?;
-    Ok(ws.max_message_size(MAX_MESSAGE).max_frame_size(MAX_MESSAGE).on_upgrade(move |socket| connection(hub, room, seat, socket)))
+    Ok(ws.max_message_size(MAX_MESSAGE).max_frame_size(MAX_MESSAGE).on_upgrade(move |socket| async move {
+        // The WebSocket keeps its HTTP connection's place in the connection counts.
+        let _slot = slot;
+        connection(hub, room, seat, socket).await
+    }))
 }
 
 /// What a client may say.

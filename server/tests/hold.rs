@@ -104,3 +104,107 @@ async fn a_connection_racing_the_unload_still_hears_every_later_move() {
     }
     assert!(unloads > 100, "the games were unloaded between connections ({unloads} times): the race was run");
 }
+
+/// A TCP connection to the server from `ip` (any 127.x address is the loopback).
+async fn tcp_from(ip: &str, addr: std::net::SocketAddr) -> tokio::net::TcpStream {
+    let s = tokio::net::TcpSocket::new_v4().unwrap();
+    s.bind(format!("{ip}:0").parse().unwrap()).unwrap();
+    s.connect(addr).await.unwrap()
+}
+
+/// What the server sends until it closes the connection (10 s at most), and how long it took.
+async fn read_to_close(s: &mut tokio::net::TcpStream) -> (String, Duration) {
+    use tokio::io::AsyncReadExt;
+    let t = std::time::Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), s.read(&mut buf)).await.expect("closed within 10 s") {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    (String::from_utf8_lossy(&got).into_owned(), t.elapsed())
+}
+
+/// The status and JSON body of a raw HTTP answer.
+fn answer(raw: &str) -> (u16, Value) {
+    let status = raw.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("an HTTP answer: {raw:?}"));
+    let body = raw.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    (status, serde_json::from_str(body).unwrap_or_else(|e| panic!("a JSON body ({e}): {raw:?}")))
+}
+
+/// Point 2, slow clients: half a header, or nothing, is closed after the header deadline; half
+/// a body is answered 408 with a JSON reason after the body deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_client_is_cut_off_at_the_deadlines() {
+    use tokio::io::AsyncWriteExt;
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.header_timeout = Duration::from_millis(600);
+        c.body_timeout = Duration::from_millis(600);
+    })
+    .await;
+    let mut half_header = tcp_from("127.0.0.1", srv.addr).await;
+    half_header.write_all(b"GET /api/kinds HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    let mut silent = tcp_from("127.0.0.1", srv.addr).await;
+    for s in [&mut half_header, &mut silent] {
+        let (_, took) = read_to_close(s).await;
+        assert!(took < Duration::from_secs(3), "closed after {took:?}");
+    }
+    let mut half_body = tcp_from("127.0.0.1", srv.addr).await;
+    half_body.write_all(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"game\"").await.unwrap();
+    let (raw, took) = read_to_close(&mut half_body).await;
+    assert!(took >= Duration::from_millis(500) && took < Duration::from_secs(3), "answered after {took:?}");
+    let (status, e) = answer(&raw);
+    assert_eq!(status, 408, "{raw}");
+    assert!(e["error"].as_str().unwrap().contains("did not arrive"), "{e}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no game was made of half a body");
+    // A whole request on a fresh connection is served as ever.
+    let r = reqwest::get(format!("http://{}/api/kinds", srv.addr)).await.unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+/// Point 2, connection caps: idle connections from one address take its share, not the
+/// server's: another address is still served; the next one from that address is refused 429,
+/// and once the server is full, anyone 503, each with a JSON reason; closed connections give
+/// their places back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_capped_per_address_and_in_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.max_connections_per_address = 4;
+        c.max_connections = 6;
+    })
+    .await;
+    let url = format!("http://{}/api/kinds", srv.addr);
+    let from = |ip: &str| reqwest::Client::builder().local_address(ip.parse::<std::net::IpAddr>().unwrap()).build().unwrap();
+    let get = |ip: &'static str| {
+        let (c, url) = (from(ip), url.clone());
+        async move {
+            let r = c.get(&url).send().await.unwrap();
+            (r.status().as_u16(), r.headers().get("retry-after").is_some(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(tcp_from("127.0.0.1", srv.addr).await);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, _, v) = get("127.0.0.2").await;
+    assert_eq!(status, 200, "another address is served: {v}");
+    let (status, retry, e) = get("127.0.0.1").await;
+    assert_eq!(status, 429, "{e}");
+    assert!(retry && e["error"].as_str().unwrap().contains("your address"), "{e}");
+    for _ in 0..2 {
+        idle.push(tcp_from("127.0.0.3", srv.addr).await);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, _, e) = get("127.0.0.4").await;
+    assert_eq!(status, 503, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("connections"), "{e}");
+    idle.clear();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, _, v) = get("127.0.0.1").await;
+    assert_eq!(status, 200, "places given back: {v}");
+}

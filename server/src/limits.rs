@@ -1,0 +1,214 @@
+//! What keeps one client from starving the others (API.md, "Limits"): the accept loop (a cap on
+//! open connections in all and per client address, a deadline for a request's headers), a
+//! deadline and a size limit for a request's body, and every error answered as JSON.
+//!
+//! `axum::serve` sets no header deadline (a client sending half a header, or nothing, held its
+//! connection for minutes: 1,100 such sockets starved every request) and counts no
+//! connections, so the server runs hyper's HTTP/1 connection itself, with upgrades (WebSocket).
+
+use crate::api::ApiError;
+use crate::Config;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tower::ServiceExt;
+
+/// Open connections, counted in all and per client address.
+#[derive(Default)]
+pub struct Connections {
+    total: Mutex<usize>,
+    per_address: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// Why a connection was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// This address has its share open (429).
+    Address,
+    /// The server has as many open as it takes (503).
+    Full,
+}
+
+/// One open connection's place in the counts, given back when the last holder drops it: the
+/// HTTP connection, and the WebSocket it was upgraded to, if any (`Slot` travels with the
+/// request, and the WebSocket keeps it).
+pub struct Slot {
+    connections: Arc<Connections>,
+    ip: IpAddr,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        *self.connections.total.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+        let mut per = self.connections.per_address.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = per.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                per.remove(&self.ip);
+            }
+        }
+    }
+}
+
+impl Connections {
+    /// A slot for a connection from `ip`, unless the address or the server is at its cap.
+    pub fn admit(self: &Arc<Self>, ip: IpAddr, config: &Config) -> Result<Slot, Refused> {
+        let mut total = self.total.lock().unwrap_or_else(|p| p.into_inner());
+        let mut per = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
+        let held = per.get(&ip).copied().unwrap_or(0);
+        if held >= config.max_connections_per_address {
+            return Err(Refused::Address);
+        }
+        if *total >= config.max_connections {
+            return Err(Refused::Full);
+        }
+        *total += 1;
+        per.insert(ip, held + 1);
+        Ok(Slot { connections: self.clone(), ip })
+    }
+
+    pub fn open(&self) -> usize {
+        *self.total.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The slot of the connection a request came on (a request extension).
+#[derive(Clone)]
+pub struct ConnectionSlot(pub Arc<Slot>);
+
+/// Accept connections for ever, each served on its own task with the limits of `config`.
+pub async fn serve(listener: TcpListener, app: Router, config: Config) {
+    let connections = Arc::new(Connections::default());
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(c) => c,
+            Err(e) => {
+                // Out of file descriptors, or the peer gave up: accepting again at once would
+                // spin.
+                eprintln!("arbiter serve: accepting a connection failed: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let slot = match connections.admit(peer.ip(), &config) {
+            Ok(s) => Arc::new(s),
+            Err(why) => {
+                tokio::spawn(refuse(stream, why, config.max_connections_per_address));
+                continue;
+            }
+        };
+        let (app, header_timeout) = (app.clone(), config.header_timeout);
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |mut req: Request<hyper::body::Incoming>| {
+                req.extensions_mut().insert(ConnectInfo(peer));
+                req.extensions_mut().insert(ConnectionSlot(slot.clone()));
+                app.clone().oneshot(req.map(Body::new))
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            // The header deadline runs from the connection's start and again after each answer
+            // while the connection is kept alive: idle and half-sent requests alike are closed.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(io, service)
+                .with_upgrades()
+                .await;
+        });
+    }
+}
+
+/// Answer a connection over the caps with its status and a JSON reason, then close it. The
+/// request's head is awaited first, for a second at most (an HTTP client takes an answer that
+/// comes before its request for a fault), and what the client still sends is read and dropped
+/// for a moment (closing with unread data would reset the connection, and a reset may lose the
+/// answer). A refused connection holds no slot: these moments are its only cost.
+async fn refuse(mut stream: TcpStream, why: Refused, per_address: usize) {
+    let (status, error) = match why {
+        Refused::Address => ("429 Too Many Requests", format!("too many connections from your address (at most {per_address} at once)")),
+        Refused::Full => ("503 Service Unavailable", "the server has as many connections as it takes: try again soon".into()),
+    };
+    let body = serde_json::json!({ "error": error }).to_string();
+    let answer = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut head = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let mut buf = [0u8; 1024];
+        while head.len() < 8192 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => head.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        stream.write_all(answer.as_bytes()).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 4096];
+        while stream.read(&mut sink).await? > 0 {}
+        Ok::<(), std::io::Error>(())
+    })
+    .await;
+}
+
+/// Read a request's body before any handler sees it: within the body deadline (a client that
+/// sends part of a body is answered 408, not waited for) and the size limit (413), both as
+/// JSON. Every body the API takes is small.
+pub async fn read_body(limits: axum::extract::State<(Duration, usize)>, req: Request, next: Next) -> Response {
+    let (deadline, max) = *limits;
+    let (parts, body) = req.into_parts();
+    let bytes = match tokio::time::timeout(deadline, axum::body::to_bytes(body, max)).await {
+        Ok(Ok(b)) => b,
+        Ok(Err(e)) => {
+            // `to_bytes` fails with a length-limit error for a body over `max`; anything else is
+            // a body that broke off.
+            let too_large = std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            return if too_large {
+                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, format!("a request body may have at most {max} bytes")).into_response()
+            } else {
+                ApiError::new(StatusCode::BAD_REQUEST, format!("the request body could not be read: {e}")).into_response()
+            };
+        }
+        Err(_) => {
+            let mut r =
+                ApiError::new(StatusCode::REQUEST_TIMEOUT, format!("the request body did not arrive within {} s", deadline.as_secs_f64()))
+                    .into_response();
+            r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
+        }
+    };
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// Every error answer is JSON (`{"error": …}`), whoever made it: axum's own refusals (a path
+/// or query it cannot read: 400; a method a route does not take: 405; no route: 404) come as
+/// plain text or empty; their text becomes the error. Pages (HTML) are left as they are.
+pub async fn json_errors(req: Request, next: Next) -> Response {
+    let r = next.run(req).await;
+    let status = r.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return r;
+    }
+    let kind = r.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if kind.starts_with("application/json") || kind.starts_with("text/html") {
+        return r;
+    }
+    let (mut parts, body) = r.into_parts();
+    let text = axum::body::to_bytes(body, 64 * 1024).await.map(|b| String::from_utf8_lossy(&b).trim().to_string()).unwrap_or_default();
+    let error = if text.is_empty() { status.canonical_reason().unwrap_or("error").to_lowercase() } else { text };
+    let body = serde_json::json!({ "error": error }).to_string();
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(body))
+}
