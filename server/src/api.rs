@@ -6,12 +6,14 @@ use crate::views;
 use arbiter_kernel::search::{Agent, Level};
 use arbiter_kernel::Refusal;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 /// An error answer: `{"error": …}` with its status, and `rule` when a game's rule decides.
@@ -47,6 +49,11 @@ impl From<HubError> for ApiError {
             HubError::NotFound => ApiError::new(StatusCode::NOT_FOUND, "no such game".into()),
             HubError::Invalid(m) => ApiError::new(StatusCode::BAD_REQUEST, m),
             HubError::Failed(m) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m),
+            // Names no path: the data folder is the server's business.
+            HubError::Full => ApiError::new(
+                StatusCode::INSUFFICIENT_STORAGE,
+                "this server's storage for games is full: it makes no new game until old ones are removed".into(),
+            ),
         }
     }
 }
@@ -103,7 +110,11 @@ pub struct NewGame {
     more: serde_json::Map<String, Value>,
 }
 
-pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response, ApiError> {
+pub async fn create(
+    State(hub): State<Arc<Hub>>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     // No body: every option at its default.
     let o: NewGame = if body.iter().all(u8::is_ascii_whitespace) { NewGame::default() } else { body_json(&body)? };
     let kind = match &o.game {
@@ -170,6 +181,23 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
         (Some(id), None) => Some(vec![seat_index(id)?]),
         (_, Some(c)) => Some((0..names.len()).filter(|i| *i != c.seat as usize).collect()),
     };
+    // Counted once the request is found sound (a mistyped option costs nothing). Without a
+    // peer address (the router served by other means) every request shares one bucket.
+    let ip = peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |Extension(ConnectInfo(a))| a.ip());
+    if let Err(wait) = hub.creations.take(ip, hub.config.games_per_address, hub.config.games_window) {
+        let secs = wait.as_secs() + 1;
+        let mut r = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "too many new games from your address (at most {} in {} s): try again in {secs} s",
+                hub.config.games_per_address,
+                hub.config.games_window.as_secs()
+            ),
+        )
+        .into_response();
+        r.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
+        return Ok(r);
+    }
     let (id, ids, tokens) = hub.create(kind, Value::Object(options), seed, seats, clock_ms, computer).await?;
     let link = |t: &str| format!("/play/{id}?token={t}");
     let given = || ids.iter().zip(&tokens).filter_map(|(p, t)| t.as_ref().map(|t| (p.clone(), t)));

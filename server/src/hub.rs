@@ -350,8 +350,10 @@ impl Room {
             match chosen {
                 // Unless someone moved meanwhile (an interjection, a flag): then think again.
                 Ok(text) if room.with_session(|s| s.seq()) == seq => {
-                    if let Err(e) = room.play(Place::Seat(seat), &text) {
-                        eprintln!("arbiter serve: game {}: the computer's move {text} was not stored: {e:?}", room.id);
+                    match room.play(Place::Seat(seat), &text) {
+                        // The game was unloaded while it thought: the copy loaded again thinks.
+                        Ok(_) | Err(MoveError::Unloaded) => {}
+                        Err(e) => eprintln!("arbiter serve: game {}: the computer's move {text} was not stored: {e:?}", room.id),
                     }
                 }
                 Ok(_) => room.computer_turn(),
@@ -434,6 +436,8 @@ pub struct Hub {
     /// Serialises loading and unloading, so a game is never open twice: a game is loaded only
     /// once the copy unloaded before it is retired ([`Hub::retire`]).
     loading: tokio::sync::Mutex<()>,
+    /// Games created per client address (`Config::games_per_address`).
+    pub creations: crate::limits::Buckets,
 }
 
 /// Why a game could not be had.
@@ -443,6 +447,8 @@ pub enum HubError {
     /// The new game's options were refused.
     Invalid(String),
     Failed(String),
+    /// The data folder has reached `Config::disk_quota`.
+    Full,
 }
 
 impl Hub {
@@ -452,7 +458,14 @@ impl Hub {
         if let Some(o) = offered.iter().find(|o| o.reads_unnamed) {
             catalogue = catalogue.reading_unnamed_as(o.kind);
         }
-        Hub { config, offered, catalogue, rooms: Mutex::new(HashMap::new()), loading: tokio::sync::Mutex::new(()) }
+        Hub {
+            config,
+            offered,
+            catalogue,
+            rooms: Mutex::new(HashMap::new()),
+            loading: tokio::sync::Mutex::new(()),
+            creations: crate::limits::Buckets::default(),
+        }
     }
 
     pub fn catalogue(&self) -> &Catalogue {
@@ -490,6 +503,9 @@ impl Hub {
     ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
         let hub = self.clone();
         tokio::task::spawn_blocking(move || {
+            if hub.config.disk_quota.is_some_and(|q| crate::limits::folder_bytes(&hub.config.data) >= q) {
+                return Err(HubError::Full);
+            }
             let id = crate::seats::new_game_id().map_err(HubError::Failed)?;
             let path = hub.game_path(&id);
             let session = Session::create(&path, kind, &options, seed).map_err(|e| match e {
@@ -525,6 +541,7 @@ impl Hub {
         .map(|(id, ids, tokens, room)| {
             room.schedule_flag();
             room.computer_turn();
+            self.unload_unopened(room);
             (id, ids, tokens)
         })
     }
@@ -568,7 +585,19 @@ impl Hub {
         room.schedule_flag();
         // The computer was to move when the game was unloaded (or the server stopped).
         room.computer_turn();
+        self.unload_unopened(room.clone());
         Ok(room)
+    }
+
+    /// A game loaded for a request (or created) that no connection opens stays in memory only
+    /// `Config::unopened_unload`: a flood of games nobody plays, or of reads, does not fill
+    /// the memory (the game stays on disk; the next request loads it again).
+    fn unload_unopened(self: &Arc<Self>, room: Arc<Room>) {
+        let (hub, after) = (self.clone(), self.config.unopened_unload);
+        tokio::spawn(async move {
+            tokio::time::sleep(after).await;
+            hub.unload_if_unused(&room).await;
+        });
     }
 
     /// A connection of `place` to game `room.id`, registered with the loaded copy of the game:

@@ -66,6 +66,16 @@ pub struct Config {
     pub header_timeout: Duration,
     /// A request's body must arrive within this, or it is answered 408.
     pub body_timeout: Duration,
+    /// Games one client address may create in `games_window` (a burst of this many, then
+    /// evenly over the window); more are answered 429.
+    pub games_per_address: u32,
+    pub games_window: Duration,
+    /// A game loaded (created, or read for a request) that no WebSocket opens within this is
+    /// unloaded from memory; it stays on disk and is loaded again on demand.
+    pub unopened_unload: Duration,
+    /// The bytes the data folder may take; a new game beyond it is refused (507). `None`: no
+    /// limit.
+    pub disk_quota: Option<u64>,
 }
 
 impl Config {
@@ -81,6 +91,10 @@ impl Config {
             max_connections_per_address: 32,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),
+            games_per_address: 30,
+            games_window: Duration::from_secs(600),
+            unopened_unload: Duration::from_secs(600),
+            disk_quota: Some(1 << 30),
         }
     }
 }
@@ -231,6 +245,7 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
         loop {
             tokio::time::sleep(sweep).await;
             h.sweep_idle().await;
+            h.creations.prune(h.config.games_window);
         }
     });
     let app = router(hub.clone());

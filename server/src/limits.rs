@@ -212,3 +212,96 @@ pub async fn json_errors(req: Request, next: Next) -> Response {
     parts.headers.remove(header::CONTENT_LENGTH);
     Response::from_parts(parts, Body::from(body))
 }
+
+/// Games created per client address: a token bucket each, of `capacity` games refilled
+/// evenly over `window` (a burst of `capacity`, then one every `window / capacity`).
+#[derive(Default)]
+pub struct Buckets {
+    buckets: Mutex<HashMap<IpAddr, (f64, std::time::Instant)>>,
+}
+
+impl Buckets {
+    /// Take one from `ip`'s bucket, or say how long until one is there.
+    pub fn take(&self, ip: IpAddr, capacity: u32, window: Duration) -> Result<(), Duration> {
+        let now = std::time::Instant::now();
+        let capacity = f64::from(capacity.max(1));
+        let rate = capacity / window.as_secs_f64().max(0.001);
+        let mut b = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        let (tokens, at) = b.entry(ip).or_insert((capacity, now));
+        *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * rate).min(capacity);
+        *at = now;
+        if *tokens >= 1.0 {
+            *tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - *tokens) / rate))
+        }
+    }
+
+    /// Forget the buckets that are full again (they are as good as new): the map holds only
+    /// the addresses that created games within the last window.
+    pub fn prune(&self, window: Duration) {
+        let now = std::time::Instant::now();
+        self.buckets.lock().unwrap_or_else(|p| p.into_inner()).retain(|_, (_, at)| now.duration_since(*at) < window);
+    }
+}
+
+/// The bytes the files of folder `dir` take (its games and seats files; not its subfolders).
+pub fn folder_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
+        .unwrap_or(0)
+}
+
+/// A size in bytes as `arbiter serve --disk-quota` takes it: a number, or one with `K`, `M` or
+/// `G` (powers of 1024).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        _ => return Err(format!("{s:?}: a size is a number of bytes, or one with K, M or G (500M)")),
+    };
+    let n: u64 = digits.trim().parse().map_err(|_| format!("{s:?}: a size is a number of bytes, or one with K, M or G (500M)"))?;
+    n.checked_mul(1 << shift).ok_or_else(|| format!("{s:?} is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_with_their_units() {
+        assert_eq!(parse_bytes("0"), Ok(0));
+        assert_eq!(parse_bytes("1500"), Ok(1500));
+        assert_eq!(parse_bytes("2k"), Ok(2048));
+        assert_eq!(parse_bytes("500M"), Ok(500 << 20));
+        assert_eq!(parse_bytes("1G"), Ok(1 << 30));
+        for bad in ["", "G", "1T", "-1", "1.5G", "99999999999999G"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_bucket_gives_its_burst_then_refills_at_its_rate() {
+        let b = Buckets::default();
+        let ip: IpAddr = "192.0.2.1".parse().unwrap();
+        for _ in 0..3 {
+            assert!(b.take(ip, 3, Duration::from_secs(300)).is_ok());
+        }
+        let wait = b.take(ip, 3, Duration::from_secs(300)).unwrap_err();
+        assert!(wait > Duration::from_secs(90) && wait <= Duration::from_secs(100), "{wait:?}");
+        assert!(b.take("192.0.2.2".parse().unwrap(), 3, Duration::from_secs(300)).is_ok(), "another address has its own");
+        // A bucket refilled long ago is forgotten; a recent one is kept.
+        b.prune(Duration::from_secs(300));
+        assert_eq!(b.buckets.lock().unwrap().len(), 2);
+        b.prune(Duration::ZERO);
+        assert!(b.buckets.lock().unwrap().is_empty());
+    }
+}

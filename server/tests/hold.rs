@@ -208,3 +208,63 @@ async fn connections_are_capped_per_address_and_in_all() {
     let (status, _, v) = get("127.0.0.1").await;
     assert_eq!(status, 200, "places given back: {v}");
 }
+
+/// Point 3, a creation flood: an address may create its burst of games, then is refused 429
+/// with Retry-After and a JSON reason (another address is not); a game nobody opens leaves the
+/// memory soon (and loads again on demand), one that is opened stays; past the disk quota a
+/// new game is refused 507 with a reason that names no path, and leaves no file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn game_creation_is_limited_per_address_unopened_games_unload_and_the_disk_has_a_quota() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.games_per_address = 3;
+        c.games_window = Duration::from_secs(60);
+        c.unopened_unload = Duration::from_millis(400);
+    })
+    .await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let (id, _, observer) = one_seat_game(&http, &base).await;
+        ids.push((id, observer));
+    }
+    let r = http.post(format!("{base}/api/games")).body(json!({ "game": "minesweeper" }).to_string()).send().await.unwrap();
+    assert_eq!(r.status(), 429);
+    let wait: u64 = r.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=21).contains(&wait), "one game every 20 s: {wait}");
+    let e: Value = r.json().await.unwrap();
+    assert!(e["error"].as_str().unwrap().contains("too many new games"), "{e}");
+    let other = reqwest::Client::builder().local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap()).build().unwrap();
+    let (id, _, _) = one_seat_game(&other, &base).await;
+    assert!(srv.hub.is_loaded(&id));
+
+    // The first game is opened; the others are not.
+    let (open_id, observer) = &ids[0];
+    let mut ws = connect(srv.addr, open_id, observer).await;
+    assert_eq!(next(&mut ws).await.unwrap()["type"], "sync");
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(srv.hub.is_loaded(open_id), "an opened game stays");
+    for (id, _) in &ids[1..] {
+        assert!(!srv.hub.is_loaded(id), "a game nobody opened was unloaded");
+    }
+    let (id, observer) = &ids[1];
+    let state: Value = http.get(format!("{base}/api/games/{id}/state?token={observer}")).send().await.unwrap().json().await.unwrap();
+    assert_eq!((state["game"].as_str(), state["seq"].as_u64()), (Some("minesweeper"), Some(0)), "{state}");
+    assert!(srv.hub.is_loaded(id), "loaded again on demand");
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(!srv.hub.is_loaded(id), "and unloaded again, read but not opened");
+    drop(ws);
+
+    // A quota the data folder has reached: no new game, and a reason without the server's paths.
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| c.disk_quota = Some(1)).await;
+    let base = format!("http://{}", srv.addr);
+    one_seat_game(&http, &base).await;
+    let files = std::fs::read_dir(dir.path()).unwrap().count();
+    let (status, e) = post(&http, &format!("{base}/api/games"), json!({ "game": "minesweeper" })).await;
+    assert_eq!(status, 507, "{e}");
+    let error = e["error"].as_str().unwrap();
+    assert!(error.contains("full") && !error.contains('/') && !error.contains(&*dir.path().to_string_lossy()), "{e}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), files, "nothing written");
+}
