@@ -76,6 +76,11 @@ pub struct Config {
     /// The bytes the data folder may take; a new game beyond it is refused (507). `None`: no
     /// limit.
     pub disk_quota: Option<u64>,
+    /// The server pings every WebSocket this often ...
+    pub ping_interval: Duration,
+    /// ... and one that has sent nothing (a pong, any message) this long after a ping is
+    /// disconnected (its seat shows away).
+    pub pong_timeout: Duration,
 }
 
 impl Config {
@@ -95,6 +100,8 @@ impl Config {
             games_window: Duration::from_secs(600),
             unopened_unload: Duration::from_secs(600),
             disk_quota: Some(1 << 30),
+            ping_interval: Duration::from_secs(20),
+            pong_timeout: Duration::from_secs(10),
         }
     }
 }

@@ -268,3 +268,54 @@ async fn game_creation_is_limited_per_address_unopened_games_unload_and_the_disk
     assert!(error.contains("full") && !error.contains('/') && !error.contains(&*dir.path().to_string_lossy()), "{e}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), files, "nothing written");
 }
+
+/// Point 4, heartbeats: a client that stops reading (so it answers no ping) is disconnected
+/// within the ping interval and the pong timeout, and the other seat sees it away; a client
+/// that reads (its library answers pings) stays connected through many intervals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_answers_no_ping_is_disconnected_and_shown_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.ping_interval = Duration::from_millis(300);
+        c.pong_timeout = Duration::from_millis(300);
+        c.disconnect_timeout = Duration::from_secs(60);
+    })
+    .await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (status, g) = post(&http, &format!("{base}/api/games"), json!({})).await;
+    assert_eq!(status, 201, "{g}");
+    let (id, us, ussr) = (g["id"].as_str().unwrap(), g["tokens"]["us"].as_str().unwrap(), g["tokens"]["ussr"].as_str().unwrap());
+    let mut silent = connect(srv.addr, id, us).await;
+    assert_eq!(next(&mut silent).await.unwrap()["type"], "sync");
+    // From here on the US client reads nothing: it answers no ping.
+    let mut live = connect(srv.addr, id, ussr).await;
+    assert_eq!(next(&mut live).await.unwrap()["state"]["presence"]["us"], "connected");
+    let t = std::time::Instant::now();
+    loop {
+        let v = next(&mut live).await.expect("the USSR stays connected");
+        if v["type"] == "presence" && v["presence"]["us"] == "away" {
+            break;
+        }
+    }
+    let took = t.elapsed();
+    assert!(took < Duration::from_secs(3), "the silent client was dropped after {took:?}");
+    // The reading client keeps answering through several intervals.
+    let until = std::time::Instant::now() + Duration::from_millis(1500);
+    while std::time::Instant::now() < until {
+        match tokio::time::timeout(Duration::from_millis(200), live.next()).await {
+            Ok(Some(Ok(Message::Close(_)))) | Ok(None) | Ok(Some(Err(_))) => panic!("the reading client was disconnected"),
+            _ => {}
+        }
+    }
+    live.send(Message::Text(json!({ "type": "sync" }).to_string().into())).await.unwrap();
+    let sync = loop {
+        let v = next(&mut live).await.expect("still open");
+        if v["type"] == "sync" {
+            break v;
+        }
+    };
+    assert_eq!(sync["state"]["presence"]["ussr"], "connected");
+    assert_eq!(sync["state"]["presence"]["us"], "away");
+    drop(silent);
+}
