@@ -146,6 +146,9 @@ impl Room {
         if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(MoveError::Unloaded);
         }
+        if let Some(why) = self.abandoned() {
+            return Err(MoveError::Conflict(why));
+        }
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
         let n = self.seat_count();
         let place = match wanted {
@@ -181,7 +184,83 @@ impl Room {
     /// Presence and the clock added to every state this room sends.
     pub fn extra(&self, s: &Session) -> Value {
         let clock = self.clock(s).map(|c| c.to_json(&self.ids[..self.seat_count()])).unwrap_or(Value::Null);
-        json!({ "presence": self.presence_json(), "clock": clock })
+        let mut v = json!({ "presence": self.presence_json(), "clock": clock });
+        if let Some(when) = self.seats.lock().unwrap_or_else(|p| p.into_inner()).abandoned.clone() {
+            v["abandoned"] = json!(when);
+        }
+        v
+    }
+
+    /// Why nothing more may be played, if the game was abandoned.
+    fn abandoned(&self) -> Option<String> {
+        let when = self.seats.lock().unwrap_or_else(|p| p.into_inner()).abandoned.clone()?;
+        Some(format!("this game was abandoned ({when}: every seat away too long, no clock): it can be read and replayed, not played"))
+    }
+
+    /// A seat's last connection closed now: remember when (blocking: the seats file is
+    /// written). Under the session lock, as a join, so a copy being unloaded writes nothing.
+    pub fn seen(&self) {
+        let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+        let mut next = seats.clone();
+        next.last_seen = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+        match next.save(&self.seats_path) {
+            Ok(()) => *seats = next,
+            Err(e) => eprintln!("arbiter serve: game {}: {e}", self.id),
+        }
+    }
+
+    /// Mark the game abandoned if it is (blocking): not over, no clock (a clock ends a game
+    /// whose seats are away: their time runs out), no seat connected, and nothing from any seat
+    /// (a move, a connection) for `after`. Returns whether it was marked now.
+    pub fn abandon_if_due(&self, after: Duration) -> bool {
+        let s = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) || s.game().outcome().is_some() {
+            return false;
+        }
+        let n = self.seat_count();
+        if self.presence.lock().unwrap_or_else(|p| p.into_inner())[..n].iter().any(|p| p.connections > 0) {
+            return false;
+        }
+        let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+        if seats.clock_ms.is_some() || seats.abandoned.is_some() {
+            return false;
+        }
+        let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok().map(|d| d.with_timezone(&chrono::Utc));
+        let last = [Some(s.header().created_at.as_str()), s.rows().last().map(|r| r.at.as_str()), seats.last_seen.as_deref()]
+            .into_iter()
+            .flatten()
+            .filter_map(parse)
+            .max();
+        let now = chrono::Utc::now();
+        let Some(last) = last else { return false };
+        if (now - last).to_std().unwrap_or_default() < after {
+            return false;
+        }
+        let mut next = seats.clone();
+        next.abandoned = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+        match next.save(&self.seats_path) {
+            Ok(()) => {
+                *seats = next;
+                true
+            }
+            Err(e) => {
+                eprintln!("arbiter serve: game {}: {e}", self.id);
+                false
+            }
+        }
+    }
+
+    /// When the running clock of this game runs out, if it has one running.
+    fn clock_due(&self) -> Option<Instant> {
+        self.with_session(|s| {
+            let c = self.clock(s)?;
+            let seat = c.running?;
+            Some(Instant::now() + Duration::from_millis(c.remaining(seat).max(0) as u64))
+        })
     }
 
     /// Each seat's presence, as every message shows it.
@@ -267,6 +346,9 @@ impl Room {
             // before the game is unloaded, or not at all through this copy.
             if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
                 return Err(MoveError::Unloaded);
+            }
+            if let Some(why) = self.abandoned() {
+                return Err(MoveError::Conflict(why));
             }
             match s.game().decision().map(|t| t.seat) {
                 // Out of turn only an interjection ("at any time") is open: a stale or mistaken
@@ -438,6 +520,9 @@ pub struct Hub {
     loading: tokio::sync::Mutex<()>,
     /// Games created per client address (`Config::games_per_address`).
     pub creations: crate::limits::Buckets,
+    /// The games not in memory whose clock runs, and when it runs out: the sweep loads each
+    /// when due, and loading flags it (a clock ends a game also when nobody is connected).
+    alarms: Mutex<HashMap<String, Instant>>,
 }
 
 /// Why a game could not be had.
@@ -465,6 +550,7 @@ impl Hub {
             rooms: Mutex::new(HashMap::new()),
             loading: tokio::sync::Mutex::new(()),
             creations: crate::limits::Buckets::default(),
+            alarms: Mutex::new(HashMap::new()),
         }
     }
 
@@ -529,7 +615,7 @@ impl Hub {
                 // The computer's seat is taken by a token nobody is given.
                 hashes[c.seat as usize] = Some(crate::seats::token_hash(&crate::seats::new_token().map_err(HubError::Failed)?));
             }
-            let file = SeatsFile { hashes, clock_ms, computer: computer.into_iter().collect() };
+            let file = SeatsFile { hashes, clock_ms, computer: computer.into_iter().collect(), last_seen: None, abandoned: None };
             file.save(&hub.seats_path(&id)).map_err(HubError::Failed)?;
             let room = Arc::new(Room::new(id.clone(), session, file, hub.seats_path(&id)));
             let ids = room.ids.clone();
@@ -581,6 +667,10 @@ impl Hub {
         .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")))??;
         let room = Arc::new(room);
         self.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string(), room.clone());
+        self.alarms.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+        // Found abandoned while it was not loaded (it is then read, not played).
+        let (r, after) = (room.clone(), self.config.abandon_after);
+        let _ = tokio::task::spawn_blocking(move || r.abandon_if_due(after)).await;
         // A clock that ran out while the game was not loaded (the server was down) ends it now.
         room.schedule_flag();
         // The computer was to move when the game was unloaded (or the server stopped).
@@ -636,6 +726,65 @@ impl Hub {
         .await;
     }
 
+    /// At start: every game on disk played on a clock is looked at by the first sweep (loaded:
+    /// a clock that ran out while the server was down ends its game then, not when someone
+    /// next asks for it; a game still running is watched again once unloaded). Blocking.
+    pub fn watch_clocks_on_disk(&self) {
+        let Ok(dir) = std::fs::read_dir(&self.config.data) else { return };
+        let now = Instant::now();
+        let mut alarms = self.alarms.lock().unwrap_or_else(|p| p.into_inner());
+        for e in dir.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            let Some(id) = name.strip_suffix(".seats.json").filter(|id| crate::seats::valid_game_id(id)) else { continue };
+            if SeatsFile::load(&e.path()).is_ok_and(|f| f.clock_ms.is_some() && f.abandoned.is_none()) {
+                alarms.insert(id.to_string(), now);
+            }
+        }
+    }
+
+    /// What the sweep does, every second at most: unload idle games, games found abandoned,
+    /// and load the games whose clock ran out while they were not loaded (loading flags them).
+    pub async fn sweep(self: &Arc<Self>) {
+        self.sweep_idle().await;
+        self.sweep_abandoned().await;
+        let due: Vec<String> = {
+            let mut alarms = self.alarms.lock().unwrap_or_else(|p| p.into_inner());
+            let now = Instant::now();
+            let due: Vec<String> = alarms.iter().filter(|(_, t)| **t <= now).map(|(k, _)| k.clone()).collect();
+            for k in &due {
+                alarms.remove(k);
+            }
+            due
+        };
+        for id in due {
+            if let Err(e) = self.room(&id).await {
+                eprintln!("arbiter serve: game {id}: its clock ran out but it could not be loaded: {e:?}");
+            }
+        }
+    }
+
+    /// Unload every game found abandoned (`Room::abandon_if_due`); its connections (observers)
+    /// are told. It stays on disk, marked: read and replayed, not played.
+    pub async fn sweep_abandoned(&self) {
+        let rooms: Vec<Arc<Room>> = self.rooms.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect();
+        let after = self.config.abandon_after;
+        let marked = tokio::task::spawn_blocking(move || rooms.into_iter().filter(|r| r.abandon_if_due(after)).collect::<Vec<_>>())
+            .await
+            .unwrap_or_default();
+        if marked.is_empty() {
+            return;
+        }
+        let gone = self
+            .retire(|rooms| {
+                let loaded: Vec<&Arc<Room>> = marked.iter().filter(|r| rooms.get(&r.id).is_some_and(|x| Arc::ptr_eq(x, r))).collect();
+                loaded.into_iter().filter_map(|r| rooms.remove(&r.id)).collect()
+            })
+            .await;
+        for r in gone {
+            r.close_all("every seat has been away too long: the game was abandoned (it can be read, not played)");
+        }
+    }
+
     /// Unload every game with no move for the idle timeout; its connections are told and
     /// closed (reconnecting loads it again).
     pub async fn sweep_idle(&self) {
@@ -664,11 +813,18 @@ impl Hub {
         }
         let marked = gone.clone();
         let done = tokio::task::spawn_blocking(move || {
+            let mut due = Vec::new();
             for r in &marked {
+                // Its clock, if running, is looked after while it is not loaded.
+                due.extend(r.clock_due().map(|t| (r.id.clone(), t)));
                 r.with_session(|_| r.unloaded.store(true, std::sync::atomic::Ordering::SeqCst));
             }
+            due
         })
         .await;
+        if let Ok(due) = &done {
+            self.alarms.lock().unwrap_or_else(|p| p.into_inner()).extend(due.iter().cloned());
+        }
         if done.is_err() {
             // The blocking pool is gone (the runtime is stopping): mark them here.
             for r in &gone {

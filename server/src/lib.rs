@@ -81,6 +81,10 @@ pub struct Config {
     /// ... and one that has sent nothing (a pong, any message) this long after a ping is
     /// disconnected (its seat shows away).
     pub pong_timeout: Duration,
+    /// A game without a clock whose seats have all been away this long is abandoned: marked
+    /// in its seats file and unloaded; it can be read and replayed, not played. (A game with a
+    /// clock is ended by its clock.)
+    pub abandon_after: Duration,
 }
 
 impl Config {
@@ -102,6 +106,7 @@ impl Config {
             disk_quota: Some(1 << 30),
             ping_interval: Duration::from_secs(20),
             pong_timeout: Duration::from_secs(10),
+            abandon_after: Duration::from_secs(14 * 24 * 3600),
         }
     }
 }
@@ -246,12 +251,14 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
     let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let hub = Arc::new(Hub::new(config.clone(), offered));
-    let sweep = config.idle_timeout.min(Duration::from_secs(60)).max(Duration::from_millis(100));
+    let sweep = config.idle_timeout.min(config.abandon_after).min(Duration::from_secs(1)).max(Duration::from_millis(100));
+    let h = hub.clone();
+    let _ = tokio::task::spawn_blocking(move || h.watch_clocks_on_disk()).await;
     let h = hub.clone();
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(sweep).await;
-            h.sweep_idle().await;
+            h.sweep().await;
             h.creations.prune(h.config.games_window);
         }
     });

@@ -73,6 +73,14 @@ pub struct SeatsFile {
     /// The seats the computer plays (their tokens were never given to anyone).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub computer: Vec<ComputerSeat>,
+    /// When a seat was last seen: its last connection closed (RFC 3339). With the moves' times,
+    /// what tells an abandoned game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen: Option<String>,
+    /// When the game was found abandoned (RFC 3339): every seat away longer than
+    /// `Config::abandon_after`, no clock. It is read and replayed, not played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandoned: Option<String>,
 }
 
 /// A seat the computer plays, and how.
@@ -136,7 +144,13 @@ mod tests {
     fn a_token_acts_only_as_its_seat() {
         let t: Vec<String> = (0..3).map(|_| new_token().unwrap()).collect();
         assert!(t.iter().all(|x| x.len() == 32));
-        let f = SeatsFile { hashes: t.iter().map(|t| Some(token_hash(t))).collect(), clock_ms: None, computer: Vec::new() };
+        let f = SeatsFile {
+            hashes: t.iter().map(|t| Some(token_hash(t))).collect(),
+            clock_ms: None,
+            computer: Vec::new(),
+            last_seen: None,
+            abandoned: None,
+        };
         assert_eq!(f.place(&t[0]), Some(Place::Seat(Seat(0))));
         assert_eq!(f.place(&t[1]), Some(Place::Seat(Seat(1))));
         assert_eq!(f.place(&t[2]), Some(Place::Observer));

@@ -215,6 +215,11 @@ async fn put(socket: &mut WebSocket, m: Message, patience: Duration) -> Result<(
 /// is connected for the unload delay.
 fn closed(hub: Arc<Hub>, room: Arc<Room>, seat: Place) {
     let (generation, empty) = room.disconnected(seat);
+    if let Place::Seat(_) = seat {
+        // When a seat was last here: what tells an abandoned game (`Room::abandon_if_due`).
+        let r = room.clone();
+        tokio::task::spawn_blocking(move || r.seen());
+    }
     let (away, unload) = (hub.config.disconnect_timeout, hub.config.unload_after);
     let r = room.clone();
     tokio::spawn(async move {

@@ -319,3 +319,77 @@ async fn a_client_that_answers_no_ping_is_disconnected_and_shown_away() {
     assert_eq!(sync["state"]["presence"]["us"], "away");
     drop(silent);
 }
+
+/// Point 5, abandoned games. Without a clock: every seat away longer than `abandon_after` (an
+/// observer still watching) and the game is marked abandoned and unloaded, its watchers told;
+/// it is still read (state, log), not played (409, saying why); a game whose seat stays is
+/// not abandoned. With a clock, nobody connected and the game not even loaded: its clock
+/// ends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_every_seat_left_is_abandoned_and_a_clock_ends_a_game_nobody_watches() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.abandon_after = Duration::from_millis(800);
+        c.unload_after = Duration::from_secs(60);
+        c.unopened_unload = Duration::from_millis(300);
+    })
+    .await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (left, player, observer) = one_seat_game(&http, &base).await;
+    let (kept, kept_player, _) = one_seat_game(&http, &base).await;
+    let mut stays = connect(srv.addr, &kept, &kept_player).await;
+    let mut seat = connect(srv.addr, &left, &player).await;
+    assert_eq!(next(&mut seat).await.unwrap()["type"], "sync");
+    let mut watcher = connect(srv.addr, &left, &observer).await;
+    assert_eq!(next(&mut watcher).await.unwrap()["type"], "sync");
+    seat.close(None).await.ok();
+    let t = std::time::Instant::now();
+    let closing = loop {
+        let v = next(&mut watcher).await.expect("told before the socket closes");
+        if v["type"] == "closing" {
+            break v;
+        }
+    };
+    assert!(closing["reason"].as_str().unwrap().contains("abandoned"), "{closing}");
+    assert!(t.elapsed() < Duration::from_secs(4), "abandoned after {:?}", t.elapsed());
+    assert!(!srv.hub.is_loaded(&left), "unloaded");
+    let seats: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(format!("{left}.seats.json"))).unwrap()).unwrap();
+    assert!(seats["abandoned"].is_string(), "marked in the seats file: {seats}");
+    let state: Value = http.get(format!("{base}/api/games/{left}/state?token={player}")).send().await.unwrap().json().await.unwrap();
+    assert_eq!((state["seq"].as_u64(), state["abandoned"].is_string()), (Some(0), true), "{state}");
+    let r = http.get(format!("{base}/api/games/{left}/log?token={observer}")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let (status, e) = post(&http, &format!("{base}/api/games/{left}/moves?token={player}"), json!({ "move": "open e5" })).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("abandoned"), "{e}");
+    // The seat that stayed keeps its game.
+    assert!(srv.hub.is_loaded(&kept));
+    assert_eq!(next(&mut stays).await.unwrap()["type"], "sync");
+    let (status, e) = post(&http, &format!("{base}/api/games/{kept}/moves?token={kept_player}"), json!({ "move": "flag a1" })).await;
+    assert_eq!(status, 200, "{e}");
+
+    // A clock of one second, started by the first move; nobody connects, and the game leaves
+    // the memory (never opened). The server still ends it when the deciding seat's time is out.
+    let (status, g) = post(&http, &format!("{base}/api/games"), json!({ "clock_seconds": 1 })).await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap();
+    let ussr = g["tokens"]["ussr"].as_str().unwrap();
+    let (status, e) = post(&http, &format!("{base}/api/games/{id}/moves?token={ussr}"), json!({ "move": "influence Poland" })).await;
+    assert_eq!(status, 200, "{e}");
+    let path = dir.path().join(format!("{id}.arbiter"));
+    let mut was_unloaded = false;
+    let deadline = std::time::Instant::now() + Duration::from_secs(6);
+    let session = loop {
+        was_unloaded |= !srv.hub.is_loaded(id);
+        let s = arbiter_store::Session::open_read_only(&path, srv.hub.catalogue()).unwrap();
+        if s.game().outcome().is_some() {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "the clock ended the game within 6 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(was_unloaded, "the game was not in memory when its time ran out");
+    assert_eq!(session.game().outcome().unwrap().reason, "Time");
+    assert_eq!(session.rows().len(), 2);
+}
