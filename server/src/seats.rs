@@ -81,6 +81,11 @@ pub struct SeatsFile {
     /// `Config::abandon_after`, no clock. It is read and replayed, not played.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abandoned: Option<String>,
+    /// The creator chose the seed (over the network the server draws it): the creator can know
+    /// every draw, the other seats' hidden cards included. Every seat is told (`seed_chosen` in
+    /// its state) and a join must accept it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub seed_chosen: bool,
 }
 
 /// A seat the computer plays, and how.
@@ -150,6 +155,7 @@ mod tests {
             computer: Vec::new(),
             last_seen: None,
             abandoned: None,
+            seed_chosen: false,
         };
         assert_eq!(f.place(&t[0]), Some(Place::Seat(Seat(0))));
         assert_eq!(f.place(&t[1]), Some(Place::Seat(Seat(1))));

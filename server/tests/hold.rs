@@ -393,3 +393,55 @@ async fn a_game_every_seat_left_is_abandoned_and_a_clock_ends_a_game_nobody_watc
     assert_eq!(session.game().outcome().unwrap().reason, "Time");
     assert_eq!(session.rows().len(), 2);
 }
+
+/// Point 6, a chosen seed: the server draws the seed unless the creator sends one; then every
+/// seat's state and sync say `seed_chosen`, the seats file records it, and a join is refused
+/// (409, saying why) unless the joiner accepts it. A drawn seed is said too (false).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seed_the_creator_chose_is_told_to_every_seat_and_a_joiner_must_accept_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (status, g) = post(&http, &format!("{base}/api/games"), json!({ "seed": 42, "seat": "us" })).await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap();
+    let us = g["tokens"]["us"].as_str().unwrap();
+    let seats: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(format!("{id}.seats.json"))).unwrap()).unwrap();
+    assert_eq!(seats["seed_chosen"], true, "{seats}");
+    let state: Value = http.get(format!("{base}/api/games/{id}/state?token={us}")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(state["seed_chosen"], true);
+    let join = format!("{base}/api/games/{id}/join");
+    let (status, e) = post(&http, &join, json!({ "seat": "ussr" })).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("chose its seed") && e["error"].as_str().unwrap().contains("accept_chosen_seed"), "{e}");
+    let (status, e) = post(&http, &join, json!({ "seat": "ussr", "accept_chosen_seed": false })).await;
+    assert_eq!(status, 409, "{e}");
+    let (status, j) = post(&http, &join, json!({ "seat": "ussr", "accept_chosen_seed": true })).await;
+    assert_eq!(status, 201, "{j}");
+    let mut ws = connect(srv.addr, id, j["token"].as_str().unwrap()).await;
+    let sync = next(&mut ws).await.unwrap();
+    assert_eq!((sync["type"].as_str(), sync["state"]["seed_chosen"].as_bool()), (Some("sync"), Some(true)), "{sync}");
+    // A move's message carries it too.
+    let (status, e) =
+        post(&http, &format!("{base}/api/games/{id}/moves?token={}", j["token"].as_str().unwrap()), json!({ "move": "influence Poland" }))
+            .await;
+    assert_eq!(status, 200, "{e}");
+    let moved = loop {
+        let v = next(&mut ws).await.unwrap();
+        if v["type"] == "move" {
+            break v;
+        }
+    };
+    assert_eq!(moved["state"]["seed_chosen"], true);
+
+    // The server's seed: nothing to accept, and said so.
+    let (status, g) = post(&http, &format!("{base}/api/games"), json!({ "seat": "us" })).await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap();
+    let (status, j) = post(&http, &format!("{base}/api/games/{id}/join"), json!({})).await;
+    assert_eq!(status, 201, "{j}");
+    let state: Value =
+        http.get(format!("{base}/api/games/{id}/state?token={}", j["token"].as_str().unwrap())).send().await.unwrap().json().await.unwrap();
+    assert_eq!(state["seed_chosen"], false);
+}
