@@ -445,3 +445,54 @@ async fn a_seed_the_creator_chose_is_told_to_every_seat_and_a_joiner_must_accept
         http.get(format!("{base}/api/games/{id}/state?token={}", j["token"].as_str().unwrap())).send().await.unwrap().json().await.unwrap();
     assert_eq!(state["seed_chosen"], false);
 }
+
+/// Point 7: every error body is JSON (`{"error": …}`), axum's own refusals included (a body
+/// too large, a query or path it cannot read, no such route, a method a route does not take),
+/// and the saved game and its seats file are readable by the server's user only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_error_is_json_and_saved_files_are_private() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (id, player, _) = one_seat_game(&http, &base).await;
+    let big = "x".repeat(17 * 1024);
+    let asks = [
+        (http.post(format!("{base}/api/games")).body(big.clone()), 413),
+        (http.post(format!("{base}/api/games/{id}/moves?token={player}")).body(big), 413),
+        (http.get(format!("{base}/api/games/{id}/state?token=a&token=b")), 400),
+        (http.get(format!("{base}/api/kinds/%FF%FE/x")), 400),
+        (http.get(format!("{base}/api/nothing")), 404),
+        (http.get(format!("{base}/api/games/{id}/state/more")), 404),
+        (http.put(format!("{base}/api/games")), 405),
+        (http.delete(format!("{base}/api/games/{id}/moves?token={player}")), 405),
+        (http.get(format!("{base}/static/minesweeper/nothing.js")), 404),
+        (http.post(format!("{base}/api/games")).body("{"), 400),
+    ];
+    for (ask, want) in asks {
+        let r = ask.send().await.unwrap();
+        let (status, url) = (r.status().as_u16(), r.url().to_string());
+        let kind = r.headers().get("content-type").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+        let text = r.text().await.unwrap();
+        assert_eq!(status, want, "{url}: {text}");
+        assert!(kind.starts_with("application/json"), "{url}: {kind}");
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{url}: not JSON ({e}): {text:?}"));
+        assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{url}: {v}");
+    }
+
+    use std::os::unix::fs::PermissionsExt;
+    let (status, e) = post(&http, &format!("{base}/api/games/{id}/moves?token={player}"), json!({ "move": "flag a1" })).await;
+    assert_eq!(status, 200, "{e}");
+    let (status, g) = post(&http, &format!("{base}/api/games"), json!({ "seat": "us" })).await;
+    assert_eq!(status, 201, "{g}");
+    let (status, _) = post(&http, &format!("{base}/api/games/{}/join", g["id"].as_str().unwrap()), json!({})).await;
+    assert_eq!(status, 201, "the seats file rewritten by a join");
+    let mut seen = 0;
+    for e in std::fs::read_dir(dir.path()).unwrap() {
+        let e = e.unwrap();
+        let mode = e.metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{:?} is {mode:o}", e.file_name());
+        seen += 1;
+    }
+    assert_eq!(seen, 4, "two games, each a saved game and a seats file");
+}
