@@ -61,7 +61,7 @@ pub async fn rematch(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(
                 // Every person's seat is taken by a token nobody is given, until its player asks.
                 let people: Vec<usize> = (0..n).filter(|i| computer.is_none_or(|c| c.seat as usize != *i)).collect();
                 let (new_id, _, _) =
-                    hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted).await?;
+                    hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted, false).await?;
                 let recorded = new_id.clone();
                 read(room.clone(), move |r| {
                     r.update_seats(|f| {
