@@ -168,6 +168,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/moves", get(api::moves).post(api::play))
         .route("/api/games/{id}/log", get(api::log))
         .route("/api/games/{id}/ws", get(ws::upgrade))
+        .route("/api/games/{id}/advice", get(api::advice))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)

@@ -264,6 +264,63 @@
       return true;
     }
 
+    /** The server's advice on a move this seat may make (`GET …/advice`): warnings and odds,
+     * or null if it cannot be had (the move is then judged as sent). */
+    async function advice(text) {
+      try {
+        const r = await fetch("/api/games/" + encodeURIComponent(gameId) + "/advice?token=" + encodeURIComponent(token) + "&move=" + encodeURIComponent(text));
+        if (!r.ok) return null;
+        return await r.json();
+      } catch (e) {
+        return null;
+      }
+    }
+
+    /** Ask in the page (not window.confirm: tests drive it, and it shows every warning):
+     * resolves true if the player goes on. */
+    function confirmInPage(title, lines, yes) {
+      return new Promise(function (resolve) {
+        const box = $("confirm");
+        $("confirm-title").textContent = title;
+        const list = $("confirm-list");
+        clear(list);
+        for (const w of lines) list.appendChild(el("li", null, w));
+        $("confirm-yes").textContent = yes || "Play it anyway";
+        box.hidden = false;
+        const done = function (answer) {
+          box.hidden = true;
+          $("confirm-yes").onclick = null;
+          $("confirm-no").onclick = null;
+          document.removeEventListener("keydown", onKey);
+          resolve(answer);
+        };
+        const onKey = function (ev) {
+          if (ev.key === "Escape") done(false);
+        };
+        $("confirm-yes").onclick = function () { done(true); };
+        $("confirm-no").onclick = function () { done(false); };
+        document.addEventListener("keydown", onKey);
+        $("confirm-no").focus();
+      });
+    }
+
+    /** A move chosen by the player: the game's warnings first (a coup that loses the game at
+     * DEFCON 2, an event short of military ops…), confirmed in the page, then sent. */
+    let asking = false;
+    async function playMove(text, why) {
+      if (pending || asking) return;
+      asking = true;
+      try {
+        const a = await advice(text);
+        const warnings = a && Array.isArray(a.warnings) ? a.warnings : [];
+        const lines = (why ? [why] : []).concat(warnings);
+        if (lines.length && !(await confirmInPage(text + "?", lines))) return;
+      } finally {
+        asking = false;
+      }
+      sendMove(text);
+    }
+
     function sendMove(text) {
       if (pending) return;
       if (!send({ type: "move", move: text })) {
@@ -391,8 +448,8 @@
       });
       $("rejected-close").addEventListener("click", hideRejected);
       $("resign").addEventListener("click", function () {
-        // Not a legal move of the rules (so not among the buttons): asked for twice.
-        if (window.confirm("Resign this game? The " + sideName(seat === "us" ? "ussr" : "us") + " wins.")) sendMove("resign");
+        // Not a legal move of the rules (so not among the buttons): the game's warning asks.
+        playMove("resign");
       });
       window.addEventListener("resize", fitMap);
       setInterval(renderClock, 1000);
@@ -614,10 +671,29 @@
       } else if (selectedCountry === name) {
         selectedCountry = null;
       }
+      if (selectedCountry === name) showOdds(name);
       renderMapMarks();
       renderHand();
       renderDecision();
       revealMoves();
+    }
+
+    /** The odds of the coups and realignments open in `name` (as the table shows them when a
+     * target is chosen: the die needed, the chance, the modifiers), from the game's advice,
+     * under the country's details. */
+    async function showOdds(name) {
+      const asked = seq;
+      const ts = movesForCountry(name).filter(function (t) {
+        const v = moveInfo(t).verb;
+        return v === "coup" || v === "realign";
+      });
+      for (const t of ts) {
+        const a = await advice(t);
+        const d = $("detail");
+        // The page moved on meanwhile (another move, another country): not these odds.
+        if (!a || !a.odds || seq !== asked || d.dataset.name !== name || d.querySelector('[data-odds-move="' + CSS.escape(t) + '"]')) continue;
+        d.appendChild(el("div", { class: "facts odds", "data-odds-move": t }, el("b", null, "Odds: "), String(a.odds)));
+      }
     }
 
     /** On a narrow screen the move buttons are above the map: bring them into view. */
@@ -690,7 +766,7 @@
             title: card ? card.name + ": " + card.text : null,
             disabled: pending ? true : null,
             onclick: function () {
-              sendMove(t);
+              playMove(t);
             },
             onmouseenter: function (ev) {
               if (!pointerMoved(ev)) return;
@@ -726,7 +802,7 @@
                 title: icard ? icard.name + ": " + icard.text : null,
                 disabled: pending ? true : null,
                 onclick: function () {
-                  if (window.confirm("Interject now, during the " + sideName(moves.to_move) + "'s decision: " + t + "?")) sendMove(t);
+                  playMove(t, "Interject now, during the " + sideName(moves.to_move) + "'s decision.");
                 },
               },
               t
@@ -866,7 +942,7 @@
                   "data-detail-move": t,
                   disabled: pending ? true : null,
                   onclick: function () {
-                    sendMove(t);
+                    playMove(t);
                   },
                 },
                 t
