@@ -300,3 +300,13 @@ pub async fn advice(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q
     let a = advice.map_err(|r| ApiError::refusal(StatusCode::UNPROCESSABLE_ENTITY, r))?;
     Ok(Json(json!({ "warnings": a.warnings, "odds": a.odds })))
 }
+
+/// Take back the seat's last move (`Room::undo`): `{"seq": N, "undone": TEXT}`. Refused with
+/// the reason: 403 for the observer, 409 at another seat's decision (or while the computer
+/// thinks), 422 where the table's rules forbid it (another seat's move, a roll, a draw or a
+/// reveal since, nothing to take back).
+pub async fn undo(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {
+    let (room, place) = seat_of(&hub, &id, q.token.as_deref()).await?;
+    let (seq, undone) = read(room, move |r| r.undo(place)).await??;
+    Ok(Json(json!({ "seq": seq, "undone": undone })))
+}

@@ -169,6 +169,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/log", get(api::log))
         .route("/api/games/{id}/ws", get(ws::upgrade))
         .route("/api/games/{id}/advice", get(api::advice))
+        .route("/api/games/{id}/undo", post(api::undo))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)

@@ -41,6 +41,8 @@ pub enum ClientMessage {
     },
     // A struct variant: serde ignores deny_unknown_fields on a unit variant of a tagged enum.
     Sync {},
+    /// Take back this seat's last move (`Room::undo`).
+    Undo {},
 }
 
 /// Parse a client's message, or say why it cannot be read. Never panics, whatever the text.
@@ -82,7 +84,10 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
         tokio::select! {
             m = own.recv() => match m {
                 Ok(out) => {
-                    if out.seq <= synced { continue; }
+                    if out.rewind {
+                        // The game went back: moves after `out.seq` are new again.
+                        synced = synced.min(out.seq);
+                    } else if out.seq <= synced { continue; }
                     if !send(&mut socket, &out).await { break; }
                 }
                 // Too far behind: a fresh sync instead of the missed messages.
@@ -130,6 +135,18 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
                         }
                         None => break,
                     },
+                    Ok(ClientMessage::Undo {}) => {
+                        let r = room.clone();
+                        let error = match tokio::task::spawn_blocking(move || r.undo(seat)).await {
+                            Ok(Ok(_)) => None,
+                            Ok(Err(e)) => Some(undo_refusal(e)),
+                            Err(e) => Some((format!("server fault: {e}"), None)),
+                        };
+                        // The undo itself reaches this connection through its topic.
+                        if let Some((m, rule)) = error {
+                            if socket.send(Message::Text(rejected(&m, rule.as_deref()).into())).await.is_err() { break; }
+                        }
+                    }
                     Ok(ClientMessage::Move { text }) => {
                         let r = room.clone();
                         let result = tokio::task::spawn_blocking(move || r.play(seat, &text)).await;
@@ -149,6 +166,14 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
         }
     }
     closed(hub, room, seat)
+}
+
+/// A refused undo as a `rejected` message says it.
+fn undo_refusal(e: MoveError) -> (String, Option<String>) {
+    match e {
+        MoveError::Forbidden(m) | MoveError::Conflict(m) | MoveError::Failed(m) => (m, None),
+        MoveError::Refused(r) => (r.to_string(), Some(r.rule)),
+    }
 }
 
 /// The closing handshake (RFC 6455 §7): send Close, then read (and drop) what the client still
@@ -200,6 +225,8 @@ mod tests {
     fn client_messages() {
         assert_eq!(parse(r#"{"type":"move","move":"open c4"}"#), Ok(ClientMessage::Move { text: "open c4".into() }));
         assert_eq!(parse(r#"{"type":"sync"}"#), Ok(ClientMessage::Sync {}));
+        assert_eq!(parse(r#"{"type":"undo"}"#), Ok(ClientMessage::Undo {}));
+        assert!(parse(r#"{"type":"undo","move":"x"}"#).is_err());
         for bad in ["", "{", "[]", r#"{"type":"resign"}"#, r#"{"type":"move"}"#, r#"{"type":"move","move":3}"#, r#"{"type":"sync","x":1}"#]
         {
             assert!(parse(bad).is_err(), "{bad}");

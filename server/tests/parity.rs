@@ -135,3 +135,182 @@ async fn advice_warns_of_a_losing_coup_and_gives_its_odds_to_the_deciding_seat_o
     assert!(e["error"].as_str().unwrap().contains("cannot read"), "{e}");
     assert_eq!(t.get("state", &t.tokens[2]).await.1["seq"], json!(r.moves.len()), "advice plays nothing");
 }
+
+async fn post_undo(t: &Table, token: &str) -> (u16, Value) {
+    let r = t.http.post(t.url("undo", token)).send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+/// The next message of type `kind` (others skipped: presence, the moves before).
+async fn next_of(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let v = next(ws).await;
+        if v["type"] == kind {
+            return v;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_takes_back_its_own_move_and_every_page_is_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = Table::at(&srv, 11, &[]).await;
+    let (us, ussr, observer) = (t.tokens[0].clone(), t.tokens[1].clone(), t.tokens[2].clone());
+    let mut ws: Vec<Ws> = Vec::new();
+    for token in [&us, &ussr, &observer] {
+        let mut c = t.connect(srv.addr, token).await;
+        assert_eq!(next_of(&mut c, "sync").await["state"]["seq"], json!(0));
+        ws.push(c);
+    }
+    // Nothing to take back yet.
+    let (status, e) = post_undo(&t, &ussr).await;
+    assert_eq!(status, 422, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("nothing to undo"), "{e}");
+    // The USSR places its first Influence (§3.0: the USSR sets up first); it decides still.
+    let (_, m) = t.get("moves", &ussr).await;
+    let first = m["moves"][0].as_str().unwrap().to_string();
+    assert_eq!(t.play(&ussr, &first).await.0, 200);
+    for c in ws.iter_mut() {
+        assert_eq!(next_of(c, "move").await["seq"], json!(1));
+    }
+    assert_eq!(t.get("moves", &ussr).await.1["undo"], json!(true));
+    assert_eq!(t.get("moves", &us).await.1["undo"], json!(false), "not the US's move, nor its decision");
+    assert_eq!(t.get("moves", &observer).await.1["undo"], json!(false));
+    // Another seat, the observer: refused with the reason; nothing changed.
+    let (status, e) = post_undo(&t, &us).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("USSR's decision"), "{e}");
+    assert_eq!(post_undo(&t, &observer).await.0, 403);
+    assert_eq!(post_undo(&t, "0123456789abcdef0123456789abcdef").await.0, 401);
+    // The USSR takes it back over HTTP: every place is sent the game as it is now, and a line.
+    let (status, r) = post_undo(&t, &ussr).await;
+    assert_eq!((status, &r), (200, &json!({ "seq": 0, "undone": first })));
+    for (i, c) in ws.iter_mut().enumerate() {
+        let u = next_of(c, "undo").await;
+        assert_eq!(u["seq"], json!(0));
+        assert_eq!(u["state"]["seq"], json!(0));
+        assert_eq!(u["undone"], json!({ "seq": 1, "side": "ussr", "text": first }));
+        assert_eq!(u["line"], json!(format!("The USSR took back its move #1: {first}")), "place {i}");
+        assert_eq!(u["log"].as_array().unwrap().iter().filter(|l| l.as_str().unwrap().starts_with("#1 ")).count(), 0, "the row is gone");
+        assert_eq!(u["moves"]["undo"], json!(false));
+    }
+    let lines = t.get("log", &us).await.1["lines"].clone();
+    assert!(!lines.as_array().unwrap().iter().any(|l| l.as_str().unwrap().starts_with("#1 ")), "{lines}");
+    // The next move is move 1 again, and every connection hears it (not skipped as seen).
+    let (_, m) = t.get("moves", &ussr).await;
+    let again = m["moves"][1].as_str().unwrap().to_string();
+    assert_eq!(t.play(&ussr, &again).await.0, 200);
+    for c in ws.iter_mut() {
+        let v = next_of(c, "move").await;
+        assert_eq!((v["seq"].clone(), v["text"].clone()), (json!(1), json!(again)));
+    }
+    // Over the WebSocket: {"type":"undo"}; refused ones come back as `rejected`.
+    ws[0].send(Message::Text(json!({ "type": "undo" }).to_string().into())).await.unwrap();
+    let r = next_of(&mut ws[0], "rejected").await;
+    assert!(r["error"].as_str().unwrap().contains("USSR's decision"), "{r}");
+    ws[1].send(Message::Text(json!({ "type": "undo" }).to_string().into())).await.unwrap();
+    for c in ws.iter_mut() {
+        let u = next_of(c, "undo").await;
+        assert_eq!((u["seq"].clone(), u["undone"]["text"].clone()), (json!(0), json!(again)));
+    }
+    // The USSR finishes its setup; then the US decides, and the USSR's moves are not its own.
+    loop {
+        let (_, m) = t.get("moves", &ussr).await;
+        if m["yours"] != json!(true) {
+            break;
+        }
+        assert_eq!(t.play(&ussr, m["moves"][0].as_str().unwrap()).await.0, 200);
+    }
+    assert_eq!(t.get("moves", &us).await.1["yours"], json!(true));
+    let (status, e) = post_undo(&t, &us).await;
+    assert_eq!(status, 422, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("the last move was the USSR's"), "{e}");
+    let (status, _) = post_undo(&t, &ussr).await;
+    assert_eq!(status, 409, "the other side has the decision: the USSR's move stands");
+}
+
+/// A move that revealed something (an opened cell) cannot be taken back; a flag can. The
+/// server's undo is the game's, whatever the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_stops_at_a_reveal_in_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let v: Value =
+        http.post(format!("{base}/api/games")).body(r#"{"game":"minesweeper","seed":5}"#).send().await.unwrap().json().await.unwrap();
+    let t = Table {
+        base,
+        id: v["id"].as_str().unwrap().into(),
+        tokens: [v["tokens"]["player"].as_str().unwrap().into(), String::new(), v["tokens"]["observer"].as_str().unwrap().into()],
+        http,
+    };
+    let player = t.tokens[0].clone();
+    assert_eq!(t.play(&player, "flag a1").await.0, 200);
+    assert_eq!(t.get("moves", &player).await.1["undo"], json!(true));
+    assert_eq!(post_undo(&t, &player).await, (200, json!({ "seq": 0, "undone": "flag a1" })));
+    let (status, body) = t.play(&player, "open e5").await;
+    assert_eq!(status, 200, "{body}");
+    if t.get("moves", &player).await.1["to_move"].is_null() {
+        return; // the first cell ended the game (seed 5 opens safely; kept honest if it changes)
+    }
+    assert_eq!(t.get("moves", &player).await.1["undo"], json!(false));
+    let (status, e) = post_undo(&t, &player).await;
+    assert_eq!(status, 422, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("revealed"), "{e}");
+}
+
+/// Against the computer: the player's undo never races its answer. Undo is open only at the
+/// player's own decision, when the computer is not thinking; once the decision passed to the
+/// computer, the player's move stands, and the computer's moves are never the player's to undo.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_against_the_computer_is_the_players_own_decision_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let body = json!({ "seed": 3, "computer": "ussr", "level": 1 });
+    let v: Value = http.post(format!("{base}/api/games")).body(body.to_string()).send().await.unwrap().json().await.unwrap();
+    let t = Table {
+        base,
+        id: v["id"].as_str().unwrap().into(),
+        tokens: [v["tokens"]["us"].as_str().unwrap().into(), String::new(), v["tokens"]["observer"].as_str().unwrap().into()],
+        http,
+    };
+    let us = t.tokens[0].clone();
+    let mut watch = t.connect(srv.addr, &us).await;
+    next_of(&mut watch, "sync").await;
+    // The computer sets up first (the USSR); then the US decides.
+    let mine = || async {
+        for _ in 0..200 {
+            let (_, m) = t.get("moves", &us).await;
+            if m["yours"] == json!(true) {
+                return m;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the US never decided");
+    };
+    let m = mine().await;
+    let (status, e) = post_undo(&t, &us).await;
+    assert_eq!(status, 422, "the computer's moves are not the US's: {e}");
+    let first = m["moves"][0].as_str().unwrap().to_string();
+    let (_, played) = t.play(&us, &first).await;
+    let seq = played["seq"].as_u64().unwrap();
+    assert_eq!(post_undo(&t, &us).await, (200, json!({ "seq": seq - 1, "undone": first })));
+    // The US places the rest of its Influence; its last placement hands the decision over.
+    loop {
+        let (_, m) = t.get("moves", &us).await;
+        if m["yours"] != json!(true) {
+            break;
+        }
+        assert_eq!(t.play(&us, m["moves"][0].as_str().unwrap()).await.0, 200);
+    }
+    let (status, e) = post_undo(&t, &us).await;
+    assert!(status == 409 || status == 422, "the computer decides or has decided: {status} {e}");
+    let m = mine().await;
+    assert_eq!(m["undo"], json!(false), "{m}");
+    let (status, _) = post_undo(&t, &us).await;
+    assert_eq!(status, 422, "the last move is the computer's");
+}

@@ -381,6 +381,17 @@
           fullLogNeeded = false;
           break;
         }
+        case "undo":
+          // A move was taken back (by this seat or another): the server's row is gone, so the
+          // whole view comes again, and a line says what was taken back.
+          if (m.state) state = m.state;
+          if (m.moves) moves = m.moves;
+          log = (Array.isArray(m.log) ? m.log.slice() : log).concat(m.line ? [String(m.line)] : []);
+          seq = typeof m.seq === "number" ? m.seq : seq;
+          keepUsefulSelection();
+          clearPending();
+          renderAll(true);
+          break;
         case "presence":
           if (state) state.presence = m.presence;
           renderPresence();
@@ -447,6 +458,11 @@
         renderHand();
       });
       $("rejected-close").addEventListener("click", hideRejected);
+      $("undo").addEventListener("click", function () {
+        // Under the table's rules (the server says when it is open: `moves.undo`).
+        if (pending || !moves || !moves.undo) return;
+        if (!send({ type: "undo" })) showRejected("Not connected: nothing was taken back.");
+      });
       $("resign").addEventListener("click", function () {
         // Not a legal move of the rules (so not among the buttons): the game's warning asks.
         playMove("resign");
@@ -819,6 +835,8 @@
       $("moves-count").textContent = count;
       $("decision").classList.toggle("yours", yours);
       $("resign").hidden = !yours || !!outcome;
+      $("undo").hidden = seat === "observer" || !!outcome;
+      $("undo").disabled = !(moves && moves.undo) || !!pending;
       document.querySelector("#decision .filter-row").hidden = !yours && !selectedCountry && !selectedCard && !$("filter").value;
     }
 
