@@ -252,9 +252,7 @@ async fn undo_stops_at_a_reveal_in_any_game() {
     assert_eq!(post_undo(&t, &player).await, (200, json!({ "seq": 0, "undone": "flag a1" })));
     let (status, body) = t.play(&player, "open e5").await;
     assert_eq!(status, 200, "{body}");
-    if t.get("moves", &player).await.1["to_move"].is_null() {
-        return; // the first cell ended the game (seed 5 opens safely; kept honest if it changes)
-    }
+    assert!(!t.get("moves", &player).await.1["to_move"].is_null(), "the first cell opened does not end the game");
     assert_eq!(t.get("moves", &player).await.1["undo"], json!(false));
     let (status, e) = post_undo(&t, &player).await;
     assert_eq!(status, 422, "{e}");

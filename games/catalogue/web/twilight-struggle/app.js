@@ -321,14 +321,14 @@
     /** A move chosen by the player: the game's warnings first (a coup that loses the game at
      * DEFCON 2, an event short of military ops…), confirmed in the page, then sent. */
     let asking = false;
-    async function playMove(text, why) {
+    async function playMove(text, why, yes) {
       if (pending || asking) return;
       asking = true;
       try {
         const a = await advice(text);
         const warnings = a && Array.isArray(a.warnings) ? a.warnings : [];
         const lines = (why ? [why] : []).concat(warnings);
-        if (lines.length && !(await confirmInPage(text + "?", lines))) return;
+        if (lines.length && !(await confirmInPage(text + "?", lines, yes))) return;
       } finally {
         asking = false;
       }
@@ -482,7 +482,8 @@
       });
       $("resign").addEventListener("click", function () {
         // Not a legal move of the rules (so not among the buttons): the game's warning asks.
-        playMove("resign");
+        // Asked even if the game's advice cannot be had (then without its words).
+        playMove("resign", "Resign this game? The " + sideName(seat === "us" ? "ussr" : "us") + " wins.", "Resign");
       });
       window.addEventListener("resize", fitMap);
       // The log keeps its newest line in view when its box changes size (a window resized,

@@ -17,17 +17,18 @@ use crate::state::Outcome;
 use crate::{Game, Move, PlayMode, Side};
 
 /// Copies played to judge whether a move ends the game: with several made-up seeds, a loss
-/// that depends on a die or a draw shows as "can"; the game's own randomness is never used,
-/// so no roll or draw to come is told.
+/// that depends on a die or a draw shows as "can". Each copy is a sample of what `side` may
+/// know (`computer::determinize`: the other hand's unshown cards, a secret headline and the
+/// draw pile dealt again, fresh dice), so neither the game's randomness nor anything hidden
+/// from `side` can show in the answer (the browser asks this of a seat whose opponent's hand
+/// is secret).
 const TRIALS: [u64; 4] = [0x5eed_0001, 0x5eed_0002, 0x5eed_0003, 0x5eed_0004];
 
 /// How many of the trials `m` loses the game for `side` in, and how.
 fn losses(g: &Game, side: Side, m: &Move) -> (usize, Option<Outcome>) {
     let mut lost = (0, None);
     for seed in TRIALS {
-        let mut st = g.state().clone();
-        st.rng = Randomness::seeded(seed);
-        let (mut copy, _) = Game::from_state(g.rules().clone(), st);
+        let mut copy = crate::computer::determinize(g, side, &mut Randomness::seeded(seed));
         // The move as `side` makes it: its decision's move, or an interjection.
         let played = if g.to_move() == Some(side) { copy.play_quiet(m).is_ok() } else { copy.play_as(side, m).is_ok() };
         if played {
