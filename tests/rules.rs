@@ -293,6 +293,63 @@ fn the_other_headline_stays_secret_until_both_are_chosen() {
     assert!(!g.view(Some(Side::Us)).hand.contains(&"Nasser".to_string()));
 }
 
+/// §4.5C: both sides choose at the same time. The engine asks the USSR on its stack; the US
+/// may choose meanwhile (an interjection), is not asked again, and neither side nor an
+/// observer sees the other's card until both have chosen.
+#[test]
+fn the_us_may_choose_its_headline_while_the_ussr_decides() {
+    let mut st = board(&[], |st| {
+        give(st, Side::Us, &["Duck and Cover", "Fidel"]);
+        give(st, Side::Ussr, &["Nasser", "Vietnam Revolts"]);
+    });
+    st.stack = vec![Task::HeadlineStart];
+    let mut g = game(st);
+    assert_eq!(g.to_move(), Some(Side::Ussr));
+    let early: Vec<String> = g.interjections(Side::Us).iter().map(|m| g.move_text(m)).collect();
+    assert_eq!(early, ["headline \"Duck and Cover\"", "headline Fidel"]);
+    assert!(g.interjections(Side::Ussr).is_empty(), "the USSR decides: its headlines are its moves");
+    let m = g.parse("headline \"Duck and Cover\"").unwrap();
+    let r = g.play_as(Side::Us, &m).unwrap();
+    assert_eq!(g.to_move(), Some(Side::Ussr), "the USSR still decides");
+    assert!(r.lines_for(Some(Side::Ussr)).all(|l| !l.contains("Duck and Cover")), "{r:?}");
+    assert!(r.lines_for(None).all(|l| !l.contains("Duck and Cover")), "{r:?}");
+    assert!(r.lines_for(Some(Side::Us)).any(|l| l == "US headlines Duck and Cover"), "{r:?}");
+    assert_eq!(g.view(Some(Side::Ussr)).headline.us, None);
+    assert_eq!(g.view(None).headline.us, None);
+    assert_eq!(g.view(Some(Side::Us)).headline.us.as_deref(), Some("Duck and Cover"));
+    assert!(g.hidden_move("headline \"Duck and Cover\"", Side::Us, Some(Side::Ussr)).is_some());
+    assert!(g.hidden_move("headline \"Duck and Cover\"", Side::Us, Some(Side::Us)).is_none());
+    assert!(g.interjections(Side::Us).is_empty(), "chosen once");
+    assert!(g.play_as(Side::Us, &g.parse("headline Fidel").unwrap()).is_err(), "a second headline is refused");
+    // The USSR chooses: both are revealed and resolve; the US is not asked again.
+    let log = play(&mut g, &["headline Nasser"]);
+    assert!(log.contains(&"Headlines revealed: US Duck and Cover, USSR Nasser".to_string()), "{log:#?}");
+    assert!(!log.iter().any(|l| l.contains("no card to headline")), "{log:#?}");
+    assert!(before(&log, "US headline: Duck and Cover", "USSR headline: Nasser"), "{log:#?}");
+    assert!(!g.state().stack.iter().any(|t| matches!(t, Task::HeadlineChoose { .. })), "{:?}", g.state().stack);
+}
+
+/// §6.4.4: under Man in Earth Orbit one side reveals first and the other chooses knowing it,
+/// so the other side may not choose early.
+#[test]
+fn man_in_earth_orbit_keeps_the_headlines_in_order() {
+    let mut st = board(&[], |st| {
+        give(st, Side::Us, &["Duck and Cover", "Fidel"]);
+        give(st, Side::Ussr, &["Nasser", "Vietnam Revolts"]);
+        // The US reached Man in Earth Orbit first: the USSR reveals first.
+        st.space = [4, 0];
+        st.space_first[3] = Some(Side::Us);
+    });
+    st.stack = vec![Task::HeadlineStart];
+    let mut g = game(st);
+    assert_eq!(g.to_move(), Some(Side::Ussr));
+    assert!(g.interjections(Side::Us).is_empty());
+    assert!(g.play_as(Side::Us, &g.parse("headline Fidel").unwrap()).is_err());
+    play(&mut g, &["headline Nasser"]);
+    assert_eq!(g.to_move(), Some(Side::Us), "the US chooses after the USSR's reveal");
+    assert_eq!(g.view(Some(Side::Us)).headline.ussr.as_deref(), Some("Nasser"));
+}
+
 #[test]
 fn the_china_card_cannot_be_headlined() {
     let mut st = board(&[], |st| give(st, Side::Ussr, &["Fidel"]));

@@ -23,7 +23,19 @@ fn names(g: &Game, text: &str, cards: CardSet) -> Vec<String> {
 
 #[test]
 fn no_output_of_a_side_names_a_card_it_may_not_know() {
+    no_leak(false);
+}
+
+/// The same, with every headline chosen at the same time (§4.5C): the US chooses while the
+/// USSR decides (an interjection), so its choice is the last move while the USSR still decides.
+#[test]
+fn no_output_names_a_headline_chosen_while_the_other_side_chooses() {
+    no_leak(true);
+}
+
+fn no_leak(early_headlines: bool) {
     let dir = tempfile::tempdir().unwrap();
+    let mut early_made = 0;
     for seed in 0..24u64 {
         let path = dir.path().join(format!("s{seed}.arbiter"));
         let options = Options { optional_cards: seed % 2 == 0, us_bonus: 2 };
@@ -32,8 +44,21 @@ fn no_output_of_a_side_names_a_card_it_may_not_know() {
         while s.ts().outcome().is_none() {
             let before = s.ts().state().clone();
             let d = s.ts().decision().expect("a decision");
-            let m = s.ts().move_text(&d.moves[rng.random_range(0..d.moves.len())]);
-            s.play(&m, None).unwrap();
+            let early: Vec<arbiter_twilight::Move> =
+                s.ts().interjections(d.side.opponent()).into_iter().filter(|m| matches!(m, arbiter_twilight::Move::Headline(_))).collect();
+            let m = match early.first().filter(|_| early_headlines) {
+                Some(h) => {
+                    early_made += 1;
+                    let m = s.ts().move_text(h);
+                    s.play(&m, Some(seat(d.side.opponent()))).unwrap();
+                    m
+                }
+                None => {
+                    let m = s.ts().move_text(&d.moves[rng.random_range(0..d.moves.len())]);
+                    s.play(&m, None).unwrap();
+                    m
+                }
+            };
             let (g, st) = (s.ts(), s.ts().state());
             let rows = s.rows();
             let last = rows.len() - 1;
@@ -62,4 +87,5 @@ fn no_output_of_a_side_names_a_card_it_may_not_know() {
             }
         }
     }
+    assert!(!early_headlines || early_made >= 24, "only {early_made} headlines chosen early in 24 games");
 }

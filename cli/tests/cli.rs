@@ -372,7 +372,9 @@ fn fixtures_of_minesweeper_run_by_their_game() {
 fn the_line_mode_lets_the_side_not_deciding_interject() {
     let options = arbiter_twilight::Options { optional_cards: false, us_bonus: 2 };
     let reached = arbiter_twilight::playout::random_until(&arbiter_twilight_cards::ruleset(), options, 0..400, |g| {
-        g.to_move().is_some_and(|d| !g.interjections(d.opponent()).is_empty())
+        // A cancellation: a headline chosen early (§4.5C) is for players at two screens, not
+        // offered at one keyboard.
+        g.to_move().is_some_and(|d| g.interjections(d.opponent()).iter().any(|m| matches!(m, arbiter_twilight::Move::Cancel { .. })))
     })
     .expect("an interjection in 400 random games");
     let (seed, interjector) = (reached.seed, reached.game.to_move().unwrap().opponent());

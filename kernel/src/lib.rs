@@ -135,6 +135,15 @@ pub struct Turn {
     pub prompt: String,
 }
 
+/// What a player should hear before making a move ([`Game::advice`]): warnings that ask for
+/// confirmation (the move loses the game, breaks a rule's threshold…), and the odds of a move
+/// that rolls dice, in the game's words. Empty by default.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Advice {
+    pub warnings: Vec<String>,
+    pub odds: Option<String>,
+}
+
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
@@ -192,6 +201,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// has one; `None` (the default): the game is not played on a clock.
     fn timeout_move(&self, _seat: Seat) -> Option<Self::Move> {
         None
+    }
+    /// What `seat` should hear before making `m` (one of its legal moves or interjections):
+    /// warnings a host asks the player to confirm, and odds. Judged on what `seat` may know
+    /// (a game must not let advice tell a secret: a die to come, a hidden card). Nothing by
+    /// default.
+    fn advice(&self, _seat: Seat, _m: &Self::Move) -> Advice {
+        Advice::default()
     }
 
     // What the computer opponent ([`search`]) asks of a game. A game that does not answer
@@ -281,6 +297,9 @@ pub trait Match: Send + Sync {
     fn hidden_move(&self, text: &str, by: Seat, viewer: Viewer) -> Option<String>;
     /// See [`Game::timeout_move`]: its text.
     fn timeout_move(&self, seat: Seat) -> Option<String>;
+    /// See [`Game::advice`]: for the move written `text`, which must be a move `seat` may make
+    /// now (its decision's, or an interjection); refused, with the game's reason, otherwise.
+    fn advice(&self, seat: Seat, text: &str) -> Result<Advice, Refusal>;
     /// The canonical text of the move written `text` here, or why it cannot be read.
     fn canonical(&self, text: &str) -> Result<String, Refusal>;
     /// The move `plan`'s agent makes for `seat`, which decides now, in notation (see
@@ -342,6 +361,19 @@ impl<G: Game> Match for G {
     }
     fn timeout_move(&self, seat: Seat) -> Option<String> {
         Game::timeout_move(self, seat).map(|m| self.move_text(&m))
+    }
+    fn advice(&self, seat: Seat, text: &str) -> Result<Advice, Refusal> {
+        let m = self.parse_move(text)?;
+        let Some(turn) = Game::decision(self) else {
+            return Err(Refusal::new("no decision is pending", ""));
+        };
+        let listed = (turn.seat == seat && Game::legal_moves(self).contains(&m)) || Game::interjections(self, seat).contains(&m);
+        if !listed {
+            // A move a game accepts without listing it (resigning) is open too: asked of a copy,
+            // and only whether it was refused is used.
+            self.clone().play_as(seat, &m)?;
+        }
+        Ok(Game::advice(self, seat, &m))
     }
     fn canonical(&self, text: &str) -> Result<String, Refusal> {
         self.parse_move(text).map(|m| self.move_text(&m))

@@ -347,3 +347,36 @@ pub async fn play(
     let (_, (seq, log)) = retrying(&hub, &id, Who::Token(q.token.as_deref()), move |r, seat| r.play(seat, &text)).await?;
     Ok(Json(json!({ "seq": seq, "log": log })))
 }
+
+#[derive(Deserialize)]
+pub struct AdviceQuery {
+    pub token: Option<String>,
+    #[serde(rename = "move")]
+    pub text: Option<String>,
+}
+
+/// What the seat should hear before making a move (`Game::advice`): `{"warnings": [...],
+/// "odds": ...}`. Only for a move the seat may make now (its decision's or an interjection);
+/// anything else is refused with the game's reason (422), and the observer makes no moves (403).
+pub async fn advice(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<AdviceQuery>) -> Result<Json<Value>, ApiError> {
+    let (room, place) = seat_of(&hub, &id, q.token.as_deref()).await?;
+    let text = q.text.ok_or_else(|| ApiError::new(StatusCode::BAD_REQUEST, "the move is needed (?move=…)".into()))?;
+    if text.len() > crate::ws::MAX_MESSAGE {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("a move may have at most {} bytes", crate::ws::MAX_MESSAGE)));
+    }
+    let Place::Seat(seat) = place else {
+        return Err(ApiError::new(StatusCode::FORBIDDEN, "the observer cannot make moves".into()));
+    };
+    let advice = read(room, move |r| r.with_session(|s| s.game().advice(seat, &text))).await?;
+    let a = advice.map_err(|r| ApiError::refusal(StatusCode::UNPROCESSABLE_ENTITY, r))?;
+    Ok(Json(json!({ "warnings": a.warnings, "odds": a.odds })))
+}
+
+/// Take back the seat's last move (`Room::undo`): `{"seq": N, "undone": TEXT}`. Refused with
+/// the reason: 403 for the observer, 409 at another seat's decision (or while the computer
+/// thinks), 422 where the table's rules forbid it (another seat's move, a roll, a draw or a
+/// reveal since, nothing to take back).
+pub async fn undo(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {
+    let (_, (seq, undone)) = retrying(&hub, &id, Who::Token(q.token.as_deref()), move |r, place| r.undo(place)).await?;
+    Ok(Json(json!({ "seq": seq, "undone": undone })))
+}

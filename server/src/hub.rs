@@ -25,6 +25,9 @@ pub struct Outgoing {
     pub json: String,
     /// The game is being unloaded: close after sending.
     pub closing: bool,
+    /// A move was taken back ([`Room::undo`]): the game is back at `seq`, so a connection sends
+    /// this whatever it has synced, and moves from `seq + 1` on are new again.
+    pub rewind: bool,
 }
 
 /// A seat's connection state, as the other seats see it.
@@ -404,7 +407,7 @@ impl Room {
             sent[i] = Some(shown);
             let json = v.to_string();
             // No receiver is not an error: nobody of that place is connected.
-            let _ = self.topics[i].send(Arc::new(Outgoing { seq, json, closing: false }));
+            let _ = self.topics[i].send(Arc::new(Outgoing { seq, json, closing: false, rewind: false }));
         }
         drop(sent);
         self.lobby.put(self.listing(s));
@@ -441,14 +444,14 @@ impl Room {
 
     /// Send `json` to every connection of the game.
     pub fn tell_all(&self, json: String) {
-        let _ = self.all.send(Arc::new(Outgoing { seq: 0, json, closing: false }));
+        let _ = self.all.send(Arc::new(Outgoing { seq: 0, json, closing: false, rewind: false }));
     }
 
     /// Send `json` to the connections of the places `to`. Its `seq` is the highest, so that a
     /// connection never skips it as a move it already has (it is not a move).
     pub fn tell(&self, to: &[Place], json: String) {
         let n = self.seat_count();
-        let out = Arc::new(Outgoing { seq: u64::MAX, json, closing: false });
+        let out = Arc::new(Outgoing { seq: u64::MAX, json, closing: false, rewind: false });
         for p in to {
             let _ = self.topics[p.idx(n)].send(out.clone());
         }
@@ -627,13 +630,100 @@ impl Room {
 
     fn announce_presence(&self) {
         let json = json!({ "type": "presence", "presence": self.presence_json() }).to_string();
-        let _ = self.all.send(Arc::new(Outgoing { seq: 0, json, closing: false }));
+        let _ = self.all.send(Arc::new(Outgoing { seq: 0, json, closing: false, rewind: false }));
     }
 
     /// Tell every connection the game is being unloaded; they close.
     fn close_all(&self, reason: &str) {
         let json = json!({ "type": "closing", "reason": reason }).to_string();
-        let _ = self.all.send(Arc::new(Outgoing { seq: 0, json, closing: true }));
+        let _ = self.all.send(Arc::new(Outgoing { seq: 0, json, closing: true, rewind: false }));
+    }
+}
+
+impl Room {
+    /// Take back `place`'s last move under the table's rules (`Session::undo`: only at the
+    /// seat's own decision, its own move, never past a random outcome, revealed information or
+    /// another seat's move), then tell every place (blocking). Returns the game's `seq` after
+    /// and the move taken back as the seat reads it.
+    ///
+    /// The computer never races an undo: it thinks only at its own decision, and an undo is
+    /// open only at the seat's; an undo is refused while the computer is thinking all the same
+    /// (it could have been asked to think before a move that handed the decision back).
+    pub fn undo(self: &Arc<Self>, place: Place) -> Result<(u64, String), MoveError> {
+        let Place::Seat(seat) = place else {
+            return Err(MoveError::Forbidden("the observer cannot take moves back".into()));
+        };
+        if self.thinking.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(MoveError::Conflict("the computer is thinking: no move can be taken back now".into()));
+        }
+        self.flag_if_due();
+        let result = self.with_session(|s| {
+            // As for a move: a retired copy changes nothing (the caller retries on the loaded one).
+            if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(MoveError::Unloaded);
+            }
+            if let Some(why) = self.abandoned() {
+                return Err(MoveError::Conflict(why));
+            }
+            match s.game().decision().map(|t| t.seat) {
+                Some(d) if d != seat => {
+                    return Err(MoveError::Conflict(format!(
+                        "it is the {}'s decision: a move can be taken back only at your own decision, before another seat has moved",
+                        s.seat_name(d)
+                    )))
+                }
+                _ => {}
+            }
+            // What each place read of the move, before its row is deleted (a secret choice
+            // stays secret in the line that says it was taken back).
+            let n = self.seat_count();
+            let texts: Vec<String> = match s.rows().len() {
+                0 => Vec::new(),
+                len => Place::all(n).map(|p| arbiter_store::move_text_for(s.rows(), len - 1, p.viewer(), s.game())).collect(),
+            };
+            let row = match s.undo() {
+                Ok(row) => row,
+                Err(SessionError::Rejected(r)) => return Err(MoveError::Refused(r)),
+                Err(e) => return Err(MoveError::Failed(e.to_string())),
+            };
+            *self.last_move.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+            self.broadcast_undo(s, &row, &texts);
+            // The lobby's facts (whose decision, the number of moves) go back too.
+            self.lobby.put(self.listing(s));
+            Ok((s.seq(), texts.get(seat.idx()).cloned().unwrap_or_default()))
+        });
+        if result.is_ok() {
+            // The clock changed hands back (a clock reads the stored moves' times).
+            self.schedule_flag();
+        }
+        result
+    }
+
+    /// A move was taken back: each place gets its state, decision and whole log again, and a
+    /// line saying what was taken back (the row is deleted, so only this message tells it).
+    fn broadcast_undo(&self, s: &Session, row: &arbiter_store::EventRow, texts: &[String]) {
+        let extra = self.extra(s);
+        let seq = s.seq();
+        let n = self.seat_count();
+        let mut sent = self.sent.lock().unwrap_or_else(|p| p.into_inner());
+        let rows = s.rows();
+        for place in Place::all(n) {
+            let i = place.idx(n);
+            let text = texts.get(i).cloned().unwrap_or_default();
+            let mut v = json!({
+                "type": "undo",
+                "seq": seq,
+                "undone": { "seq": row.seq, "side": views::place_id(s, Place::Seat(row.seat)), "text": text },
+                "line": format!("The {} took back its move #{}: {}", s.seat_name(row.seat), row.seq, text),
+                "state": views::state(s, place),
+                "moves": views::moves(s, place),
+                "log": views::log(s, place),
+            });
+            views::merge(&mut v["state"], &extra);
+            // The last move is now the one before: what this place reads of it.
+            sent[i] = rows.last().map(|r| (r.seq, arbiter_store::move_text_for(rows, rows.len() - 1, place.viewer(), s.game())));
+            let _ = self.topics[i].send(Arc::new(Outgoing { seq, json: v.to_string(), closing: false, rewind: true }));
+        }
     }
 }
 

@@ -244,6 +244,8 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/replay/{id}", get(play_page))
         .route("/static/arbiter.js", get(|| async { text("text/javascript; charset=utf-8", ARBITER_JS) }))
         .route("/static/arbiter.css", get(|| async { text("text/css; charset=utf-8", ARBITER_CSS) }))
+        .route("/api/games/{id}/advice", get(api::advice))
+        .route("/api/games/{id}/undo", post(api::undo))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::from_fn_with_state(body_limits, limits::read_body))
         .layer(axum::middleware::from_fn(limits::json_errors))

@@ -53,6 +53,8 @@ pub enum ClientMessage {
         text: String,
         to: Option<crate::chat::Audience>,
     },
+    /// Take back this seat's last move (`Room::undo`).
+    Undo {},
 }
 
 /// Parse a client's message, or say why it cannot be read. Never panics, whatever the text.
@@ -120,7 +122,10 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
             _ = async { if let Some(t) = answer_by { tokio::time::sleep_until(t).await } }, if answer_by.is_some() => break,
             m = own.recv() => match m {
                 Ok(out) => {
-                    if out.seq <= synced { continue; }
+                    if out.rewind {
+                        // The game went back: moves after `out.seq` are new again.
+                        synced = synced.min(out.seq);
+                    } else if out.seq <= synced { continue; }
                     if !send(&mut socket, &out, patience).await { break; }
                 }
                 // Too far behind: a fresh sync instead of the missed messages.
@@ -179,7 +184,19 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
                             Err(e) => Some(format!("server fault: {e}")),
                         };
                         if let Some(m) = error {
-                            if socket.send(Message::Text(rejected(&m, None).into())).await.is_err() { break; }
+                            if put(&mut socket, Message::Text(rejected(&m, None).into()), patience).await.is_err() { break; }
+                        }
+                    }
+                    Ok(ClientMessage::Undo {}) => {
+                        let r = room.clone();
+                        let error = match tokio::task::spawn_blocking(move || r.undo(seat)).await {
+                            Ok(Ok(_)) => None,
+                            Ok(Err(e)) => Some(undo_refusal(e)),
+                            Err(e) => Some((format!("server fault: {e}"), None)),
+                        };
+                        // The undo itself reaches this connection through its topic.
+                        if let Some((m, rule)) = error {
+                            if put(&mut socket, Message::Text(rejected(&m, rule.as_deref()).into()), patience).await.is_err() { break; }
                         }
                     }
                     Ok(ClientMessage::Move { text }) => {
@@ -204,6 +221,15 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
         }
     }
     closed(hub, room, seat)
+}
+
+/// A refused undo as a `rejected` message says it.
+fn undo_refusal(e: MoveError) -> (String, Option<String>) {
+    match e {
+        MoveError::Forbidden(m) | MoveError::Conflict(m) | MoveError::Failed(m) => (m, None),
+        MoveError::Refused(r) => (r.to_string(), Some(r.rule)),
+        MoveError::Unloaded => ("the game was unloaded: reconnect to resume".into(), None),
+    }
 }
 
 /// The closing handshake (RFC 6455 §7): send Close, then read (and drop) what the client still
@@ -275,6 +301,8 @@ mod tests {
             Ok(ClientMessage::Chat { text: "hi".into(), to: Some(crate::chat::Audience::Seats) })
         );
         assert!(parse(r#"{"type":"chat","text":"hi","to":"team"}"#).is_err());
+        assert_eq!(parse(r#"{"type":"undo"}"#), Ok(ClientMessage::Undo {}));
+        assert!(parse(r#"{"type":"undo","move":"x"}"#).is_err());
         for bad in ["", "{", "[]", r#"{"type":"resign"}"#, r#"{"type":"move"}"#, r#"{"type":"move","move":3}"#, r#"{"type":"sync","x":1}"#]
         {
             assert!(parse(bad).is_err(), "{bad}");

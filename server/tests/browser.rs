@@ -257,7 +257,12 @@ async fn two_seats_play_by_clicking(kind: Browser) {
     assert!(count.contains("you may interject"), "{count}");
     screenshot(us, kind, "interjection-1280x800.png").await;
     button.click().await.unwrap();
-    us.accept_alert().await.unwrap();
+    // Confirmed in the page (the in-page dialog the game's advice also uses).
+    until("the confirmation", || async move { us.find(Locator::Css("#confirm:not([hidden]) #confirm-yes")).await.ok() })
+        .await
+        .click()
+        .await
+        .unwrap();
     let said = format!("The {interjector} interjects while the {} decides", interjector.opponent());
     until("the log to show the interjection", || {
         let said = said.clone();

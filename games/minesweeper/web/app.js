@@ -72,6 +72,10 @@
         board.appendChild(b);
       });
     });
+    // Open only when the server says so (a flag can be taken back; an opened cell revealed
+    // what was under it, so it cannot).
+    $("undo").disabled = !(moves && moves.undo);
+    $("undo").hidden = seat === "observer" || !!state.outcome;
     $("counts").textContent = state.mines + " mines, " + state.flags + " flagged";
     $("prompt").textContent = state.outcome ? "" : moves && moves.yours ? "Your move: " + (moves.prompt || "") : seat === "observer" ? "You are watching." : "";
     const o = $("outcome");
@@ -131,6 +135,13 @@
       const who = String(m.side || "");
       addLog(["#" + m.seq + " " + who.charAt(0).toUpperCase() + who.slice(1) + ": " + m.text].concat(m.log || []));
       render();
+    } else if (m.type === "undo") {
+      // A move taken back: its row is gone from the server's log; the whole view again.
+      state = m.state;
+      moves = m.moves;
+      $("log").textContent = "";
+      addLog((m.log || []).concat(m.line ? [m.line] : []));
+      render();
     } else if (m.type === "rejected") {
       $("rejected").textContent = m.error;
       $("rejected").hidden = false;
@@ -138,6 +149,10 @@
       $("conn").textContent = "closed: " + m.reason;
     }
   }
+  $("undo").addEventListener("click", () => {
+    $("rejected").hidden = true;
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "undo" }));
+  });
   if (replaying) {
     $("conn").textContent = "replay";
     Arbiter.replay(receive);

@@ -124,6 +124,20 @@
     let log = [];
     let seq = -1;
 
+    // The countries the last move named (highlighted on the map).
+    let lastCountries = [];
+    function noteLastMove(text) {
+      lastCountries = moveInfo(String(text || "")).countries;
+    }
+    /** The last move's text from a log: its last `#N SIDE: TEXT` heading. */
+    function lastMoveInLog() {
+      for (let i = log.length - 1; i >= 0; i--) {
+        const m = /^#\d+ [^:]*: (.*)$/.exec(String(log[i]));
+        if (m) return m[1];
+      }
+      return "";
+    }
+
     // What the player chose.
     let selectedCountry = null;
     // Where the pointer was when the page last changed under it: an element that slides under
@@ -269,6 +283,63 @@
       return true;
     }
 
+    /** The server's advice on a move this seat may make (`GET …/advice`): warnings and odds,
+     * or null if it cannot be had (the move is then judged as sent). */
+    async function advice(text) {
+      try {
+        const r = await fetch("/api/games/" + encodeURIComponent(gameId) + "/advice?token=" + encodeURIComponent(token) + "&move=" + encodeURIComponent(text));
+        if (!r.ok) return null;
+        return await r.json();
+      } catch (e) {
+        return null;
+      }
+    }
+
+    /** Ask in the page (not window.confirm: tests drive it, and it shows every warning):
+     * resolves true if the player goes on. */
+    function confirmInPage(title, lines, yes) {
+      return new Promise(function (resolve) {
+        const box = $("confirm");
+        $("confirm-title").textContent = title;
+        const list = $("confirm-list");
+        clear(list);
+        for (const w of lines) list.appendChild(el("li", null, w));
+        $("confirm-yes").textContent = yes || "Play it anyway";
+        box.hidden = false;
+        const done = function (answer) {
+          box.hidden = true;
+          $("confirm-yes").onclick = null;
+          $("confirm-no").onclick = null;
+          document.removeEventListener("keydown", onKey);
+          resolve(answer);
+        };
+        const onKey = function (ev) {
+          if (ev.key === "Escape") done(false);
+        };
+        $("confirm-yes").onclick = function () { done(true); };
+        $("confirm-no").onclick = function () { done(false); };
+        document.addEventListener("keydown", onKey);
+        $("confirm-no").focus();
+      });
+    }
+
+    /** A move chosen by the player: the game's warnings first (a coup that loses the game at
+     * DEFCON 2, an event short of military ops…), confirmed in the page, then sent. */
+    let asking = false;
+    async function playMove(text, why, yes) {
+      if (pending || asking) return;
+      asking = true;
+      try {
+        const a = await advice(text);
+        const warnings = a && Array.isArray(a.warnings) ? a.warnings : [];
+        const lines = (why ? [why] : []).concat(warnings);
+        if (lines.length && !(await confirmInPage(text + "?", lines, yes))) return;
+      } finally {
+        asking = false;
+      }
+      sendMove(text);
+    }
+
     function sendMove(text) {
       if (pending) return;
       if (!send({ type: "move", move: text })) {
@@ -295,6 +366,7 @@
           moves = m.moves || { moves: [] };
           log = Array.isArray(m.log) ? m.log.slice() : [];
           seq = state ? state.seq : -1;
+          noteLastMove(lastMoveInLog());
           clearPending();
           renderAll(true);
           break;
@@ -318,6 +390,7 @@
             }
           }
           const lines = ["#" + m.seq + " " + sideName(m.side) + ": " + (m.text || "")].concat(Array.isArray(m.log) ? m.log : []);
+          noteLastMove(m.text);
           log = log.concat(lines);
           // A selection or filter stays while it still finds moves (more Influence into one
           // country); one that would hide every move of the new decision is dropped.
@@ -329,6 +402,18 @@
           fullLogNeeded = false;
           break;
         }
+        case "undo":
+          // A move was taken back (by this seat or another): the server's row is gone, so the
+          // whole view comes again, and a line says what was taken back.
+          if (m.state) state = m.state;
+          if (m.moves) moves = m.moves;
+          log = (Array.isArray(m.log) ? m.log.slice() : log).concat(m.line ? [String(m.line)] : []);
+          seq = typeof m.seq === "number" ? m.seq : seq;
+          noteLastMove(lastMoveInLog());
+          keepUsefulSelection();
+          clearPending();
+          renderAll(true);
+          break;
         case "presence":
           if (state) state.presence = m.presence;
           renderPresence();
@@ -395,11 +480,60 @@
         renderHand();
       });
       $("rejected-close").addEventListener("click", hideRejected);
+      $("undo").addEventListener("click", function () {
+        // Under the table's rules (the server says when it is open: `moves.undo`).
+        if (pending || !moves || !moves.undo) return;
+        if (!send({ type: "undo" })) showRejected("Not connected: nothing was taken back.");
+      });
       $("resign").addEventListener("click", function () {
-        // Not a legal move of the rules (so not among the buttons): asked for twice.
-        if (window.confirm("Resign this game? The " + sideName(seat === "us" ? "ussr" : "us") + " wins.")) sendMove("resign");
+        // Not a legal move of the rules (so not among the buttons): the game's warning asks.
+        // Asked even if the game's advice cannot be had (then without its words).
+        playMove("resign", "Resign this game? The " + sideName(seat === "us" ? "ussr" : "us") + " wins.", "Resign");
       });
       window.addEventListener("resize", fitMap);
+      // The log keeps its newest line in view when its box changes size (a window resized,
+      // the layout changing columns), unless the reader scrolled up.
+      let logAtEnd = true;
+      $("log").addEventListener("scroll", function () {
+        const l = $("log");
+        logAtEnd = l.scrollHeight - l.scrollTop - l.clientHeight < 4;
+      });
+      if (window.ResizeObserver) {
+        new ResizeObserver(function () {
+          const l = $("log");
+          if (logAtEnd) l.scrollTop = l.scrollHeight;
+        }).observe($("log"));
+      }
+      const zoomBy = function (f) {
+        const box = $("map-box");
+        // Keep the middle of the view where it was.
+        const cx = (box.scrollLeft + box.clientWidth / 2) / Math.max(1, box.scrollWidth);
+        const cy = (box.scrollTop + box.clientHeight / 2) / Math.max(1, box.scrollHeight);
+        zoom = Math.max(0.5, Math.min(3, zoom * f));
+        fitMap();
+        box.scrollLeft = cx * box.scrollWidth - box.clientWidth / 2;
+        box.scrollTop = cy * box.scrollHeight - box.clientHeight / 2;
+        $("zoom-level").textContent = Math.round(zoom * 100) + "%";
+      };
+      $("zoom-in").addEventListener("click", function () { zoomBy(1.25); });
+      $("zoom-out").addEventListener("click", function () { zoomBy(0.8); });
+      $("zoom-fit").addEventListener("click", function () { zoomBy(1 / zoom); });
+      // Two fingers zoom (one finger pans: the box scrolls).
+      let pinch = null;
+      const spread = function (t) { return Math.hypot(t[0].clientX - t[1].clientX, t[0].clientY - t[1].clientY); };
+      $("map-box").addEventListener("touchstart", function (ev) {
+        if (ev.touches.length === 2) pinch = spread(ev.touches);
+      }, { passive: true });
+      $("map-box").addEventListener("touchmove", function (ev) {
+        if (ev.touches.length !== 2 || !pinch) return;
+        ev.preventDefault();
+        const d = spread(ev.touches);
+        if (Math.abs(d / pinch - 1) > 0.04) {
+          zoomBy(d / pinch);
+          pinch = d;
+        }
+      }, { passive: false });
+      $("map-box").addEventListener("touchend", function () { pinch = null; });
       setInterval(renderClock, 1000);
     }
 
@@ -460,8 +594,64 @@
       H = Math.ceil(Math.max(maxY, 10.8) * CELL_H) + 4;
       map.style.width = W + "px";
       map.style.height = H + "px";
+      map.insertBefore(adjacencyLines(), map.firstChild);
+      fitNames();
       fitMap();
       if (window.ResizeObserver) new ResizeObserver(fitMap).observe($("map-box"));
+    }
+
+    /** The adjacencies (the map data's `adjacent`, and `superpower` for the USA's and the
+     * USSR's neighbours) as lines between the boxes' centres, under the boxes. A superpower's
+     * neighbour across the board (Japan and the USA) gets no line: on the printed board the
+     * map wraps around there; its details name its neighbours. */
+    function adjacencyLines() {
+      const NS = "http://www.w3.org/2000/svg";
+      const svg = document.createElementNS(NS, "svg");
+      svg.setAttribute("class", "adjacency");
+      svg.setAttribute("width", String(W));
+      svg.setAttribute("height", String(H));
+      svg.setAttribute("aria-hidden", "true");
+      const centre = function (name) {
+        const p = POS[name];
+        return p ? [p[0] * CELL_W + 32, p[1] * CELL_H + 26] : null;
+      };
+      const SUPER = { us: [70, 20], ussr: [9.2 * CELL_W + 75, 0.2 * CELL_H + 20] };
+      const line = function (a, b, cls) {
+        if (!a || !b || Math.abs(a[0] - b[0]) > 6 * CELL_W) return;
+        const l = document.createElementNS(NS, "line");
+        l.setAttribute("x1", String(a[0]));
+        l.setAttribute("y1", String(a[1]));
+        l.setAttribute("x2", String(b[0]));
+        l.setAttribute("y2", String(b[1]));
+        l.setAttribute("class", cls);
+        svg.appendChild(l);
+      };
+      for (const name of Object.keys(countries)) {
+        const c = countries[name];
+        for (const other of c.adjacent || []) {
+          if (countries[other] && name < other) line(centre(name), centre(other), "adj");
+        }
+        const sp = c.superpower ? String(c.superpower).toLowerCase() : "";
+        if (SUPER[sp]) line(centre(name), SUPER[sp], "adj adj-" + sp);
+      }
+      return svg;
+    }
+
+    /** A name that does not fit its box is set smaller (down to 7.5 px), and failing that on
+     * two lines, rather than cut. */
+    function fitNames() {
+      for (const name of Object.keys(countryEls)) {
+        const n = countryEls[name].querySelector(".cname");
+        let size = 10;
+        while (n.scrollWidth > n.clientWidth + 0.5 && size > 7.5) {
+          size -= 0.5;
+          n.style.fontSize = size + "px";
+        }
+        if (n.scrollWidth > n.clientWidth + 0.5) {
+          n.style.fontSize = "8.5px";
+          n.classList.add("two-lines");
+        }
+      }
     }
 
     function subMark(c) {
@@ -473,12 +663,14 @@
       return "";
     }
 
-    /** The map scaled to its box's width (never below 72%: then the box scrolls). */
+    /** The map scaled to its box's width (never below 72%: then the box scrolls), times the
+     * player's zoom (the buttons, or pinching on a phone); a zoomed map pans by scrolling. */
+    let zoom = 1;
     function fitMap() {
       if (!W) return;
       const box = $("map-box");
       const avail = box.clientWidth - 2;
-      const s = Math.max(0.72, Math.min(1.3, avail / W));
+      const s = Math.max(0.35, Math.min(2.6, Math.max(0.72, Math.min(1.3, avail / W)) * zoom));
       $("map").style.transform = "scale(" + s + ")";
       $("map-sizer").style.width = Math.floor(W * s) + "px";
       $("map-sizer").style.height = Math.ceil(H * s) + "px";
@@ -516,6 +708,19 @@
       return t;
     }
 
+    /** A row of boxes as on the board, `from` to `to` (either way), the ones in `marks` marked
+     * (each mark: a box's number and a class: "us", "ussr", "on", "need"). */
+    function boxes(from, to, marks, label) {
+      const row = el("span", { class: "boxes", "aria-hidden": "true" });
+      if (label) row.appendChild(el("span", { class: "boxes-label" }, label));
+      const step = from <= to ? 1 : -1;
+      for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
+        const cls = marks.filter(function (m) { return m[0] === i; }).map(function (m) { return m[1]; });
+        row.appendChild(el("span", { class: "box " + cls.join(" "), "data-box": i }, String(i)));
+      }
+      return row;
+    }
+
     function renderTracks() {
       const s = state;
       const box = $("tracks");
@@ -524,22 +729,36 @@
       let round;
       if (rules.phase !== "action round") round = rules.phase || "";
       else round = sideName(s.phasing) + " " + s.action_round + "/" + ((rules.action_rounds || {})[s.phasing] || "?");
-      box.appendChild(track("turn", "Turn", s.turn + "/10"));
+      const turn = track("turn", "Turn", s.turn + "/10");
+      turn.appendChild(boxes(1, 10, [[s.turn, "on"]]));
+      box.appendChild(turn);
       const r = track("round", "Action round", round);
       r.dataset.phasing = s.phasing;
+      const rounds = (rules.action_rounds || {})[s.phasing];
+      if (rules.phase === "action round" && rounds) r.appendChild(boxes(1, rounds, [[s.action_round, s.phasing]]));
       box.appendChild(r);
       const v = s.vp;
       const vpt = track("vp", "VP", v === 0 ? "0 (even)" : (v > 0 ? "US +" + v : "USSR +" + -v));
       vpt.dataset.value = v;
       vpt.classList.add(v > 0 ? "lead-us" : v < 0 ? "lead-ussr" : "even");
+      // -20 (USSR wins) to +20 (US wins), the marker where the VP stand.
+      const bar = el("span", { class: "vpbar", "aria-hidden": "true" }, el("span", { class: "vpend ussr" }, "20"), el("span", { class: "vpmid" }), el("span", { class: "vpend us" }, "20"));
+      const marker = el("span", { class: "vpmark" });
+      marker.style.left = ((Math.max(-20, Math.min(20, v)) + 20) / 40) * 100 + "%";
+      bar.querySelector(".vpmid").appendChild(marker);
+      vpt.appendChild(bar);
       box.appendChild(vpt);
       const closed = rules.closed_regions || [];
       const d = track("defcon", "DEFCON", String(s.defcon), closed.length ? "no coups or realignments in " + closed.join(", ") : null);
       d.dataset.value = s.defcon;
+      d.appendChild(boxes(5, 1, [[s.defcon, "on"]]));
       box.appendChild(d);
       const need = rules.military_ops_required;
       const mil = s.military_ops || { us: 0, ussr: 0 };
-      box.appendChild(track("milops", "Military ops", "US " + mil.us + "/" + need + " · USSR " + mil.ussr + "/" + need));
+      const mo = track("milops", "Military ops", "US " + mil.us + "/" + need + " · USSR " + mil.ussr + "/" + need);
+      mo.appendChild(boxes(0, 5, [[Math.min(5, mil.us), "us"], [need, "need"]], "US"));
+      mo.appendChild(boxes(0, 5, [[Math.min(5, mil.ussr), "ussr"], [need, "need"]], "USSR"));
+      box.appendChild(mo);
       const spaceText = function (side) {
         const t = (rules.space || {})[side];
         if (!t) return "";
@@ -547,8 +766,12 @@
         const abilities = t.abilities && t.abilities.length ? " · " + t.abilities.join(", ") : "";
         return t.reached + " " + t.name + next + abilities;
       };
-      box.appendChild(track("space-us", "Space race US", spaceText("us")));
-      box.appendChild(track("space-ussr", "Space race USSR", spaceText("ussr")));
+      for (const side of ["us", "ussr"]) {
+        const t = track("space-" + side, "Space race " + sideName(side), spaceText(side));
+        const reached = ((rules.space || {})[side] || {}).reached;
+        if (typeof reached === "number") t.appendChild(boxes(0, 8, [[reached, side]]));
+        box.appendChild(t);
+      }
       const china = s.china_card || {};
       box.appendChild(track("china", "China Card", sideName(china.holder) + (china.face_up ? ", face up" : ", face down")));
       const hs = s.hand_sizes || {};
@@ -576,6 +799,7 @@
         e.classList.toggle("ctl-ussr", ctl === "ussr");
         e.classList.toggle("playable", playable.has(name));
         e.classList.toggle("selected", selectedCountry === name);
+        e.classList.toggle("last", lastCountries.indexOf(name) >= 0);
         const us = e.querySelector(".inf.us");
         const ussr = e.querySelector(".inf.ussr");
         us.textContent = String(inf.us);
@@ -619,10 +843,29 @@
       } else if (selectedCountry === name) {
         selectedCountry = null;
       }
+      if (selectedCountry === name) showOdds(name);
       renderMapMarks();
       renderHand();
       renderDecision();
       revealMoves();
+    }
+
+    /** The odds of the coups and realignments open in `name` (as the table shows them when a
+     * target is chosen: the die needed, the chance, the modifiers), from the game's advice,
+     * under the country's details. */
+    async function showOdds(name) {
+      const asked = seq;
+      const ts = movesForCountry(name).filter(function (t) {
+        const v = moveInfo(t).verb;
+        return v === "coup" || v === "realign";
+      });
+      for (const t of ts) {
+        const a = await advice(t);
+        const d = $("detail");
+        // The page moved on meanwhile (another move, another country): not these odds.
+        if (!a || !a.odds || seq !== asked || d.dataset.name !== name || d.querySelector('[data-odds-move="' + CSS.escape(t) + '"]')) continue;
+        d.appendChild(el("div", { class: "facts odds", "data-odds-move": t }, el("b", null, "Odds: "), String(a.odds)));
+      }
     }
 
     /** On a narrow screen the move buttons are above the map: bring them into view. */
@@ -695,7 +938,7 @@
             title: card ? card.name + ": " + card.text : null,
             disabled: pending ? true : null,
             onclick: function () {
-              sendMove(t);
+              playMove(t);
             },
             onmouseenter: function (ev) {
               if (!pointerMoved(ev)) return;
@@ -715,9 +958,37 @@
       // the Cuban Missile Crisis during the opponent's round): buttons of their own, asked to
       // confirm, since they act in the other side's turn.
       const interjections = !yours && !outcome && moves && Array.isArray(moves.interjections) ? moves.interjections : [];
-      if (interjections.length) {
+      // A headline chosen at the same time as the other side's (§4.5C) is this seat's own
+      // choice, not an "at any time" move: offered as the headline decision, no question asked.
+      const early = interjections.filter(function (t) { return moveInfo(t).verb === "headline"; });
+      if (early.length) {
+        box.appendChild(el("div", { class: "interject-head headline-head" }, "Choose your headline now: the " + sideName(moves.to_move) + " chooses at the same time, and neither sees the other's card until both have chosen (§4.5C)."));
+        for (const t of early) {
+          const hc = moveInfo(t).cards;
+          const hcard = hc.length ? cards[hc[0]] : null;
+          box.appendChild(
+            el(
+              "button",
+              {
+                type: "button",
+                class: "move v-headline",
+                "data-move": t,
+                "data-interjection": "headline",
+                title: hcard ? hcard.name + ": " + hcard.text : null,
+                disabled: pending ? true : null,
+                onclick: function () {
+                  playMove(t);
+                },
+              },
+              t
+            )
+          );
+        }
+      }
+      const anyTime = interjections.filter(function (t) { return early.indexOf(t) < 0; });
+      if (anyTime.length) {
         box.appendChild(el("div", { class: "interject-head" }, "At any time, while the " + sideName(moves.to_move) + " decides:"));
-        for (const t of interjections) {
+        for (const t of anyTime) {
           const ic = moveInfo(t).cards;
           const icard = ic.length ? cards[ic[0]] : null;
           box.appendChild(
@@ -731,7 +1002,7 @@
                 title: icard ? icard.name + ": " + icard.text : null,
                 disabled: pending ? true : null,
                 onclick: function () {
-                  if (window.confirm("Interject now, during the " + sideName(moves.to_move) + "'s decision: " + t + "?")) sendMove(t);
+                  playMove(t, "Interject now, during the " + sideName(moves.to_move) + "'s decision.");
                 },
               },
               t
@@ -742,12 +1013,14 @@
       let count;
       if (outcome) count = "";
       else if (pending) count = "Sent: " + pending + " … waiting for the referee";
-      else if (!yours) count = seat === "observer" ? "You are observing: no moves." : interjections.length ? "Not your decision; you may interject." : "Not your decision.";
+      else if (!yours) count = seat === "observer" ? "You are observing: no moves." : early.length ? "Your headline: choose it while the " + sideName(moves.to_move) + " chooses." : interjections.length ? "Not your decision; you may interject." : "Not your decision.";
       else if (shown.length === all.length) count = all.length + (all.length === 1 ? " move" : " moves");
       else count = shown.length + " of " + all.length + " moves" + (shown.length === 0 ? " (none matches: clear the filter)" : "");
       $("moves-count").textContent = count;
       $("decision").classList.toggle("yours", yours);
       $("resign").hidden = !yours || !!outcome;
+      $("undo").hidden = seat === "observer" || !!outcome;
+      $("undo").disabled = !(moves && moves.undo) || !!pending;
       document.querySelector("#decision .filter-row").hidden = !yours && !selectedCountry && !selectedCard && !$("filter").value;
     }
 
@@ -871,7 +1144,7 @@
                   "data-detail-move": t,
                   disabled: pending ? true : null,
                   onclick: function () {
-                    sendMove(t);
+                    playMove(t);
                   },
                 },
                 t

@@ -95,6 +95,12 @@ impl arbiter_kernel::Game for Game {
     fn timeout_move(&self, _seat: Seat) -> Option<Move> {
         Some(Move::Concede(crate::moves::Concession::Time))
     }
+    /// Warnings and odds (`crate::advice`): from the game's position with made-up dice, so no
+    /// roll or draw to come is told.
+    fn advice(&self, at: Seat, m: &Move) -> arbiter_kernel::Advice {
+        let Some(s) = side(at) else { return arbiter_kernel::Advice::default() };
+        arbiter_kernel::Advice { warnings: crate::advice::warnings(self, s, m), odds: crate::advice::move_odds(self, s, m) }
+    }
     fn deciding(&self) -> Option<Seat> {
         self.to_move().map(seat)
     }

@@ -155,10 +155,16 @@ fn is_standing_for(p: Position, side: Side, m: &Move) -> bool {
 /// between its Ops, before its coup). The deciding side finds its own among its legal moves.
 pub fn interjections(p: Position, side: Side) -> Vec<Move> {
     let Some(t) = p.st.stack.last() else { return Vec::new() };
+    // §4.5C: the second chooser's headline, chosen at the same time (`headline::early`).
+    let mut v = match t {
+        Task::HeadlineChoose { .. } => headline::early(p, side),
+        _ => Vec::new(),
+    };
     if p.st.outcome.is_some() || !t.is_decision() || p.st.effects.is_empty() || decider(p, t) == side {
-        return Vec::new();
+        return v;
     }
-    p.standing_moves(side)
+    v.extend(p.standing_moves(side));
+    v
 }
 
 /// Validate an interjection by `side` (see [`interjections`]), with the reason if it is refused.
@@ -172,6 +178,9 @@ pub fn check_interjection(p: Position, side: Side, m: &Move) -> Result<(), Illeg
     }
     if is_standing_for(p, side, m) {
         return Ok(());
+    }
+    if let (Move::Headline(_), false) = (m, headline::early(p, side).is_empty()) {
+        return headline::check(p, side, m, true);
     }
     let allowed: Vec<String> = interjections(p, side).iter().map(|m| p.move_text(m)).collect();
     let instead = if allowed.is_empty() {
@@ -192,6 +201,12 @@ pub fn check_interjection(p: Position, side: Side, m: &Move) -> Result<(), Illeg
 pub fn apply_interjection(ctx: &mut Ctx, side: Side, m: &Move) {
     let Some(top) = ctx.st.stack.last() else { return };
     let decider = decider(ctx.pos(), top);
+    if let Move::Headline(_) = m {
+        // Chosen at the same time as the other side's (§4.5C): logged as any headline choice,
+        // the card named only to its chooser; its own choice on the stack is then skipped.
+        headline::apply_choice(ctx, side, m);
+        return;
+    }
     if ctx.logging {
         ctx.log(format!("The {side} interjects while the {decider} decides (an \"at any time\" move)"));
     }
@@ -349,6 +364,8 @@ fn no_moves(ctx: &mut Ctx, t: Task) {
             ctx.fault(format!("{}: unknown event step {}", ctx.card_name(e.card), e.step))
         }
         Some(Pending::Event(e)) => log!(ctx, "{}: no legal choice remains", ctx.card_name(e.card)),
+        // Chosen already, while the other side chose (§4.5C): nothing more to ask.
+        Some(Pending::HeadlineChoose { side }) if ctx.st.headline[side.idx()].is_some() => {}
         Some(Pending::HeadlineChoose { side }) => log!(ctx, "{side} has no card to headline"),
         // Setup always has a country to place in, and the space race discard may pass: these
         // decisions never lack a move; an automatic task is not a decision.

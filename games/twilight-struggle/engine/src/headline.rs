@@ -32,7 +32,11 @@ pub fn start(ctx: &mut Ctx) {
 }
 
 /// Every legal headline: each card in hand that may be headlined (`check` judges the same).
+/// None once `side` has chosen (it chose while the other side decided: [`early`]).
 pub fn legal(p: Position, side: Side) -> Vec<Move> {
+    if p.st.headline[side.idx()].is_some() {
+        return Vec::new();
+    }
     p.st.hand(side).iter().filter(|c| !p.cards().info(*c).no_headline).map(Move::Headline).collect()
 }
 
@@ -44,6 +48,9 @@ pub fn check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Ill
     if *c == CardId::CHINA {
         return illegal("The China Card may not be headlined", "§9.5");
     }
+    if p.st.headline[side.idx()].is_some() {
+        return illegal(format!("the {side} has already chosen its headline"), "§4.5C");
+    }
     if !p.st.hand(side).contains(*c) {
         return refuse!(explain, "§4.5C", "{} is not in {side}'s hand", info.name);
     }
@@ -51,6 +58,21 @@ pub fn check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Ill
         return refuse!(explain, c.cite(), "{} may not be headlined: choose another card", info.name);
     }
     Ok(())
+}
+
+/// §4.5C: both players choose their headline at the same time. The engine asks the first
+/// chooser (the USSR) on the stack, and `side`, the second, may choose meanwhile, as an
+/// interjection: its headlines while the other side's choice is on top, its own choice still
+/// to come on the stack and nothing chosen yet. Not under Man in Earth Orbit (§6.4.4), where
+/// one side reveals first and the other chooses knowing it: the order stays sequential.
+pub fn early(p: Position, side: Side) -> Vec<Move> {
+    let st = p.st;
+    let others_choice = matches!(st.stack.last(), Some(Task::HeadlineChoose { side: d }) if *d != side);
+    let own_to_come = st.stack.iter().any(|t| matches!(t, Task::HeadlineChoose { side: s } if *s == side));
+    if !others_choice || !own_to_come || reveals_first(p).is_some() || st.outcome.is_some() {
+        return Vec::new();
+    }
+    legal(p, side)
 }
 
 pub fn apply_choice(ctx: &mut Ctx, side: Side, m: &Move) {

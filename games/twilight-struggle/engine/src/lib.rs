@@ -28,6 +28,7 @@ pub const RULES_VERSION: &str = "ts-deluxe-2026.11.5";
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod action_round;
+pub mod advice;
 pub mod bits;
 pub mod card;
 pub mod computer;

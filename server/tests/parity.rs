@@ -1,0 +1,314 @@
+//! The browser at parity with the table, on the server's side (issue 24): advice before a move
+//! (warnings and odds), undo over HTTP and WebSocket under the table's rules, headlines chosen
+//! at the same time. A real server on a loopback port; positions are reached by random play
+//! (`arbiter_twilight::playout::random_until`) and replayed over HTTP on the same seed.
+
+use arbiter_server::{start, Config, Running};
+use arbiter_twilight::map::Map;
+use arbiter_twilight::{Game, Move, Options, Side};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// The options of the games created here, as `random_until` plays them.
+const OPTIONS: Options = Options { optional_cards: true, us_bonus: 2 };
+
+async fn server(dir: &tempfile::TempDir) -> Running {
+    let c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+    start(c, arbiter_games::web::offered()).await.unwrap()
+}
+
+/// A game on the server: its id, the US's, the USSR's and the observer's tokens.
+struct Table {
+    base: String,
+    id: String,
+    tokens: [String; 3],
+    http: reqwest::Client,
+}
+
+impl Table {
+    /// A game on `seed` with `moves` played over HTTP, each by its side.
+    async fn at(srv: &Running, seed: u64, moves: &[(Side, String)]) -> Table {
+        let base = format!("http://{}", srv.addr);
+        let http = reqwest::Client::new();
+        let r =
+            http.post(format!("{base}/api/games")).body(json!({ "seed": seed, "optional_cards": true }).to_string()).send().await.unwrap();
+        assert_eq!(r.status(), 201);
+        let v: Value = r.json().await.unwrap();
+        let t = |s: &str| v["tokens"][s].as_str().unwrap().to_string();
+        let table = Table { base, id: v["id"].as_str().unwrap().into(), tokens: [t("us"), t("ussr"), t("observer")], http };
+        for (side, text) in moves {
+            let (status, body) = table.play(table.token(*side), text).await;
+            assert_eq!(status, 200, "{text}: {body}");
+        }
+        table
+    }
+    fn token(&self, side: Side) -> &str {
+        &self.tokens[side.idx()]
+    }
+    fn url(&self, what: &str, token: &str) -> String {
+        format!("{}/api/games/{}/{what}?token={token}", self.base, self.id)
+    }
+    async fn play(&self, token: &str, text: &str) -> (u16, Value) {
+        let r = self.http.post(self.url("moves", token)).body(json!({ "move": text }).to_string()).send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+    async fn get(&self, what: &str, token: &str) -> (u16, Value) {
+        let r = self.http.get(self.url(what, token)).send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+    async fn advice(&self, token: &str, text: &str) -> (u16, Value) {
+        let r = self.http.get(self.url("advice", token)).query(&[("move", text)]).send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+    async fn connect(&self, addr: std::net::SocketAddr, token: &str) -> Ws {
+        tokio_tungstenite::connect_async(format!("ws://{addr}/api/games/{}/ws?token={token}", self.id)).await.unwrap().0
+    }
+}
+
+/// The next JSON message that is not about presence (10 s at most).
+async fn next(ws: &mut Ws) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a message within 10 s").expect("open").unwrap();
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["type"] != "presence" {
+                return v;
+            }
+        }
+    }
+}
+
+/// A position reached by random play where `wanted` holds.
+fn reach(wanted: impl Fn(&Game) -> bool) -> arbiter_twilight::playout::Reached {
+    arbiter_twilight::playout::random_until(&arbiter_twilight_cards::ruleset(), OPTIONS, 0..400, wanted).expect("found in 400 random games")
+}
+
+/// The phasing side's coup in a battleground, open at DEFCON 2 (§8.1.3: it loses the game).
+fn losing_coup(g: &Game) -> Option<Move> {
+    let st = g.state();
+    (st.defcon == 2 && g.to_move() == Some(st.phasing))
+        .then(|| g.legal().iter().copied().find(|m| matches!(m, Move::Coup(c) if Map::standard().country(*c).battleground)))
+        .flatten()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advice_warns_of_a_losing_coup_and_gives_its_odds_to_the_deciding_seat_only() {
+    let r = reach(|g| losing_coup(g).is_some());
+    let coup = r.game.move_text(&losing_coup(&r.game).unwrap());
+    let side = r.game.to_move().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = Table::at(&srv, r.seed, &r.moves).await;
+    let (status, a) = t.advice(t.token(side), &coup).await;
+    assert_eq!(status, 200, "{a}");
+    let warnings = a["warnings"].as_array().unwrap();
+    assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("drops DEFCON to 1")), "{a}");
+    assert!(a["odds"].as_str().unwrap().contains("die"), "{a}");
+    // A move without warnings: an empty list.
+    let (_, moves) = t.get("moves", t.token(side)).await;
+    let safe = moves["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .find(|m| !m.starts_with("coup") && !m.starts_with("realign"))
+        .map(String::from);
+    if let Some(safe) = safe {
+        let (status, a) = t.advice(t.token(side), &safe).await;
+        assert_eq!((status, &a["odds"]), (200, &Value::Null), "{safe}: {a}");
+    }
+    // The other seat, the observer, no token, no move, nonsense: JSON errors, nothing played.
+    let (status, e) = t.advice(t.token(side.opponent()), &coup).await;
+    assert_eq!(status, 422, "{e}");
+    assert!(e["error"].is_string());
+    assert_eq!(t.advice(&t.tokens[2], &coup).await.0, 403);
+    assert_eq!(t.advice("0123456789abcdef0123456789abcdef", &coup).await.0, 401);
+    let (status, e) = t.get("advice", t.token(side)).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("move"));
+    let (status, e) = t.advice(t.token(side), "fly to the moon").await;
+    assert_eq!(status, 422);
+    assert!(e["error"].as_str().unwrap().contains("cannot read"), "{e}");
+    assert_eq!(t.get("state", &t.tokens[2]).await.1["seq"], json!(r.moves.len()), "advice plays nothing");
+}
+
+async fn post_undo(t: &Table, token: &str) -> (u16, Value) {
+    let r = t.http.post(t.url("undo", token)).send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+/// The next message of type `kind` (others skipped: presence, the moves before).
+async fn next_of(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let v = next(ws).await;
+        if v["type"] == kind {
+            return v;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_takes_back_its_own_move_and_every_page_is_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = Table::at(&srv, 11, &[]).await;
+    let (us, ussr, observer) = (t.tokens[0].clone(), t.tokens[1].clone(), t.tokens[2].clone());
+    let mut ws: Vec<Ws> = Vec::new();
+    for token in [&us, &ussr, &observer] {
+        let mut c = t.connect(srv.addr, token).await;
+        assert_eq!(next_of(&mut c, "sync").await["state"]["seq"], json!(0));
+        ws.push(c);
+    }
+    // Nothing to take back yet.
+    let (status, e) = post_undo(&t, &ussr).await;
+    assert_eq!(status, 422, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("nothing to undo"), "{e}");
+    // The USSR places its first Influence (§3.0: the USSR sets up first); it decides still.
+    let (_, m) = t.get("moves", &ussr).await;
+    let first = m["moves"][0].as_str().unwrap().to_string();
+    assert_eq!(t.play(&ussr, &first).await.0, 200);
+    for c in ws.iter_mut() {
+        assert_eq!(next_of(c, "move").await["seq"], json!(1));
+    }
+    assert_eq!(t.get("moves", &ussr).await.1["undo"], json!(true));
+    assert_eq!(t.get("moves", &us).await.1["undo"], json!(false), "not the US's move, nor its decision");
+    assert_eq!(t.get("moves", &observer).await.1["undo"], json!(false));
+    // Another seat, the observer: refused with the reason; nothing changed.
+    let (status, e) = post_undo(&t, &us).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("USSR's decision"), "{e}");
+    assert_eq!(post_undo(&t, &observer).await.0, 403);
+    assert_eq!(post_undo(&t, "0123456789abcdef0123456789abcdef").await.0, 401);
+    // The USSR takes it back over HTTP: every place is sent the game as it is now, and a line.
+    let (status, r) = post_undo(&t, &ussr).await;
+    assert_eq!((status, &r), (200, &json!({ "seq": 0, "undone": first })));
+    for (i, c) in ws.iter_mut().enumerate() {
+        let u = next_of(c, "undo").await;
+        assert_eq!(u["seq"], json!(0));
+        assert_eq!(u["state"]["seq"], json!(0));
+        assert_eq!(u["undone"], json!({ "seq": 1, "side": "ussr", "text": first }));
+        assert_eq!(u["line"], json!(format!("The USSR took back its move #1: {first}")), "place {i}");
+        assert_eq!(u["log"].as_array().unwrap().iter().filter(|l| l.as_str().unwrap().starts_with("#1 ")).count(), 0, "the row is gone");
+        assert_eq!(u["moves"]["undo"], json!(false));
+    }
+    let lines = t.get("log", &us).await.1["lines"].clone();
+    assert!(!lines.as_array().unwrap().iter().any(|l| l.as_str().unwrap().starts_with("#1 ")), "{lines}");
+    // The next move is move 1 again, and every connection hears it (not skipped as seen).
+    let (_, m) = t.get("moves", &ussr).await;
+    let again = m["moves"][1].as_str().unwrap().to_string();
+    assert_eq!(t.play(&ussr, &again).await.0, 200);
+    for c in ws.iter_mut() {
+        let v = next_of(c, "move").await;
+        assert_eq!((v["seq"].clone(), v["text"].clone()), (json!(1), json!(again)));
+    }
+    // Over the WebSocket: {"type":"undo"}; refused ones come back as `rejected`.
+    ws[0].send(Message::Text(json!({ "type": "undo" }).to_string().into())).await.unwrap();
+    let r = next_of(&mut ws[0], "rejected").await;
+    assert!(r["error"].as_str().unwrap().contains("USSR's decision"), "{r}");
+    ws[1].send(Message::Text(json!({ "type": "undo" }).to_string().into())).await.unwrap();
+    for c in ws.iter_mut() {
+        let u = next_of(c, "undo").await;
+        assert_eq!((u["seq"].clone(), u["undone"]["text"].clone()), (json!(0), json!(again)));
+    }
+    // The USSR finishes its setup; then the US decides, and the USSR's moves are not its own.
+    loop {
+        let (_, m) = t.get("moves", &ussr).await;
+        if m["yours"] != json!(true) {
+            break;
+        }
+        assert_eq!(t.play(&ussr, m["moves"][0].as_str().unwrap()).await.0, 200);
+    }
+    assert_eq!(t.get("moves", &us).await.1["yours"], json!(true));
+    let (status, e) = post_undo(&t, &us).await;
+    assert_eq!(status, 422, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("the last move was the USSR's"), "{e}");
+    let (status, _) = post_undo(&t, &ussr).await;
+    assert_eq!(status, 409, "the other side has the decision: the USSR's move stands");
+}
+
+/// A move that revealed something (an opened cell) cannot be taken back; a flag can. The
+/// server's undo is the game's, whatever the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_stops_at_a_reveal_in_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let v: Value =
+        http.post(format!("{base}/api/games")).body(r#"{"game":"minesweeper","seed":5}"#).send().await.unwrap().json().await.unwrap();
+    let t = Table {
+        base,
+        id: v["id"].as_str().unwrap().into(),
+        tokens: [v["tokens"]["player"].as_str().unwrap().into(), String::new(), v["tokens"]["observer"].as_str().unwrap().into()],
+        http,
+    };
+    let player = t.tokens[0].clone();
+    assert_eq!(t.play(&player, "flag a1").await.0, 200);
+    assert_eq!(t.get("moves", &player).await.1["undo"], json!(true));
+    assert_eq!(post_undo(&t, &player).await, (200, json!({ "seq": 0, "undone": "flag a1" })));
+    let (status, body) = t.play(&player, "open e5").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(!t.get("moves", &player).await.1["to_move"].is_null(), "the first cell opened does not end the game");
+    assert_eq!(t.get("moves", &player).await.1["undo"], json!(false));
+    let (status, e) = post_undo(&t, &player).await;
+    assert_eq!(status, 422, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("revealed"), "{e}");
+}
+
+/// Against the computer: the player's undo never races its answer. Undo is open only at the
+/// player's own decision, when the computer is not thinking; once the decision passed to the
+/// computer, the player's move stands, and the computer's moves are never the player's to undo.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_against_the_computer_is_the_players_own_decision_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let body = json!({ "seed": 3, "computer": "ussr", "level": 1 });
+    let v: Value = http.post(format!("{base}/api/games")).body(body.to_string()).send().await.unwrap().json().await.unwrap();
+    let t = Table {
+        base,
+        id: v["id"].as_str().unwrap().into(),
+        tokens: [v["tokens"]["us"].as_str().unwrap().into(), String::new(), v["tokens"]["observer"].as_str().unwrap().into()],
+        http,
+    };
+    let us = t.tokens[0].clone();
+    let mut watch = t.connect(srv.addr, &us).await;
+    next_of(&mut watch, "sync").await;
+    // The computer sets up first (the USSR); then the US decides.
+    let mine = || async {
+        for _ in 0..200 {
+            let (_, m) = t.get("moves", &us).await;
+            if m["yours"] == json!(true) {
+                return m;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the US never decided");
+    };
+    let m = mine().await;
+    let (status, e) = post_undo(&t, &us).await;
+    assert_eq!(status, 422, "the computer's moves are not the US's: {e}");
+    let first = m["moves"][0].as_str().unwrap().to_string();
+    let (_, played) = t.play(&us, &first).await;
+    let seq = played["seq"].as_u64().unwrap();
+    assert_eq!(post_undo(&t, &us).await, (200, json!({ "seq": seq - 1, "undone": first })));
+    // The US places the rest of its Influence; its last placement hands the decision over.
+    loop {
+        let (_, m) = t.get("moves", &us).await;
+        if m["yours"] != json!(true) {
+            break;
+        }
+        assert_eq!(t.play(&us, m["moves"][0].as_str().unwrap()).await.0, 200);
+    }
+    let (status, e) = post_undo(&t, &us).await;
+    assert!(status == 409 || status == 422, "the computer decides or has decided: {status} {e}");
+    let m = mine().await;
+    assert_eq!(m["undo"], json!(false), "{m}");
+    let (status, _) = post_undo(&t, &us).await;
+    assert_eq!(status, 422, "the last move is the computer's");
+}
