@@ -130,7 +130,8 @@ window.Arbiter = (function () {
     });
     showNotify();
     document.getElementById("chat-form").addEventListener("submit", sendChat);
-    if (mode === "replay") document.getElementById("arbiter-chat").hidden = true;
+    // A replay has nothing to say or to be alerted of: the controls are its bar.
+    if (mode === "replay") panel.hidden = true;
     return panel;
   }
 
