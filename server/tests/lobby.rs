@@ -380,6 +380,10 @@ async fn a_replay_shows_each_position_as_a_fresh_replay_does_and_no_seat_s_secre
         let heads = r["log"].as_array().unwrap().iter().filter(|l| l.as_str().unwrap().starts_with('#')).count();
         assert_eq!(heads, at, "the log up to move {at}");
     }
+    assert_eq!(end["turns"][0], json!({ "turn": 1, "at": 0 }), "the game's view names its turns: where each begins");
+    let (status, e) = t.get(&format!("/api/games/{gid}/replay?at=x")).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].is_string());
     let (_, past) = t.get(&format!("/api/games/{gid}/replay?at=999")).await;
     assert_eq!(past["at"].as_u64(), Some(20));
     // A seat's view before the end: only with that seat's token.
@@ -420,4 +424,5 @@ async fn an_unlisted_game_s_replay_needs_a_token_of_the_game() {
     assert_eq!(status, 401, "{e}");
     let (status, r) = t.get(&format!("/api/games/{}/replay?token={}", id(&g), g["tokens"]["observer"].as_str().unwrap())).await;
     assert_eq!((status, r["total"].as_u64()), (200, Some(0)));
+    assert_eq!(r["turns"], json!([]), "a game whose view names no turn");
 }
