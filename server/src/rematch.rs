@@ -58,8 +58,12 @@ pub async fn rematch(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(
                 getrandom::fill(&mut b)
                     .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("no randomness for a seed: {e}")))?;
                 let computer = file.computer.first().map(|c| ComputerSeat { seat: moved_on(c.seat as usize, n) as u8, agent: c.agent });
-                // Every person's seat is taken by a token nobody is given, until its player asks.
-                let people: Vec<usize> = (0..n).filter(|i| computer.is_none_or(|c| c.seat as usize != *i)).collect();
+                // Every person's seat is taken by a token nobody is given, until its player asks;
+                // a seat nobody had joined stays free to join.
+                let people: Vec<usize> = (0..n)
+                    .filter(|i| file.taken(Seat(*i as u8)) && !file.computer.iter().any(|c| c.seat as usize == *i))
+                    .map(|i| moved_on(i, n))
+                    .collect();
                 let (new_id, _, _) =
                     hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted).await?;
                 let recorded = new_id.clone();

@@ -426,3 +426,20 @@ async fn an_unlisted_game_s_replay_needs_a_token_of_the_game() {
     assert_eq!((status, r["total"].as_u64()), (200, Some(0)));
     assert_eq!(r["turns"], json!([]), "a game whose view names no turn");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_nobody_joined_stays_free_in_the_rematch() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    // The creator takes the USSR, the US is never joined; the USSR resigns at its first decision.
+    let g = t.create(json!({ "seat": "ussr" })).await;
+    let ussr = g["tokens"]["ussr"].as_str().unwrap();
+    let (status, _) = t.post(&format!("/api/games/{}/moves?token={ussr}", id(&g)), json!({ "move": "resign" })).await;
+    assert_eq!(status, 200);
+    let (_, r) = t.post(&format!("/api/games/{}/rematch?token={ussr}", id(&g)), json!({})).await;
+    assert_eq!(r["seat"], "us");
+    let (_, listing) = t.get(&format!("/api/games/{}", id(&r))).await;
+    assert_eq!(seats(&listing), [("us".into(), "taken".into()), ("ussr".into(), "free".into())]);
+    assert!(t.listed().await.contains(&id(&r)), "listed, as the game it follows");
+}
