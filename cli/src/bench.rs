@@ -1,6 +1,7 @@
 //! `arbiter bench`: random playouts in memory, timed. Every move goes through the same
 //! validation as real play (`Game::play_quiet` differs from `play` only in not composing log
-//! text). Game `i` uses seed `S + i`, so the games played do not depend on the thread count.
+//! text). Game `i` uses seed `S + i` (wrapping past 2^64 - 1 to 0), so the games played do not
+//! depend on the thread count.
 
 use arbiter_twilight::playout::{random_game, Playout};
 use arbiter_twilight::Options;
@@ -38,7 +39,10 @@ pub fn run(games: u64, seed: u64, threads: usize, options: Options) -> Result<Be
             .map(|t| {
                 let rules = rules.clone();
                 s.spawn(move || {
-                    (0..games).filter(|i| i % threads as u64 == t as u64).map(|i| random_game(&rules, options, seed + i)).collect()
+                    (0..games)
+                        .filter(|i| i % threads as u64 == t as u64)
+                        .map(|i| random_game(&rules, options, seed.wrapping_add(i)))
+                        .collect()
                 })
             })
             .collect();
@@ -49,7 +53,8 @@ pub fn run(games: u64, seed: u64, threads: usize, options: Options) -> Result<Be
     for c in chunks {
         all.extend(c?);
     }
-    all.sort_by_key(|p| p.seed);
+    // In game order (the seeds may wrap past the largest).
+    all.sort_by_key(|p| p.seed.wrapping_sub(seed));
     let decisions: u64 = all.iter().map(|p| p.decisions).sum();
     let mut end_reasons = BTreeMap::new();
     let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
@@ -68,4 +73,24 @@ pub fn run(games: u64, seed: u64, threads: usize, options: Options) -> Result<Be
         peak_rss_bytes: peak_rss_bytes(),
         digest: format!("{digest:016x}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// Any seed (the largest included: game seeds wrap), any small count and thread count:
+        /// no panic, every game played, the digest independent of the threads.
+        #[test]
+        fn any_seed_games_and_threads(seed in prop_oneof![Just(u64::MAX), Just(u64::MAX - 1), any::<u64>()], games in 0u64..4, threads in 0usize..4) {
+            let one = run(games, seed, 1, Options::default()).unwrap();
+            let many = run(games, seed, threads, Options::default()).unwrap();
+            prop_assert_eq!(one.games, games);
+            prop_assert_eq!(one.end_reasons.values().sum::<u64>(), games);
+            prop_assert_eq!(one.digest, many.digest);
+        }
+    }
 }

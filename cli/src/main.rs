@@ -130,6 +130,17 @@ enum Command {
         /// Seconds without a move after which a game is unloaded.
         #[arg(long, default_value_t = 24 * 3600)]
         idle_timeout: u64,
+        /// Let seats' webhooks call loopback and private addresses (a closed network's chat
+        /// server); off, a webhook must point to a public address.
+        #[arg(long)]
+        webhooks_private: bool,
+        /// Open connections (HTTP and WebSocket) the server takes in all; more are refused (503).
+        #[arg(long, default_value_t = 512)]
+        max_connections: usize,
+        /// The space the data folder may take (bytes, or with K, M, G: `500M`); no new game
+        /// beyond it (507). 0: no limit.
+        #[arg(long, default_value = "1G", value_parser = arbiter_server::limits::parse_bytes)]
+        disk_quota: u64,
     },
     /// Play random games in memory and report their speed.
     Bench {
@@ -452,11 +463,14 @@ fn run(cmd: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Fixtures { paths, verbose } => run_fixtures(&paths, verbose),
-        Command::Serve { addr, data, disconnect_timeout, unload_after, idle_timeout } => {
+        Command::Serve { addr, data, disconnect_timeout, unload_after, idle_timeout, webhooks_private, max_connections, disk_quota } => {
             let mut config = arbiter_server::Config::new(addr, data);
+            config.webhook_private = webhooks_private;
             config.disconnect_timeout = std::time::Duration::from_secs(disconnect_timeout);
             config.unload_after = std::time::Duration::from_secs(unload_after);
             config.idle_timeout = std::time::Duration::from_secs(idle_timeout.max(1));
+            config.max_connections = max_connections.max(1);
+            config.disk_quota = (disk_quota > 0).then_some(disk_quota);
             arbiter_server::serve(config, arbiter_games::web::offered()).map_err(Failure::Failed)
         }
         Command::Card { name, json: as_json } => {

@@ -6,12 +6,14 @@ use crate::views;
 use arbiter_kernel::search::{Agent, Level};
 use arbiter_kernel::Refusal;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 /// An error answer: `{"error": …}` with its status, and `rule` when a game's rule decides.
@@ -47,6 +49,11 @@ impl From<HubError> for ApiError {
             HubError::NotFound => ApiError::new(StatusCode::NOT_FOUND, "no such game".into()),
             HubError::Invalid(m) => ApiError::new(StatusCode::BAD_REQUEST, m),
             HubError::Failed(m) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m),
+            // Names no path: the data folder is the server's business.
+            HubError::Full => ApiError::new(
+                StatusCode::INSUFFICIENT_STORAGE,
+                "this server's storage for games is full: it makes no new game until old ones are removed".into(),
+            ),
         }
     }
 }
@@ -58,6 +65,9 @@ impl From<MoveError> for ApiError {
             MoveError::Conflict(m) => ApiError::new(StatusCode::CONFLICT, m),
             MoveError::Refused(r) => ApiError::refusal(StatusCode::UNPROCESSABLE_ENTITY, r),
             MoveError::Failed(m) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m),
+            // Retried against the loaded copy first ([`retrying`]); only a game unloaded again
+            // and again meanwhile comes to this.
+            MoveError::Unloaded => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the game was being unloaded: try again".into()),
         }
     }
 }
@@ -102,7 +112,11 @@ pub struct NewGame {
     more: serde_json::Map<String, Value>,
 }
 
-pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response, ApiError> {
+pub async fn create(
+    State(hub): State<Arc<Hub>>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     // No body: every option at its default.
     let o: NewGame = if body.iter().all(u8::is_ascii_whitespace) { NewGame::default() } else { body_json(&body)? };
     let kind = match &o.game {
@@ -169,6 +183,23 @@ pub async fn create(State(hub): State<Arc<Hub>>, body: Bytes) -> Result<Response
         (Some(id), None) => Some(vec![seat_index(id)?]),
         (_, Some(c)) => Some((0..names.len()).filter(|i| *i != c.seat as usize).collect()),
     };
+    // Counted once the request is found sound (a mistyped option costs nothing). Without a
+    // peer address (the router served by other means) every request shares one bucket.
+    let ip = peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |Extension(ConnectInfo(a))| a.ip());
+    if let Err(wait) = hub.creations.take(ip, hub.config.games_per_address, hub.config.games_window) {
+        let secs = wait.as_secs() + 1;
+        let mut r = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "too many new games from your address (at most {} in {} s): try again in {secs} s",
+                hub.config.games_per_address,
+                hub.config.games_window.as_secs()
+            ),
+        )
+        .into_response();
+        r.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
+        return Ok(r);
+    }
     let (id, ids, tokens) = hub.create(kind, Value::Object(options), seed, seats, clock_ms, computer, o.listed.unwrap_or(true)).await?;
     let link = |t: &str| format!("/play/{id}?token={t}");
     let given = || ids.iter().zip(&tokens).filter_map(|(p, t)| t.as_ref().map(|t| (p.clone(), t)));
@@ -191,15 +222,14 @@ pub struct JoinBody {
 /// token and link. A taken seat or a full game is refused (409).
 pub async fn join(State(hub): State<Arc<Hub>>, Path(id): Path<String>, body: Bytes) -> Result<Response, ApiError> {
     let JoinBody { seat } = if body.iter().all(u8::is_ascii_whitespace) { JoinBody::default() } else { body_json(&body)? };
-    let room = hub.room(&id).await?;
-    let (place, token) = read(room.clone(), move |r| {
+    let (room, (place, token)) = retrying(&hub, &id, Who::Anyone, move |r, _| {
         let joined = r.join(seat.as_deref());
         if joined.is_ok() {
             r.relist();
         }
         joined
     })
-    .await??;
+    .await?;
     let body = json!({
         "seat": room.ids[place.idx(room.seat_count())],
         "token": token,
@@ -235,6 +265,38 @@ pub async fn kind_data(State(hub): State<Arc<Hub>>, Path((kind, name)): Path<(St
         .find(|(n, _)| *n == name)
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no {name:?} for {kind}")))?;
     Ok(Json(data.1.clone()))
+}
+
+/// Who asks: the holder of a token (a seat, the observers), or anyone (a join).
+#[derive(Clone, Copy)]
+enum Who<'a> {
+    Token(Option<&'a str>),
+    Anyone,
+}
+
+/// `f` (a move, a join) on the loaded copy of game `id`, as the place the token acts as (the
+/// observer for anyone): if the copy was unloaded before `f` was judged
+/// ([`MoveError::Unloaded`]; nothing changed), again on the copy loaded now (a game is loaded
+/// once: the hub retires the old copy before loading a new one).
+async fn retrying<T: Send + 'static>(
+    hub: &Arc<Hub>,
+    id: &str,
+    who: Who<'_>,
+    f: impl Fn(&Arc<Room>, Place) -> Result<T, MoveError> + Send + Sync + 'static,
+) -> Result<(Arc<Room>, T), ApiError> {
+    let f = Arc::new(f);
+    let mut tries = 0;
+    loop {
+        let (room, place) = match who {
+            Who::Token(token) => seat_of(hub, id, token).await?,
+            Who::Anyone => (hub.room(id).await?, Place::Observer),
+        };
+        let g = f.clone();
+        match read(room.clone(), move |r| g(r, place)).await? {
+            Err(MoveError::Unloaded) if tries < 3 => tries += 1,
+            r => return Ok((room, r?)),
+        }
+    }
 }
 
 pub(crate) async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc<Room>) -> T + Send + 'static) -> Result<T, ApiError> {
@@ -280,8 +342,7 @@ pub async fn play(
     Query(q): Query<TokenQuery>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let (room, seat) = seat_of(&hub, &id, q.token.as_deref()).await?;
     let MoveBody { text } = body_json(&body)?;
-    let (seq, log) = read(room, move |r| r.play(seat, &text)).await??;
+    let (_, (seq, log)) = retrying(&hub, &id, Who::Token(q.token.as_deref()), move |r, seat| r.play(seat, &text)).await?;
     Ok(Json(json!({ "seq": seq, "log": log })))
 }

@@ -65,12 +65,16 @@ pub struct Room {
     /// The last move's text as each place was sent it (a secret choice reads differently until
     /// revealed; `views::last_move` sends it again once it reads otherwise).
     sent: Mutex<Vec<Option<(u64, String)>>>,
-    /// Set when the hub drops this room: its timers stop (a reloaded room has its own).
+    /// Set when the hub drops this room, under the session lock ([`Hub::retire`]): its timers
+    /// stop (a reloaded room has its own), and nothing more is stored through it.
     unloaded: std::sync::atomic::AtomicBool,
     /// The seats the computer plays.
     computer: Vec<crate::seats::ComputerSeat>,
     /// The computer is thinking (one search at a time).
     thinking: std::sync::atomic::AtomicBool,
+    /// Turn alerts to the seats' webhook URLs (`crate::webhook`), and each seat's last one.
+    webhooks: Option<Arc<crate::webhook::Sender>>,
+    deliveries: crate::webhook::LastDeliveries,
     /// The server's list of open games, told of this game's moves (`crate::lobby`).
     lobby: Arc<crate::lobby::Lobby>,
 }
@@ -86,6 +90,9 @@ pub enum MoveError {
     Refused(Refusal),
     /// Storage failed; nothing was acknowledged.
     Failed(String),
+    /// This copy of the game was unloaded before the move or join was judged; nothing changed.
+    /// The loaded copy ([`Hub::room`]) takes it.
+    Unloaded,
 }
 
 impl Room {
@@ -122,7 +129,71 @@ impl Room {
             last_move: Mutex::new(Instant::now()),
             sent: Mutex::new(sent),
             unloaded: std::sync::atomic::AtomicBool::new(false),
+            webhooks: None,
+            deliveries: Arc::new(Mutex::new(vec![None; n])),
         }
+    }
+
+    /// The room calls the seats' webhooks through `sender`.
+    fn with_webhooks(mut self, sender: Arc<crate::webhook::Sender>) -> Room {
+        self.webhooks = Some(sender);
+        self
+    }
+
+    /// `seat`'s webhook URL and how its last call went.
+    pub fn webhook(&self, seat: Seat) -> (Option<String>, Option<crate::webhook::Delivery>) {
+        let url = self.seats.lock().unwrap_or_else(|p| p.into_inner()).webhook(seat).map(String::from);
+        let last = self.deliveries.lock().unwrap_or_else(|p| p.into_inner()).get(seat.idx()).cloned().flatten();
+        (url, last)
+    }
+
+    /// Register (or with `None` remove) `seat`'s webhook URL, checked by the caller; written to
+    /// the seats file before it is answered (blocking).
+    pub fn set_webhook(&self, seat: Seat, url: Option<String>) -> Result<(), MoveError> {
+        let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+        let mut next = seats.clone();
+        next.webhooks.resize(self.seat_count(), None);
+        next.webhooks[seat.idx()] = url;
+        if next.webhooks.iter().all(Option::is_none) {
+            next.webhooks.clear();
+        }
+        next.save(&self.seats_path).map_err(MoveError::Failed)?;
+        *seats = next;
+        Ok(())
+    }
+
+    /// `seat` has come to decide: call its webhook, if it has one (on a task of its own: this
+    /// returns at once, under the session lock).
+    fn alert(&self, s: &Session, seat: Seat) {
+        let Some(sender) = &self.webhooks else { return };
+        let Some(url) = self.seats.lock().unwrap_or_else(|p| p.into_inner()).webhook(seat).map(String::from) else { return };
+        let rows = s.rows();
+        let last = rows.last().map(|_| arbiter_store::move_text_for(rows, rows.len() - 1, Some(seat), s.game()));
+        let prompt = s.game().decision().map(|d| d.prompt).unwrap_or_default();
+        let title = s.kind().title();
+        let seat_name = s.seat_name(seat);
+        // `text` and `content`: what chat services' incoming webhooks post (Slack reads `text`,
+        // Discord `content`); the rest for programs. Nothing another seat could not know but
+        // the seat's own prompt; never the seat's token.
+        let line = format!("Your move in {title}, game {} (move {}), as the {seat_name}: {prompt}", self.id, s.seq() + 1);
+        let body = json!({
+            "type": "your_turn",
+            "game": self.id,
+            "kind": self.kind,
+            "title": title,
+            "seat": self.ids[seat.idx()],
+            "seq": s.seq(),
+            "prompt": prompt,
+            "last_move": last,
+            "text": line,
+            "content": line,
+        });
+        let deliveries = self.deliveries.clone();
+        sender.deliver(url, body, s.seq(), move |d| {
+            if let Some(slot) = deliveries.lock().unwrap_or_else(|p| p.into_inner()).get_mut(seat.idx()) {
+                *slot = Some(d);
+            }
+        });
     }
 
     /// The number of seats.
@@ -140,6 +211,15 @@ impl Room {
     /// observers' token is given with the game). The seat is taken for good (blocking: the
     /// seats file is written).
     pub fn join(&self, wanted: Option<&str>) -> Result<(Place, String), MoveError> {
+        // Under the session lock, as a move: an unloaded copy writes nothing (a reloaded copy
+        // would not know the seat was taken).
+        let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(MoveError::Unloaded);
+        }
+        if let Some(why) = self.abandoned() {
+            return Err(MoveError::Conflict(why));
+        }
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
         let n = self.seat_count();
         let place = match wanted {
@@ -175,7 +255,83 @@ impl Room {
     /// Presence and the clock added to every state this room sends.
     pub fn extra(&self, s: &Session) -> Value {
         let clock = self.clock(s).map(|c| c.to_json(&self.ids[..self.seat_count()])).unwrap_or(Value::Null);
-        json!({ "presence": self.presence_json(), "clock": clock })
+        let mut v = json!({ "presence": self.presence_json(), "clock": clock });
+        if let Some(when) = self.seats.lock().unwrap_or_else(|p| p.into_inner()).abandoned.clone() {
+            v["abandoned"] = json!(when);
+        }
+        v
+    }
+
+    /// Why nothing more may be played, if the game was abandoned.
+    fn abandoned(&self) -> Option<String> {
+        let when = self.seats.lock().unwrap_or_else(|p| p.into_inner()).abandoned.clone()?;
+        Some(format!("this game was abandoned ({when}: every seat away too long, no clock): it can be read and replayed, not played"))
+    }
+
+    /// A seat's last connection closed now: remember when (blocking: the seats file is
+    /// written). Under the session lock, as a join, so a copy being unloaded writes nothing.
+    pub fn seen(&self) {
+        let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+        let mut next = seats.clone();
+        next.last_seen = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+        match next.save(&self.seats_path) {
+            Ok(()) => *seats = next,
+            Err(e) => eprintln!("arbiter serve: game {}: {e}", self.id),
+        }
+    }
+
+    /// Mark the game abandoned if it is (blocking): not over, no clock (a clock ends a game
+    /// whose seats are away: their time runs out), no seat connected, and nothing from any seat
+    /// (a move, a connection) for `after`. Returns whether it was marked now.
+    pub fn abandon_if_due(&self, after: Duration) -> bool {
+        let s = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) || s.game().outcome().is_some() {
+            return false;
+        }
+        let n = self.seat_count();
+        if self.presence.lock().unwrap_or_else(|p| p.into_inner())[..n].iter().any(|p| p.connections > 0) {
+            return false;
+        }
+        let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+        if seats.clock_ms.is_some() || seats.abandoned.is_some() {
+            return false;
+        }
+        let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok().map(|d| d.with_timezone(&chrono::Utc));
+        let last = [Some(s.header().created_at.as_str()), s.rows().last().map(|r| r.at.as_str()), seats.last_seen.as_deref()]
+            .into_iter()
+            .flatten()
+            .filter_map(parse)
+            .max();
+        let now = chrono::Utc::now();
+        let Some(last) = last else { return false };
+        if (now - last).to_std().unwrap_or_default() < after {
+            return false;
+        }
+        let mut next = seats.clone();
+        next.abandoned = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+        match next.save(&self.seats_path) {
+            Ok(()) => {
+                *seats = next;
+                true
+            }
+            Err(e) => {
+                eprintln!("arbiter serve: game {}: {e}", self.id);
+                false
+            }
+        }
+    }
+
+    /// When the running clock of this game runs out, if it has one running.
+    fn clock_due(&self) -> Option<Instant> {
+        self.with_session(|s| {
+            let c = self.clock(s)?;
+            let seat = c.running?;
+            Some(Instant::now() + Duration::from_millis(c.remaining(seat).max(0) as u64))
+        })
     }
 
     /// Each seat's presence, as every message shows it.
@@ -194,10 +350,10 @@ impl Room {
     /// If the deciding seat's time has run out, store the game's timeout move for it and tell
     /// every place (blocking). Returns whether it was stored.
     pub fn flag_if_due(&self) -> bool {
-        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
-            return false;
-        }
         self.with_session(|s| {
+            if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+                return false;
+            }
             let Some(c) = self.clock(s) else { return false };
             let Some(seat) = c.running else { return false };
             if c.remaining(seat) > 0 {
@@ -303,7 +459,16 @@ impl Room {
         };
         self.flag_if_due();
         let result = self.with_session(|s| {
-            match s.game().decision().map(|t| t.seat) {
+            // Checked under the session lock, which unloading takes to set it: a move is stored
+            // before the game is unloaded, or not at all through this copy.
+            if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(MoveError::Unloaded);
+            }
+            if let Some(why) = self.abandoned() {
+                return Err(MoveError::Conflict(why));
+            }
+            let before = s.game().decision().map(|t| t.seat);
+            match before {
                 // Out of turn only an interjection ("at any time") is open: a stale or mistaken
                 // move is a conflict, as before.
                 Some(d) if d != seat && !is_interjection(s, seat, text) => {
@@ -327,6 +492,10 @@ impl Room {
             };
             *self.last_move.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
             self.broadcast_last(s);
+            // A seat that has come to decide (not one going on with its own decision).
+            if let Some(next) = s.game().decision().map(|t| t.seat).filter(|n| Some(*n) != before) {
+                self.alert(s, next);
+            }
             Ok((s.seq(), log))
         });
         if result.is_ok() {
@@ -385,8 +554,10 @@ impl Room {
             match chosen {
                 // Unless someone moved meanwhile (an interjection, a flag): then think again.
                 Ok(text) if room.with_session(|s| s.seq()) == seq => {
-                    if let Err(e) = room.play(Place::Seat(seat), &text) {
-                        eprintln!("arbiter serve: game {}: the computer's move {text} was not stored: {e:?}", room.id);
+                    match room.play(Place::Seat(seat), &text) {
+                        // The game was unloaded while it thought: the copy loaded again thinks.
+                        Ok(_) | Err(MoveError::Unloaded) => {}
+                        Err(e) => eprintln!("arbiter serve: game {}: the computer's move {text} was not stored: {e:?}", room.id),
                     }
                 }
                 Ok(_) => room.computer_turn(),
@@ -395,15 +566,12 @@ impl Room {
         });
     }
 
-    /// A connection of `seat` opened.
-    pub fn connected(&self, place: Place) {
-        {
-            let i = place.idx(self.seat_count());
-            let mut p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-            p[i].connections += 1;
-            p[i].presence = Presence::Connected;
-        }
-        self.announce_presence();
+    /// A connection of `place` opened (through [`Hub::attach`], which announces it).
+    fn register(&self, place: Place) {
+        let i = place.idx(self.seat_count());
+        let mut p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
+        p[i].connections += 1;
+        p[i].presence = Presence::Connected;
     }
 
     /// A connection of `seat` closed. Returns the seat's generation for the away timer, and
@@ -469,10 +637,18 @@ pub struct Hub {
     pub offered: Vec<Offered>,
     catalogue: Catalogue,
     rooms: Mutex<HashMap<String, Arc<Room>>>,
-    /// Serialises loading, so two requests never open one game twice.
+    /// Serialises loading and unloading, so a game is never open twice: a game is loaded only
+    /// once the copy unloaded before it is retired ([`Hub::retire`]).
     loading: tokio::sync::Mutex<()>,
+    /// Every room's webhook calls go through one client.
+    webhooks: Arc<crate::webhook::Sender>,
     /// The open games' public facts (`crate::lobby`).
     pub lobby: Arc<crate::lobby::Lobby>,
+    /// Games created per client address (`Config::games_per_address`).
+    pub creations: crate::limits::Buckets,
+    /// The games not in memory whose clock runs, and when it runs out: the sweep loads each
+    /// when due, and loading flags it (a clock ends a game also when nobody is connected).
+    alarms: Mutex<HashMap<String, Instant>>,
 }
 
 /// Why a game could not be had.
@@ -482,6 +658,8 @@ pub enum HubError {
     /// The new game's options were refused.
     Invalid(String),
     Failed(String),
+    /// The data folder has reached `Config::disk_quota`.
+    Full,
 }
 
 impl Hub {
@@ -491,7 +669,22 @@ impl Hub {
         if let Some(o) = offered.iter().find(|o| o.reads_unnamed) {
             catalogue = catalogue.reading_unnamed_as(o.kind);
         }
-        Hub { config, offered, catalogue, rooms: Mutex::new(HashMap::new()), loading: tokio::sync::Mutex::new(()), lobby: Arc::default() }
+        let webhooks = Arc::new(crate::webhook::Sender::new(&config));
+        Hub {
+            config,
+            offered,
+            catalogue,
+            rooms: Mutex::new(HashMap::new()),
+            loading: tokio::sync::Mutex::new(()),
+            lobby: Arc::default(),
+            webhooks,
+            creations: crate::limits::Buckets::default(),
+            alarms: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn webhooks(&self) -> &Arc<crate::webhook::Sender> {
+        &self.webhooks
     }
 
     pub fn catalogue(&self) -> &Catalogue {
@@ -530,6 +723,9 @@ impl Hub {
     ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
         let hub = self.clone();
         tokio::task::spawn_blocking(move || {
+            if hub.config.disk_quota.is_some_and(|q| crate::limits::folder_bytes(&hub.config.data) >= q) {
+                return Err(HubError::Full);
+            }
             let id = crate::seats::new_game_id().map_err(HubError::Failed)?;
             let path = hub.game_path(&id);
             let session = Session::create(&path, kind, &options, seed).map_err(|e| match e {
@@ -553,9 +749,18 @@ impl Hub {
                 // The computer's seat is taken by a token nobody is given.
                 hashes[c.seat as usize] = Some(crate::seats::token_hash(&crate::seats::new_token().map_err(HubError::Failed)?));
             }
-            let file = SeatsFile { hashes, clock_ms, computer: computer.into_iter().collect(), unlisted: !listed, ..Default::default() };
+            let file = SeatsFile {
+                hashes,
+                clock_ms,
+                computer: computer.into_iter().collect(),
+                unlisted: !listed,
+                last_seen: None,
+                abandoned: None,
+                ..Default::default()
+            };
             file.save(&hub.seats_path(&id)).map_err(HubError::Failed)?;
-            let room = Arc::new(Room::new(id.clone(), session, file, hub.seats_path(&id), hub.lobby.clone()));
+            let room =
+                Arc::new(Room::new(id.clone(), session, file, hub.seats_path(&id), hub.lobby.clone()).with_webhooks(hub.webhooks.clone()));
             let ids = room.ids.clone();
             hub.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), room.clone());
             Ok((id, ids, tokens, room))
@@ -565,6 +770,7 @@ impl Hub {
         .map(|(id, ids, tokens, room)| {
             room.schedule_flag();
             room.computer_turn();
+            self.unload_unopened(room);
             (id, ids, tokens)
         })
     }
@@ -587,6 +793,7 @@ impl Hub {
         }
         let id2 = id.to_string();
         let catalogue = self.catalogue.clone();
+        let sender = self.webhooks.clone();
         let lobby = self.lobby.clone();
         let room = tokio::task::spawn_blocking(move || -> Result<Room, HubError> {
             let file = SeatsFile::load(&seats).map_err(HubError::Failed)?;
@@ -599,42 +806,185 @@ impl Hub {
             if file.seats() != session.header().seats.len() {
                 return Err(HubError::Failed(format!("{} does not match the game's seats", seats.display())));
             }
-            Ok(Room::new(id2, session, file, seats, lobby))
+            Ok(Room::new(id2, session, file, seats, lobby).with_webhooks(sender))
         })
         .await
         .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")))??;
         let room = Arc::new(room);
         self.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string(), room.clone());
+        self.alarms.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+        // Found abandoned while it was not loaded (it is then read, not played).
+        let (r, after) = (room.clone(), self.config.abandon_after);
+        let _ = tokio::task::spawn_blocking(move || r.abandon_if_due(after)).await;
         // A clock that ran out while the game was not loaded (the server was down) ends it now.
         room.schedule_flag();
         // The computer was to move when the game was unloaded (or the server stopped).
         room.computer_turn();
+        self.unload_unopened(room.clone());
         Ok(room)
+    }
+
+    /// A game loaded for a request (or created) that no connection opens stays in memory only
+    /// `Config::unopened_unload`: a flood of games nobody plays, or of reads, does not fill
+    /// the memory (the game stays on disk; the next request loads it again).
+    fn unload_unopened(self: &Arc<Self>, room: Arc<Room>) {
+        let (hub, after) = (self.clone(), self.config.unopened_unload);
+        tokio::spawn(async move {
+            tokio::time::sleep(after).await;
+            hub.unload_if_unused(&room).await;
+        });
+    }
+
+    /// A connection of `place` to game `room.id`, registered with the loaded copy of the game:
+    /// the copy it is given may have been unloaded since (a connection that registered with it
+    /// would hear no later move), so the registration is checked, under the lock of the loaded
+    /// games, against the copy loaded now, and made with that copy (loaded again if need be).
+    /// Unloading checks for connections under the same lock, so a registered connection keeps
+    /// its copy loaded. The topics are subscribed before registering: a copy unloaded after
+    /// it tells this connection (`closing`).
+    pub async fn attach(self: &Arc<Self>, mut room: Arc<Room>, place: Place) -> Result<Attached, HubError> {
+        loop {
+            let (own, all) = room.subscribe(place);
+            {
+                let rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
+                if rooms.get(&room.id).is_some_and(|r| Arc::ptr_eq(r, &room)) {
+                    room.register(place);
+                    drop(rooms);
+                    room.announce_presence();
+                    return Ok(Attached { room, own, all });
+                }
+            }
+            room = self.room(&room.id).await?;
+        }
     }
 
     /// Unload `room` if it is still the loaded one and nobody is connected. Nothing is lost:
     /// every move was stored before it was acknowledged.
-    pub fn unload_if_unused(&self, room: &Arc<Room>) {
-        let mut rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
-        if room.connections() == 0 && rooms.get(&room.id).is_some_and(|r| Arc::ptr_eq(r, room)) {
-            rooms.remove(&room.id);
-            room.unloaded.store(true, std::sync::atomic::Ordering::SeqCst);
+    pub async fn unload_if_unused(&self, room: &Arc<Room>) {
+        self.retire(|rooms| {
+            let unused = room.connections() == 0 && rooms.get(&room.id).is_some_and(|r| Arc::ptr_eq(r, room));
+            if unused {
+                rooms.remove(&room.id);
+            }
+            unused.then(|| room.clone()).into_iter().collect()
+        })
+        .await;
+    }
+
+    /// At start: every game on disk played on a clock is looked at by the first sweep (loaded:
+    /// a clock that ran out while the server was down ends its game then, not when someone
+    /// next asks for it; a game still running is watched again once unloaded). Blocking.
+    pub fn watch_clocks_on_disk(&self) {
+        let Ok(dir) = std::fs::read_dir(&self.config.data) else { return };
+        let now = Instant::now();
+        let mut alarms = self.alarms.lock().unwrap_or_else(|p| p.into_inner());
+        for e in dir.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            let Some(id) = name.strip_suffix(".seats.json").filter(|id| crate::seats::valid_game_id(id)) else { continue };
+            if SeatsFile::load(&e.path()).is_ok_and(|f| f.clock_ms.is_some() && f.abandoned.is_none()) {
+                alarms.insert(id.to_string(), now);
+            }
+        }
+    }
+
+    /// What the sweep does, every second at most: unload idle games, games found abandoned,
+    /// and load the games whose clock ran out while they were not loaded (loading flags them).
+    pub async fn sweep(self: &Arc<Self>) {
+        self.sweep_idle().await;
+        self.sweep_abandoned().await;
+        let due: Vec<String> = {
+            let mut alarms = self.alarms.lock().unwrap_or_else(|p| p.into_inner());
+            let now = Instant::now();
+            let due: Vec<String> = alarms.iter().filter(|(_, t)| **t <= now).map(|(k, _)| k.clone()).collect();
+            for k in &due {
+                alarms.remove(k);
+            }
+            due
+        };
+        for id in due {
+            if let Err(e) = self.room(&id).await {
+                eprintln!("arbiter serve: game {id}: its clock ran out but it could not be loaded: {e:?}");
+            }
+        }
+    }
+
+    /// Unload every game found abandoned (`Room::abandon_if_due`); its connections (observers)
+    /// are told. It stays on disk, marked: read and replayed, not played.
+    pub async fn sweep_abandoned(&self) {
+        let rooms: Vec<Arc<Room>> = self.rooms.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect();
+        let after = self.config.abandon_after;
+        let marked = tokio::task::spawn_blocking(move || rooms.into_iter().filter(|r| r.abandon_if_due(after)).collect::<Vec<_>>())
+            .await
+            .unwrap_or_default();
+        if marked.is_empty() {
+            return;
+        }
+        let gone = self
+            .retire(|rooms| {
+                let loaded: Vec<&Arc<Room>> = marked.iter().filter(|r| rooms.get(&r.id).is_some_and(|x| Arc::ptr_eq(x, r))).collect();
+                loaded.into_iter().filter_map(|r| rooms.remove(&r.id)).collect()
+            })
+            .await;
+        for r in gone {
+            r.close_all("every seat has been away too long: the game was abandoned (it can be read, not played)");
         }
     }
 
     /// Unload every game with no move for the idle timeout; its connections are told and
     /// closed (reconnecting loads it again).
-    pub fn sweep_idle(&self) {
-        let idle: Vec<Arc<Room>> = {
-            let mut rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
-            let ids: Vec<String> = rooms.iter().filter(|(_, r)| r.idle_for() >= self.config.idle_timeout).map(|(k, _)| k.clone()).collect();
-            ids.iter().filter_map(|k| rooms.remove(k)).collect()
-        };
+    pub async fn sweep_idle(&self) {
+        let idle = self
+            .retire(|rooms| {
+                let ids: Vec<String> =
+                    rooms.iter().filter(|(_, r)| r.idle_for() >= self.config.idle_timeout).map(|(k, _)| k.clone()).collect();
+                ids.iter().filter_map(|k| rooms.remove(k)).collect()
+            })
+            .await;
         for r in idle {
-            r.unloaded.store(true, std::sync::atomic::Ordering::SeqCst);
             r.close_all("no move for the idle timeout: the game was unloaded; reconnect to resume");
         }
     }
+
+    /// The invariant "a game is loaded once": `pick` removes rooms from the loaded games (under
+    /// their lock); each is then marked unloaded under its session lock, so a move or join in
+    /// progress on it is stored first and any later one is refused ([`MoveError::Unloaded`]).
+    /// All of it under the loading lock: the game cannot be loaded again (a second session on
+    /// its file) until its old copy is retired. Returns the rooms retired.
+    async fn retire(&self, pick: impl FnOnce(&mut HashMap<String, Arc<Room>>) -> Vec<Arc<Room>>) -> Vec<Arc<Room>> {
+        let _guard = self.loading.lock().await;
+        let gone = pick(&mut self.rooms.lock().unwrap_or_else(|p| p.into_inner()));
+        if gone.is_empty() {
+            return gone;
+        }
+        let marked = gone.clone();
+        let done = tokio::task::spawn_blocking(move || {
+            let mut due = Vec::new();
+            for r in &marked {
+                // Its clock, if running, is looked after while it is not loaded.
+                due.extend(r.clock_due().map(|t| (r.id.clone(), t)));
+                r.with_session(|_| r.unloaded.store(true, std::sync::atomic::Ordering::SeqCst));
+            }
+            due
+        })
+        .await;
+        if let Ok(due) = &done {
+            self.alarms.lock().unwrap_or_else(|p| p.into_inner()).extend(due.iter().cloned());
+        }
+        if done.is_err() {
+            // The blocking pool is gone (the runtime is stopping): mark them here.
+            for r in &gone {
+                r.unloaded.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        gone
+    }
+}
+
+/// A connection registered with the loaded copy of its game, and its topics.
+pub struct Attached {
+    pub room: Arc<Room>,
+    pub own: broadcast::Receiver<Arc<Outgoing>>,
+    pub all: broadcast::Receiver<Arc<Outgoing>>,
 }
 
 /// Is `text` one of the interjections `seat` may make now?

@@ -19,17 +19,20 @@
 //! Modules: `seats` (tokens: 128 random bits, only their SHA-256 kept; game ids), `hub` (the
 //! loaded games and each game's room: session, topics per place and for all, presence),
 //! `clock` (the chess clock, read from the saved game's move times), `views` (what each place
-//! may see, as JSON), `api` (HTTP), `ws` (WebSocket). `static/`: the new-game page.
+//! may see, as JSON), `api` (HTTP), `ws` (WebSocket), `webhook` (turn alerts to a seat's URL).
+//! `static/`: the new-game page.
 
 pub mod api;
 pub mod chat;
 pub mod clock;
 pub mod hub;
+pub mod limits;
 pub mod lobby;
 pub mod rematch;
 pub mod replay;
 pub mod seats;
 pub mod views;
+pub mod webhook;
 pub mod ws;
 
 use arbiter_kernel::{seat_id, GameKind};
@@ -60,6 +63,43 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// Messages one WebSocket connection may send in a second before it is closed.
     pub ws_messages_per_second: u32,
+    /// Webhooks may call loopback, private and link-local addresses (off: a registered URL
+    /// must not reach the server's own network; tests and closed networks turn it on).
+    pub webhook_private: bool,
+    /// How long one webhook call may take.
+    pub webhook_timeout: Duration,
+    /// Retries after a failed webhook call (each after 4 times the delay before it).
+    pub webhook_retries: u32,
+    /// The delay before the first retry.
+    pub webhook_backoff: Duration,
+    /// Open connections (HTTP and WebSocket) the server takes in all; more are answered 503.
+    pub max_connections: usize,
+    /// Open connections one client address may have; more are answered 429.
+    pub max_connections_per_address: usize,
+    /// A request's headers must arrive within this (from the connection's start, or the end
+    /// of the answer before on a kept-alive connection), or the connection is closed.
+    pub header_timeout: Duration,
+    /// A request's body must arrive within this, or it is answered 408.
+    pub body_timeout: Duration,
+    /// Games one client address may create in `games_window` (a burst of this many, then
+    /// evenly over the window); more are answered 429.
+    pub games_per_address: u32,
+    pub games_window: Duration,
+    /// A game loaded (created, or read for a request) that no WebSocket opens within this is
+    /// unloaded from memory; it stays on disk and is loaded again on demand.
+    pub unopened_unload: Duration,
+    /// The bytes the data folder may take; a new game beyond it is refused (507). `None`: no
+    /// limit.
+    pub disk_quota: Option<u64>,
+    /// The server pings every WebSocket this often ...
+    pub ping_interval: Duration,
+    /// ... and one that has sent nothing (a pong, any message) this long after a ping is
+    /// disconnected (its seat shows away).
+    pub pong_timeout: Duration,
+    /// A game without a clock whose seats have all been away this long is abandoned: marked
+    /// in its seats file and unloaded; it can be read and replayed, not played. (A game with a
+    /// clock is ended by its clock.)
+    pub abandon_after: Duration,
 }
 
 impl Config {
@@ -71,6 +111,21 @@ impl Config {
             unload_after: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(24 * 3600),
             ws_messages_per_second: ws::MAX_PER_SECOND,
+            webhook_private: false,
+            webhook_timeout: Duration::from_secs(10),
+            webhook_retries: 3,
+            webhook_backoff: Duration::from_secs(2),
+            max_connections: 512,
+            max_connections_per_address: 32,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            games_per_address: 30,
+            games_window: Duration::from_secs(600),
+            unopened_unload: Duration::from_secs(600),
+            disk_quota: Some(1 << 30),
+            ping_interval: Duration::from_secs(20),
+            pong_timeout: Duration::from_secs(10),
+            abandon_after: Duration::from_secs(14 * 24 * 3600),
         }
     }
 }
@@ -162,6 +217,7 @@ async fn asset(State(hub): State<Arc<Hub>>, Path((kind, name)): Path<(String, St
 }
 
 pub fn router(hub: Arc<Hub>) -> Router {
+    let body_limits = (hub.config.body_timeout, MAX_BODY);
     Router::new()
         .route("/", get(|| async { Html(include_str!("../static/index.html")) }))
         .route("/play/{id}", get(play_page))
@@ -176,6 +232,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/api/games/{id}/moves", get(api::moves).post(api::play))
         .route("/api/games/{id}/log", get(api::log))
         .route("/api/games/{id}/ws", get(ws::upgrade))
+        .route("/api/games/{id}/webhook", get(webhook::get).put(webhook::put).delete(webhook::delete))
         .route("/api/games", get(lobby::list))
         .route("/api/games/{id}", get(lobby::one))
         .route("/api/games/{id}/watch", get(lobby::watch))
@@ -186,6 +243,8 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/static/arbiter.js", get(|| async { text("text/javascript; charset=utf-8", ARBITER_JS) }))
         .route("/static/arbiter.css", get(|| async { text("text/css; charset=utf-8", ARBITER_CSS) }))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn_with_state(body_limits, limits::read_body))
+        .layer(axum::middleware::from_fn(limits::json_errors))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)
 }
@@ -230,20 +289,19 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
     tokio::task::spawn_blocking(move || h.lobby.scan(&h.config.data, h.catalogue()))
         .await
         .map_err(|e| format!("cannot read the games: {e}"))?;
-    let sweep = config.idle_timeout.min(Duration::from_secs(60)).max(Duration::from_millis(100));
+    let sweep = config.idle_timeout.min(config.abandon_after).min(Duration::from_secs(1)).max(Duration::from_millis(100));
+    let h = hub.clone();
+    let _ = tokio::task::spawn_blocking(move || h.watch_clocks_on_disk()).await;
     let h = hub.clone();
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(sweep).await;
-            h.sweep_idle();
+            h.sweep().await;
+            h.creations.prune(h.config.games_window);
         }
     });
     let app = router(hub.clone());
-    let task = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            eprintln!("arbiter serve: {e}");
-        }
-    });
+    let task = tokio::spawn(limits::serve(listener, app, config));
     Ok(Running { addr, hub, task })
 }
 

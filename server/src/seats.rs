@@ -73,6 +73,10 @@ pub struct SeatsFile {
     /// The seats the computer plays (their tokens were never given to anyone).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub computer: Vec<ComputerSeat>,
+    /// Each seat's webhook URL (called when that seat comes to decide), by seat index; the
+    /// seat's own, never shown to another place.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub webhooks: Vec<Option<String>>,
     /// Left out of the lobby's list (`"listed": false` at creation); its links work as any.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unlisted: bool,
@@ -84,6 +88,14 @@ pub struct SeatsFile {
     /// The rematch of this finished game, once a seat asked for one (`crate::rematch`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch: Option<String>,
+    /// When a seat was last seen: its last connection closed (RFC 3339). With the moves' times,
+    /// what tells an abandoned game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen: Option<String>,
+    /// When the game was found abandoned (RFC 3339): every seat away longer than
+    /// `Config::abandon_after`, no clock. It is read and replayed, not played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandoned: Option<String>,
 }
 
 /// A seat the computer plays, and how.
@@ -112,6 +124,11 @@ impl SeatsFile {
             found = found.or(Some(Place::Observer));
         }
         found
+    }
+
+    /// `seat`'s webhook URL, if it registered one.
+    pub fn webhook(&self, seat: Seat) -> Option<&str> {
+        self.webhooks.get(seat.idx()).and_then(|u| u.as_deref())
     }
 
     /// Whether `seat` has been taken (its token handed out).

@@ -3,12 +3,14 @@
 //! last one closing starts the unload timer.
 
 use crate::api::{seat_of, ApiError, TokenQuery};
-use crate::hub::{Hub, MoveError, Outgoing, Room};
+use crate::hub::{Attached, Hub, MoveError, Outgoing, Room};
+use crate::limits::ConnectionSlot;
 use crate::seats::Place;
 use crate::views;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
+use axum::Extension;
 use serde::Deserialize;
 use serde_json::json;
 use std::sync::Arc;
@@ -25,10 +27,15 @@ pub async fn upgrade(
     State(hub): State<Arc<Hub>>,
     Path(id): Path<String>,
     Query(q): Query<TokenQuery>,
+    slot: Option<Extension<ConnectionSlot>>,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let (room, seat) = seat_of(&hub, &id, q.token.as_deref()).await?;
-    Ok(ws.max_message_size(MAX_MESSAGE).max_frame_size(MAX_MESSAGE).on_upgrade(move |socket| connection(hub, room, seat, socket)))
+    Ok(ws.max_message_size(MAX_MESSAGE).max_frame_size(MAX_MESSAGE).on_upgrade(move |socket| async move {
+        // The WebSocket keeps its HTTP connection's place in the connection counts.
+        let _slot = slot;
+        connection(hub, room, seat, socket).await
+    }))
 }
 
 /// What a client may say.
@@ -79,30 +86,48 @@ async fn sync(room: &Arc<Room>, seat: Place) -> Option<(u64, String)> {
 }
 
 async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: WebSocket) {
-    // Subscribe before the sync is read, so that no move falls between the two.
-    let (mut own, mut all) = room.subscribe(seat);
-    room.connected(seat);
+    // Heartbeats: a ping every `ping_interval`; a client that has said nothing (a pong, any
+    // message) within `pong_timeout` of a ping is gone (its link dropped without a close), and
+    // is disconnected: its seat shows away. A message that cannot be handed to the client
+    // within `pong_timeout` (it reads nothing) means the same.
+    let (every, patience) = (hub.config.ping_interval, hub.config.pong_timeout);
+    // Registered with the copy of the game loaded now (the one given may have been unloaded
+    // since the upgrade was asked for), subscribed before the sync is read, so that no move
+    // falls between the two.
+    let Ok(Attached { room, mut own, mut all }) = hub.attach(room, seat).await else {
+        let why = "this game cannot be loaded now";
+        let _ = put(&mut socket, Message::Text(json!({ "type": "closing", "reason": why }).to_string().into()), patience).await;
+        return close(&mut socket).await;
+    };
     let mut synced = 0;
     if let Some((seq, text)) = sync(&room, seat).await {
         synced = seq;
-        if socket.send(Message::Text(text.into())).await.is_err() {
+        if put(&mut socket, Message::Text(text.into()), patience).await.is_err() {
             return closed(hub, room, seat);
         }
     }
     let mut window = (Instant::now(), 0u32);
     let limit = hub.config.ws_messages_per_second;
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut answer_by: Option<tokio::time::Instant> = None;
     loop {
         tokio::select! {
+            _ = ping.tick() => {
+                answer_by.get_or_insert(tokio::time::Instant::now() + patience);
+                if put(&mut socket, Message::Ping(Default::default()), patience).await.is_err() { break; }
+            }
+            _ = async { if let Some(t) = answer_by { tokio::time::sleep_until(t).await } }, if answer_by.is_some() => break,
             m = own.recv() => match m {
                 Ok(out) => {
                     if out.seq <= synced { continue; }
-                    if !send(&mut socket, &out).await { break; }
+                    if !send(&mut socket, &out, patience).await { break; }
                 }
                 // Too far behind: a fresh sync instead of the missed messages.
                 Err(RecvError::Lagged(_)) => match sync(&room, seat).await {
                     Some((seq, text)) => {
                         synced = seq;
-                        if socket.send(Message::Text(text.into())).await.is_err() { break; }
+                        if put(&mut socket, Message::Text(text.into()), patience).await.is_err() { break; }
                     }
                     None => break,
                 },
@@ -110,7 +135,7 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
             },
             m = all.recv() => match m {
                 Ok(out) => {
-                    if !send(&mut socket, &out).await { break; }
+                    if !send(&mut socket, &out, patience).await { break; }
                     if out.closing {
                         close(&mut socket).await;
                         break;
@@ -120,9 +145,10 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
                 Err(RecvError::Closed) => break,
             },
             m = socket.recv() => {
+                answer_by = None;
                 let text = match m {
                     Some(Ok(Message::Text(t))) => t.to_string(),
-                    Some(Ok(Message::Binary(_))) => { let _ = socket.send(Message::Text(rejected("messages are JSON text", None).into())).await; continue; }
+                    Some(Ok(Message::Binary(_))) => { let _ = put(&mut socket, Message::Text(rejected("messages are JSON text", None).into()), patience).await; continue; }
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                 };
@@ -130,16 +156,16 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
                 if window.0.elapsed() >= Duration::from_secs(1) { window = (Instant::now(), 0); }
                 window.1 += 1;
                 if window.1 > limit {
-                    let _ = socket.send(Message::Text(json!({ "type": "closing", "reason": format!("more than {limit} messages a second") }).to_string().into())).await;
+                    let _ = put(&mut socket, Message::Text(json!({ "type": "closing", "reason": format!("more than {limit} messages a second") }).to_string().into()), patience).await;
                     close(&mut socket).await;
                     break;
                 }
                 match parse(&text) {
-                    Err(why) => { if socket.send(Message::Text(rejected(&why, None).into())).await.is_err() { break; } }
+                    Err(why) => { if put(&mut socket, Message::Text(rejected(&why, None).into()), patience).await.is_err() { break; } }
                     Ok(ClientMessage::Sync {}) => match sync(&room, seat).await {
                         Some((seq, text)) => {
                             synced = seq;
-                            if socket.send(Message::Text(text.into())).await.is_err() { break; }
+                            if put(&mut socket, Message::Text(text.into()), patience).await.is_err() { break; }
                         }
                         None => break,
                     },
@@ -163,11 +189,14 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
                             Ok(Ok(_)) => None,
                             Ok(Err(MoveError::Forbidden(m) | MoveError::Conflict(m) | MoveError::Failed(m))) => Some((m, None)),
                             Ok(Err(MoveError::Refused(r))) => Some((r.to_string(), Some(r.rule))),
+                            // Only a game unloaded for idleness drops a connected copy; this
+                            // connection has been told (`closing`) and reconnects.
+                            Ok(Err(MoveError::Unloaded)) => Some(("the game was unloaded: reconnect to resume".into(), None)),
                             Err(e) => Some((format!("server fault: {e}"), None)),
                         };
                         // The accepted move itself reaches this connection through its topic.
                         if let Some((m, rule)) = error {
-                            if socket.send(Message::Text(rejected(&m, rule.as_deref()).into())).await.is_err() { break; }
+                            if put(&mut socket, Message::Text(rejected(&m, rule.as_deref()).into()), patience).await.is_err() { break; }
                         }
                     }
                 }
@@ -195,14 +224,28 @@ async fn close(socket: &mut WebSocket) {
     let _ = tokio::time::timeout(Duration::from_secs(2), drain).await;
 }
 
-async fn send(socket: &mut WebSocket, out: &Outgoing) -> bool {
-    socket.send(Message::Text(out.json.clone().into())).await.is_ok()
+async fn send(socket: &mut WebSocket, out: &Outgoing, patience: Duration) -> bool {
+    put(socket, Message::Text(out.json.clone().into()), patience).await.is_ok()
+}
+
+/// Send `m`, unless the socket fails or the client takes no data for `patience` (it reads
+/// nothing: the send would wait for ever).
+async fn put(socket: &mut WebSocket, m: Message, patience: Duration) -> Result<(), ()> {
+    match tokio::time::timeout(patience, socket.send(m)).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(_)) | Err(_) => Err(()),
+    }
 }
 
 /// The seat is away; after the disconnect timeout, absent. The room is unloaded when nobody
 /// is connected for the unload delay.
 fn closed(hub: Arc<Hub>, room: Arc<Room>, seat: Place) {
     let (generation, empty) = room.disconnected(seat);
+    if let Place::Seat(_) = seat {
+        // When a seat was last here: what tells an abandoned game (`Room::abandon_if_due`).
+        let r = room.clone();
+        tokio::task::spawn_blocking(move || r.seen());
+    }
     let (away, unload) = (hub.config.disconnect_timeout, hub.config.unload_after);
     let r = room.clone();
     tokio::spawn(async move {
@@ -212,7 +255,7 @@ fn closed(hub: Arc<Hub>, room: Arc<Room>, seat: Place) {
     if empty {
         tokio::spawn(async move {
             tokio::time::sleep(unload).await;
-            hub.unload_if_unused(&room);
+            hub.unload_if_unused(&room).await;
         });
     }
 }

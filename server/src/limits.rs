@@ -1,0 +1,307 @@
+//! What keeps one client from starving the others (API.md, "Limits"): the accept loop (a cap on
+//! open connections in all and per client address, a deadline for a request's headers), a
+//! deadline and a size limit for a request's body, and every error answered as JSON.
+//!
+//! `axum::serve` sets no header deadline (a client sending half a header, or nothing, held its
+//! connection for minutes: 1,100 such sockets starved every request) and counts no
+//! connections, so the server runs hyper's HTTP/1 connection itself, with upgrades (WebSocket).
+
+use crate::api::ApiError;
+use crate::Config;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tower::ServiceExt;
+
+/// Open connections, counted in all and per client address.
+#[derive(Default)]
+pub struct Connections {
+    total: Mutex<usize>,
+    per_address: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// Why a connection was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// This address has its share open (429).
+    Address,
+    /// The server has as many open as it takes (503).
+    Full,
+}
+
+/// One open connection's place in the counts, given back when the last holder drops it: the
+/// HTTP connection, and the WebSocket it was upgraded to, if any (`Slot` travels with the
+/// request, and the WebSocket keeps it).
+pub struct Slot {
+    connections: Arc<Connections>,
+    ip: IpAddr,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        *self.connections.total.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+        let mut per = self.connections.per_address.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = per.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                per.remove(&self.ip);
+            }
+        }
+    }
+}
+
+impl Connections {
+    /// A slot for a connection from `ip`, unless the address or the server is at its cap.
+    pub fn admit(self: &Arc<Self>, ip: IpAddr, config: &Config) -> Result<Slot, Refused> {
+        let mut total = self.total.lock().unwrap_or_else(|p| p.into_inner());
+        let mut per = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
+        let mine = per.get(&ip).copied().unwrap_or(0);
+        if mine >= config.max_connections_per_address {
+            return Err(Refused::Address);
+        }
+        if *total >= config.max_connections {
+            return Err(Refused::Full);
+        }
+        *total += 1;
+        per.insert(ip, mine + 1);
+        Ok(Slot { connections: self.clone(), ip })
+    }
+
+    pub fn open(&self) -> usize {
+        *self.total.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The slot of the connection a request came on (a request extension).
+#[derive(Clone)]
+pub struct ConnectionSlot(pub Arc<Slot>);
+
+/// Accept connections for ever, each served on its own task with the limits of `config`.
+pub async fn serve(listener: TcpListener, app: Router, config: Config) {
+    let connections = Arc::new(Connections::default());
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(c) => c,
+            Err(e) => {
+                // Out of file descriptors, or the peer gave up: accepting again at once would
+                // spin.
+                eprintln!("arbiter serve: accepting a connection failed: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let slot = match connections.admit(peer.ip(), &config) {
+            Ok(s) => Arc::new(s),
+            Err(why) => {
+                tokio::spawn(refuse(stream, why, config.max_connections_per_address));
+                continue;
+            }
+        };
+        let (app, header_timeout) = (app.clone(), config.header_timeout);
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |mut req: Request<hyper::body::Incoming>| {
+                req.extensions_mut().insert(ConnectInfo(peer));
+                req.extensions_mut().insert(ConnectionSlot(slot.clone()));
+                app.clone().oneshot(req.map(Body::new))
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            // The header deadline runs from the connection's start and again after each answer
+            // while the connection is kept alive: idle and half-sent requests alike are closed.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(io, service)
+                .with_upgrades()
+                .await;
+        });
+    }
+}
+
+/// Answer a connection over the caps with its status and a JSON reason, then close it. The
+/// request's head is awaited first, for a second at most (an HTTP client takes an answer that
+/// comes before its request for a fault), and what the client still sends is read and dropped
+/// for a moment (closing with unread data would reset the connection, and a reset may lose the
+/// answer). A refused connection holds no slot: these moments are its only cost.
+async fn refuse(mut stream: TcpStream, why: Refused, per_address: usize) {
+    let (status, error) = match why {
+        Refused::Address => ("429 Too Many Requests", format!("too many connections from your address (at most {per_address} at once)")),
+        Refused::Full => ("503 Service Unavailable", "the server has as many connections as it takes: try again soon".into()),
+    };
+    let body = serde_json::json!({ "error": error }).to_string();
+    let answer = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut head = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let mut buf = [0u8; 1024];
+        while head.len() < 8192 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => head.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        stream.write_all(answer.as_bytes()).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 4096];
+        while stream.read(&mut sink).await? > 0 {}
+        Ok::<(), std::io::Error>(())
+    })
+    .await;
+}
+
+/// Read a request's body before any handler sees it: within the body deadline (a client that
+/// sends part of a body is answered 408, not waited for) and the size limit (413), both as
+/// JSON. Every body the API takes is small.
+pub async fn read_body(limits: axum::extract::State<(Duration, usize)>, req: Request, next: Next) -> Response {
+    let (deadline, max) = *limits;
+    let (parts, body) = req.into_parts();
+    let bytes = match tokio::time::timeout(deadline, axum::body::to_bytes(body, max)).await {
+        Ok(Ok(b)) => b,
+        Ok(Err(e)) => {
+            // `to_bytes` fails with a length-limit error for a body over `max`; anything else is
+            // a body that broke off.
+            let too_large = std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            return if too_large {
+                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, format!("a request body may have at most {max} bytes")).into_response()
+            } else {
+                ApiError::new(StatusCode::BAD_REQUEST, format!("the request body could not be read: {e}")).into_response()
+            };
+        }
+        Err(_) => {
+            let mut r =
+                ApiError::new(StatusCode::REQUEST_TIMEOUT, format!("the request body did not arrive within {} s", deadline.as_secs_f64()))
+                    .into_response();
+            r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
+        }
+    };
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// Every error answer is JSON (`{"error": …}`), whoever made it: axum's own refusals (a path
+/// or query it cannot read: 400; a method a route does not take: 405; no route: 404) come as
+/// plain text or empty; their text becomes the error. Pages (HTML) are left as they are.
+pub async fn json_errors(req: Request, next: Next) -> Response {
+    let r = next.run(req).await;
+    let status = r.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return r;
+    }
+    let kind = r.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if kind.starts_with("application/json") || kind.starts_with("text/html") {
+        return r;
+    }
+    let (mut parts, body) = r.into_parts();
+    let text = axum::body::to_bytes(body, 64 * 1024).await.map(|b| String::from_utf8_lossy(&b).trim().to_string()).unwrap_or_default();
+    let error = if text.is_empty() { status.canonical_reason().unwrap_or("error").to_lowercase() } else { text };
+    let body = serde_json::json!({ "error": error }).to_string();
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(body))
+}
+
+/// Games created per client address: a token bucket each, of `capacity` games refilled
+/// evenly over `window` (a burst of `capacity`, then one every `window / capacity`).
+#[derive(Default)]
+pub struct Buckets {
+    buckets: Mutex<HashMap<IpAddr, (f64, std::time::Instant)>>,
+}
+
+impl Buckets {
+    /// Take one from `ip`'s bucket, or say how long until one is there.
+    pub fn take(&self, ip: IpAddr, capacity: u32, window: Duration) -> Result<(), Duration> {
+        let now = std::time::Instant::now();
+        let capacity = f64::from(capacity.max(1));
+        let rate = capacity / window.as_secs_f64().max(0.001);
+        let mut b = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        let (tokens, at) = b.entry(ip).or_insert((capacity, now));
+        *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * rate).min(capacity);
+        *at = now;
+        if *tokens >= 1.0 {
+            *tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - *tokens) / rate))
+        }
+    }
+
+    /// Forget the buckets that are full again (they are as good as new): the map holds only
+    /// the addresses that created games within the last window.
+    pub fn prune(&self, window: Duration) {
+        let now = std::time::Instant::now();
+        self.buckets.lock().unwrap_or_else(|p| p.into_inner()).retain(|_, (_, at)| now.duration_since(*at) < window);
+    }
+}
+
+/// The bytes the files of folder `dir` take (its games and seats files; not its subfolders).
+pub fn folder_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
+        .unwrap_or(0)
+}
+
+/// A size in bytes as `arbiter serve --disk-quota` takes it: a number, or one with `K`, `M` or
+/// `G` (powers of 1024).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        _ => return Err(format!("{s:?}: a size is a number of bytes, or one with K, M or G (500M)")),
+    };
+    let n: u64 = digits.trim().parse().map_err(|_| format!("{s:?}: a size is a number of bytes, or one with K, M or G (500M)"))?;
+    n.checked_mul(1 << shift).ok_or_else(|| format!("{s:?} is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_with_their_units() {
+        assert_eq!(parse_bytes("0"), Ok(0));
+        assert_eq!(parse_bytes("1500"), Ok(1500));
+        assert_eq!(parse_bytes("2k"), Ok(2048));
+        assert_eq!(parse_bytes("500M"), Ok(500 << 20));
+        assert_eq!(parse_bytes("1G"), Ok(1 << 30));
+        for bad in ["", "G", "1T", "-1", "1.5G", "99999999999999G"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_bucket_gives_its_burst_then_refills_at_its_rate() {
+        let b = Buckets::default();
+        let ip: IpAddr = "192.0.2.1".parse().unwrap();
+        for _ in 0..3 {
+            assert!(b.take(ip, 3, Duration::from_secs(300)).is_ok());
+        }
+        let wait = b.take(ip, 3, Duration::from_secs(300)).unwrap_err();
+        assert!(wait > Duration::from_secs(90) && wait <= Duration::from_secs(100), "{wait:?}");
+        assert!(b.take("192.0.2.2".parse().unwrap(), 3, Duration::from_secs(300)).is_ok(), "another address has its own");
+        // A bucket refilled long ago is forgotten; a recent one is kept.
+        b.prune(Duration::from_secs(300));
+        assert_eq!(b.buckets.lock().unwrap().len(), 2);
+        b.prune(Duration::ZERO);
+        assert!(b.buckets.lock().unwrap().is_empty());
+    }
+}

@@ -1,0 +1,348 @@
+//! Turn alerts by webhook: a seat may register a URL (stored with the game, in its seats
+//! file); when that seat comes to decide after another seat's move, the server POSTs a small
+//! JSON body there. Delivery runs on its own task after the move is stored and sent: a slow
+//! or failing endpoint never delays or fails a move. Failures are retried a few times, then
+//! written to the server's log; the seat can read the last attempt's result.
+//!
+//! The server, not the player, makes these requests, so a URL must not reach the server's own
+//! network: only `http` and `https`, no redirects followed, and (unless the operator allows it,
+//! `Config::webhook_private`) every address the host resolves to, at the moment of the call,
+//! must be public — a name that resolves to a loopback, private or link-local address is
+//! refused, so DNS cannot be used to point a registered name inward later.
+
+use crate::api::{seat_of, ApiError, TokenQuery};
+use crate::hub::{Hub, Room};
+use crate::seats::Place;
+use crate::Config;
+use arbiter_kernel::Seat;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The longest URL a seat may register.
+pub const MAX_URL: usize = 2048;
+
+/// How a delivery ended, as the seat that registered the URL reads it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Delivery {
+    /// RFC 3339, when the last attempt ended.
+    pub at: String,
+    pub seq: u64,
+    /// Attempts made (1 if the first succeeded).
+    pub attempts: u32,
+    pub ok: bool,
+    /// The endpoint's HTTP status, if it answered.
+    pub status: Option<u16>,
+    /// Why the last attempt failed, if it did.
+    pub error: Option<String>,
+}
+
+/// The server's webhook sender: one HTTP client (its connections reused), its policy.
+pub struct Sender {
+    client: Result<reqwest::Client, String>,
+    allow_private: bool,
+    retries: u32,
+    backoff: Duration,
+}
+
+impl Sender {
+    pub fn new(config: &Config) -> Sender {
+        let client = reqwest::Client::builder()
+            .timeout(config.webhook_timeout)
+            .connect_timeout(config.webhook_timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("arbiter-server/", env!("CARGO_PKG_VERSION")))
+            .dns_resolver(Arc::new(PublicOnly { allow_private: config.webhook_private }))
+            .build()
+            .map_err(|e| format!("no HTTP client for webhooks: {e}"));
+        Sender { client, allow_private: config.webhook_private, retries: config.webhook_retries, backoff: config.webhook_backoff }
+    }
+
+    /// Whether `url` may be registered: its form, and where it points now (a name is resolved;
+    /// it is resolved again at each call). The reason says what is allowed.
+    pub async fn check(&self, url: &str) -> Result<url::Url, String> {
+        let u = parse(url)?;
+        let host = u.host_str().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_string();
+        match host.parse::<IpAddr>() {
+            Ok(ip) => refuse_inward(ip, self.allow_private)?,
+            Err(_) => {
+                resolve(&host, self.allow_private).await?;
+            }
+        }
+        Ok(u)
+    }
+
+    /// POST `body` to `url` on a task of its own, retried on failure (with a growing delay);
+    /// `done` is told how it ended. Never waits: the caller may hold a lock.
+    pub fn deliver(self: &Arc<Self>, url: String, body: Value, seq: u64, done: impl FnOnce(Delivery) + Send + 'static) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else { return };
+        let sender = self.clone();
+        rt.spawn(async move {
+            let mut attempts = 0;
+            let mut delay = sender.backoff;
+            let (status, error) = loop {
+                attempts += 1;
+                let (status, error) = sender.attempt(&url, &body).await;
+                if error.is_none() || attempts > sender.retries {
+                    break (status, error);
+                }
+                tokio::time::sleep(delay).await;
+                delay *= 4;
+            };
+            if let Some(e) = &error {
+                eprintln!("arbiter serve: a webhook failed after {attempts} attempts (move {seq}): {e}");
+            }
+            done(Delivery { at: chrono::Utc::now().to_rfc3339(), seq, attempts, ok: error.is_none(), status, error });
+        });
+    }
+
+    /// One POST: the status if the endpoint answered, and why it failed if it did.
+    async fn attempt(&self, url: &str, body: &Value) -> (Option<u16>, Option<String>) {
+        let client = match &self.client {
+            Ok(c) => c,
+            Err(e) => return (None, Some(e.clone())),
+        };
+        // An address in the URL itself is not resolved, so not checked by the resolver.
+        if let Err(e) = self.literal_ok(url) {
+            return (None, Some(e));
+        }
+        match client.post(url).json(body).send().await {
+            Ok(r) if r.status().is_success() => (Some(r.status().as_u16()), None),
+            Ok(r) => (Some(r.status().as_u16()), Some(format!("the endpoint answered {}", r.status()))),
+            Err(e) => (None, Some(describe(&e))),
+        }
+    }
+
+    fn literal_ok(&self, url: &str) -> Result<(), String> {
+        let u = parse(url)?;
+        match u.host() {
+            Some(url::Host::Ipv4(ip)) => refuse_inward(IpAddr::V4(ip), self.allow_private),
+            Some(url::Host::Ipv6(ip)) => refuse_inward(IpAddr::V6(ip), self.allow_private),
+            Some(url::Host::Domain(_)) | None => Ok(()),
+        }
+    }
+}
+
+/// A reqwest error with its causes (the top level alone says only "error sending request").
+fn describe(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
+}
+
+/// The URL's form: `http` or `https`, a host, no credentials, at most [`MAX_URL`] bytes.
+fn parse(url: &str) -> Result<url::Url, String> {
+    if url.len() > MAX_URL {
+        return Err(format!("a webhook URL may have at most {MAX_URL} bytes"));
+    }
+    let u = url::Url::parse(url).map_err(|e| format!("not a URL ({e}): give an http:// or https:// address"))?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return Err(format!("a webhook must be http:// or https://, not {}:", u.scheme()));
+    }
+    if u.host_str().is_none_or(str::is_empty) {
+        return Err("a webhook URL needs a host".into());
+    }
+    if !u.username().is_empty() || u.password().is_some() {
+        return Err("a webhook URL may not carry a user name or password: put a secret in its path or query".into());
+    }
+    Ok(u)
+}
+
+/// Refuse an address of the server's own networks (unless allowed).
+fn refuse_inward(ip: IpAddr, allow_private: bool) -> Result<(), String> {
+    if allow_private || is_public(ip) {
+        Ok(())
+    } else {
+        Err(format!("{ip} is a loopback, private, link-local or reserved address: a webhook must point to a public address"))
+    }
+}
+
+/// A public unicast address: not loopback, private, shared, link-local, unspecified, multicast,
+/// broadcast or reserved for documentation.
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_multicast()
+                || v4.is_broadcast()
+                || v4.is_documentation()
+                || o[0] == 0
+                // 100.64.0.0/10: carrier-grade NAT (shared address space).
+                || (o[0] == 100 && (64..128).contains(&o[1]))
+                // 192.0.0.0/24: IETF protocol assignments; 198.18.0.0/15: benchmarking; 240/4: reserved.
+                || (o[0] == 192 && o[1] == 0 && o[2] == 0)
+                || (o[0] == 198 && (18..20).contains(&o[1]))
+                || o[0] >= 240)
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let s = v6.segments();
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                // fc00::/7 unique local, fe80::/10 link-local, 2001:db8::/32 documentation.
+                || (s[0] & 0xfe00) == 0xfc00
+                || (s[0] & 0xffc0) == 0xfe80
+                || (s[0] == 0x2001 && s[1] == 0x0db8))
+        }
+    }
+}
+
+/// Every address `host` resolves to, refused if one of them is inward (unless allowed): a
+/// name that points both outward and inward is not trusted.
+async fn resolve(host: &str, allow_private: bool) -> Result<Vec<SocketAddr>, String> {
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host, 0)).await.map_err(|e| format!("cannot resolve {host}: {e}"))?.collect();
+    if addrs.is_empty() {
+        return Err(format!("{host} resolves to no address"));
+    }
+    for a in &addrs {
+        refuse_inward(a.ip(), allow_private).map_err(|e| format!("{host}: {e}"))?;
+    }
+    Ok(addrs)
+}
+
+/// The client's resolver: the system's, with the inward check at every connection.
+struct PublicOnly {
+    allow_private: bool,
+}
+
+impl reqwest::dns::Resolve for PublicOnly {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let (host, allow) = (name.as_str().to_string(), self.allow_private);
+        Box::pin(async move {
+            let addrs = resolve(&host, allow).await.map_err(|e| -> Box<dyn std::error::Error + Send + Sync> { e.into() })?;
+            let addrs: reqwest::dns::Addrs = Box::new(addrs.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+/// Each seat's last delivery, kept in memory (what `GET …/webhook` shows).
+pub type LastDeliveries = Arc<Mutex<Vec<Option<Delivery>>>>;
+
+/// The seat a token acts as: webhooks are a seat's (the observers have no decision).
+async fn seat(hub: &Arc<Hub>, id: &str, token: Option<&str>) -> Result<(Arc<Room>, Seat), ApiError> {
+    match seat_of(hub, id, token).await? {
+        (room, Place::Seat(s)) => Ok((room, s)),
+        (_, Place::Observer) => Err(ApiError::new(StatusCode::FORBIDDEN, "a webhook is a seat's: the observers never decide".into())),
+    }
+}
+
+fn answer(url: Option<String>, last: Option<Delivery>) -> Json<Value> {
+    Json(json!({ "url": url, "last": last }))
+}
+
+/// `GET /api/games/{id}/webhook?token=T`: the seat's URL and how its last call went.
+pub async fn get(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {
+    let (room, s) = seat(&hub, &id, q.token.as_deref()).await?;
+    let (url, last) = room.webhook(s);
+    Ok(answer(url, last))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookBody {
+    url: String,
+}
+
+/// `PUT /api/games/{id}/webhook?token=T` `{"url": …}`: register the seat's URL (checked now,
+/// and again at each call).
+pub async fn put(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+    Query(q): Query<TokenQuery>,
+    body: axum::body::Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let (room, s) = seat(&hub, &id, q.token.as_deref()).await?;
+    let WebhookBody { url } = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("bad JSON: {e}; send {{\"url\": \"https://…\"}}")))?;
+    let url = hub.webhooks().check(&url).await.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e))?.to_string();
+    let r = room.clone();
+    tokio::task::spawn_blocking(move || r.set_webhook(s, Some(url)))
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))??;
+    let (url, last) = room.webhook(s);
+    Ok(answer(url, last))
+}
+
+/// `DELETE /api/games/{id}/webhook?token=T`: no more calls for this seat.
+pub async fn delete(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {
+    let (room, s) = seat(&hub, &id, q.token.as_deref()).await?;
+    let r = room.clone();
+    tokio::task::spawn_blocking(move || r.set_webhook(s, None))
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))??;
+    let (url, last) = room.webhook(s);
+    Ok(answer(url, last))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_public_addresses_are_called() {
+        for inward in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "255.255.255.255",
+            "224.0.0.1",
+        ] {
+            assert!(!is_public(inward.parse().unwrap()), "{inward}");
+        }
+        for public in ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111"] {
+            assert!(is_public(public.parse().unwrap()), "{public}");
+        }
+    }
+
+    #[test]
+    fn urls_are_checked_for_their_form() {
+        assert!(parse("https://example.com/hook?k=1").is_ok());
+        for (bad, why) in [
+            ("ftp://example.com/x", "http:// or https://"),
+            ("file:///etc/passwd", "http:// or https://"),
+            ("example.com/x", "not a URL"),
+            ("https://user:pw@example.com/", "user name or password"),
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        assert!(parse(&format!("https://example.com/{}", "a".repeat(MAX_URL))).unwrap_err().contains("at most"));
+    }
+
+    #[tokio::test]
+    async fn a_name_or_address_pointing_inward_is_refused_unless_allowed() {
+        let mut c = Config::new("127.0.0.1:0".parse().unwrap(), std::env::temp_dir());
+        let strict = Sender::new(&c);
+        for url in ["http://127.0.0.1:9/x", "http://[::1]:9/x", "http://localhost:9/x"] {
+            let e = strict.check(url).await.unwrap_err();
+            assert!(e.contains("public address"), "{url}: {e}");
+        }
+        c.webhook_private = true;
+        assert!(Sender::new(&c).check("http://127.0.0.1:9/x").await.is_ok());
+    }
+}

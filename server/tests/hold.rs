@@ -1,0 +1,395 @@
+//! A server that holds (issue 24): each test probes one way a server was found to fail under
+//! churn or abuse (stale rooms, slow clients, floods, silent clients, abandoned games, a chosen
+//! seed, non-JSON errors) against a real server on a loopback port.
+
+use arbiter_server::{start, Config, Running};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn server(dir: &tempfile::TempDir, tune: impl FnOnce(&mut Config)) -> Running {
+    let mut c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+    tune(&mut c);
+    start(c, arbiter_games::web::offered()).await.unwrap()
+}
+
+async fn post(http: &reqwest::Client, url: &str, body: Value) -> (u16, Value) {
+    let r = http.post(url).body(body.to_string()).send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+async fn connect(addr: std::net::SocketAddr, id: &str, token: &str) -> Ws {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/games/{id}/ws?token={token}")).await.unwrap();
+    ws
+}
+
+/// The next JSON message (10 s at most); `None` if the socket closed.
+async fn next(ws: &mut Ws) -> Option<Value> {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a message within 10 s");
+        match m {
+            Some(Ok(Message::Text(t))) => return Some(serde_json::from_str(&t).unwrap()),
+            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+            _ => {}
+        }
+    }
+}
+
+/// A one-seat game (Minesweeper: `flag a1` and `unflag a1` alternate for ever): its id and the
+/// player's and observers' tokens.
+async fn one_seat_game(http: &reqwest::Client, base: &str) -> (String, String, String) {
+    let (status, g) = post(http, &format!("{base}/api/games"), json!({ "game": "minesweeper" })).await;
+    assert_eq!(status, 201, "{g}");
+    let t = |p: &str| g["tokens"][p].as_str().unwrap().to_string();
+    (g["id"].as_str().unwrap().to_string(), t("player"), t("observer"))
+}
+
+/// Point 1, stale views: connections opened and closed as fast as clients can, against an
+/// unload delay of a few milliseconds, so that unloading races with connecting (several games at
+/// once, each on its own client, to run the race often). Every connection must hear the move
+/// made after its sync: a connection attached to a copy of the game already unloaded would never
+/// hear it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_racing_the_unload_still_hears_every_later_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = std::sync::Arc::new(
+        server(&dir, |c| {
+            c.unload_after = Duration::from_millis(2);
+            c.disconnect_timeout = Duration::from_millis(2);
+        })
+        .await,
+    );
+    let mut tasks = Vec::new();
+    for game in 0..8u64 {
+        let srv = srv.clone();
+        tasks.push(tokio::spawn(async move {
+            let base = format!("http://{}", srv.addr);
+            let http = reqwest::Client::new();
+            let (id, player, observer) = one_seat_game(&http, &base).await;
+            let mut unloads = 0;
+            for i in 0..250u64 {
+                let mut ws = connect(srv.addr, &id, &observer).await;
+                let sync = next(&mut ws).await.expect("a sync");
+                assert_eq!(sync["type"], "sync", "{sync}");
+                let seq = sync["state"]["seq"].as_u64().unwrap();
+                let text = if seq % 2 == 0 { "flag a1" } else { "unflag a1" };
+                let (status, r) = post(&http, &format!("{base}/api/games/{id}/moves?token={player}"), json!({ "move": text })).await;
+                assert_eq!(status, 200, "{r}");
+                assert_eq!(r["seq"], seq + 1);
+                loop {
+                    let v = tokio::time::timeout(Duration::from_secs(3), next(&mut ws))
+                        .await
+                        .unwrap_or_else(|_| panic!("game {game}: connection {i} (synced at move {seq}) never heard move {}", seq + 1))
+                        .unwrap_or_else(|| panic!("game {game}: connection {i} closed"));
+                    if v["type"] == "move" && v["seq"] == seq + 1 {
+                        break;
+                    }
+                }
+                ws.close(None).await.ok();
+                // Around the unload delay: the next connection arrives as the game is being unloaded.
+                tokio::time::sleep(Duration::from_micros(1000 + ((i + game) * 337) % 3000)).await;
+                if !srv.hub.is_loaded(&id) {
+                    unloads += 1;
+                }
+            }
+            unloads
+        }));
+    }
+    let mut unloads = 0;
+    for t in tasks {
+        unloads += t.await.unwrap();
+    }
+    assert!(unloads > 100, "the games were unloaded between connections ({unloads} times): the race was run");
+}
+
+/// A TCP connection to the server from `ip` (any 127.x address is the loopback).
+async fn tcp_from(ip: &str, addr: std::net::SocketAddr) -> tokio::net::TcpStream {
+    let s = tokio::net::TcpSocket::new_v4().unwrap();
+    s.bind(format!("{ip}:0").parse().unwrap()).unwrap();
+    s.connect(addr).await.unwrap()
+}
+
+/// What the server sends until it closes the connection (10 s at most), and how long it took.
+async fn read_to_close(s: &mut tokio::net::TcpStream) -> (String, Duration) {
+    use tokio::io::AsyncReadExt;
+    let t = std::time::Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), s.read(&mut buf)).await.expect("closed within 10 s") {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    (String::from_utf8_lossy(&got).into_owned(), t.elapsed())
+}
+
+/// The status and JSON body of a raw HTTP answer.
+fn answer(raw: &str) -> (u16, Value) {
+    let status = raw.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("an HTTP answer: {raw:?}"));
+    let body = raw.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    (status, serde_json::from_str(body).unwrap_or_else(|e| panic!("a JSON body ({e}): {raw:?}")))
+}
+
+/// Point 2, slow clients: half a header, or nothing, is closed after the header deadline; half
+/// a body is answered 408 with a JSON reason after the body deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_client_is_cut_off_at_the_deadlines() {
+    use tokio::io::AsyncWriteExt;
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.header_timeout = Duration::from_millis(600);
+        c.body_timeout = Duration::from_millis(600);
+    })
+    .await;
+    let mut half_header = tcp_from("127.0.0.1", srv.addr).await;
+    half_header.write_all(b"GET /api/kinds HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    let mut silent = tcp_from("127.0.0.1", srv.addr).await;
+    for s in [&mut half_header, &mut silent] {
+        let (_, took) = read_to_close(s).await;
+        assert!(took < Duration::from_secs(3), "closed after {took:?}");
+    }
+    let mut half_body = tcp_from("127.0.0.1", srv.addr).await;
+    half_body.write_all(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"game\"").await.unwrap();
+    let (raw, took) = read_to_close(&mut half_body).await;
+    assert!(took >= Duration::from_millis(500) && took < Duration::from_secs(3), "answered after {took:?}");
+    let (status, e) = answer(&raw);
+    assert_eq!(status, 408, "{raw}");
+    assert!(e["error"].as_str().unwrap().contains("did not arrive"), "{e}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no game was made of half a body");
+    // A whole request on a fresh connection is served as ever.
+    let r = reqwest::get(format!("http://{}/api/kinds", srv.addr)).await.unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+/// Point 2, connection caps: idle connections from one address take its share, not the
+/// server's: another address is still served; the next one from that address is refused 429,
+/// and once the server is full, anyone 503, each with a JSON reason; closed connections give
+/// their places back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_capped_per_address_and_in_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.max_connections_per_address = 4;
+        c.max_connections = 6;
+    })
+    .await;
+    let url = format!("http://{}/api/kinds", srv.addr);
+    let from = |ip: &str| reqwest::Client::builder().local_address(ip.parse::<std::net::IpAddr>().unwrap()).build().unwrap();
+    let get = |ip: &'static str| {
+        let (c, url) = (from(ip), url.clone());
+        async move {
+            let r = c.get(&url).send().await.unwrap();
+            (r.status().as_u16(), r.headers().get("retry-after").is_some(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(tcp_from("127.0.0.1", srv.addr).await);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, _, v) = get("127.0.0.2").await;
+    assert_eq!(status, 200, "another address is served: {v}");
+    let (status, retry, e) = get("127.0.0.1").await;
+    assert_eq!(status, 429, "{e}");
+    assert!(retry && e["error"].as_str().unwrap().contains("your address"), "{e}");
+    for _ in 0..2 {
+        idle.push(tcp_from("127.0.0.3", srv.addr).await);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, _, e) = get("127.0.0.4").await;
+    assert_eq!(status, 503, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("connections"), "{e}");
+    idle.clear();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, _, v) = get("127.0.0.1").await;
+    assert_eq!(status, 200, "places given back: {v}");
+}
+
+/// Point 3, a creation flood: an address may create its burst of games, then is refused 429
+/// with Retry-After and a JSON reason (another address is not); a game nobody opens leaves the
+/// memory soon (and loads again on demand), one that is opened stays; past the disk quota a
+/// new game is refused 507 with a reason that names no path, and leaves no file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn game_creation_is_limited_per_address_unopened_games_unload_and_the_disk_has_a_quota() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.games_per_address = 3;
+        c.games_window = Duration::from_secs(60);
+        c.unopened_unload = Duration::from_millis(400);
+    })
+    .await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let (id, _, observer) = one_seat_game(&http, &base).await;
+        ids.push((id, observer));
+    }
+    let r = http.post(format!("{base}/api/games")).body(json!({ "game": "minesweeper" }).to_string()).send().await.unwrap();
+    assert_eq!(r.status(), 429);
+    let wait: u64 = r.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=21).contains(&wait), "one game every 20 s: {wait}");
+    let e: Value = r.json().await.unwrap();
+    assert!(e["error"].as_str().unwrap().contains("too many new games"), "{e}");
+    let other = reqwest::Client::builder().local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap()).build().unwrap();
+    let (id, _, _) = one_seat_game(&other, &base).await;
+    assert!(srv.hub.is_loaded(&id));
+
+    // The first game is opened; the others are not.
+    let (open_id, observer) = &ids[0];
+    let mut ws = connect(srv.addr, open_id, observer).await;
+    assert_eq!(next(&mut ws).await.unwrap()["type"], "sync");
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(srv.hub.is_loaded(open_id), "an opened game stays");
+    for (id, _) in &ids[1..] {
+        assert!(!srv.hub.is_loaded(id), "a game nobody opened was unloaded");
+    }
+    let (id, observer) = &ids[1];
+    let state: Value = http.get(format!("{base}/api/games/{id}/state?token={observer}")).send().await.unwrap().json().await.unwrap();
+    assert_eq!((state["game"].as_str(), state["seq"].as_u64()), (Some("minesweeper"), Some(0)), "{state}");
+    assert!(srv.hub.is_loaded(id), "loaded again on demand");
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(!srv.hub.is_loaded(id), "and unloaded again, read but not opened");
+    drop(ws);
+
+    // A quota the data folder has reached: no new game, and a reason without the server's paths.
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| c.disk_quota = Some(1)).await;
+    let base = format!("http://{}", srv.addr);
+    one_seat_game(&http, &base).await;
+    let files = std::fs::read_dir(dir.path()).unwrap().count();
+    let (status, e) = post(&http, &format!("{base}/api/games"), json!({ "game": "minesweeper" })).await;
+    assert_eq!(status, 507, "{e}");
+    let error = e["error"].as_str().unwrap();
+    assert!(error.contains("full") && !error.contains('/') && !error.contains(&*dir.path().to_string_lossy()), "{e}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), files, "nothing written");
+}
+
+/// Point 4, heartbeats: a client that stops reading (so it answers no ping) is disconnected
+/// within the ping interval and the pong timeout, and the other seat sees it away; a client
+/// that reads (its library answers pings) stays connected through many intervals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_answers_no_ping_is_disconnected_and_shown_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.ping_interval = Duration::from_millis(300);
+        c.pong_timeout = Duration::from_millis(300);
+        c.disconnect_timeout = Duration::from_secs(60);
+    })
+    .await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (status, g) = post(&http, &format!("{base}/api/games"), json!({})).await;
+    assert_eq!(status, 201, "{g}");
+    let (id, us, ussr) = (g["id"].as_str().unwrap(), g["tokens"]["us"].as_str().unwrap(), g["tokens"]["ussr"].as_str().unwrap());
+    let mut silent = connect(srv.addr, id, us).await;
+    assert_eq!(next(&mut silent).await.unwrap()["type"], "sync");
+    // From here on the US client reads nothing: it answers no ping.
+    let mut live = connect(srv.addr, id, ussr).await;
+    assert_eq!(next(&mut live).await.unwrap()["state"]["presence"]["us"], "connected");
+    let t = std::time::Instant::now();
+    loop {
+        let v = next(&mut live).await.expect("the USSR stays connected");
+        if v["type"] == "presence" && v["presence"]["us"] == "away" {
+            break;
+        }
+    }
+    let took = t.elapsed();
+    assert!(took < Duration::from_secs(3), "the silent client was dropped after {took:?}");
+    // The reading client keeps answering through several intervals.
+    let until = std::time::Instant::now() + Duration::from_millis(1500);
+    while std::time::Instant::now() < until {
+        match tokio::time::timeout(Duration::from_millis(200), live.next()).await {
+            Ok(Some(Ok(Message::Close(_)))) | Ok(None) | Ok(Some(Err(_))) => panic!("the reading client was disconnected"),
+            _ => {}
+        }
+    }
+    live.send(Message::Text(json!({ "type": "sync" }).to_string().into())).await.unwrap();
+    let sync = loop {
+        let v = next(&mut live).await.expect("still open");
+        if v["type"] == "sync" {
+            break v;
+        }
+    };
+    assert_eq!(sync["state"]["presence"]["ussr"], "connected");
+    assert_eq!(sync["state"]["presence"]["us"], "away");
+    drop(silent);
+}
+
+/// Point 5, abandoned games. Without a clock: every seat away longer than `abandon_after` (an
+/// observer still watching) and the game is marked abandoned and unloaded, its watchers told;
+/// it is still read (state, log), not played (409, saying why); a game whose seat stays is
+/// not abandoned. With a clock, nobody connected and the game not even loaded: its clock
+/// ends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_every_seat_left_is_abandoned_and_a_clock_ends_a_game_nobody_watches() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.abandon_after = Duration::from_millis(800);
+        c.unload_after = Duration::from_secs(60);
+        c.unopened_unload = Duration::from_millis(300);
+    })
+    .await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (left, player, observer) = one_seat_game(&http, &base).await;
+    let (kept, kept_player, _) = one_seat_game(&http, &base).await;
+    let mut stays = connect(srv.addr, &kept, &kept_player).await;
+    let mut seat = connect(srv.addr, &left, &player).await;
+    assert_eq!(next(&mut seat).await.unwrap()["type"], "sync");
+    let mut watcher = connect(srv.addr, &left, &observer).await;
+    assert_eq!(next(&mut watcher).await.unwrap()["type"], "sync");
+    seat.close(None).await.ok();
+    let t = std::time::Instant::now();
+    let closing = loop {
+        let v = next(&mut watcher).await.expect("told before the socket closes");
+        if v["type"] == "closing" {
+            break v;
+        }
+    };
+    assert!(closing["reason"].as_str().unwrap().contains("abandoned"), "{closing}");
+    assert!(t.elapsed() < Duration::from_secs(4), "abandoned after {:?}", t.elapsed());
+    assert!(!srv.hub.is_loaded(&left), "unloaded");
+    let seats: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(format!("{left}.seats.json"))).unwrap()).unwrap();
+    assert!(seats["abandoned"].is_string(), "marked in the seats file: {seats}");
+    let state: Value = http.get(format!("{base}/api/games/{left}/state?token={player}")).send().await.unwrap().json().await.unwrap();
+    assert_eq!((state["seq"].as_u64(), state["abandoned"].is_string()), (Some(0), true), "{state}");
+    let r = http.get(format!("{base}/api/games/{left}/log?token={observer}")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let (status, e) = post(&http, &format!("{base}/api/games/{left}/moves?token={player}"), json!({ "move": "open e5" })).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("abandoned"), "{e}");
+    // The seat that stayed keeps its game.
+    assert!(srv.hub.is_loaded(&kept));
+    assert_eq!(next(&mut stays).await.unwrap()["type"], "sync");
+    let (status, e) = post(&http, &format!("{base}/api/games/{kept}/moves?token={kept_player}"), json!({ "move": "flag a1" })).await;
+    assert_eq!(status, 200, "{e}");
+
+    // A clock of one second, started by the first move; nobody connects, and the game leaves
+    // the memory (never opened). The server still ends it when the deciding seat's time is out.
+    let (status, g) = post(&http, &format!("{base}/api/games"), json!({ "clock_seconds": 1 })).await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap();
+    let ussr = g["tokens"]["ussr"].as_str().unwrap();
+    let (status, e) = post(&http, &format!("{base}/api/games/{id}/moves?token={ussr}"), json!({ "move": "influence Poland" })).await;
+    assert_eq!(status, 200, "{e}");
+    let path = dir.path().join(format!("{id}.arbiter"));
+    let mut was_unloaded = false;
+    let deadline = std::time::Instant::now() + Duration::from_secs(6);
+    let session = loop {
+        was_unloaded |= !srv.hub.is_loaded(id);
+        let s = arbiter_store::Session::open_read_only(&path, srv.hub.catalogue()).unwrap();
+        if s.game().outcome().is_some() {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "the clock ended the game within 6 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(was_unloaded, "the game was not in memory when its time ran out");
+    assert_eq!(session.game().outcome().unwrap().reason, "Time");
+    assert_eq!(session.rows().len(), 2);
+}
