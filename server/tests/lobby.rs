@@ -10,7 +10,12 @@ use tokio_tungstenite::tungstenite::Message;
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 async fn server(dir: &tempfile::TempDir) -> Running {
-    let c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+    server_with(dir, |_| {}).await
+}
+
+async fn server_with(dir: &tempfile::TempDir, tune: impl FnOnce(&mut Config)) -> Running {
+    let mut c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+    tune(&mut c);
     start(c, arbiter_games::web::offered()).await.unwrap()
 }
 
@@ -442,4 +447,23 @@ async fn a_seat_nobody_joined_stays_free_in_the_rematch() {
     let (_, listing) = t.get(&format!("/api/games/{}", id(&r))).await;
     assert_eq!(seats(&listing), [("us".into(), "taken".into()), ("ussr".into(), "free".into())]);
     assert!(t.listed().await.contains(&id(&r)), "listed, as the game it follows");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_game_leaves_the_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server_with(&dir, |c| c.abandon_after = Duration::from_millis(800)).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "game": "minesweeper" })).await;
+    let mut ws = connect(&srv, &id(&g), g["tokens"]["player"].as_str().unwrap()).await;
+    next_of(&mut ws, "sync").await;
+    assert_eq!(t.listed().await, [id(&g)]);
+    drop(ws);
+    let started = std::time::Instant::now();
+    while t.listed().await.contains(&id(&g)) {
+        assert!(started.elapsed() < Duration::from_secs(8), "still listed after {:?}", started.elapsed());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, l) = t.get(&format!("/api/games/{}", id(&g))).await;
+    assert!(l["abandoned"].is_string(), "{l}");
 }
