@@ -467,3 +467,17 @@ async fn an_abandoned_game_leaves_the_list() {
     let (_, l) = t.get(&format!("/api/games/{}", id(&g))).await;
     assert!(l["abandoned"].is_string(), "{l}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_counts_as_a_new_game_against_the_creation_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server_with(&dir, |c| c.games_per_address = 1).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "seat": "ussr" })).await;
+    let ussr = g["tokens"]["ussr"].as_str().unwrap();
+    let (status, _) = t.post(&format!("/api/games/{}/moves?token={ussr}", id(&g)), json!({ "move": "resign" })).await;
+    assert_eq!(status, 200);
+    let (status, e) = t.post(&format!("/api/games/{}/rematch?token={ussr}", id(&g)), json!({})).await;
+    assert_eq!(status, 429, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("rematch"), "{e}");
+}
