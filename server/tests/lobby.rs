@@ -481,3 +481,21 @@ async fn a_rematch_counts_as_a_new_game_against_the_creation_limit() {
     assert_eq!(status, 429, "{e}");
     assert!(e["error"].as_str().unwrap().contains("rematch"), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_s_chat_holds_at_most_its_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "game": "minesweeper" })).await;
+    // Filled to the limit through the store (the rate would take hours through the API).
+    let s = arbiter_store::Session::open(&dir.path().join(format!("{}.arbiter", id(&g))), &arbiter_games::catalogue()).unwrap();
+    for i in 0..arbiter_server::chat::MAX_MESSAGES {
+        s.store().add_chat("player", "all", &format!("m{i}")).unwrap();
+    }
+    let (status, e) = t
+        .post(&format!("/api/games/{}/chat?token={}", id(&g), g["tokens"]["player"].as_str().unwrap()), json!({ "text": "one more" }))
+        .await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("full"), "{e}");
+}
