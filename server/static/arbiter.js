@@ -108,6 +108,13 @@ window.Arbiter = (function () {
       )
     );
     document.body.appendChild(panel);
+    // The end's links and the rematch offer go beside the game's own game-over banner, if its
+    // page has one (`#outcome`), where the end is read; else they stay in the panel.
+    const banner = document.getElementById("outcome");
+    if (banner && mode === "play") {
+      banner.insertAdjacentElement("afterend", document.getElementById("arbiter-offer"));
+      banner.insertAdjacentElement("afterend", document.getElementById("arbiter-end"));
+    }
     const sound = document.getElementById("alert-sound");
     sound.checked = stored(SOUND) === "on";
     sound.addEventListener("change", () => {

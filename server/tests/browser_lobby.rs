@@ -98,6 +98,7 @@ async fn lobby_chat_rematch_and_replay(kind: Browser) {
 
     // B sees it in the open games and joins the free seat.
     b.goto(&format!("{base}/")).await.unwrap();
+    screenshot(b, kind, "lobby-home.png").await;
     click(b, &format!("#lobby li[data-game=\"{id}\"] button.join[data-seat=\"ussr\"]")).await;
     let b_link = on_game_page(b, Some(&id), None).await;
     wait_connected(b, "USSR").await;
@@ -164,6 +165,15 @@ async fn lobby_chat_rematch_and_replay(kind: Browser) {
     assert_eq!((listing["moves"].as_u64(), listing["outcome"]["reason"].as_str()), (Some(7), Some("Resigned")));
 
     // The rematch, from the game-over banner: A gets the USSR, B is offered the US.
+    until("the rematch button beside the game-over banner", || async move {
+        let v = js(a, "const e = document.getElementById('rematch'); return !!e && e.offsetParent !== null && document.getElementById('outcome').nextElementSibling.id === 'arbiter-end'").await;
+        (v == json!(true)).then_some(())
+    })
+    .await;
+    if std::env::var_os("ARBITER_SCREENSHOTS").is_some() {
+        js(a, "window.scrollTo(0, 0)").await;
+        screenshot(a, kind, "lobby-game-over.png").await;
+    }
     click(a, "#rematch").await;
     let a_new = on_game_page(a, None, Some(&id)).await;
     let new_id = a_new.split("/play/").nth(1).unwrap().split('?').next().unwrap().to_string();
