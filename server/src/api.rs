@@ -169,14 +169,6 @@ pub async fn create(
             Some(crate::seats::ComputerSeat { seat: i as u8, agent: Agent::Computer(level) })
         }
     };
-    if o.seat.is_some() && o.seed.is_some() && computer.is_none() {
-        // Whoever chooses the seed knows every random outcome: the other seats' secrets.
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "a game with seats left free to join takes a random seed: a seed its creator chose would tell them the other seats' secrets"
-                .into(),
-        ));
-    }
     // The creator's seats: the one named; against the computer, every seat but its.
     let seats = match (&o.seat, &computer) {
         (None, None) => None,
@@ -200,7 +192,12 @@ pub async fn create(
         r.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
         return Ok(r);
     }
-    let (id, ids, tokens) = hub.create(kind, Value::Object(options), seed, seats, clock_ms, computer, o.listed.unwrap_or(true)).await?;
+    // Whoever chooses the seed knows every random outcome, the other seats' secrets: the server
+    // draws it unless the creator chose, and then every seat is told (`seed_chosen` in each
+    // state) and a joiner must accept it.
+    let seed_chosen = o.seed.is_some();
+    let (id, ids, tokens) =
+        hub.create(kind, Value::Object(options), seed, seats, clock_ms, computer, o.listed.unwrap_or(true), seed_chosen).await?;
     let link = |t: &str| format!("/play/{id}?token={t}");
     let given = || ids.iter().zip(&tokens).filter_map(|(p, t)| t.as_ref().map(|t| (p.clone(), t)));
     let body = json!({
@@ -216,14 +213,18 @@ pub async fn create(
 #[serde(deny_unknown_fields)]
 pub struct JoinBody {
     seat: Option<String>,
+    /// The joiner knows the creator chose the seed, and plays anyway.
+    #[serde(default)]
+    accept_chosen_seed: bool,
 }
 
 /// The contract's `join`: take a free seat (the one named, or the first free) and get its
 /// token and link. A taken seat or a full game is refused (409).
 pub async fn join(State(hub): State<Arc<Hub>>, Path(id): Path<String>, body: Bytes) -> Result<Response, ApiError> {
-    let JoinBody { seat } = if body.iter().all(u8::is_ascii_whitespace) { JoinBody::default() } else { body_json(&body)? };
+    let JoinBody { seat, accept_chosen_seed } =
+        if body.iter().all(u8::is_ascii_whitespace) { JoinBody::default() } else { body_json(&body)? };
     let (room, (place, token)) = retrying(&hub, &id, Who::Anyone, move |r, _| {
-        let joined = r.join(seat.as_deref());
+        let joined = r.join(seat.as_deref(), accept_chosen_seed);
         if joined.is_ok() {
             r.relist();
         }

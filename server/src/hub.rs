@@ -210,7 +210,7 @@ impl Room {
     /// refused if that seat is taken or none is free ("game full"), and for `observer` (the
     /// observers' token is given with the game). The seat is taken for good (blocking: the
     /// seats file is written).
-    pub fn join(&self, wanted: Option<&str>) -> Result<(Place, String), MoveError> {
+    pub fn join(&self, wanted: Option<&str>, accept_chosen_seed: bool) -> Result<(Place, String), MoveError> {
         // Under the session lock, as a move: an unloaded copy writes nothing (a reloaded copy
         // would not know the seat was taken).
         let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
@@ -221,6 +221,12 @@ impl Room {
             return Err(MoveError::Conflict(why));
         }
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+        if seats.seed_chosen && !accept_chosen_seed {
+            return Err(MoveError::Conflict(
+                "the creator of this game chose its seed, so they can know every draw and your hidden cards: join with \"accept_chosen_seed\": true to play it anyway"
+                    .into(),
+            ));
+        }
         let n = self.seat_count();
         let place = match wanted {
             Some("observer") => return Err(MoveError::Conflict("the observers' link is given with the game; ask for it".into())),
@@ -255,8 +261,9 @@ impl Room {
     /// Presence and the clock added to every state this room sends.
     pub fn extra(&self, s: &Session) -> Value {
         let clock = self.clock(s).map(|c| c.to_json(&self.ids[..self.seat_count()])).unwrap_or(Value::Null);
-        let mut v = json!({ "presence": self.presence_json(), "clock": clock });
-        if let Some(when) = self.seats.lock().unwrap_or_else(|p| p.into_inner()).abandoned.clone() {
+        let seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+        let mut v = json!({ "presence": self.presence_json(), "clock": clock, "seed_chosen": seats.seed_chosen });
+        if let Some(when) = &seats.abandoned {
             v["abandoned"] = json!(when);
         }
         v
@@ -722,6 +729,7 @@ impl Hub {
         clock_ms: Option<u64>,
         computer: Option<crate::seats::ComputerSeat>,
         listed: bool,
+        seed_chosen: bool,
     ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
         let hub = self.clone();
         tokio::task::spawn_blocking(move || {
@@ -758,6 +766,7 @@ impl Hub {
                 unlisted: !listed,
                 last_seen: None,
                 abandoned: None,
+                seed_chosen,
                 ..Default::default()
             };
             file.save(&hub.seats_path(&id)).map_err(HubError::Failed)?;

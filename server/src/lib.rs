@@ -19,7 +19,9 @@
 //! Modules: `seats` (tokens: 128 random bits, only their SHA-256 kept; game ids), `hub` (the
 //! loaded games and each game's room: session, topics per place and for all, presence),
 //! `clock` (the chess clock, read from the saved game's move times), `views` (what each place
-//! may see, as JSON), `api` (HTTP), `ws` (WebSocket), `webhook` (turn alerts to a seat's URL).
+//! may see, as JSON), `api` (HTTP), `ws` (WebSocket), `webhook` (turn alerts to a seat's URL),
+//! `limits` (the accept loop: caps on connections, deadlines for headers and bodies; new games
+//! per address; JSON errors).
 //! `static/`: the new-game page.
 
 pub mod api;

@@ -64,15 +64,15 @@ impl Connections {
     pub fn admit(self: &Arc<Self>, ip: IpAddr, config: &Config) -> Result<Slot, Refused> {
         let mut total = self.total.lock().unwrap_or_else(|p| p.into_inner());
         let mut per = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
-        let mine = per.get(&ip).copied().unwrap_or(0);
-        if mine >= config.max_connections_per_address {
+        let held = per.get(&ip).copied().unwrap_or(0);
+        if held >= config.max_connections_per_address {
             return Err(Refused::Address);
         }
         if *total >= config.max_connections {
             return Err(Refused::Full);
         }
         *total += 1;
-        per.insert(ip, mine + 1);
+        per.insert(ip, held + 1);
         Ok(Slot { connections: self.clone(), ip })
     }
 

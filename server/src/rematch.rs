@@ -85,7 +85,7 @@ pub async fn rematch(
                     .map(|i| moved_on(i, n))
                     .collect();
                 let (new_id, _, _) =
-                    hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted).await?;
+                    hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted, false).await?;
                 let recorded = new_id.clone();
                 read(room.clone(), move |r| {
                     r.update_seats(|f| {

@@ -96,6 +96,11 @@ pub struct SeatsFile {
     /// `Config::abandon_after`, no clock. It is read and replayed, not played.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abandoned: Option<String>,
+    /// The creator chose the seed (over the network the server draws it): the creator can know
+    /// every draw, the other seats' hidden cards included. Every seat is told (`seed_chosen` in
+    /// its state) and a join must accept it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub seed_chosen: bool,
 }
 
 /// A seat the computer plays, and how.
@@ -146,13 +151,34 @@ impl SeatsFile {
     }
 
     /// Written to a temporary file and renamed, so a crash leaves the old file or the new one.
+    /// Readable by the server's user only (0600, whatever the umask): it names who holds which
+    /// seat, and the game's options.
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let tmp = path.with_extension("seats.tmp");
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        private_file(&tmp)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+            .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| format!("cannot sync {}: {e}", tmp.display()))?;
         std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
+}
+
+/// A file created (or emptied) for writing, readable and writable by its owner only.
+fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        o.mode(0o600);
+        let f = o.open(path)?;
+        // The mode above applies to a file created now; one left over keeps its own.
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        Ok(f)
+    }
+    #[cfg(not(unix))]
+    o.open(path)
 }
 
 fn eq_constant_time(a: &[u8], b: &[u8]) -> bool {

@@ -393,3 +393,106 @@ async fn a_game_every_seat_left_is_abandoned_and_a_clock_ends_a_game_nobody_watc
     assert_eq!(session.game().outcome().unwrap().reason, "Time");
     assert_eq!(session.rows().len(), 2);
 }
+
+/// Point 6, a chosen seed: the server draws the seed unless the creator sends one; then every
+/// seat's state and sync say `seed_chosen`, the seats file records it, and a join is refused
+/// (409, saying why) unless the joiner accepts it. A drawn seed is said too (false).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seed_the_creator_chose_is_told_to_every_seat_and_a_joiner_must_accept_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (status, g) = post(&http, &format!("{base}/api/games"), json!({ "seed": 42, "seat": "us" })).await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap();
+    let us = g["tokens"]["us"].as_str().unwrap();
+    let seats: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(format!("{id}.seats.json"))).unwrap()).unwrap();
+    assert_eq!(seats["seed_chosen"], true, "{seats}");
+    let state: Value = http.get(format!("{base}/api/games/{id}/state?token={us}")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(state["seed_chosen"], true);
+    let join = format!("{base}/api/games/{id}/join");
+    let (status, e) = post(&http, &join, json!({ "seat": "ussr" })).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("chose its seed") && e["error"].as_str().unwrap().contains("accept_chosen_seed"), "{e}");
+    let (status, e) = post(&http, &join, json!({ "seat": "ussr", "accept_chosen_seed": false })).await;
+    assert_eq!(status, 409, "{e}");
+    let (status, j) = post(&http, &join, json!({ "seat": "ussr", "accept_chosen_seed": true })).await;
+    assert_eq!(status, 201, "{j}");
+    let mut ws = connect(srv.addr, id, j["token"].as_str().unwrap()).await;
+    let sync = next(&mut ws).await.unwrap();
+    assert_eq!((sync["type"].as_str(), sync["state"]["seed_chosen"].as_bool()), (Some("sync"), Some(true)), "{sync}");
+    // A move's message carries it too.
+    let (status, e) =
+        post(&http, &format!("{base}/api/games/{id}/moves?token={}", j["token"].as_str().unwrap()), json!({ "move": "influence Poland" }))
+            .await;
+    assert_eq!(status, 200, "{e}");
+    let moved = loop {
+        let v = next(&mut ws).await.unwrap();
+        if v["type"] == "move" {
+            break v;
+        }
+    };
+    assert_eq!(moved["state"]["seed_chosen"], true);
+
+    // The server's seed: nothing to accept, and said so.
+    let (status, g) = post(&http, &format!("{base}/api/games"), json!({ "seat": "us" })).await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap();
+    let (status, j) = post(&http, &format!("{base}/api/games/{id}/join"), json!({})).await;
+    assert_eq!(status, 201, "{j}");
+    let state: Value =
+        http.get(format!("{base}/api/games/{id}/state?token={}", j["token"].as_str().unwrap())).send().await.unwrap().json().await.unwrap();
+    assert_eq!(state["seed_chosen"], false);
+}
+
+/// Point 7: every error body is JSON (`{"error": …}`), axum's own refusals included (a body
+/// too large, a query or path it cannot read, no such route, a method a route does not take),
+/// and the saved game and its seats file are readable by the server's user only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_error_is_json_and_saved_files_are_private() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (id, player, _) = one_seat_game(&http, &base).await;
+    let big = "x".repeat(17 * 1024);
+    let asks = [
+        (http.post(format!("{base}/api/games")).body(big.clone()), 413),
+        (http.post(format!("{base}/api/games/{id}/moves?token={player}")).body(big), 413),
+        (http.get(format!("{base}/api/games/{id}/state?token=a&token=b")), 400),
+        (http.get(format!("{base}/api/kinds/%FF%FE/x")), 400),
+        (http.get(format!("{base}/api/nothing")), 404),
+        (http.get(format!("{base}/api/games/{id}/state/more")), 404),
+        (http.put(format!("{base}/api/games")), 405),
+        (http.delete(format!("{base}/api/games/{id}/moves?token={player}")), 405),
+        (http.get(format!("{base}/static/minesweeper/nothing.js")), 404),
+        (http.post(format!("{base}/api/games")).body("{"), 400),
+    ];
+    for (ask, want) in asks {
+        let r = ask.send().await.unwrap();
+        let (status, url) = (r.status().as_u16(), r.url().to_string());
+        let kind = r.headers().get("content-type").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+        let text = r.text().await.unwrap();
+        assert_eq!(status, want, "{url}: {text}");
+        assert!(kind.starts_with("application/json"), "{url}: {kind}");
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{url}: not JSON ({e}): {text:?}"));
+        assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{url}: {v}");
+    }
+
+    use std::os::unix::fs::PermissionsExt;
+    let (status, e) = post(&http, &format!("{base}/api/games/{id}/moves?token={player}"), json!({ "move": "flag a1" })).await;
+    assert_eq!(status, 200, "{e}");
+    let (status, g) = post(&http, &format!("{base}/api/games"), json!({ "seat": "us" })).await;
+    assert_eq!(status, 201, "{g}");
+    let (status, _) = post(&http, &format!("{base}/api/games/{}/join", g["id"].as_str().unwrap()), json!({})).await;
+    assert_eq!(status, 201, "the seats file rewritten by a join");
+    let mut seen = 0;
+    for e in std::fs::read_dir(dir.path()).unwrap() {
+        let e = e.unwrap();
+        let mode = e.metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{:?} is {mode:o}", e.file_name());
+        seen += 1;
+    }
+    assert_eq!(seen, 4, "two games, each a saved game and a seats file");
+}

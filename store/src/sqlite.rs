@@ -190,6 +190,19 @@ impl SqliteStore {
     /// Write a complete new game file at `at` and close it (errors name `path`, the file the
     /// user asked for).
     fn write_new(at: &Path, path: &Path, header: &GameHeader) -> Result<(), StoreError> {
+        // Readable by its owner only (0600, whatever the umask): a saved game holds its seed,
+        // from which anyone rebuilds every hand. Made empty here, so SQLite opens it as a new
+        // database; SQLite gives its journal the database's mode.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(at)
+                .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be made: {e}") })?;
+        }
         let mut conn = Connection::open_with_flags(at, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
             .map_err(|e| write_error(path, e))?;
         conn.execute_batch("PRAGMA journal_mode = DELETE;").map_err(|e| write_error(path, e))?;
