@@ -19,6 +19,9 @@ use std::time::{Duration, Instant};
 
 /// The longest message, in characters.
 pub const MAX_CHARS: usize = 500;
+/// The most messages a game keeps (its file's size and each sync's are bounded; the rate alone
+/// would let a game's chat grow for ever).
+pub const MAX_MESSAGES: u64 = 1000;
 /// At most this many messages from one place of a game…
 pub const RATE_COUNT: usize = 5;
 /// …in this long.
@@ -64,6 +67,8 @@ pub enum ChatError {
     Invalid(String),
     /// More than the rate allows.
     TooFast,
+    /// The game's chat holds `MAX_MESSAGES`.
+    Full,
     Failed(String),
 }
 
@@ -72,6 +77,7 @@ impl ChatError {
         match self {
             ChatError::Invalid(m) | ChatError::Failed(m) => m.clone(),
             ChatError::TooFast => format!("at most {RATE_COUNT} messages in {} s: wait a moment", RATE_WINDOW.as_secs()),
+            ChatError::Full => format!("this game's chat is full ({MAX_MESSAGES} messages)"),
         }
     }
 }
@@ -81,6 +87,7 @@ impl From<ChatError> for ApiError {
         let status = match e {
             ChatError::Invalid(_) => StatusCode::BAD_REQUEST,
             ChatError::TooFast => StatusCode::TOO_MANY_REQUESTS,
+            ChatError::Full => StatusCode::CONFLICT,
             ChatError::Failed(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         ApiError::new(status, e.message())
@@ -144,6 +151,9 @@ pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value
         return Err(ChatError::TooFast);
     }
     room.with_session(|s| {
+        if s.store().chat_len().map_err(|e| ChatError::Failed(e.to_string()))? >= MAX_MESSAGES {
+            return Err(ChatError::Full);
+        }
         let m = s.store().add_chat(&room.ids[place.idx(n)], to.id(), &text).map_err(|e| ChatError::Failed(e.to_string()))?;
         let v = to_json(&m);
         // Under the session lock, as moves: a connection's history (its sync) and its messages

@@ -326,6 +326,8 @@ impl Room {
         match next.save(&self.seats_path) {
             Ok(()) => {
                 *seats = next;
+                // Out of the lobby's list.
+                self.lobby.put(crate::lobby::Listing::of(&self.id, &s, &seats));
                 true
             }
             Err(e) => {

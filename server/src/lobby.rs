@@ -60,6 +60,8 @@ pub struct Listing {
     pub listed: bool,
     /// Whether it is played on a chess clock.
     pub clock: bool,
+    /// When it was found abandoned (every seat away too long): it is read, not played.
+    pub abandoned: Option<String>,
 }
 
 /// The game's options, each missing one at its default (as the game was made).
@@ -103,6 +105,7 @@ impl Listing {
             outcome,
             listed: !seats.unlisted,
             clock: seats.clock_ms.is_some(),
+            abandoned: seats.abandoned.clone(),
         }
     }
 
@@ -116,9 +119,9 @@ impl Listing {
         format!("{}_{}", self.activity(), self.id)
     }
 
-    /// Whether it is in the list: listed and not over.
+    /// Whether it is in the list: listed, not over, not abandoned (nothing more is played).
     pub fn open(&self) -> bool {
-        self.listed && self.outcome.is_none()
+        self.listed && self.outcome.is_none() && self.abandoned.is_none()
     }
 }
 

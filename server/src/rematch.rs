@@ -13,11 +13,13 @@ use crate::api::{read, seat_of, ApiError, TokenQuery};
 use crate::hub::Hub;
 use crate::seats::{token_hash, ComputerSeat, Place};
 use arbiter_kernel::Seat;
-use axum::extract::{Path, Query, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
-use axum::Json;
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 /// The token of the seat that held `old` in the rematch `new_id`: 128 bits of SHA-256 of both,
@@ -33,7 +35,12 @@ pub fn moved_on(i: usize, n: usize) -> usize {
 }
 
 /// `POST /api/games/{id}/rematch?token=T`.
-pub async fn rematch(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {
+pub async fn rematch(
+    State(hub): State<Arc<Hub>>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    Path(id): Path<String>,
+    Query(q): Query<TokenQuery>,
+) -> Result<Response, ApiError> {
     let (room, place) = seat_of(&hub, &id, q.token.as_deref()).await?;
     let Place::Seat(old_seat) = place else {
         return Err(ApiError::new(StatusCode::FORBIDDEN, "only a seat of the game plays its rematch".into()));
@@ -51,6 +58,19 @@ pub async fn rematch(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(
         match file.rematch {
             Some(new_id) => new_id,
             None => {
+                // A new game: counted as `POST /api/games` counts them (else resigning and asking
+                // for a rematch again and again would make games without limit).
+                let ip = peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |Extension(ConnectInfo(a))| a.ip());
+                if let Err(wait) = hub.creations.take(ip, hub.config.games_per_address, hub.config.games_window) {
+                    let secs = wait.as_secs() + 1;
+                    let mut r = ApiError::new(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        format!("too many new games from your address (a rematch is one): try again in {secs} s"),
+                    )
+                    .into_response();
+                    r.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
+                    return Ok(r);
+                }
                 let kind = hub.catalogue().find(kind).map_err(|r| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, r.reason))?;
                 let options: Value = serde_json::from_str(&options)
                     .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the game's options cannot be read: {e}")))?;
@@ -58,8 +78,12 @@ pub async fn rematch(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(
                 getrandom::fill(&mut b)
                     .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("no randomness for a seed: {e}")))?;
                 let computer = file.computer.first().map(|c| ComputerSeat { seat: moved_on(c.seat as usize, n) as u8, agent: c.agent });
-                // Every person's seat is taken by a token nobody is given, until its player asks.
-                let people: Vec<usize> = (0..n).filter(|i| computer.is_none_or(|c| c.seat as usize != *i)).collect();
+                // Every person's seat is taken by a token nobody is given, until its player asks;
+                // a seat nobody had joined stays free to join.
+                let people: Vec<usize> = (0..n)
+                    .filter(|i| file.taken(Seat(*i as u8)) && !file.computer.iter().any(|c| c.seat as usize == *i))
+                    .map(|i| moved_on(i, n))
+                    .collect();
                 let (new_id, _, _) =
                     hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted, false).await?;
                 let recorded = new_id.clone();
@@ -100,7 +124,8 @@ pub async fn rematch(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(
         "seat": new_room.ids[seat],
         "token": new_token,
         "link": format!("/play/{new_id}?token={new_token}"),
-    })))
+    }))
+    .into_response())
 }
 
 #[cfg(test)]

@@ -17,26 +17,39 @@ use arbiter_store::Replay;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
-use serde::Deserialize;
 use serde_json::{json, Value};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
-#[derive(Deserialize)]
-pub struct ReplayQuery {
-    token: Option<String>,
-    /// The move to show (0: the setup); past the end, the end.
-    at: Option<u64>,
-    /// Whose view: a seat's id or `observer` (default: the token's place, else the observer).
-    #[serde(rename = "as")]
-    view: Option<String>,
+/// Each game's turns (`turns` of the answer), by game id, for the number of moves it was
+/// computed at: the whole record is replayed once for them, not at every step.
+fn turn_cache() -> &'static Mutex<HashMap<String, (u64, Value)>> {
+    static TURNS: OnceLock<Mutex<HashMap<String, (u64, Value)>>> = OnceLock::new();
+    TURNS.get_or_init(Default::default)
+}
+
+/// The number the game's view gives as `turn`, if it names one (a generic look: the host knows
+/// no game's turns).
+fn turn_of(view: &Value) -> Option<u64> {
+    view.get("turn").and_then(Value::as_u64)
 }
 
 /// `GET /api/games/{id}/replay?at=N&token=T&as=PLACE`: the position after move N as `sync`
 /// shapes it (`state`, `moves`, `log`), with `at`, `total` (the number of moves), `seat` (whose
 /// view) and `views` (the places this caller may choose).
-pub async fn replay(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<ReplayQuery>) -> Result<Json<Value>, ApiError> {
+pub async fn replay(
+    State(hub): State<Arc<Hub>>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, ApiError> {
     let room = hub.room(&id).await?;
-    let token = q.token.filter(|t| !t.is_empty());
+    let token = q.get("token").filter(|t| !t.is_empty());
+    let wanted_at = match q.get("at") {
+        None => None,
+        Some(a) => {
+            Some(a.parse::<u64>().map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "at is a move's number (0: the setup)".into()))?)
+        }
+    };
     let own = match &token {
         Some(t) => {
             Some(room.place(t).ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "this token is not a seat of this game".into()))?)
@@ -52,7 +65,7 @@ pub async fn replay(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q
     let ids = room.ids.clone();
     // The places this caller may see the game as.
     let views: Vec<Place> = Place::all(n).filter(|p| *p == Place::Observer || over || Some(*p) == own).collect();
-    let place = match q.view.as_deref() {
+    let place = match q.get("as").map(String::as_str) {
         None | Some("") => own.filter(|p| views.contains(p)).unwrap_or(Place::Observer),
         Some(v) => {
             let p = ids.iter().position(|x| x == v).map(|i| if i == n { Place::Observer } else { Place::Seat(Seat(i as u8)) }).ok_or_else(
@@ -65,13 +78,44 @@ pub async fn replay(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q
         }
     };
     let total = rows.len() as u64;
-    let at = q.at.unwrap_or(total).min(total);
+    let at = wanted_at.unwrap_or(total).min(total);
+    let cached = turn_cache().lock().unwrap_or_else(|p| p.into_inner()).get(&id).filter(|(n, _)| *n == total).map(|(_, t)| t.clone());
     let body = tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
+        let failed =
+            |e: arbiter_store::ReplayError| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the game cannot be replayed: {e}"));
         let upto = rows[..at as usize].to_vec();
-        let mut r = Replay::new(header.clone(), upto.clone(), kind)
-            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the game cannot be replayed: {e}")))?;
-        r.run_to(None).map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the game cannot be replayed: {e}")))?;
-        let g = r.game();
+        let mut r = Replay::new(header.clone(), rows.clone(), kind).map_err(failed)?;
+        // The first move of each turn, if the game's view names turns: the replay goes on to the
+        // end once (then it is kept) and the position at `at` is a copy taken on the way.
+        let mut turns: Vec<Value> = Vec::new();
+        let mut shown = None;
+        let mut last_turn = None;
+        loop {
+            if r.seq() == at {
+                shown = Some(r.game().boxed_clone());
+                if cached.is_some() {
+                    break;
+                }
+            }
+            if cached.is_none() {
+                let t = turn_of(&r.game().view(None));
+                if t.is_some() && t != last_turn {
+                    turns.push(json!({ "turn": t, "at": r.seq() }));
+                    last_turn = t;
+                }
+            }
+            if r.done() {
+                break;
+            }
+            r.step().map_err(failed)?;
+        }
+        let turns = cached.unwrap_or_else(|| {
+            let v = json!(turns);
+            turn_cache().lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), (total, v.clone()));
+            v
+        });
+        let shown = shown.ok_or_else(|| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the position was not reached".into()))?;
+        let g = shown.as_ref();
         let viewer = place.viewer();
         let mut state = g.view(viewer);
         if !state.is_object() {
@@ -90,7 +134,7 @@ pub async fn replay(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q
         Ok(json!({
             "type": "replay", "at": at, "total": total, "seat": ids[place.idx(n)],
             "views": views.iter().map(|p| ids[p.idx(n)].clone()).collect::<Vec<_>>(),
-            "state": state, "moves": moves, "log": log,
+            "state": state, "moves": moves, "log": log, "turns": turns,
         }))
     })
     .await

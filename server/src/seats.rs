@@ -202,6 +202,19 @@ mod tests {
     }
 
     #[test]
+    fn a_listed_game_s_public_watch_token_acts_as_the_observers_only() {
+        let t: Vec<String> = (0..3).map(|_| new_token().unwrap()).collect();
+        let watch = new_token().unwrap();
+        let f = SeatsFile { hashes: t.iter().map(|t| Some(token_hash(t))).collect(), watch: Some(watch.clone()), ..Default::default() };
+        assert_eq!(f.place(&watch), Some(Place::Observer));
+        assert_eq!(f.place(&t[2]), Some(Place::Observer), "the creator's observers' link still works");
+        assert_eq!(f.place(&t[0]), Some(Place::Seat(Seat(0))));
+        assert_eq!(f.place(""), None);
+        let text = serde_json::to_string(&SeatsFile { hashes: f.hashes.clone(), ..Default::default() }).unwrap();
+        assert!(!text.contains("watch") && !text.contains("unlisted") && !text.contains("rematch"), "absent until used: {text}");
+    }
+
+    #[test]
     fn a_seats_file_written_before_seats_could_be_free_reads_as_all_taken() {
         let h = token_hash("x");
         let old = format!("{{\"hashes\": [\"{h}\", \"{h}\", \"{h}\"], \"clock_ms\": null}}");

@@ -108,6 +108,13 @@ window.Arbiter = (function () {
       )
     );
     document.body.appendChild(panel);
+    // The end's links and the rematch offer go beside the game's own game-over banner, if its
+    // page has one (`#outcome`), where the end is read; else they stay in the panel.
+    const banner = document.getElementById("outcome");
+    if (banner && mode === "play") {
+      banner.insertAdjacentElement("afterend", document.getElementById("arbiter-offer"));
+      banner.insertAdjacentElement("afterend", document.getElementById("arbiter-end"));
+    }
     const sound = document.getElementById("alert-sound");
     sound.checked = stored(SOUND) === "on";
     sound.addEventListener("change", () => {
@@ -130,7 +137,8 @@ window.Arbiter = (function () {
     });
     showNotify();
     document.getElementById("chat-form").addEventListener("submit", sendChat);
-    if (mode === "replay") document.getElementById("arbiter-chat").hidden = true;
+    // A replay has nothing to say or to be alerted of: the controls are its bar.
+    if (mode === "replay") panel.hidden = true;
     return panel;
   }
 
@@ -311,6 +319,7 @@ window.Arbiter = (function () {
       el("button", { type: "button", id: "replay-forward", title: "One move forward" }, "▶"),
       el("button", { type: "button", id: "replay-last", title: "The end" }, "⏭"),
       el("label", {}, " Move ", el("input", { id: "replay-jump", type: "number", min: "0", class: "replay-jump" })),
+      el("label", { id: "replay-turn-label", hidden: true }, " Turn ", el("select", { id: "replay-turn" })),
       el("label", { id: "replay-as-label", hidden: true }, " Seen by ", el("select", { id: "replay-as" })),
       el("span", { id: "replay-error", class: "arbiter-error", role: "alert", hidden: true })
     );
@@ -328,6 +337,13 @@ window.Arbiter = (function () {
         $("replay-jump").value = String(at);
         $("replay-jump").max = String(total);
         $("replay-error").hidden = true;
+        const turns = $("replay-turn");
+        if (turns.options.length === 0 && Array.isArray(body.turns) && body.turns.length > 0) {
+          for (const t of body.turns) turns.appendChild(el("option", { value: t.at }, String(t.turn)));
+          $("replay-turn-label").hidden = false;
+        }
+        // The turn of the move shown: the last whose first move is at or before it.
+        for (const o of turns.options) if (Number(o.value) <= at) turns.value = o.value;
         const sel = $("replay-as");
         if (sel.options.length === 0 && Array.isArray(body.views)) {
           for (const v of body.views) sel.appendChild(el("option", { value: v, selected: v === body.seat }, seatLabel(v)));
@@ -347,6 +363,7 @@ window.Arbiter = (function () {
     $("replay-forward").addEventListener("click", () => go(Math.min(total, at + 1)));
     $("replay-last").addEventListener("click", () => go(total));
     $("replay-jump").addEventListener("change", () => go(Number($("replay-jump").value) || 0));
+    $("replay-turn").addEventListener("change", () => go(Number($("replay-turn").value) || 0));
     $("replay-as").addEventListener("change", () => {
       as = $("replay-as").value;
       go(at);

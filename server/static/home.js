@@ -67,8 +67,8 @@
     const k = kinds.find((x) => x.id === $("game").value);
     const take = $("take");
     while (take.firstChild) take.removeChild(take.firstChild);
-    take.appendChild(el("option", { value: "" }, "every seat (share the links)"));
-    for (const s of (k && k.seats) || []) take.appendChild(el("option", { value: s }, seatLabel(s) + " (the others join from the open games)"));
+    take.appendChild(el("option", { value: "" }, "all (share the links)"));
+    for (const s of (k && k.seats) || []) take.appendChild(el("option", { value: s }, seatLabel(s) + " (others join)"));
     $("take-row").hidden = vs || !k || k.seats.length < 2;
   }
 
@@ -186,7 +186,7 @@
   }
   function optionsText(g) {
     const o = g.options && typeof g.options === "object" ? Object.entries(g.options) : [];
-    return o.map(([k, v]) => label(k) + " " + String(v)).join(", ");
+    return o.map(([k, v]) => label(k) + ": " + (v === true ? "yes" : v === false ? "no" : String(v))).join(", ");
   }
 
   let lobbyNext = null;

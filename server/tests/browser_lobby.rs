@@ -5,6 +5,9 @@
 //! the chat (a message to the seats never reaches the observer, a seat's message reaches the
 //! other, a page's history); a rematch from the game-over banner, offered to the other seat's
 //! open page; and a replay stepped back and forth, then seen as a seat once the game is over.
+//! On Minesweeper's page, the same script: the tab title says when the move is yours (never to
+//! the observer), the sound's switch is remembered, a chat message is shown as text, a replay
+//! draws the board at each move. `.ci/run` runs each test on its own (`--exact`), as browser.rs's.
 //!
 //! ```sh
 //! FIREFOX=/usr/bin/firefox-esr GECKODRIVER=…/geckodriver \
@@ -95,6 +98,7 @@ async fn lobby_chat_rematch_and_replay(kind: Browser) {
 
     // B sees it in the open games and joins the free seat.
     b.goto(&format!("{base}/")).await.unwrap();
+    screenshot(b, kind, "lobby-home.png").await;
     click(b, &format!("#lobby li[data-game=\"{id}\"] button.join[data-seat=\"ussr\"]")).await;
     let b_link = on_game_page(b, Some(&id), None).await;
     wait_connected(b, "USSR").await;
@@ -161,6 +165,15 @@ async fn lobby_chat_rematch_and_replay(kind: Browser) {
     assert_eq!((listing["moves"].as_u64(), listing["outcome"]["reason"].as_str()), (Some(7), Some("Resigned")));
 
     // The rematch, from the game-over banner: A gets the USSR, B is offered the US.
+    until("the rematch button beside the game-over banner", || async move {
+        let v = js(a, "const e = document.getElementById('rematch'); return !!e && e.offsetParent !== null && document.getElementById('outcome').nextElementSibling.id === 'arbiter-end'").await;
+        (v == json!(true)).then_some(())
+    })
+    .await;
+    if std::env::var_os("ARBITER_SCREENSHOTS").is_some() {
+        js(a, "window.scrollTo(0, 0)").await;
+        screenshot(a, kind, "lobby-game-over.png").await;
+    }
     click(a, "#rematch").await;
     let a_new = on_game_page(a, None, Some(&id)).await;
     let new_id = a_new.split("/play/").nth(1).unwrap().split('?').next().unwrap().to_string();
@@ -197,4 +210,75 @@ async fn lobby_chat_rematch_and_replay(kind: Browser) {
 
     a_browser.close().await;
     b_browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Chromium and chromedriver (Debian's chromium, chromium-driver); .ci/run runs it"]
+async fn alerts_chat_and_replay_of_another_game_in_chromium() {
+    alerts_chat_and_replay_of_another_game(Browser::Chromium).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Firefox and geckodriver (Debian's firefox-esr, cargo install geckodriver); .ci/run runs it"]
+async fn alerts_chat_and_replay_of_another_game_in_firefox() {
+    alerts_chat_and_replay_of_another_game(Browser::Firefox).await;
+}
+
+/// The same host features on Minesweeper's page (the host's script knows no game): the tab
+/// title says when the move is yours, the sound's switch is remembered, the chat works, and a
+/// replay draws the board at each move.
+async fn alerts_chat_and_replay_of_another_game(kind: Browser) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(Config::new("127.0.0.1:0".parse().unwrap(), dir.path().join("games")), arbiter_games::web::offered()).await.unwrap();
+    let base = format!("http://{}", server.addr);
+    let http = reqwest::Client::new();
+    let r = http.post(format!("{base}/api/games")).body(json!({ "game": "minesweeper", "seed": 3 }).to_string()).send().await.unwrap();
+    let game: Value = r.json().await.unwrap();
+    let id = game["id"].as_str().unwrap().to_string();
+    let profiles = tempfile::tempdir().unwrap();
+    let page_browser = open(kind, &profiles.path().join("p"), false).await;
+    let page = &page_browser;
+    page.goto(&format!("{base}{}", game["links"]["player"].as_str().unwrap())).await.unwrap();
+    let title = || async move { page.title().await.ok() };
+    until("the title to say it is your move", || async move { title().await.filter(|t| t.starts_with("● Your move — ")) }).await;
+
+    // The sound is off until switched on, and stays on after a reload.
+    let sound = || async move { js(page, "const e = document.getElementById('alert-sound'); return e ? e.checked : null").await.as_bool() };
+    assert_eq!(sound().await, Some(false));
+    click(page, "#alert-sound").await;
+    assert_eq!(js(page, "return localStorage.getItem('arbiter.sound')").await, "on");
+    page.refresh().await.unwrap();
+    until("the page again", || async move { (sound().await == Some(true)).then_some(()) }).await;
+
+    // A move: the board changes; the chat works on this page too.
+    click(page, "[data-cell=\"e5\"]").await;
+    until(
+        "the opened cell",
+        || async move { (attr(page, "[data-cell=\"e5\"]", "data-state").await.as_deref() == Some("open")).then_some(()) },
+    )
+    .await;
+    send_chat(page, "<i>not html</i>", "all").await;
+    let html = js(page, "return document.getElementById('chat-log').innerHTML").await;
+    assert!(!html.as_str().unwrap().contains("<i>"), "a message is shown as text: {html}");
+
+    // The observer's page is never told it is its move.
+    let obs_browser = open(kind, &profiles.path().join("o"), false).await;
+    let obs = &obs_browser;
+    obs.goto(&format!("{base}{}", game["links"]["observer"].as_str().unwrap())).await.unwrap();
+    until("the observer's chat history", || async move { (chat_texts(obs).await == ["<i>not html</i>"]).then_some(()) }).await;
+    assert!(!obs.title().await.unwrap().starts_with('●'));
+
+    // The replay: every cell closed at the start, the opened one after move 1.
+    obs.goto(&format!("{base}/replay/{id}?at=0")).await.unwrap();
+    let closed = || async move { js(obs, "return document.querySelectorAll('[data-state=\"closed\"]').length").await.as_u64() };
+    until("the board at the start", || async move { (closed().await == Some(81)).then_some(()) }).await;
+    click(obs, "#replay-forward").await;
+    until("the board after move 1", || async move {
+        (attr(obs, "[data-cell=\"e5\"]", "data-state").await.as_deref() == Some("open")).then_some(())
+    })
+    .await;
+    assert!(url(obs).await.contains("at=1"));
+
+    page_browser.close().await;
+    obs_browser.close().await;
 }

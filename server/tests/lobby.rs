@@ -10,7 +10,12 @@ use tokio_tungstenite::tungstenite::Message;
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 async fn server(dir: &tempfile::TempDir) -> Running {
-    let c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+    server_with(dir, |_| {}).await
+}
+
+async fn server_with(dir: &tempfile::TempDir, tune: impl FnOnce(&mut Config)) -> Running {
+    let mut c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+    tune(&mut c);
     start(c, arbiter_games::web::offered()).await.unwrap()
 }
 
@@ -380,6 +385,10 @@ async fn a_replay_shows_each_position_as_a_fresh_replay_does_and_no_seat_s_secre
         let heads = r["log"].as_array().unwrap().iter().filter(|l| l.as_str().unwrap().starts_with('#')).count();
         assert_eq!(heads, at, "the log up to move {at}");
     }
+    assert_eq!(end["turns"][0], json!({ "turn": 1, "at": 0 }), "the game's view names its turns: where each begins");
+    let (status, e) = t.get(&format!("/api/games/{gid}/replay?at=x")).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].is_string());
     let (_, past) = t.get(&format!("/api/games/{gid}/replay?at=999")).await;
     assert_eq!(past["at"].as_u64(), Some(20));
     // A seat's view before the end: only with that seat's token.
@@ -420,4 +429,73 @@ async fn an_unlisted_game_s_replay_needs_a_token_of_the_game() {
     assert_eq!(status, 401, "{e}");
     let (status, r) = t.get(&format!("/api/games/{}/replay?token={}", id(&g), g["tokens"]["observer"].as_str().unwrap())).await;
     assert_eq!((status, r["total"].as_u64()), (200, Some(0)));
+    assert_eq!(r["turns"], json!([]), "a game whose view names no turn");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_nobody_joined_stays_free_in_the_rematch() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    // The creator takes the USSR, the US is never joined; the USSR resigns at its first decision.
+    let g = t.create(json!({ "seat": "ussr" })).await;
+    let ussr = g["tokens"]["ussr"].as_str().unwrap();
+    let (status, _) = t.post(&format!("/api/games/{}/moves?token={ussr}", id(&g)), json!({ "move": "resign" })).await;
+    assert_eq!(status, 200);
+    let (_, r) = t.post(&format!("/api/games/{}/rematch?token={ussr}", id(&g)), json!({})).await;
+    assert_eq!(r["seat"], "us");
+    let (_, listing) = t.get(&format!("/api/games/{}", id(&r))).await;
+    assert_eq!(seats(&listing), [("us".into(), "taken".into()), ("ussr".into(), "free".into())]);
+    assert!(t.listed().await.contains(&id(&r)), "listed, as the game it follows");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_game_leaves_the_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server_with(&dir, |c| c.abandon_after = Duration::from_millis(800)).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "game": "minesweeper" })).await;
+    let mut ws = connect(&srv, &id(&g), g["tokens"]["player"].as_str().unwrap()).await;
+    next_of(&mut ws, "sync").await;
+    assert_eq!(t.listed().await, [id(&g)]);
+    drop(ws);
+    let started = std::time::Instant::now();
+    while t.listed().await.contains(&id(&g)) {
+        assert!(started.elapsed() < Duration::from_secs(8), "still listed after {:?}", started.elapsed());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, l) = t.get(&format!("/api/games/{}", id(&g))).await;
+    assert!(l["abandoned"].is_string(), "{l}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_counts_as_a_new_game_against_the_creation_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server_with(&dir, |c| c.games_per_address = 1).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "seat": "ussr" })).await;
+    let ussr = g["tokens"]["ussr"].as_str().unwrap();
+    let (status, _) = t.post(&format!("/api/games/{}/moves?token={ussr}", id(&g)), json!({ "move": "resign" })).await;
+    assert_eq!(status, 200);
+    let (status, e) = t.post(&format!("/api/games/{}/rematch?token={ussr}", id(&g)), json!({})).await;
+    assert_eq!(status, 429, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("rematch"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_s_chat_holds_at_most_its_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "game": "minesweeper" })).await;
+    // Filled to the limit through the store (the rate would take hours through the API).
+    let s = arbiter_store::Session::open(&dir.path().join(format!("{}.arbiter", id(&g))), &arbiter_games::catalogue()).unwrap();
+    for i in 0..arbiter_server::chat::MAX_MESSAGES {
+        s.store().add_chat("player", "all", &format!("m{i}")).unwrap();
+    }
+    let (status, e) = t
+        .post(&format!("/api/games/{}/chat?token={}", id(&g), g["tokens"]["player"].as_str().unwrap()), json!({ "text": "one more" }))
+        .await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("full"), "{e}");
 }

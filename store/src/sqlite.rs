@@ -547,6 +547,19 @@ impl SqliteStore {
         rows.collect::<rusqlite::Result<_>>().map_err(|e| read_error(&self.path, e))
     }
 
+    /// How many chat messages the game holds.
+    pub fn chat_len(&self) -> Result<u64, StoreError> {
+        let exists: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'chat'", [], |r| r.get(0))
+            .map_err(|e| read_error(&self.path, e))?;
+        if exists == 0 {
+            return Ok(0);
+        }
+        let n: i64 = self.conn.query_row("SELECT COUNT(*) FROM chat", [], |r| r.get(0)).map_err(|e| read_error(&self.path, e))?;
+        Ok(n.max(0) as u64)
+    }
+
     /// Store a chat message (durably, in its own transaction; never inside a move's).
     pub fn add_chat(&self, from: &str, to: &str, text: &str) -> Result<ChatMessage, StoreError> {
         if self.read_only {

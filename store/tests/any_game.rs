@@ -120,6 +120,7 @@ fn a_chat_is_kept_beside_the_record_and_outside_it() {
     let first = s.store().add_chat("player", "all", "hello <b>there</b>").unwrap();
     let second = s.store().add_chat("observer", "all", "hi").unwrap();
     assert_eq!((first.id, second.id), (1, 2));
+    assert_eq!(s.store().chat_len().unwrap(), 2);
     s.play("unflag a1", None).unwrap();
     s.undo().unwrap();
     let reopened = Session::open(&path, &catalogue()).unwrap();
