@@ -62,6 +62,8 @@ pub struct Listing {
     pub clock: bool,
     /// When it was found abandoned (every seat away too long): it is read, not played.
     pub abandoned: Option<String>,
+    /// Whether its creator chose the seed (whether, never which): a joiner must accept that.
+    pub seed_chosen: bool,
 }
 
 /// The game's options, each missing one at its default (as the game was made).
@@ -106,6 +108,7 @@ impl Listing {
             listed: !seats.unlisted,
             clock: seats.clock_ms.is_some(),
             abandoned: seats.abandoned.clone(),
+            seed_chosen: seats.seed_chosen,
         }
     }
 

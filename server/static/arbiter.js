@@ -104,8 +104,20 @@ window.Arbiter = (function () {
         "div",
         { class: "arbiter-alerts" },
         el("label", {}, el("input", { type: "checkbox", id: "alert-sound" }), " Sound when it is your move"),
-        el("button", { type: "button", id: "alert-notify" }, "Notify me when it is my move")
-      )
+        el("button", { type: "button", id: "alert-notify" }, "Notify me when it is my move"),
+        // A seat's webhook (API.md, "Turn alerts by webhook"): called while this page is closed.
+        el(
+          "form",
+          { id: "webhook-form", class: "webhook-form", hidden: true },
+          el("label", { for: "webhook-url" }, "Webhook when it is my move (a chat channel's URL):"),
+          el("input", { id: "webhook-url", type: "url", maxlength: "2048", placeholder: "https://…", autocomplete: "off" }),
+          el("button", { type: "submit", id: "webhook-save" }, "Save"),
+          el("button", { type: "button", id: "webhook-remove" }, "Remove"),
+          el("span", { id: "webhook-status", class: "webhook-status", role: "status" })
+        )
+      ),
+      el("p", { id: "arbiter-seed", class: "arbiter-notice", role: "note", hidden: true },
+        "The creator of this game chose its seed: whoever knows the seed can know every draw and die roll, the hidden cards included.")
     );
     document.body.appendChild(panel);
     // The end's links and the rematch offer go beside the game's own game-over banner, if its
@@ -137,9 +149,43 @@ window.Arbiter = (function () {
     });
     showNotify();
     document.getElementById("chat-form").addEventListener("submit", sendChat);
+    document.getElementById("webhook-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const url = document.getElementById("webhook-url").value.trim();
+      webhook(url ? "PUT" : "DELETE", url);
+    });
+    document.getElementById("webhook-remove").addEventListener("click", () => webhook("DELETE", ""));
     // A replay has nothing to say or to be alerted of: the controls are its bar.
     if (mode === "replay") panel.hidden = true;
     return panel;
+  }
+
+  // ---------------------------------------------------------------- the webhook
+
+  /** Read (GET), register (PUT) or remove (DELETE) this seat's webhook, and show the answer. */
+  async function webhook(method, url) {
+    const status = document.getElementById("webhook-status");
+    try {
+      const init = { method: method };
+      if (method === "PUT") {
+        init.headers = { "Content-Type": "application/json" };
+        init.body = JSON.stringify({ url: url });
+      }
+      const r = await fetch(api("webhook"), init);
+      const body = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(body.error || "the server answered " + r.status);
+      document.getElementById("webhook-url").value = body.url || "";
+      const last = body.last;
+      status.textContent = !body.url
+        ? "none"
+        : !last
+          ? "saved"
+          : last.ok
+            ? "saved; last call answered " + last.status
+            : "saved; the last call failed: " + (last.error || "no answer");
+    } catch (e) {
+      status.textContent = "not saved: " + e.message;
+    }
   }
 
   // ---------------------------------------------------------------- the chat
@@ -273,12 +319,19 @@ window.Arbiter = (function () {
         seat = m.seat;
         if (mode === "play" && token) remember({ id: gameId, seat: m.seat, token: token, link: location.pathname + location.search, game: (m.state && m.state.game) || "" });
         document.getElementById("chat-to").hidden = seat === "observer";
+        // A seat's own webhook; the observers never decide.
+        if (mode === "play" && seat !== "observer" && !synced) {
+          document.getElementById("webhook-form").hidden = false;
+          webhook("GET", "");
+        }
+        document.getElementById("arbiter-seed").hidden = !(m.state && m.state.seed_chosen);
         for (const c of m.chat || []) addChat(c);
         turn(m.moves);
         if (synced && !wasYours && yours) yourTurnNow();
         synced = true;
         break;
       case "move":
+      case "undo":
         turn(m.moves);
         if (!wasYours && yours) yourTurnNow();
         break;

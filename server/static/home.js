@@ -120,7 +120,6 @@
     }
     if (!$("listed").checked) parts.push('"listed": false');
     if (!$("take-row").hidden && $("take").value) {
-      if (seed !== "") return fail("A game with seats left free to join takes a random seed: leave the seed empty.");
       parts.push('"seat": ' + JSON.stringify($("take").value));
     }
     const button = $("create-button");
@@ -222,12 +221,24 @@
     }
     row.appendChild(el("button", { type: "button", class: "watch", onclick: () => watch(g) }, "Watch"));
     row.appendChild(el("span", { class: "facts" }, facts(g)));
+    if (g.seed_chosen) row.appendChild(el("span", { class: "facts seed-chosen" }, "seed chosen by its creator"));
     return row;
   }
 
-  async function join(g, seat) {
+  async function join(g, seat, accepted) {
+    if (g.seed_chosen && !accepted) {
+      // Told before joining (API.md, join): whoever chose the seed can know every draw.
+      const note = $("lobby-error");
+      while (note.firstChild) note.removeChild(note.firstChild);
+      note.appendChild(document.createTextNode("The creator of this game chose its seed, so they can know every draw and die roll, your hidden cards included. "));
+      note.appendChild(el("button", { type: "button", id: "accept-seed", onclick: () => join(g, seat, true) }, "Accept and join as " + seatLabel(seat)));
+      note.hidden = false;
+      return;
+    }
     try {
-      const r = await fetch("/api/games/" + encodeURIComponent(g.id) + "/join", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ seat: seat }) });
+      const body0 = { seat: seat };
+      if (accepted) body0.accept_chosen_seed = true;
+      const r = await fetch("/api/games/" + encodeURIComponent(g.id) + "/join", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body0) });
       const body = await r.json().catch(() => ({}));
       if (!r.ok) throw new Error(body.error || "the server answered " + r.status);
       Arbiter.remember({ id: g.id, seat: body.seat, token: body.token, link: body.link, game: g.game });

@@ -282,3 +282,77 @@ async fn alerts_chat_and_replay_of_another_game(kind: Browser) {
     page_browser.close().await;
     obs_browser.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Chromium and chromedriver (Debian's chromium, chromium-driver); .ci/run runs it"]
+async fn a_chosen_seed_is_told_and_a_webhook_set_from_the_page_in_chromium() {
+    a_chosen_seed_is_told_and_a_webhook_set_from_the_page(Browser::Chromium).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Firefox and geckodriver (Debian's firefox-esr, cargo install geckodriver); .ci/run runs it"]
+async fn a_chosen_seed_is_told_and_a_webhook_set_from_the_page_in_firefox() {
+    a_chosen_seed_is_told_and_a_webhook_set_from_the_page(Browser::Firefox).await;
+}
+
+/// A game whose creator chose the seed: the list says so, joining asks to accept it first (no
+/// seat is taken before), the game's page says so; the seat's webhook field saves a URL and
+/// shows the server's refusal of one pointing inward.
+async fn a_chosen_seed_is_told_and_a_webhook_set_from_the_page(kind: Browser) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(Config::new("127.0.0.1:0".parse().unwrap(), dir.path().join("games")), arbiter_games::web::offered()).await.unwrap();
+    let base = format!("http://{}", server.addr);
+    let http = reqwest::Client::new();
+    let created: Value = http
+        .post(format!("{base}/api/games"))
+        .body(json!({ "seed": 7, "seat": "us" }).to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_str().unwrap().to_string();
+    let profiles = tempfile::tempdir().unwrap();
+    let browser = open(kind, &profiles.path().join("a"), false).await;
+    let c = &browser.client;
+    c.goto(&format!("{base}/")).await.unwrap();
+    let row = format!("[data-game=\"{id}\"]");
+    until("the game listed, its seed said chosen", || {
+        let row = row.clone();
+        async move { c.find(Locator::Css(&format!("{row} .seed-chosen"))).await.ok().map(|_| ()) }
+    })
+    .await;
+    click(c, &format!("{row} button.join[data-seat=\"ussr\"]")).await;
+    // Asked first: nothing is sent until accepted.
+    until("the question", || async move { c.find(Locator::Id("accept-seed")).await.ok().map(|_| ()) }).await;
+    let facts: Value = http.get(format!("{base}/api/games/{id}")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(facts["seats"][1], json!({ "id": "ussr", "status": "free" }), "joined before accepting: {facts}");
+    click(c, "#accept-seed").await;
+    on_game_page(c, Some(&id), None).await;
+    until("the seed's notice on the game's page", || async move {
+        let shown = js(c, "const e = document.getElementById('arbiter-seed'); return !!e && !e.hidden").await;
+        (shown == json!(true)).then_some(())
+    })
+    .await;
+    let seat_token = url(c).await.split("token=").nth(1).unwrap().to_string();
+
+    // The webhook field: an inward address is refused and says why; a public one is saved.
+    until("the webhook field", || async move {
+        (js(c, "return !document.getElementById('webhook-form').hidden").await == json!(true)).then_some(())
+    })
+    .await;
+    let status =
+        || async move { js(c, "return document.getElementById('webhook-status').textContent").await.as_str().unwrap_or("").to_string() };
+    c.find(Locator::Id("webhook-url")).await.unwrap().send_keys("http://127.0.0.1:9/hook").await.unwrap();
+    click(c, "#webhook-save").await;
+    until("the refusal shown", || async move { status().await.contains("public address").then_some(()) }).await;
+    js(c, "document.getElementById('webhook-url').value = 'https://93.184.216.34/hook/s3cret'").await;
+    click(c, "#webhook-save").await;
+    until("the webhook saved", || async move { (status().await == "saved").then_some(()) }).await;
+    let v: Value = http.get(format!("{base}/api/games/{id}/webhook?token={seat_token}")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(v["url"], "https://93.184.216.34/hook/s3cret", "{v}");
+    click(c, "#webhook-remove").await;
+    until("the webhook removed", || async move { (status().await == "none").then_some(()) }).await;
+    browser.close().await;
+}
