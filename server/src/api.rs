@@ -270,7 +270,7 @@ pub async fn kind_data(State(hub): State<Arc<Hub>>, Path((kind, name)): Path<(St
 
 /// Who asks: the holder of a token (a seat, the observers), or anyone (a join).
 #[derive(Clone, Copy)]
-enum Who<'a> {
+pub(crate) enum Who<'a> {
     Token(Option<&'a str>),
     Anyone,
 }
@@ -279,7 +279,7 @@ enum Who<'a> {
 /// observer for anyone): if the copy was unloaded before `f` was judged
 /// ([`MoveError::Unloaded`]; nothing changed), again on the copy loaded now (a game is loaded
 /// once: the hub retires the old copy before loading a new one).
-async fn retrying<T: Send + 'static>(
+pub(crate) async fn retrying<T: Send + 'static>(
     hub: &Arc<Hub>,
     id: &str,
     who: Who<'_>,

@@ -22,6 +22,9 @@ pub const MAX_CHARS: usize = 500;
 /// The most messages a game keeps (its file's size and each sync's are bounded; the rate alone
 /// would let a game's chat grow for ever).
 pub const MAX_MESSAGES: u64 = 1000;
+/// The most of them the observers may write (all observers share one place, and anyone may
+/// watch a listed game): the players keep the rest of the chat to themselves.
+pub const MAX_OBSERVER_MESSAGES: usize = 200;
 /// At most this many messages from one place of a game…
 pub const RATE_COUNT: usize = 5;
 /// …in this long.
@@ -69,6 +72,8 @@ pub enum ChatError {
     TooFast,
     /// The game's chat holds `MAX_MESSAGES`.
     Full,
+    /// The observers have written their share, `MAX_OBSERVER_MESSAGES`.
+    ObserversFull,
     Failed(String),
 }
 
@@ -78,6 +83,9 @@ impl ChatError {
             ChatError::Invalid(m) | ChatError::Failed(m) => m.clone(),
             ChatError::TooFast => format!("at most {RATE_COUNT} messages in {} s: wait a moment", RATE_WINDOW.as_secs()),
             ChatError::Full => format!("this game's chat is full ({MAX_MESSAGES} messages)"),
+            ChatError::ObserversFull => {
+                format!("the observers have written their share of this game's chat ({MAX_OBSERVER_MESSAGES} messages); the players' part stays theirs")
+            }
         }
     }
 }
@@ -87,7 +95,7 @@ impl From<ChatError> for ApiError {
         let status = match e {
             ChatError::Invalid(_) => StatusCode::BAD_REQUEST,
             ChatError::TooFast => StatusCode::TOO_MANY_REQUESTS,
-            ChatError::Full => StatusCode::CONFLICT,
+            ChatError::Full | ChatError::ObserversFull => StatusCode::CONFLICT,
             ChatError::Failed(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         ApiError::new(status, e.message())
@@ -153,6 +161,13 @@ pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value
     room.with_session(|s| {
         if s.store().chat_len().map_err(|e| ChatError::Failed(e.to_string()))? >= MAX_MESSAGES {
             return Err(ChatError::Full);
+        }
+        if place == Place::Observer {
+            let from = &room.ids[n];
+            let theirs = s.store().chat().map_err(|e| ChatError::Failed(e.to_string()))?.iter().filter(|m| &m.from == from).count();
+            if theirs >= MAX_OBSERVER_MESSAGES {
+                return Err(ChatError::ObserversFull);
+            }
         }
         let m = s.store().add_chat(&room.ids[place.idx(n)], to.id(), &text).map_err(|e| ChatError::Failed(e.to_string()))?;
         let v = to_json(&m);

@@ -153,16 +153,16 @@ impl Room {
     /// Register (or with `None` remove) `seat`'s webhook URL, checked by the caller; written to
     /// the seats file before it is answered (blocking).
     pub fn set_webhook(&self, seat: Seat, url: Option<String>) -> Result<(), MoveError> {
-        let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
-        let mut next = seats.clone();
-        next.webhooks.resize(self.seat_count(), None);
-        next.webhooks[seat.idx()] = url;
-        if next.webhooks.iter().all(Option::is_none) {
-            next.webhooks.clear();
-        }
-        next.save(&self.seats_path).map_err(MoveError::Failed)?;
-        *seats = next;
-        Ok(())
+        let n = self.seat_count();
+        self.update_seats(|f| {
+            f.webhooks.resize(n, None);
+            f.webhooks[seat.idx()] = url;
+            if f.webhooks.iter().all(Option::is_none) {
+                f.webhooks.clear();
+            }
+            Ok(Some(()))
+        })
+        .map(|_| ())
     }
 
     /// `seat` has come to decide: call its webhook, if it has one (on a task of its own: this
@@ -192,7 +192,7 @@ impl Room {
             "content": line,
         });
         let deliveries = self.deliveries.clone();
-        sender.deliver(url, body, s.seq(), move |d| {
+        sender.deliver(format!("{}/{}", self.id, seat.0), url, body, s.seq(), move |d| {
             if let Some(slot) = deliveries.lock().unwrap_or_else(|p| p.into_inner()).get_mut(seat.idx()) {
                 *slot = Some(d);
             }
@@ -432,13 +432,19 @@ impl Room {
     }
 
     /// Change the seats file with `f` and write it (blocking); unchanged if `f` or the write
-    /// fails. `f` may also just read it (returning `None` keeps the file unwritten).
-    pub fn update_seats<T>(&self, f: impl FnOnce(&mut SeatsFile) -> Result<Option<T>, String>) -> Result<Option<T>, String> {
+    /// fails. `f` may also just read it (returning `None` keeps the file unwritten). Under the
+    /// session lock, as a join: a retired copy writes nothing ([`MoveError::Unloaded`]; a copy
+    /// loaded again would never know).
+    pub fn update_seats<T>(&self, f: impl FnOnce(&mut SeatsFile) -> Result<Option<T>, String>) -> Result<Option<T>, MoveError> {
+        let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(MoveError::Unloaded);
+        }
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
         let mut next = seats.clone();
-        let out = f(&mut next)?;
+        let out = f(&mut next).map_err(MoveError::Failed)?;
         if next != *seats {
-            next.save(&self.seats_path)?;
+            next.save(&self.seats_path).map_err(MoveError::Failed)?;
             *seats = next;
         }
         Ok(out)
@@ -463,6 +469,20 @@ impl Room {
         (self.topics[place.idx(self.seat_count())].subscribe(), self.all.subscribe())
     }
 
+    /// Whether this copy of the game may change now (a move, an undo). Called under the session
+    /// lock, which unloading takes to retire a copy: a change is stored before the game is
+    /// unloaded, or not at all through this copy (the caller retries on the loaded one). An
+    /// abandoned game is read, not played.
+    fn open_to_change(&self) -> Result<(), MoveError> {
+        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(MoveError::Unloaded);
+        }
+        match self.abandoned() {
+            Some(why) => Err(MoveError::Conflict(why)),
+            None => Ok(()),
+        }
+    }
+
     /// Judge and store `text` as `seat`, then tell every seat (blocking). A clock that ran out
     /// first ends the game before the move is judged.
     pub fn play(self: &Arc<Self>, place: Place, text: &str) -> Result<(u64, Vec<String>), MoveError> {
@@ -471,14 +491,7 @@ impl Room {
         };
         self.flag_if_due();
         let result = self.with_session(|s| {
-            // Checked under the session lock, which unloading takes to set it: a move is stored
-            // before the game is unloaded, or not at all through this copy.
-            if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
-                return Err(MoveError::Unloaded);
-            }
-            if let Some(why) = self.abandoned() {
-                return Err(MoveError::Conflict(why));
-            }
+            self.open_to_change()?;
             let before = s.game().decision().map(|t| t.seat);
             match before {
                 // Out of turn only an interjection ("at any time") is open: a stale or mistaken
@@ -660,13 +673,7 @@ impl Room {
         }
         self.flag_if_due();
         let result = self.with_session(|s| {
-            // As for a move: a retired copy changes nothing (the caller retries on the loaded one).
-            if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
-                return Err(MoveError::Unloaded);
-            }
-            if let Some(why) = self.abandoned() {
-                return Err(MoveError::Conflict(why));
-            }
+            self.open_to_change()?;
             match s.game().decision().map(|t| t.seat) {
                 Some(d) if d != seat => {
                     return Err(MoveError::Conflict(format!(

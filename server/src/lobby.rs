@@ -236,8 +236,7 @@ pub async fn watch(State(hub): State<Arc<Hub>>, UrlPath(id): UrlPath<String>) ->
             Ok(f.watch.clone())
         })
     })
-    .await?
-    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?
+    .await??
     .ok_or_else(|| {
         ApiError::new(StatusCode::FORBIDDEN, "this game is unlisted: only its creator's observers' link lets one watch it".into())
     })?;

@@ -93,8 +93,7 @@ pub async fn rematch(
                         Ok(Some(()))
                     })
                 })
-                .await?
-                .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+                .await??;
                 // Each seat's open page offers to play it.
                 let seats: Vec<Place> = (0..n).map(|i| Place::Seat(Seat(i as u8))).collect();
                 room.tell(&seats, json!({ "type": "rematch", "id": new_id }).to_string());
@@ -116,8 +115,7 @@ pub async fn rematch(
         r.relist();
         claimed
     })
-    .await?
-    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+    .await??;
     Ok(Json(json!({
         "id": new_id,
         "game": new_room.kind,

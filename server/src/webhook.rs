@@ -10,8 +10,8 @@
 //! must be public — a name that resolves to a loopback, private or link-local address is
 //! refused, so DNS cannot be used to point a registered name inward later.
 
-use crate::api::{seat_of, ApiError, TokenQuery};
-use crate::hub::{Hub, Room};
+use crate::api::{retrying, seat_of, ApiError, TokenQuery, Who};
+use crate::hub::{Hub, MoveError, Room};
 use crate::seats::Place;
 use crate::Config;
 use arbiter_kernel::Seat;
@@ -42,12 +42,30 @@ pub struct Delivery {
     pub error: Option<String>,
 }
 
-/// The server's webhook sender: one HTTP client (its connections reused), its policy.
+/// Calls in flight at once, over all games: an endpoint that never answers holds a socket
+/// for up to the call's timeout, and moves come faster than that.
+pub const MAX_IN_FLIGHT: usize = 32;
+
+/// A call to make: the URL, the body, the move it follows, and who is told how it ended.
+struct Job {
+    url: String,
+    body: Value,
+    seq: u64,
+    done: Box<dyn FnOnce(Delivery) + Send>,
+}
+
+/// The server's webhook sender: one HTTP client (its connections reused), its policy, and the
+/// calls under way. One call at a time per seat of a game: an alert that comes while one is
+/// under way waits, and a newer one replaces it (only the latest "your move" matters), so a
+/// seat's alerts hold one socket at most; and at most [`MAX_IN_FLIGHT`] calls at once.
 pub struct Sender {
     client: Result<reqwest::Client, String>,
     allow_private: bool,
     retries: u32,
     backoff: Duration,
+    /// Per key (game and seat) with a call under way: the next call to make, if any.
+    queued: Mutex<std::collections::HashMap<String, Option<Job>>>,
+    in_flight: Arc<tokio::sync::Semaphore>,
 }
 
 impl Sender {
@@ -58,9 +76,18 @@ impl Sender {
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("arbiter-server/", env!("CARGO_PKG_VERSION")))
             .dns_resolver(Arc::new(PublicOnly { allow_private: config.webhook_private }))
+            // A proxy would resolve the name itself, past the resolver's check.
+            .no_proxy()
             .build()
             .map_err(|e| format!("no HTTP client for webhooks: {e}"));
-        Sender { client, allow_private: config.webhook_private, retries: config.webhook_retries, backoff: config.webhook_backoff }
+        Sender {
+            client,
+            allow_private: config.webhook_private,
+            retries: config.webhook_retries,
+            backoff: config.webhook_backoff,
+            queued: Mutex::new(std::collections::HashMap::new()),
+            in_flight: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
+        }
     }
 
     /// Whether `url` may be registered: its form, and where it points now (a name is resolved;
@@ -78,27 +105,55 @@ impl Sender {
     }
 
     /// POST `body` to `url` on a task of its own, retried on failure (with a growing delay);
-    /// `done` is told how it ended. Never waits: the caller may hold a lock.
-    pub fn deliver(self: &Arc<Self>, url: String, body: Value, seq: u64, done: impl FnOnce(Delivery) + Send + 'static) {
+    /// `done` is told how it ended. `key` names the seat (game and seat): while a call of the
+    /// same key is under way this one waits for it, replacing any other waiting (whose `done`
+    /// is never called). Never waits: the caller may hold a lock.
+    pub fn deliver(self: &Arc<Self>, key: String, url: String, body: Value, seq: u64, done: impl FnOnce(Delivery) + Send + 'static) {
         let Ok(rt) = tokio::runtime::Handle::try_current() else { return };
+        let job = Job { url, body, seq, done: Box::new(done) };
+        {
+            let mut queued = self.queued.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(next) = queued.get_mut(&key) {
+                *next = Some(job);
+                return;
+            }
+            queued.insert(key.clone(), None);
+        }
         let sender = self.clone();
         rt.spawn(async move {
-            let mut attempts = 0;
-            let mut delay = sender.backoff;
-            let (status, error) = loop {
-                attempts += 1;
-                let (status, error) = sender.attempt(&url, &body).await;
-                if error.is_none() || attempts > sender.retries {
-                    break (status, error);
+            let mut job = Some(job);
+            while let Some(j) = job {
+                sender.run(j).await;
+                let mut queued = sender.queued.lock().unwrap_or_else(|p| p.into_inner());
+                job = queued.get_mut(&key).and_then(Option::take);
+                if job.is_none() {
+                    queued.remove(&key);
                 }
-                tokio::time::sleep(delay).await;
-                delay *= 4;
-            };
-            if let Some(e) = &error {
-                eprintln!("arbiter serve: a webhook failed after {attempts} attempts (move {seq}): {e}");
             }
-            done(Delivery { at: chrono::Utc::now().to_rfc3339(), seq, attempts, ok: error.is_none(), status, error });
         });
+    }
+
+    /// One call, with its retries.
+    async fn run(&self, Job { url, body, seq, done }: Job) {
+        let mut attempts = 0;
+        let mut delay = self.backoff;
+        let (status, error) = loop {
+            attempts += 1;
+            let (status, error) = match self.in_flight.acquire().await {
+                // Held for the attempt only, not while waiting to retry.
+                Ok(_permit) => self.attempt(&url, &body).await,
+                Err(e) => (None, Some(format!("no webhooks now: {e}"))),
+            };
+            if error.is_none() || attempts > self.retries {
+                break (status, error);
+            }
+            tokio::time::sleep(delay).await;
+            delay *= 4;
+        };
+        if let Some(e) = &error {
+            eprintln!("arbiter serve: a webhook failed after {attempts} attempts (move {seq}): {e}");
+        }
+        done(Delivery { at: chrono::Utc::now().to_rfc3339(), seq, attempts, ok: error.is_none(), status, error });
     }
 
     /// One POST: the status if the endpoint answered, and why it failed if it did.
@@ -188,10 +243,22 @@ pub fn is_public(ip: IpAddr) -> bool {
                 || o[0] >= 240)
         }
         IpAddr::V6(v6) => {
+            let s = v6.segments();
+            // An IPv4 address carried in IPv6 (mapped ::ffff:a.b.c.d, compatible ::a.b.c.d,
+            // NAT64 64:ff9b::a.b.c.d, 6to4 2002:AABB:CCDD::) is judged as that address.
             if let Some(v4) = v6.to_ipv4_mapped() {
                 return is_public(IpAddr::V4(v4));
             }
-            let s = v6.segments();
+            let o = v6.octets();
+            if s[..6] == [0; 6] && !v6.is_loopback() && !v6.is_unspecified() {
+                return is_public(IpAddr::V4(std::net::Ipv4Addr::new(o[12], o[13], o[14], o[15])));
+            }
+            if s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0; 4] {
+                return is_public(IpAddr::V4(std::net::Ipv4Addr::new(o[12], o[13], o[14], o[15])));
+            }
+            if s[0] == 0x2002 {
+                return is_public(IpAddr::V4(std::net::Ipv4Addr::new(o[2], o[3], o[4], o[5])));
+            }
             !(v6.is_loopback()
                 || v6.is_unspecified()
                 || v6.is_multicast()
@@ -268,27 +335,29 @@ pub async fn put(
     Query(q): Query<TokenQuery>,
     body: axum::body::Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let (room, s) = seat(&hub, &id, q.token.as_deref()).await?;
+    seat(&hub, &id, q.token.as_deref()).await?;
     let WebhookBody { url } = serde_json::from_slice(&body)
         .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("bad JSON: {e}; send {{\"url\": \"https://…\"}}")))?;
     let url = hub.webhooks().check(&url).await.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e))?.to_string();
-    let r = room.clone();
-    tokio::task::spawn_blocking(move || r.set_webhook(s, Some(url)))
-        .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))??;
+    set(&hub, &id, q.token.as_deref(), Some(url)).await
+}
+
+/// Write `url` as the token's seat's webhook through the loaded copy of the game (a copy
+/// being unloaded writes nothing: `retrying` asks the one loaded now).
+async fn set(hub: &Arc<Hub>, id: &str, token: Option<&str>, url: Option<String>) -> Result<Json<Value>, ApiError> {
+    let (room, s) = retrying(hub, id, Who::Token(token), move |r, place| match place {
+        Place::Seat(s) => r.set_webhook(s, url.clone()).map(|_| s),
+        Place::Observer => Err(MoveError::Forbidden("a webhook is a seat's: the observers never decide".into())),
+    })
+    .await?;
     let (url, last) = room.webhook(s);
     Ok(answer(url, last))
 }
 
 /// `DELETE /api/games/{id}/webhook?token=T`: no more calls for this seat.
 pub async fn delete(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {
-    let (room, s) = seat(&hub, &id, q.token.as_deref()).await?;
-    let r = room.clone();
-    tokio::task::spawn_blocking(move || r.set_webhook(s, None))
-        .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))??;
-    let (url, last) = room.webhook(s);
-    Ok(answer(url, last))
+    seat(&hub, &id, q.token.as_deref()).await?;
+    set(&hub, &id, q.token.as_deref(), None).await
 }
 
 #[cfg(test)]
@@ -309,12 +378,16 @@ mod tests {
             "fd00::1",
             "fe80::1",
             "::ffff:127.0.0.1",
+            "::127.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+            "2002:7f00:1::",
+            "2002:a00:1::1",
             "255.255.255.255",
             "224.0.0.1",
         ] {
             assert!(!is_public(inward.parse().unwrap()), "{inward}");
         }
-        for public in ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111"] {
+        for public in ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "64:ff9b::101:101", "2002:5db8:d822::1"] {
             assert!(is_public(public.parse().unwrap()), "{public}");
         }
     }
@@ -332,6 +405,64 @@ mod tests {
             assert!(e.contains(why), "{bad}: {e}");
         }
         assert!(parse(&format!("https://example.com/{}", "a".repeat(MAX_URL))).unwrap_err().contains("at most"));
+    }
+
+    /// Ten alerts for one seat while its endpoint holds the first call: one socket, then only
+    /// the latest alert; another seat's alert is not held back by it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn one_call_at_a_time_per_seat_and_only_the_latest_waits() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let got = Arc::new(Mutex::new(Vec::<u64>::new()));
+        let open = Arc::new(AtomicUsize::new(0));
+        let gate = Arc::new(tokio::sync::Semaphore::new(0));
+        let (g, o, gt) = (got.clone(), open.clone(), gate.clone());
+        let app = axum::Router::new().route(
+            "/{who}",
+            axum::routing::post(move |axum::extract::Path(who): axum::extract::Path<String>, body: String| {
+                let (g, o, gt) = (g.clone(), o.clone(), gt.clone());
+                async move {
+                    o.fetch_add(1, Ordering::SeqCst);
+                    if who == "held" {
+                        gt.acquire().await.unwrap().forget();
+                    }
+                    let v: Value = serde_json::from_str(&body).unwrap();
+                    g.lock().unwrap().push(v["n"].as_u64().unwrap());
+                    "ok"
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let mut c = Config::new("127.0.0.1:0".parse().unwrap(), std::env::temp_dir());
+        c.webhook_private = true;
+        let sender = Arc::new(Sender::new(&c));
+        let done = Arc::new(AtomicUsize::new(0));
+        for n in 1..=10u64 {
+            let d = done.clone();
+            sender.deliver("g/0".into(), format!("http://{addr}/held"), json!({ "n": n }), n, move |_| {
+                d.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        sender.deliver("g/1".into(), format!("http://{addr}/free"), json!({ "n": 100 }), 1, |_| {});
+        for _ in 0..200 {
+            if got.lock().unwrap().contains(&100) && open.load(Ordering::SeqCst) == 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(*got.lock().unwrap(), vec![100], "the other seat's call went through");
+        assert_eq!(open.load(Ordering::SeqCst), 2, "one call of the held seat at a time");
+        gate.add_permits(10);
+        for _ in 0..200 {
+            if done.load(Ordering::SeqCst) == 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(*got.lock().unwrap(), vec![100, 1, 10], "the first, then only the latest");
+        assert_eq!(done.load(Ordering::SeqCst), 2);
     }
 
     #[tokio::test]

@@ -68,7 +68,19 @@ window.Arbiter = (function () {
   const mode = path[1] === "play" || path[1] === "replay" ? path[1] : null;
   const gameId = mode ? decodeURIComponent(path[2] || "") : null;
   const params = new URLSearchParams(location.search);
-  const token = params.get("token") || "";
+  let token = params.get("token") || "";
+  if (mode === "replay") {
+    // A replay's address is made to be shared, and a seat's token is its key to play (chat,
+    // rematch): this tab keeps the token, the address never shows it (a listed or finished
+    // game's replay needs none; an unlisted one stays its seats').
+    const key = "arbiter.replay-token." + gameId;
+    try {
+      if (token) sessionStorage.setItem(key, token);
+      else token = sessionStorage.getItem(key) || "";
+    } catch (e) {
+      // No session storage: the token stays for this page only.
+    }
+  }
   const api = (what, extra) =>
     "/api/games/" + encodeURIComponent(gameId) + "/" + what + "?token=" + encodeURIComponent(token) + (extra || "");
 
@@ -402,7 +414,7 @@ window.Arbiter = (function () {
           for (const v of body.views) sel.appendChild(el("option", { value: v, selected: v === body.seat }, seatLabel(v)));
           $("replay-as-label").hidden = body.views.length < 2;
         }
-        const url = "/replay/" + encodeURIComponent(gameId) + "?" + (token ? "token=" + encodeURIComponent(token) + "&" : "") + "at=" + at + (as ? "&as=" + encodeURIComponent(as) : "");
+        const url = "/replay/" + encodeURIComponent(gameId) + "?at=" + at + (as ? "&as=" + encodeURIComponent(as) : "");
         history.replaceState(null, "", url);
         seat = body.seat;
         render({ type: "sync", seat: body.seat, state: body.state, moves: body.moves, log: body.log });

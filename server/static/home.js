@@ -8,16 +8,8 @@
   const err = $("create-error");
   let kinds = [];
 
-  function el(tag, attrs, ...children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === null || v === undefined || v === false) continue;
-      if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-      else e.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
-    return e;
-  }
+  // The host's script (arbiter.js, loaded first) builds elements as text-only DOM.
+  const el = Arbiter.el;
   function fail(msg) {
     err.textContent = msg;
     err.hidden = false;

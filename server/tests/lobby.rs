@@ -499,3 +499,29 @@ async fn a_game_s_chat_holds_at_most_its_limit() {
     assert_eq!(status, 409, "{e}");
     assert!(e["error"].as_str().unwrap().contains("full"), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_observers_write_only_their_share_of_the_chat() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "game": "minesweeper" })).await;
+    let gid = id(&g);
+    // Anyone may watch a listed game, and every watcher is the one observer place.
+    let (status, w) = t.get(&format!("/api/games/{gid}/watch")).await;
+    assert_eq!(status, 200, "{w}");
+    let watcher = w["token"].as_str().unwrap().to_string();
+    let s = arbiter_store::Session::open(&dir.path().join(format!("{gid}.arbiter")), &arbiter_games::catalogue()).unwrap();
+    for i in 0..arbiter_server::chat::MAX_OBSERVER_MESSAGES - 1 {
+        s.store().add_chat("observer", "all", &format!("m{i}")).unwrap();
+    }
+    let url = |token: &str| format!("/api/games/{gid}/chat?token={token}");
+    let (status, e) = t.post(&url(&watcher), json!({ "text": "the last of our share" })).await;
+    assert_eq!(status, 201, "{e}");
+    let (status, e) = t.post(&url(&watcher), json!({ "text": "one more" })).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("share"), "{e}");
+    // The player still speaks.
+    let (status, e) = t.post(&url(g["tokens"]["player"].as_str().unwrap()), json!({ "text": "still mine" })).await;
+    assert_eq!(status, 201, "{e}");
+}

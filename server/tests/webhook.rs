@@ -217,3 +217,25 @@ async fn urls_are_checked_and_webhooks_are_a_seats() {
     let (_, v) = call(&http, reqwest::Method::GET, format!("{hook}?token={}", g.us), None).await;
     assert_eq!(v["url"], Value::Null);
 }
+
+/// A seats file written through a copy of the game being unloaded would be lost when the game
+/// loads again (its webhook answered 200, then never called): such a copy writes nothing, and
+/// the request is answered by the loaded copy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retired_copy_of_a_game_writes_no_webhook() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = server(&dir, true).await;
+    let http = reqwest::Client::new();
+    let g = game(&http, &r).await;
+    let old = r.hub.room(&g.id).await.unwrap();
+    r.hub.unload_if_unused(&old).await;
+    assert!(!r.hub.is_loaded(&g.id), "nobody was connected: unloaded");
+    let e = old.set_webhook(arbiter_kernel::Seat(0), Some("http://127.0.0.1:9/x".into())).unwrap_err();
+    assert!(matches!(e, arbiter_server::hub::MoveError::Unloaded), "{e:?}");
+    // Over HTTP the loaded copy takes it, and it is kept.
+    let hook = format!("{}/api/games/{}/webhook?token={}", g.base, g.id, g.us);
+    let (s, v) = call(&http, reqwest::Method::PUT, hook.clone(), Some(json!({ "url": "http://127.0.0.1:9/x" }))).await;
+    assert_eq!(s, 200, "{v}");
+    let fresh = r.hub.room(&g.id).await.unwrap();
+    assert_eq!(fresh.webhook(arbiter_kernel::Seat(0)).0.as_deref(), Some("http://127.0.0.1:9/x"));
+}
