@@ -131,10 +131,14 @@ pub async fn replay(
             "moves": [], "interjections": [], "outcome": outcome,
         });
         let log: Vec<String> = arbiter_store::log_for(&header, &upto, viewer, g).into_iter().map(|e| e.text).collect();
+        // Once the game is over nothing is secret: every seat's view of this position, so a
+        // client can show every hand at once.
+        let seat_views: Value =
+            if over { Value::Object((0..n).map(|i| (ids[i].clone(), g.view(Some(Seat(i as u8))))).collect()) } else { Value::Null };
         Ok(json!({
             "type": "replay", "at": at, "total": total, "seat": ids[place.idx(n)],
             "views": views.iter().map(|p| ids[p.idx(n)].clone()).collect::<Vec<_>>(),
-            "state": state, "moves": moves, "log": log, "turns": turns,
+            "state": state, "moves": moves, "log": log, "turns": turns, "seat_views": seat_views,
         }))
     })
     .await

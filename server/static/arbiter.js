@@ -417,7 +417,7 @@ window.Arbiter = (function () {
         const url = "/replay/" + encodeURIComponent(gameId) + "?at=" + at + (as ? "&as=" + encodeURIComponent(as) : "");
         history.replaceState(null, "", url);
         seat = body.seat;
-        render({ type: "sync", seat: body.seat, state: body.state, moves: body.moves, log: body.log });
+        render({ type: "sync", seat: body.seat, state: body.state, moves: body.moves, log: body.log, seat_views: body.seat_views || null });
       } catch (e) {
         $("replay-error").textContent = String(e.message);
         $("replay-error").hidden = false;

@@ -207,6 +207,23 @@ async fn lobby_chat_rematch_and_replay(kind: Browser) {
     until("the USSR's view", || async move { (seat_of_page(a).await == "ussr").then_some(()) }).await;
     let hand = js(a, "return window.arbiter.state.hand").await;
     assert!(hand.as_array().is_some_and(|h| !h.is_empty()), "the USSR's hand after the end: {hand}");
+    // Both hands at once, each under its side's heading.
+    let v = js(
+        a,
+        r##"const out = {};
+           let side = null;
+           for (const e of document.querySelectorAll("#hand > *")) {
+             if (e.dataset.handOf) { side = e.dataset.handOf; out[side] = []; }
+             else if (side && e.dataset.card) out[side].push(e.dataset.card);
+           }
+           return out;"##,
+    )
+    .await;
+    let shown = js(a, "return document.getElementById('replay-jump').value").await;
+    let facts: Value =
+        http.get(format!("{base}/api/games/{id}/replay?as=us&at={}", shown.as_str().unwrap())).send().await.unwrap().json().await.unwrap();
+    assert_eq!(v["ussr"], hand, "the USSR's hand under its heading: {v}");
+    assert_eq!(v["us"], facts["state"]["hand"], "the US's hand beside it: {v}");
 
     a_browser.close().await;
     b_browser.close().await;

@@ -382,6 +382,7 @@ async fn a_replay_shows_each_position_as_a_fresh_replay_does_and_no_seat_s_secre
         assert_eq!(bare(&r["state"]), fresh_view(&dir, &gid, at, None), "move {at}");
         assert_ne!(bare(&r["state"]), fresh_view(&dir, &gid, at, Some(Seat(0))), "the US's view differs (its hand)");
         assert_eq!(r["moves"]["moves"], json!([]), "nothing to play in a replay");
+        assert_eq!(r["seat_views"], Value::Null, "no seat's view before the end");
         let heads = r["log"].as_array().unwrap().iter().filter(|l| l.as_str().unwrap().starts_with('#')).count();
         assert_eq!(heads, at, "the log up to move {at}");
     }
@@ -411,6 +412,9 @@ async fn a_replay_shows_each_position_as_a_fresh_replay_does_and_no_seat_s_secre
     let (_, end) = t.get(&format!("/api/games/{gid}/replay?at=10&as=ussr")).await;
     assert_eq!(end["views"], json!(["us", "ussr", "observer"]));
     assert_eq!(bare(&end["state"]), fresh_view(&dir, &gid, 10, Some(Seat(1))));
+    // Both hands at once: every seat's view of the position.
+    assert_eq!(end["seat_views"]["us"], fresh_view(&dir, &gid, 10, Some(Seat(0))));
+    assert_eq!(end["seat_views"]["ussr"], fresh_view(&dir, &gid, 10, Some(Seat(1))));
     let (status, e) = t.get(&format!("/api/games/{gid}/replay?as=nobody")).await;
     assert_eq!(status, 400, "{e}");
     // The page serves the game's client.

@@ -120,6 +120,8 @@
     // What the server told us.
     let seat = null;
     let state = null;
+    // A finished game's replay: every seat's view at the position shown (both hands).
+    let seatViews = null;
     let moves = { moves: [], yours: false, prompt: null };
     let log = [];
     let seq = -1;
@@ -363,6 +365,7 @@
         case "sync":
           seat = m.seat;
           state = m.state || null;
+          seatViews = m.seat_views || null;
           moves = m.moves || { moves: [] };
           log = Array.isArray(m.log) ? m.log.slice() : [];
           seq = state ? state.seq : -1;
@@ -1065,6 +1068,21 @@
       const hand = $("hand");
       clear(hand);
       if (!state) return;
+      if (seatViews) {
+        // The game is over: its replay shows both hands.
+        hand.hidden = false;
+        $("known-wrap").hidden = true;
+        const sizes = [];
+        for (const side of ["us", "ussr"]) {
+          const v = seatViews[side] || {};
+          const list = Array.isArray(v.hand) ? v.hand : [];
+          sizes.push(side.toUpperCase() + " " + list.length);
+          hand.appendChild(el("li", { class: "hand-of", "data-hand-of": side }, side.toUpperCase() + "'s hand"));
+          for (const name of list) hand.appendChild(cardItem(name));
+        }
+        $("hand-title").textContent = "Both hands (" + sizes.join(", ") + ")";
+        return;
+      }
       if (seat === "observer") {
         $("hand-title").textContent = "Observer: hands are not shown (US " + state.hand_sizes.us + ", USSR " + state.hand_sizes.ussr + " cards)";
         hand.hidden = true;
