@@ -75,6 +75,9 @@ pub enum ChatError {
     /// The observers have written their share, `MAX_OBSERVER_MESSAGES`.
     ObserversFull,
     Failed(String),
+    /// Sent to a copy of the game being unloaded: its connections are closing, and a message
+    /// stored there would reach nobody live.
+    Unloaded,
 }
 
 impl ChatError {
@@ -86,6 +89,7 @@ impl ChatError {
             ChatError::ObserversFull => {
                 format!("the observers have written their share of this game's chat ({MAX_OBSERVER_MESSAGES} messages); the players' part stays theirs")
             }
+            ChatError::Unloaded => "the game was being unloaded: reconnect and send it again".into(),
         }
     }
 }
@@ -97,6 +101,7 @@ impl From<ChatError> for ApiError {
             ChatError::TooFast => StatusCode::TOO_MANY_REQUESTS,
             ChatError::Full | ChatError::ObserversFull => StatusCode::CONFLICT,
             ChatError::Failed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ChatError::Unloaded => StatusCode::SERVICE_UNAVAILABLE,
         };
         ApiError::new(status, e.message())
     }
@@ -159,6 +164,9 @@ pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value
         return Err(ChatError::TooFast);
     }
     room.with_session(|s| {
+        if room.is_retired() {
+            return Err(ChatError::Unloaded);
+        }
         if s.store().chat_len().map_err(|e| ChatError::Failed(e.to_string()))? >= MAX_MESSAGES {
             return Err(ChatError::Full);
         }

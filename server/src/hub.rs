@@ -469,6 +469,12 @@ impl Room {
         (self.topics[place.idx(self.seat_count())].subscribe(), self.all.subscribe())
     }
 
+    /// Whether this copy of the game was unloaded (another copy may be loaded since). Read under
+    /// the session lock to know that nothing will change through it.
+    pub fn is_retired(&self) -> bool {
+        self.unloaded.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Whether this copy of the game may change now (a move, an undo). Called under the session
     /// lock, which unloading takes to retire a copy: a change is stored before the game is
     /// unloaded, or not at all through this copy (the caller retries on the loaded one). An

@@ -21,10 +21,11 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Each game's turns (`turns` of the answer), by game id, for the number of moves it was
-/// computed at: the whole record is replayed once for them, not at every step.
-fn turn_cache() -> &'static Mutex<HashMap<String, (u64, Value)>> {
-    static TURNS: OnceLock<Mutex<HashMap<String, (u64, Value)>>> = OnceLock::new();
+/// Each game's turns (`turns` of the answer), by game id, for the record they were computed
+/// from (its number of moves and last state hash): the whole record is replayed once for them,
+/// not at every step.
+fn turn_cache() -> &'static Mutex<HashMap<String, ((u64, String), Value)>> {
+    static TURNS: OnceLock<Mutex<HashMap<String, ((u64, String), Value)>>> = OnceLock::new();
     TURNS.get_or_init(Default::default)
 }
 
@@ -79,7 +80,10 @@ pub async fn replay(
     };
     let total = rows.len() as u64;
     let at = wanted_at.unwrap_or(total).min(total);
-    let cached = turn_cache().lock().unwrap_or_else(|p| p.into_inner()).get(&id).filter(|(n, _)| *n == total).map(|(_, t)| t.clone());
+    // Known by the number of moves and the last move's state hash: an undo and another move
+    // make the same number with another game.
+    let version = (total, rows.last().map(|r| r.record.state_hash.clone()).unwrap_or_default());
+    let cached = turn_cache().lock().unwrap_or_else(|p| p.into_inner()).get(&id).filter(|(v, _)| *v == version).map(|(_, t)| t.clone());
     let body = tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
         let failed =
             |e: arbiter_store::ReplayError| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the game cannot be replayed: {e}"));
@@ -111,7 +115,7 @@ pub async fn replay(
         }
         let turns = cached.unwrap_or_else(|| {
             let v = json!(turns);
-            turn_cache().lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), (total, v.clone()));
+            turn_cache().lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), (version, v.clone()));
             v
         });
         let shown = shown.ok_or_else(|| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the position was not reached".into()))?;

@@ -529,3 +529,22 @@ async fn the_observers_write_only_their_share_of_the_chat() {
     let (status, e) = t.post(&url(g["tokens"]["player"].as_str().unwrap()), json!({ "text": "still mine" })).await;
     assert_eq!(status, 201, "{e}");
 }
+
+/// A message sent through a copy of the game being unloaded would be stored and reach nobody
+/// live: that copy refuses it (the sender reconnects to the game loaded again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retired_copy_of_a_game_takes_no_chat() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = T::new(&srv);
+    let g = t.create(json!({ "game": "minesweeper" })).await;
+    let gid = id(&g);
+    let old = srv.hub.room(&gid).await.unwrap();
+    srv.hub.unload_if_unused(&old).await;
+    let e =
+        arbiter_server::chat::post(&old, arbiter_server::seats::Place::Observer, "hello", arbiter_server::chat::Audience::All).unwrap_err();
+    assert!(matches!(e, arbiter_server::chat::ChatError::Unloaded), "{}", e.message());
+    let (status, v) =
+        t.post(&format!("/api/games/{gid}/chat?token={}", g["tokens"]["player"].as_str().unwrap()), json!({ "text": "hello" })).await;
+    assert_eq!(status, 201, "the loaded copy takes it: {v}");
+}
