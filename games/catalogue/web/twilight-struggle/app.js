@@ -957,6 +957,27 @@
         );
         box.appendChild(b);
       }
+      /** A button for a move made while the other seat decides; `ask`: the question first. */
+      function interjectionButton(t, cls, kind, ask) {
+        const c = moveInfo(t).cards;
+        const card = c.length ? cards[c[0]] : null;
+        return el(
+          "button",
+          {
+            type: "button",
+            class: "move " + cls,
+            "data-move": t,
+            "data-interjection": kind,
+            title: card ? card.name + ": " + card.text : null,
+            disabled: pending ? true : null,
+            onclick: function () {
+              if (ask) playMove(t, ask);
+              else playMove(t);
+            },
+          },
+          t
+        );
+      }
       // Moves an effect allows "at any time", open while the other seat decides (cancelling
       // the Cuban Missile Crisis during the opponent's round): buttons of their own, asked to
       // confirm, since they act in the other side's turn.
@@ -966,51 +987,13 @@
       const early = interjections.filter(function (t) { return moveInfo(t).verb === "headline"; });
       if (early.length) {
         box.appendChild(el("div", { class: "interject-head headline-head" }, "Choose your headline now: the " + sideName(moves.to_move) + " chooses at the same time, and neither sees the other's card until both have chosen (§4.5C)."));
-        for (const t of early) {
-          const hc = moveInfo(t).cards;
-          const hcard = hc.length ? cards[hc[0]] : null;
-          box.appendChild(
-            el(
-              "button",
-              {
-                type: "button",
-                class: "move v-headline",
-                "data-move": t,
-                "data-interjection": "headline",
-                title: hcard ? hcard.name + ": " + hcard.text : null,
-                disabled: pending ? true : null,
-                onclick: function () {
-                  playMove(t);
-                },
-              },
-              t
-            )
-          );
-        }
+        for (const t of early) box.appendChild(interjectionButton(t, "v-headline", "headline", null));
       }
       const anyTime = interjections.filter(function (t) { return early.indexOf(t) < 0; });
       if (anyTime.length) {
         box.appendChild(el("div", { class: "interject-head" }, "At any time, while the " + sideName(moves.to_move) + " decides:"));
         for (const t of anyTime) {
-          const ic = moveInfo(t).cards;
-          const icard = ic.length ? cards[ic[0]] : null;
-          box.appendChild(
-            el(
-              "button",
-              {
-                type: "button",
-                class: "move v-interject",
-                "data-move": t,
-                "data-interjection": "true",
-                title: icard ? icard.name + ": " + icard.text : null,
-                disabled: pending ? true : null,
-                onclick: function () {
-                  playMove(t, "Interject now, during the " + sideName(moves.to_move) + "'s decision.");
-                },
-              },
-              t
-            )
-          );
+          box.appendChild(interjectionButton(t, "v-interject", "true", "Interject now, during the " + sideName(moves.to_move) + "'s decision."));
         }
       }
       let count;
