@@ -217,7 +217,7 @@ impl Room {
         // Under the session lock, as a move: an unloaded copy writes nothing (a reloaded copy
         // would not know the seat was taken).
         let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+        if self.is_retired() {
             return Err(MoveError::Unloaded);
         }
         if let Some(why) = self.abandoned() {
@@ -282,7 +282,7 @@ impl Room {
     /// written). Under the session lock, as a join, so a copy being unloaded writes nothing.
     pub fn seen(&self) {
         let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+        if self.is_retired() {
             return;
         }
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
@@ -299,7 +299,7 @@ impl Room {
     /// (a move, a connection) for `after`. Returns whether it was marked now.
     pub fn abandon_if_due(&self, after: Duration) -> bool {
         let s = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) || s.game().outcome().is_some() {
+        if self.is_retired() || s.game().outcome().is_some() {
             return false;
         }
         let n = self.seat_count();
@@ -363,7 +363,7 @@ impl Room {
     /// every place (blocking). Returns whether it was stored.
     pub fn flag_if_due(&self) -> bool {
         self.with_session(|s| {
-            if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+            if self.is_retired() {
                 return false;
             }
             let Some(c) = self.clock(s) else { return false };
@@ -437,7 +437,7 @@ impl Room {
     /// loaded again would never know).
     pub fn update_seats<T>(&self, f: impl FnOnce(&mut SeatsFile) -> Result<Option<T>, String>) -> Result<Option<T>, MoveError> {
         let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+        if self.is_retired() {
             return Err(MoveError::Unloaded);
         }
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
@@ -480,7 +480,7 @@ impl Room {
     /// unloaded, or not at all through this copy (the caller retries on the loaded one). An
     /// abandoned game is read, not played.
     fn open_to_change(&self) -> Result<(), MoveError> {
-        if self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+        if self.is_retired() {
             return Err(MoveError::Unloaded);
         }
         match self.abandoned() {
@@ -540,7 +540,7 @@ impl Room {
     /// the session unlocked meanwhile) and then moves through [`Room::play`], the path of a
     /// person's move. Its seed comes from the game's seed and the move's number.
     pub fn computer_turn(self: &Arc<Self>) {
-        if self.computer.is_empty() || self.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
+        if self.computer.is_empty() || self.is_retired() {
             return;
         }
         let job = self.with_session(|s| {
