@@ -307,6 +307,13 @@ impl Map {
     pub fn sub_mask(&self, s: SubRegion) -> u128 {
         self.sub_masks[s as usize]
     }
+    /// Every country of the map.
+    pub fn all_mask(&self) -> u128 {
+        match self.countries.len() {
+            128.. => u128::MAX,
+            n => (1u128 << n) - 1,
+        }
+    }
     pub fn battleground_mask(&self) -> u128 {
         self.battleground_mask
     }

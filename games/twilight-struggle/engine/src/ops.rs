@@ -73,9 +73,42 @@ fn number(p: Position, o: &OpsTask, spend: Spend) -> i32 {
     }
 }
 
+/// A condition a country must meet to receive an Op, in the order a refusal names the first
+/// one it fails. Each is a set of countries ([`Judge::passing`]): listing takes the countries
+/// that pass every condition of the activity, validation explains the first condition failed.
+/// One set of masks decides both, so the list and the checks cannot disagree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Condition {
+    /// Inside the countries the event allows (Junta, Che…).
+    InTargets,
+    /// §6.1.1: in or next to the player's Influence at the start of the round, or next to its
+    /// superpower.
+    Access,
+    /// §6.2, §6.3.1: the target holds opponent Influence.
+    OpponentInfluence,
+    /// §8.1.5: the region is not closed by DEFCON.
+    OpenAtDefcon,
+    /// No effect in play forbids it (permission vetoes).
+    NotVetoed,
+    /// §6.1.2: the Ops left, if spent there, pay for it (a marker costs 2 in an
+    /// enemy-controlled country; a roll or a coup needs one Op).
+    Affordable,
+}
+
+impl Condition {
+    /// The conditions of each activity, in the order they are judged.
+    fn of(kind: OpsKind) -> &'static [Condition] {
+        use Condition::*;
+        match kind {
+            OpsKind::Influence => &[InTargets, Access, NotVetoed, Affordable],
+            OpsKind::Realign | OpsKind::Coup => &[InTargets, OpponentInfluence, OpenAtDefcon, NotVetoed, Affordable],
+        }
+    }
+}
+
 /// The arbitrator of one Ops decision. What is the same for every candidate move (the Ops value
-/// for each way of spending, the vetoes in force) is computed once; `check` then judges a move.
-/// Validation of a single move and the listing of all legal moves both go through `check`.
+/// for each way of spending, the vetoes in force, the country sets of each [`Condition`]) is
+/// computed once; `check` then judges a move and `legal` lists the moves.
 pub struct Judge<'a> {
     p: Position<'a>,
     o: &'a OpsTask,
@@ -84,17 +117,30 @@ pub struct Judge<'a> {
     vetoes: Vec<crate::permission::Veto>,
     /// Country bitmasks for this decision: open to Influence (§6.1.1), controlled by the
     /// opponent (§6.1.2), holding opponent Influence, closed by DEFCON (§8.1.5), inside the
-    /// event's regions, and vetoed per action (influence, realign, coup).
+    /// event's targets; and per activity (influence, realign, coup): vetoed, affordable, and
+    /// allowed (passing every condition).
     access: u128,
     enemy_controlled: u128,
     opp_presence: u128,
     closed: u128,
     in_regions: u128,
     vetoed: [u128; 3],
+    affordable: [u128; 3],
+    allowed: [u128; 3],
     masks: crate::state::InfluenceMasks,
     /// Compose rejection messages (validating a player's move), or not (listing legal moves).
     explain: bool,
 }
+
+fn kind_index(kind: OpsKind) -> usize {
+    match kind {
+        OpsKind::Influence => 0,
+        OpsKind::Realign => 1,
+        OpsKind::Coup => 2,
+    }
+}
+
+const KINDS: [OpsKind; 3] = [OpsKind::Influence, OpsKind::Realign, OpsKind::Coup];
 
 impl<'a> Judge<'a> {
     pub fn new(p: Position<'a>, o: &'a OpsTask, explain: bool) -> Judge<'a> {
@@ -117,20 +163,59 @@ impl<'a> Judge<'a> {
         let vetoed = [veto_mask(Action::Influence), veto_mask(Action::Realign), veto_mask(Action::Coup)];
         let closed =
             crate::map::Region::ALL.into_iter().filter(|r| defcon::closes(p.st.defcon, *r)).fold(0u128, |m, r| m | map.region_mask(r));
-        let in_regions = o.targets;
-        Judge {
+        let enemy_controlled = masks.control[side.opponent().idx()];
+        // The Ops left if the next Op goes to a country, by the four ways `spend_after` can
+        // judge it (in Asia or not, in Southeast Asia or not, where the condition still holds).
+        let asia = if o.spend.all_in_asia { map.region_mask(crate::map::Region::Asia) } else { 0 };
+        let sea = if o.spend.all_in_southeast_asia { map.sub_mask(crate::map::SubRegion::SoutheastAsia) } else { 0 };
+        let mut affordable = [0u128; 3];
+        for a in [false, true] {
+            for s in [false, true] {
+                let group = (if a { asia } else { !asia }) & (if s { sea } else { !sea });
+                let left = values[a as usize][s as usize] - o.spent as i32;
+                let influence = match left {
+                    i32::MIN..=0 => 0,
+                    1 => !enemy_controlled,
+                    2.. => u128::MAX,
+                };
+                let roll = if left >= 1 { u128::MAX } else { 0 };
+                affordable[0] |= group & influence;
+                affordable[1] |= group & roll;
+                affordable[2] |= group & roll;
+            }
+        }
+        let mut j = Judge {
             p,
             o,
             values,
             vetoes,
             access: access_mask(p, side),
-            enemy_controlled: masks.control[side.opponent().idx()],
+            enemy_controlled,
             opp_presence: masks.presence[side.opponent().idx()],
             closed: if o.free { 0 } else { closed },
-            in_regions,
+            in_regions: o.targets,
             vetoed,
+            affordable,
+            allowed: [0; 3],
             explain,
             masks,
+        };
+        for kind in KINDS {
+            j.allowed[kind_index(kind)] =
+                if o.allows(kind) { Condition::of(kind).iter().fold(map.all_mask(), |m, c| m & j.passing(kind, *c)) } else { 0 };
+        }
+        j
+    }
+
+    /// The countries that pass `cond` for an Op of `kind`.
+    fn passing(&self, kind: OpsKind, cond: Condition) -> u128 {
+        match cond {
+            Condition::InTargets => self.in_regions,
+            Condition::Access => self.access,
+            Condition::OpponentInfluence => self.opp_presence,
+            Condition::OpenAtDefcon => !self.closed,
+            Condition::NotVetoed => !self.vetoed[kind_index(kind)],
+            Condition::Affordable => self.affordable[kind_index(kind)],
         }
     }
 
@@ -138,57 +223,34 @@ impl<'a> Judge<'a> {
         self.values[s.all_in_asia as usize][s.all_in_southeast_asia as usize]
     }
 
-    fn vetoed(&self, action: Action, c: CountryId) -> Result<(), Illegal> {
-        let i = match action {
-            Action::Influence => 0,
-            Action::Realign => 1,
-            Action::Coup => 2,
-            // Not an Operation: war targets are judged by the war event itself.
-            Action::War => return Ok(()),
-        };
-        if self.vetoed[i] & c.bit() == 0 {
-            return Ok(());
-        }
-        let v = self
-            .vetoes
-            .iter()
-            .find(|v| v.mask(self.p.st, &self.masks, self.o.side, action) & c.bit() != 0)
-            .expect("a vetoed country has its veto");
-        refuse!(self.explain, v.rule, "{} ({})", v.reason, self.p.cards().name(v.source))
-    }
-
-    /// Every legal move. Candidates are narrowed by conditions `check` itself requires (access
-    /// for Influence, opponent Influence for realignments and coups), so nothing legal is
-    /// skipped; the playout tests check that no move outside the list validates.
+    /// Every legal move, in country order, and for each country influence, realignment, coup.
     pub fn legal(&self) -> Vec<Move> {
-        let o = self.o;
-        let influence = if o.allows(OpsKind::Influence) { self.access } else { 0 };
-        let targets = self.opp_presence & !self.closed;
-        let realign = if o.allows(OpsKind::Realign) { targets } else { 0 };
-        let coup = if o.allows(OpsKind::Coup) { targets } else { 0 };
-        let mut out = Vec::with_capacity(((influence | realign | coup) & self.in_regions).count_ones() as usize * 2);
-        for c in crate::map::iter_mask((influence | realign | coup) & self.in_regions) {
-            for (mask, m) in [(influence, Move::Influence(c)), (realign, Move::Realign(c)), (coup, Move::Coup(c))] {
-                if mask & c.bit() != 0 && self.check(&m).is_ok() {
-                    out.push(m);
-                }
+        let [influence, realign, coup] = self.allowed;
+        let any = influence | realign | coup;
+        let mut out = Vec::with_capacity((influence.count_ones() + realign.count_ones() + coup.count_ones()) as usize);
+        for c in crate::map::iter_mask(any) {
+            let bit = c.bit();
+            if influence & bit != 0 {
+                out.push(Move::Influence(c));
+            }
+            if realign & bit != 0 {
+                out.push(Move::Realign(c));
+            }
+            if coup & bit != 0 {
+                out.push(Move::Coup(c));
             }
         }
         out
     }
 
     pub fn check(&self, m: &Move) -> Result<(), Illegal> {
-        let (p, o, explain) = (self.p, self.o, self.explain);
-        let map = Map::standard();
-        let side = o.side;
+        let (o, explain) = (self.o, self.explain);
         let (kind, c) = match m {
             Move::Influence(c) => (OpsKind::Influence, *c),
             Move::Realign(c) => (OpsKind::Realign, *c),
             Move::Coup(c) => (OpsKind::Coup, *c),
             _ => return illegal("Operations are spent with `influence`, `realign` or `coup`", "§6"),
         };
-        let country = map.country(c);
-        let name = &country.name;
         if !o.allows(kind) {
             return match o.kind {
                 Some(k) if k != kind => {
@@ -200,60 +262,68 @@ impl<'a> Judge<'a> {
                     )
                 }
                 _ => {
-                    let allowed: Vec<&str> = [OpsKind::Influence, OpsKind::Realign, OpsKind::Coup]
-                        .into_iter()
-                        .filter(|k| o.allows(*k))
-                        .map(kind_words)
-                        .collect();
-                    let (by, rule) = match o.by {
-                        Some(card) => (p.cards().name(card), card.cite()),
-                        None => ("the event", "card text"),
-                    };
+                    let allowed: Vec<&str> = KINDS.into_iter().filter(|k| o.allows(*k)).map(kind_words).collect();
+                    let (by, rule) = self.limited_by();
                     refuse!(explain, rule, "{by} allows these Ops only for {}, not for {}", allowed.join(" or "), kind_words(kind))
                 }
             };
         }
-        if self.in_regions & c.bit() == 0 {
-            let (by, rule) = match o.by {
-                Some(card) => (p.cards().name(card), card.cite()),
-                None => ("the event", "card text"),
-            };
-            return refuse!(explain, rule, "{name} is not among the countries the event allows: {by} limits where these Ops go");
+        if self.allowed[kind_index(kind)] & c.bit() != 0 {
+            return Ok(());
         }
-        let avail = self.avail(spend_after(o, c));
-        match kind {
-            OpsKind::Influence => {
-                if self.access & c.bit() == 0 {
-                    return refuse!(explain, "§6.1.1", "{side} had no Influence in or next to {name} at the start of the action round");
+        match Condition::of(kind).iter().find(|cond| self.passing(kind, **cond) & c.bit() == 0) {
+            Some(cond) => self.refusal(kind, *cond, c),
+            // Outside the map's countries (not a well-formed move).
+            None => illegal("no such country", "§2"),
+        }
+    }
+
+    /// The event limiting these Ops, by name, and its rule.
+    fn limited_by(&self) -> (&'a str, &'static str) {
+        match self.o.by {
+            Some(card) => (self.p.cards().name(card), card.cite()),
+            None => ("the event", "card text"),
+        }
+    }
+
+    /// Why an Op of `kind` may not go to `c`, which fails `cond`.
+    fn refusal(&self, kind: OpsKind, cond: Condition, c: CountryId) -> Result<(), Illegal> {
+        let (p, o, explain) = (self.p, self.o, self.explain);
+        let side = o.side;
+        let country = Map::standard().country(c);
+        let name = &country.name;
+        let rule = if kind == OpsKind::Coup { "§6.3.1" } else { "§6.2" };
+        match cond {
+            Condition::InTargets => {
+                let (by, rule) = self.limited_by();
+                refuse!(explain, rule, "{name} is not among the countries the event allows: {by} limits where these Ops go")
+            }
+            Condition::Access => {
+                refuse!(explain, "§6.1.1", "{side} had no Influence in or next to {name} at the start of the action round")
+            }
+            Condition::OpponentInfluence => refuse!(explain, rule, "the target has no {} Influence in {name}", side.opponent()),
+            Condition::OpenAtDefcon => {
+                let what = if kind == OpsKind::Coup { "coups" } else { "realignments" };
+                refuse!(explain, "§8.1.5", "DEFCON {} closes {} to {what}", p.st.defcon, country.region)
+            }
+            Condition::NotVetoed => {
+                let action = match kind {
+                    OpsKind::Influence => Action::Influence,
+                    OpsKind::Realign => Action::Realign,
+                    OpsKind::Coup => Action::Coup,
+                };
+                match self.vetoes.iter().find(|v| v.mask(p.st, &self.masks, side, action) & c.bit() != 0) {
+                    Some(v) => refuse!(explain, v.rule, "{} ({})", v.reason, p.cards().name(v.source)),
+                    None => illegal("forbidden by an effect in play", "card text"),
                 }
-                self.vetoed(Action::Influence, c)?;
+            }
+            Condition::Affordable if kind == OpsKind::Influence => {
+                let avail = self.avail(spend_after(o, c));
                 let cost = marker_cost(self.enemy_controlled & c.bit() != 0);
-                if o.spent as i32 + cost as i32 > avail {
-                    let rule = if cost == 2 { "§6.1.2" } else { "§6.1" };
-                    return refuse!(
-                        explain,
-                        rule,
-                        "{name} costs {cost} Op(s) and only {} remain if spent there",
-                        (avail - o.spent as i32).max(0)
-                    );
-                }
-                Ok(())
+                let rule = if cost == 2 { "§6.1.2" } else { "§6.1" };
+                refuse!(explain, rule, "{name} costs {cost} Op(s) and only {} remain if spent there", (avail - o.spent as i32).max(0))
             }
-            OpsKind::Realign | OpsKind::Coup => {
-                let (act, rule) = if kind == OpsKind::Coup { (Action::Coup, "§6.3.1") } else { (Action::Realign, "§6.2") };
-                if self.opp_presence & c.bit() == 0 {
-                    return refuse!(explain, rule, "the target has no {} Influence in {name}", side.opponent());
-                }
-                if self.closed & c.bit() != 0 {
-                    let what = if kind == OpsKind::Coup { "coups" } else { "realignments" };
-                    return refuse!(explain, "§8.1.5", "DEFCON {} closes {} to {what}", p.st.defcon, country.region);
-                }
-                self.vetoed(act, c)?;
-                if o.spent as i32 + 1 > avail {
-                    return illegal("no Ops remain", "§6.2");
-                }
-                Ok(())
-            }
+            Condition::Affordable => illegal("no Ops remain", "§6.2"),
         }
     }
 }
