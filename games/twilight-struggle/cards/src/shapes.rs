@@ -139,7 +139,8 @@ pub struct Markers {
     pub add: bool,
     pub total: u8,
     pub max_per_country: u8,
-    pub eligible: fn(Position, Side, CountryId) -> bool,
+    /// The countries the card allows (for `side`, the side playing the event), as a set.
+    pub eligible: fn(Position, Side) -> u128,
 }
 
 impl Markers {
@@ -147,18 +148,24 @@ impl Markers {
         EventTask::new(card, side).at(step).count(self.total)
     }
 
-    fn used(t: &EventTask, c: CountryId) -> u8 {
-        u8::from(t.picked.countries().contains(c)) + u8::from(t.twice.contains(c))
+    /// The countries that may take the next marker: eligible, below the most per country, and
+    /// (removing) holding the Influence to remove.
+    pub fn open(&self, p: Position, t: &EventTask) -> u128 {
+        let whose = self.influence_of.sides(t.side)[0];
+        let full = match self.max_per_country {
+            0 => u128::MAX,
+            1 => t.picked.countries().0,
+            2 => t.twice.0,
+            // Markers are counted at most twice per country (`picked`, `twice`).
+            3.. => 0,
+        };
+        let holding = if self.add { u128::MAX } else { p.st.masks().presence[whose.idx()] };
+        (self.eligible)(p, t.side) & !full & holding & Map::standard().all_mask()
     }
 
     pub fn options(&self, p: Position, t: &EventTask) -> Vec<Move> {
-        let whose = self.influence_of.sides(t.side)[0];
-        Map::standard()
-            .ids()
-            .filter(|c| Self::used(t, *c) < self.max_per_country && (self.eligible)(p, t.side, *c))
-            .filter(|c| self.add || p.st.inf(whose, *c) > 0)
-            .map(|c| if self.add { Move::Influence(c) } else { Move::Remove(c) })
-            .collect()
+        let add = self.add;
+        arbiter_twilight::map::iter_mask(self.open(p, t)).map(|c| if add { Move::Influence(c) } else { Move::Remove(c) }).collect()
     }
 
     /// Apply one marker; returns the next task if markers remain.
@@ -444,22 +451,23 @@ steps! {
 pub struct TargetEvent {
     pub card: CardId,
     pub what: &'static str,
-    pub eligible: fn(Position, Side, CountryId) -> bool,
+    /// The countries the card allows (for `side`, the side playing the event), as a set.
+    pub eligible: fn(Position, Side) -> u128,
     pub act: fn(&mut Ctx, Side, CountryId),
     pub times: u8,
 }
 
 impl TargetEvent {
-    fn targets<'a>(&'a self, p: Position<'a>, t: &EventTask) -> impl Iterator<Item = CountryId> + 'a {
-        let (side, picked) = (t.side, t.picked.countries());
-        Map::standard().ids().filter(move |c| !picked.contains(*c) && (self.eligible)(p, side, *c))
+    /// The countries that may still be targeted: eligible and not chosen before.
+    fn targets(&self, p: Position, t: &EventTask) -> u128 {
+        (self.eligible)(p, t.side) & !t.picked.countries().0 & Map::standard().all_mask()
     }
 
     fn next(&self, ctx: &mut Ctx, t: EventTask) {
         if t.count == 0 {
             return;
         }
-        if self.targets(ctx.pos(), &t).next().is_none() {
+        if self.targets(ctx.pos(), &t) == 0 {
             let more = if t.picked.is_empty() { "" } else { " more" };
             log!(ctx, "{}: no{more} country qualifies ({})", ctx.card_name(self.card), self.what);
             return;
@@ -474,7 +482,7 @@ impl CardEvent for TargetEvent {
         self.next(ctx, EventTask::new(self.card, side).at(TargetStep::Target).count(self.times));
     }
     fn ask(&self, p: Position, _step: TargetStep, t: &EventTask) -> Ask {
-        let choices = self.targets(p, t).map(Move::Target).collect();
+        let choices = arbiter_twilight::map::iter_mask(self.targets(p, t)).map(Move::Target).collect();
         let left = if self.times > 1 { format!(" ({} left)", t.count) } else { String::new() };
         Ask::new(t.side, format!("{}: {}: `target COUNTRY`: {}{left}", t.side, p.cards().name(self.card), self.what), choices)
     }

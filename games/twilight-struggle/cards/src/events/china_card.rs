@@ -11,11 +11,12 @@
 
 use super::ids::*;
 use crate::shapes::{ClaimChinaCard, Markers, Otherwise, Who};
-use arbiter_twilight::map::{CountryId, Map};
+use arbiter_twilight::map::Map;
 use arbiter_twilight::{Position, Ruleset, Side};
 
-fn in_asia(_p: Position, _s: Side, c: CountryId) -> bool {
-    Map::standard().country(c).in_asia()
+/// Asia includes Southeast Asia (§2.1.2).
+fn in_asia(_p: Position, _s: Side) -> u128 {
+    Map::standard().region_mask(arbiter_twilight::Region::Asia)
 }
 
 pub fn register(r: &mut Ruleset) {

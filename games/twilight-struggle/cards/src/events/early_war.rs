@@ -75,8 +75,9 @@ impl CardEvent for Blockade {
     }
 }
 
-fn truman_eligible(p: Position, _s: Side, c: CountryId) -> bool {
-    Map::standard().country(c).region == Region::Europe && p.st.controller(c).is_none() && p.st.inf(Side::Ussr, c) > 0
+fn truman_eligible(p: Position, _s: Side) -> u128 {
+    let m = p.st.masks();
+    Map::standard().region_mask(Region::Europe) & !(m.control[Side::Us.idx()] | m.control[Side::Ussr.idx()]) & m.presence[Side::Ussr.idx()]
 }
 
 fn truman(ctx: &mut Ctx, _side: Side, c: CountryId) {
@@ -84,9 +85,9 @@ fn truman(ctx: &mut Ctx, _side: Side, c: CountryId) {
     ctx.exec(Instr::RemoveInfluence { side: Side::Ussr, country: c, n });
 }
 
-fn reds_eligible(p: Position, _s: Side, c: CountryId) -> bool {
-    countries!("Yugoslavia", "Romania", "Bulgaria", "Hungary", "Czechoslovakia") & c.bit() != 0
-        && p.st.inf(Side::Ussr, c) > p.st.inf(Side::Us, c)
+fn reds_eligible(p: Position, _s: Side) -> u128 {
+    let reds = countries!("Yugoslavia", "Romania", "Bulgaria", "Hungary", "Czechoslovakia");
+    arbiter_twilight::map::iter_mask(reds).filter(|c| p.st.inf(Side::Ussr, *c) > p.st.inf(Side::Us, *c)).fold(0, |m, c| m | c.bit())
 }
 
 fn independent_reds(ctx: &mut Ctx, _side: Side, c: CountryId) {
@@ -94,8 +95,8 @@ fn independent_reds(ctx: &mut Ctx, _side: Side, c: CountryId) {
     ctx.exec(Instr::AddInfluence { side: Side::Us, country: c, n });
 }
 
-fn indo_pakistani_eligible(_p: Position, _s: Side, c: CountryId) -> bool {
-    countries!("India", "Pakistan") & c.bit() != 0
+fn indo_pakistani_eligible(_p: Position, _s: Side) -> u128 {
+    countries!("India", "Pakistan")
 }
 
 const INDO_PAKISTANI: War = War { min_roll: 4, vp: 2, mil_ops: 2, target_counts: false };
@@ -341,12 +342,12 @@ impl Lasting for JapanPact {
 
 // ------------------------------------------------------------------ registration
 
-fn eastern_europe_not_us_controlled(p: Position, _s: Side, c: CountryId) -> bool {
-    in_sub(c, SubRegion::EasternEurope) && !p.st.controls(Side::Us, c)
+fn eastern_europe_not_us_controlled(p: Position, _s: Side) -> u128 {
+    Map::standard().sub_mask(SubRegion::EasternEurope) & !p.st.masks().control[Side::Us.idx()]
 }
 
-fn suez(_p: Position, _s: Side, c: CountryId) -> bool {
-    countries!("France", "United Kingdom", "Israel") & c.bit() != 0
+fn suez(_p: Position, _s: Side) -> u128 {
+    countries!("France", "United Kingdom", "Israel")
 }
 
 pub fn register(r: &mut Ruleset) {

@@ -9,11 +9,11 @@
 use super::ids::*;
 use super::placement::PlaceEvent;
 use crate::shapes::{Change, FixedChanges, Markers, Who};
-use arbiter_twilight::map::{CountryId, Map, SubRegion};
+use arbiter_twilight::map::{Map, SubRegion};
 use arbiter_twilight::{Position, Ruleset, Side};
 
-fn western_europe(_p: Position, _s: Side, c: CountryId) -> bool {
-    Map::standard().country(c).in_sub(SubRegion::WesternEurope)
+fn western_europe(_p: Position, _s: Side) -> u128 {
+    Map::standard().sub_mask(SubRegion::WesternEurope)
 }
 
 pub fn register(r: &mut Ruleset) {

@@ -256,8 +256,8 @@ steps! {
 
 struct Reformer;
 
-fn in_europe(_p: Position, _s: Side, c: CountryId) -> bool {
-    Map::standard().country(c).region == Region::Europe
+fn in_europe(_p: Position, _s: Side) -> u128 {
+    Map::standard().region_mask(Region::Europe)
 }
 
 const REFORMER_MARKERS: Markers = Markers { influence_of: Who::Owner, add: true, total: 4, max_per_country: 2, eligible: in_europe };
@@ -344,16 +344,16 @@ fn barracks_first(ctx: &mut Ctx, side: Side) {
     ctx.exec(Instr::RemoveInfluence { side: side.opponent(), country: lebanon, n });
 }
 
-fn in_middle_east(_p: Position, _s: Side, c: CountryId) -> bool {
-    Map::standard().country(c).region == Region::MiddleEast
+fn in_middle_east(_p: Position, _s: Side) -> u128 {
+    Map::standard().region_mask(Region::MiddleEast)
 }
 
 fn pershing_first(ctx: &mut Ctx, side: Side) {
     ctx.exec(Instr::Vp { side, n: 1 });
 }
 
-fn western_europe(_p: Position, _s: Side, c: CountryId) -> bool {
-    Map::standard().country(c).in_sub(SubRegion::WesternEurope)
+fn western_europe(_p: Position, _s: Side) -> u128 {
+    Map::standard().sub_mask(SubRegion::WesternEurope)
 }
 
 // ------------------------------------------------------------------ Chernobyl (#94)
@@ -681,8 +681,8 @@ pub fn register(r: &mut Ruleset) {
     );
 }
 
-fn iran_or_iraq(_p: Position, _s: Side, c: CountryId) -> bool {
-    countries!("Iran", "Iraq") & c.bit() != 0
+fn iran_or_iraq(_p: Position, _s: Side) -> u128 {
+    countries!("Iran", "Iraq")
 }
 
 fn iran_iraq_war(ctx: &mut Ctx, side: Side, c: CountryId) {

@@ -92,8 +92,8 @@ impl CardEvent for OurManInTehran {
 /// Saudi Arabia, Syria and Jordan. Only countries holding US Influence are offered; with one
 /// such country only, that one (the event removes what is there). AWACS Sale to Saudis
 /// prevents it (card data).
-fn muslim_eligible(p: Position, _s: Side, c: arbiter_twilight::CountryId) -> bool {
-    countries!("Sudan", "Iran", "Iraq", "Egypt", "Libya", "Saudi Arabia", "Syria", "Jordan") & c.bit() != 0 && p.st.inf(Side::Us, c) > 0
+fn muslim_eligible(p: Position, _s: Side) -> u128 {
+    countries!("Sudan", "Iran", "Iraq", "Egypt", "Libya", "Saudi Arabia", "Syria", "Jordan") & p.st.masks().presence[Side::Us.idx()]
 }
 
 fn muslim_revolution(ctx: &mut Ctx, _side: Side, c: arbiter_twilight::CountryId) {

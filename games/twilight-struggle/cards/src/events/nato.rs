@@ -51,8 +51,8 @@ steps! {
     enum WarsawStep { Choose, Remove, Add }
 }
 
-fn eastern_europe(_p: Position, _s: Side, c: CountryId) -> bool {
-    Map::standard().country(c).in_sub(SubRegion::EasternEurope)
+fn eastern_europe(_p: Position, _s: Side) -> u128 {
+    Map::standard().sub_mask(SubRegion::EasternEurope)
 }
 
 const ADD_FIVE: Markers = Markers { influence_of: Who::Owner, add: true, total: 5, max_per_country: 2, eligible: eastern_europe };
@@ -64,7 +64,6 @@ impl CardEvent for WarsawPact {
         ctx.push(Task::Event(EventTask::new(WARSAW_PACT, side).at(WarsawStep::Choose)));
     }
     fn ask(&self, p: Position, step: WarsawStep, t: &EventTask) -> Ask {
-        let map = Map::standard();
         match step {
             WarsawStep::Choose => Ask::options(
                 t.side,
@@ -74,10 +73,11 @@ impl CardEvent for WarsawPact {
             WarsawStep::Remove => Ask::new(
                 t.side,
                 format!("USSR: remove all US Influence from an Eastern European country ({} left)", t.count),
-                map.ids()
-                    .filter(|c| eastern_europe(p, t.side, *c) && p.st.inf(Side::Us, *c) > 0 && !t.picked.countries().contains(*c))
-                    .map(Move::Target)
-                    .collect(),
+                arbiter_twilight::map::iter_mask(
+                    eastern_europe(p, t.side) & p.st.masks().presence[Side::Us.idx()] & !t.picked.countries().0,
+                )
+                .map(Move::Target)
+                .collect(),
             ),
             WarsawStep::Add => Ask::new(
                 t.side,

@@ -3,11 +3,11 @@
 //! Voice of America, Liberation Theology; and South African Unrest, a choice then markers.
 
 use super::ids::*;
-use crate::shapes::{in_region, Markers, Who};
+use crate::shapes::{Markers, Who};
 use arbiter_twilight::ctx::Ctx;
 use arbiter_twilight::effect::{Effect, Expiry};
 use arbiter_twilight::instr::Instr;
-use arbiter_twilight::map::{CountryId, Map, SubRegion};
+use arbiter_twilight::map::{Map, SubRegion};
 use arbiter_twilight::{log, steps};
 use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Move, Position, Region, Ruleset, Side, Task};
 
@@ -69,32 +69,36 @@ impl CardEvent for PlaceEvent {
     }
 }
 
-fn africa_or_southeast_asia(_p: Position, _s: Side, c: CountryId) -> bool {
-    in_region(c, Region::Africa) || Map::standard().country(c).in_sub(SubRegion::SoutheastAsia)
+fn africa_or_southeast_asia(_p: Position, _s: Side) -> u128 {
+    let map = Map::standard();
+    map.region_mask(Region::Africa) | map.sub_mask(SubRegion::SoutheastAsia)
 }
 
-fn western_europe_not_ussr_controlled(p: Position, _s: Side, c: CountryId) -> bool {
-    Map::standard().country(c).in_sub(SubRegion::WesternEurope) && !p.st.controls(Side::Ussr, c)
+fn western_europe_not_ussr_controlled(p: Position, _s: Side) -> u128 {
+    Map::standard().sub_mask(SubRegion::WesternEurope) & !p.st.masks().control[Side::Ussr.idx()]
 }
 
-fn no_influence(p: Position, _s: Side, c: CountryId) -> bool {
-    p.st.inf(Side::Us, c) == 0 && p.st.inf(Side::Ussr, c) == 0
+fn no_influence(p: Position, _s: Side) -> u128 {
+    let held = p.st.masks().presence;
+    Map::standard().all_mask() & !(held[Side::Us.idx()] | held[Side::Ussr.idx()])
 }
 
-fn the_americas(_p: Position, _s: Side, c: CountryId) -> bool {
-    in_region(c, Region::CentralAmerica) || in_region(c, Region::SouthAmerica)
+fn the_americas(_p: Position, _s: Side) -> u128 {
+    let map = Map::standard();
+    map.region_mask(Region::CentralAmerica) | map.region_mask(Region::SouthAmerica)
 }
 
-fn outside_europe(_p: Position, _s: Side, c: CountryId) -> bool {
-    !in_region(c, Region::Europe)
+fn outside_europe(_p: Position, _s: Side) -> u128 {
+    let map = Map::standard();
+    map.all_mask() & !map.region_mask(Region::Europe)
 }
 
-fn central_america(_p: Position, _s: Side, c: CountryId) -> bool {
-    in_region(c, Region::CentralAmerica)
+fn central_america(_p: Position, _s: Side) -> u128 {
+    Map::standard().region_mask(Region::CentralAmerica)
 }
 
-fn next_to_south_africa(_p: Position, _s: Side, c: CountryId) -> bool {
-    countries!("Angola", "Botswana") & c.bit() != 0
+fn next_to_south_africa(_p: Position, _s: Side) -> u128 {
+    countries!("Angola", "Botswana")
 }
 
 steps! {

@@ -36,12 +36,11 @@ impl CardEvent for FixedWar {
 
 const BRUSH: War = War { min_roll: 3, vp: 1, mil_ops: 3, target_counts: false };
 
-fn brush_war_eligible(p: Position, side: Side, c: CountryId) -> bool {
-    if Map::standard().country(c).stability > 2 {
-        return false;
-    }
+fn brush_war_eligible(p: Position, side: Side) -> u128 {
+    let map = Map::standard();
+    let stability_1_or_2 = map.ids().filter(|c| map.country(*c).stability <= 2).fold(0u128, |m, c| m | c.bit());
     let masks = p.st.masks();
-    !p.vetoes().iter().any(|v| v.mask(p.st, &masks, side, Action::War) & c.bit() != 0)
+    p.vetoes().iter().fold(stability_1_or_2, |m, v| m & !v.mask(p.st, &masks, side, Action::War))
 }
 
 fn brush_war(ctx: &mut Ctx, side: Side, c: CountryId) {
