@@ -106,8 +106,43 @@ pub fn prompt(p: Position, pt: &PlayTask) -> Prompt {
     }
 }
 
+/// A condition on playing a card in a mode, in the order a refusal names the first one
+/// failed. Each is a set of cards for the mode ([`Judge::passing`]): listing takes the cards
+/// that pass every condition, validation explains the first condition failed, so the list and
+/// the checks read the same sets (as Ops do, `ops::Condition`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Condition {
+    /// §5: the card is one the play may use (the hand, The China Card face up, §9.3, or the
+    /// cards an event gives).
+    Usable,
+    /// §4.5D: with as many scoring cards as rounds left, a scoring card (or a card whose own
+    /// event may discard one) must be played.
+    ScoringLock,
+    /// The event asking for this play wants a card carrying the opponent's event.
+    OpponentEvent,
+    /// The event asking for this play allows this mode.
+    ModeAllowed,
+    /// The mode itself: §5.2 (whose event, whether it can take place), §10.1 (scoring cards
+    /// only as events), §6.4 (the space race).
+    Mode,
+}
+
+const CONDITIONS: [Condition; 5] =
+    [Condition::Usable, Condition::ScoringLock, Condition::OpponentEvent, Condition::ModeAllowed, Condition::Mode];
+
+fn mode_index(mode: PlayMode) -> usize {
+    match mode {
+        PlayMode::Event => 0,
+        PlayMode::Ops => 1,
+        PlayMode::OpsThenEvent => 2,
+        PlayMode::EventThenOps => 3,
+        PlayMode::Space => 4,
+    }
+}
+
 /// The arbitrator of a card play. What holds for the whole decision (the cards and modes the
-/// task allows, the scoring-card lock, the Ops modifiers) is worked out once.
+/// task allows, the scoring-card lock, the Ops modifiers, the card sets of each [`Condition`])
+/// is worked out once.
 pub struct Judge<'a> {
     p: Position<'a>,
     pt: &'a PlayTask,
@@ -118,6 +153,13 @@ pub struct Judge<'a> {
     /// The cards whose event would take place if played now, for the side whose event it is
     /// (worked out once: every mode of a card asks).
     occurs: CardSet,
+    /// The usable cards that are scoring cards, and that carry the opponent's event.
+    scoring: CardSet,
+    opponents: CardSet,
+    /// The usable cards the space race accepts now (§6.4).
+    space: CardSet,
+    /// Per mode (in `MODES` order): the cards that pass every condition.
+    allowed: [CardSet; 5],
 }
 
 impl<'a> Judge<'a> {
@@ -135,14 +177,84 @@ impl<'a> Judge<'a> {
                 })
                 .collect()
         };
-        Judge { p, pt, explain, cards, scoring_lock, mods: p.ops_modifiers(), occurs }
+        let mods = p.ops_modifiers();
+        let scoring = CardSet(cards.0 & p.cards().scoring_cards().0);
+        let opponents = CardSet(cards.0 & p.cards().events_of(pt.side.opponent()).0);
+        // The card-independent part of the space race judged once (most turns it is closed).
+        let space_open = pt.modes.allows(PlayMode::Space) && crate::space_race::next_box(p, pt.side, false).is_ok();
+        let space = if space_open {
+            CardSet(cards.0 & !scoring.0).iter().filter(|c| crate::space_race::check_with(p, &mods, pt.side, *c, false).is_ok()).collect()
+        } else {
+            CardSet::default()
+        };
+        let mut j =
+            Judge { p, pt, explain, cards, scoring_lock, mods, occurs, scoring, opponents, space, allowed: [CardSet::default(); 5] };
+        for mode in MODES {
+            j.allowed[mode_index(mode)] = CardSet(CONDITIONS.iter().fold(u128::MAX, |m, c| m & j.passing(mode, *c).0));
+        }
+        j
+    }
+
+    /// The cards that pass `cond` when played in `mode`.
+    fn passing(&self, mode: PlayMode, cond: Condition) -> CardSet {
+        let all = CardSet(u128::MAX);
+        let (scoring, opponents, occurs) = (self.scoring.0, self.opponents.0, self.occurs.0);
+        match cond {
+            Condition::Usable => self.cards,
+            Condition::ScoringLock => match self.scoring_lock {
+                None => all,
+                Some((held, left)) => {
+                    // Played now, a card leaves `held` scoring cards for `left - 1` rounds,
+                    // unless its own event makes this side discard some of them: the illegal
+                    // act is holding one at the end of the turn (§4.5D, FAQ on Five Year
+                    // Plan), which the turn-end check judges (§11.1.2).
+                    let spared = self
+                        .cards
+                        .iter()
+                        .filter(|c| {
+                            let event_side = self.p.cards().info(*c).side.side().unwrap_or(self.pt.side);
+                            held < left + self.own_discards(*c, mode, event_side)
+                        })
+                        .collect::<CardSet>();
+                    CardSet(scoring | spared.0)
+                }
+            },
+            Condition::OpponentEvent => {
+                if self.pt.opponent_events_only {
+                    self.opponents
+                } else {
+                    all
+                }
+            }
+            Condition::ModeAllowed => {
+                if self.pt.modes.allows(mode) {
+                    all
+                } else {
+                    CardSet::default()
+                }
+            }
+            Condition::Mode => CardSet(match mode {
+                PlayMode::Event => scoring | (!opponents & occurs),
+                PlayMode::Ops => !scoring & !(opponents & occurs),
+                PlayMode::OpsThenEvent | PlayMode::EventThenOps => !scoring & opponents & occurs,
+                PlayMode::Space => !scoring & self.space.0,
+            }),
+        }
     }
 
     /// Every legal move: each playable card in each way, and `pass` where allowed.
     pub fn legal(&self) -> Vec<Move> {
-        let mut out = Vec::with_capacity(self.cards.len() * 3 + 1);
-        let candidates = self.cards.iter().flat_map(|card| MODES.map(|mode| Move::Play { card, mode }));
-        out.extend(candidates.chain([Move::Pass]).filter(|m| self.check(m).is_ok()));
+        let mut out = Vec::with_capacity(self.allowed.iter().map(|s| s.len()).sum::<usize>() + 1);
+        for card in self.cards.iter() {
+            for mode in MODES {
+                if self.allowed[mode_index(mode)].contains(card) {
+                    out.push(Move::Play { card, mode });
+                }
+            }
+        }
+        if self.may_pass().is_ok() {
+            out.push(Move::Pass);
+        }
         out
     }
 
@@ -196,98 +308,112 @@ impl<'a> Judge<'a> {
     }
 
     fn check_play(&self, card: CardId, mode: PlayMode) -> Result<(), Illegal> {
+        if self.allowed[mode_index(mode)].contains(card) {
+            return Ok(());
+        }
+        match CONDITIONS.iter().find(|c| !self.passing(mode, **c).contains(card)) {
+            Some(cond) => self.refusal(*cond, card, mode),
+            None => Err(Illegal::new("the card play was refused by no rule (engine inconsistency)", "engine")),
+        }
+    }
+
+    /// Why `card` may not be played in `mode`, which fails `cond`.
+    fn refusal(&self, cond: Condition, card: CardId, mode: PlayMode) -> Result<(), Illegal> {
         let (p, pt, explain) = (self.p, self.pt, self.explain);
         let side = pt.side;
         let info = p.cards().info(card);
         let name = &info.name;
-        if card == CardId::CHINA && pt.source == Source::HandAndChina {
-            if p.st.china.holder != side {
-                return refuse!(explain, "§9.1", "{side} does not hold The China Card");
-            }
-            if !p.st.china.face_up {
-                return illegal("The China Card is face down until the end of the turn", "§9.3");
-            }
-        } else if !self.cards.contains(card) {
-            return match (pt.source, pt.by) {
-                (Source::Cards(set), Some(by)) => {
-                    let by_name = p.cards().name(by);
-                    let cards: Vec<&str> = set.iter().map(|c| p.cards().name(c)).collect();
-                    let how = if pt.modes == Modes::ALL {
-                        String::new()
-                    } else {
-                        let ways: Vec<&str> = MODES.iter().filter(|m| pt.modes.allows(**m)).map(|m| m.describe()).collect();
-                        format!(" {}", ways.join(" or "))
-                    };
-                    if pt.in_round {
-                        // An obligation on the round's play (Missile Envy): say what it demands.
-                        refuse!(explain, by.cite(), "{}{how} must be played this round", cards.join(", "))
-                    } else {
-                        let pass = if pt.or_else.is_some() { ", or `pass`" } else { "" };
-                        refuse!(
-                            explain,
-                            by.cite(),
-                            "{name} is not the card this play allows: {by_name} lets the {side} play only {}{how}{pass}",
-                            cards.join(", ")
-                        )
-                    }
-                }
-                (Source::Cards(_), None) => refuse!(explain, "card text", "{name} is not the card this play allows"),
-                _ if card == CardId::CHINA => illegal("an event never lets The China Card be played", "§9.5"),
-                _ => refuse!(explain, "§5", "{name} is not in {side}'s hand"),
-            };
-        }
         let event_side = info.side.side().unwrap_or(side);
-        let opponents = event_side != side;
-        if let (false, Some((held, left))) = (info.scoring, self.scoring_lock) {
-            // Played now, the card leaves `held` scoring cards for `left - 1` rounds, unless its
-            // own event makes this side discard some of them: the illegal act is holding one
-            // at the end of the turn (§4.5D, FAQ on Five Year Plan), which the turn-end check
-            // judges (§11.1.2).
-            if held >= left + self.own_discards(card, mode, event_side) {
-                return refuse!(
+        match cond {
+            Condition::Usable => {
+                if card == CardId::CHINA && pt.source == Source::HandAndChina {
+                    if p.st.china.holder != side {
+                        return refuse!(explain, "§9.1", "{side} does not hold The China Card");
+                    }
+                    return illegal("The China Card is face down until the end of the turn", "§9.3");
+                }
+                match (pt.source, pt.by) {
+                    (Source::Cards(set), Some(by)) => {
+                        let by_name = p.cards().name(by);
+                        let cards: Vec<&str> = set.iter().map(|c| p.cards().name(c)).collect();
+                        let how = if pt.modes == Modes::ALL {
+                            String::new()
+                        } else {
+                            let ways: Vec<&str> = MODES.iter().filter(|m| pt.modes.allows(**m)).map(|m| m.describe()).collect();
+                            format!(" {}", ways.join(" or "))
+                        };
+                        if pt.in_round {
+                            // An obligation on the round's play (Missile Envy): say what it demands.
+                            refuse!(explain, by.cite(), "{}{how} must be played this round", cards.join(", "))
+                        } else {
+                            let pass = if pt.or_else.is_some() { ", or `pass`" } else { "" };
+                            refuse!(
+                                explain,
+                                by.cite(),
+                                "{name} is not the card this play allows: {by_name} lets the {side} play only {}{how}{pass}",
+                                cards.join(", ")
+                            )
+                        }
+                    }
+                    (Source::Cards(_), None) => refuse!(explain, "card text", "{name} is not the card this play allows"),
+                    _ if card == CardId::CHINA => illegal("an event never lets The China Card be played", "§9.5"),
+                    _ => refuse!(explain, "§5", "{name} is not in {side}'s hand"),
+                }
+            }
+            Condition::ScoringLock => {
+                let (held, left) = self.scoring_lock.unwrap_or_default();
+                refuse!(
                     explain,
                     "§4.5D",
                     "the {side} holds {held} scoring card(s) ({}) with {left} action round(s) left, this one included: a scoring card may never be held, so play a scoring card now{}",
                     self.scoring_names(),
                     if left == 1 { ", or a card whose event makes you discard it" } else { "" }
-                );
+                )
             }
-        }
-        if pt.opponent_events_only && !opponents {
-            let (by, rule) = by_card(p, pt);
-            return refuse!(explain, rule, "{name} does not carry the {} event: {by} pairs only with a card that does", side.opponent());
-        }
-        if !pt.modes.allows(mode) {
-            let (by, rule) = by_card(p, pt);
-            let ways: Vec<&str> = MODES.iter().filter(|m| pt.modes.allows(**m)).map(|m| m.describe()).collect();
-            return refuse!(explain, rule, "{by} does not allow playing {name} {}: play it {}", mode.describe(), ways.join(" or "));
-        }
-        let event_occurs = self.occurs.contains(card);
-        match mode {
-            PlayMode::Event if info.scoring => Ok(()),
-            PlayMode::Event if opponents => {
-                refuse!(explain, "§5.2", "{name} carries the {event_side} event: play it for Ops, choosing when its event happens")
+            Condition::OpponentEvent => {
+                let (by, rule) = by_card(p, pt);
+                refuse!(explain, rule, "{name} does not carry the {} event: {by} pairs only with a card that does", side.opponent())
             }
-            PlayMode::Event if !explain => event_occurs.then_some(()).ok_or(Illegal::new("the event cannot take place", "§5.2")),
-            PlayMode::Event => p
-                .event_allowed(card, side)
-                .map_err(|why| Illegal::new(format!("{}: play it for Operations or to the space race", why.reason), why.rule)),
-            _ if info.scoring => refuse!(explain, "§10.1", "{name} is a scoring card: it can only be played as an event"),
-            PlayMode::Ops if opponents && event_occurs => {
-                refuse!(explain, "§5.2", "the {event_side} event of {name} will happen: choose `ops then event` or `event then ops`")
+            Condition::ModeAllowed => {
+                let (by, rule) = by_card(p, pt);
+                let ways: Vec<&str> = MODES.iter().filter(|m| pt.modes.allows(**m)).map(|m| m.describe()).collect();
+                refuse!(explain, rule, "{by} does not allow playing {name} {}: play it {}", mode.describe(), ways.join(" or "))
             }
-            PlayMode::Ops => Ok(()),
-            PlayMode::OpsThenEvent | PlayMode::EventThenOps if !opponents => {
-                refuse!(explain, "§5.2", "{name} carries no opponent event: play it for `event` or `ops`")
+            Condition::Mode => {
+                let opponents = self.opponents.contains(card);
+                match mode {
+                    PlayMode::Event if opponents => {
+                        refuse!(explain, "§5.2", "{name} carries the {event_side} event: play it for Ops, choosing when its event happens")
+                    }
+                    PlayMode::Event if !explain => illegal("the event cannot take place", "§5.2"),
+                    PlayMode::Event => match p.event_allowed(card, side) {
+                        Err(why) => Err(Illegal::new(format!("{}: play it for Operations or to the space race", why.reason), why.rule)),
+                        // Cancelled by the event asking for this play.
+                        Ok(()) => illegal("the event cannot take place", "§5.2"),
+                    },
+                    _ if info.scoring => refuse!(explain, "§10.1", "{name} is a scoring card: it can only be played as an event"),
+                    PlayMode::Ops => {
+                        refuse!(
+                            explain,
+                            "§5.2",
+                            "the {event_side} event of {name} will happen: choose `ops then event` or `event then ops`"
+                        )
+                    }
+                    PlayMode::OpsThenEvent | PlayMode::EventThenOps if !opponents => {
+                        refuse!(explain, "§5.2", "{name} carries no opponent event: play it for `event` or `ops`")
+                    }
+                    PlayMode::OpsThenEvent | PlayMode::EventThenOps if pt.event_cancelled => {
+                        refuse!(explain, by_card(p, pt).1, "the event of {name} is cancelled ({}): play it for `ops`", by_card(p, pt).0)
+                    }
+                    PlayMode::OpsThenEvent | PlayMode::EventThenOps => {
+                        refuse!(explain, "§5.2", "the event of {name} would not take place now: play it for `ops`")
+                    }
+                    PlayMode::Space => match crate::space_race::check_with(p, &self.mods, side, card, explain) {
+                        Err(why) => Err(why),
+                        Ok(()) => Err(Illegal::new("the space race refused this card (engine inconsistency)", "engine")),
+                    },
+                }
             }
-            PlayMode::OpsThenEvent | PlayMode::EventThenOps if pt.event_cancelled => {
-                refuse!(explain, by_card(p, pt).1, "the event of {name} is cancelled ({}): play it for `ops`", by_card(p, pt).0)
-            }
-            PlayMode::OpsThenEvent | PlayMode::EventThenOps if !event_occurs => {
-                refuse!(explain, "§5.2", "the event of {name} would not take place now: play it for `ops`")
-            }
-            PlayMode::OpsThenEvent | PlayMode::EventThenOps => Ok(()),
-            PlayMode::Space => crate::space_race::check_with(p, &self.mods, side, card, explain),
         }
     }
 }

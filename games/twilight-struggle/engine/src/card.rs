@@ -161,6 +161,9 @@ pub struct CardDataError(pub String);
 #[derive(Debug, Clone)]
 pub struct CardDb {
     cards: Vec<Option<CardInfo>>,
+    /// The scoring cards, and each side's event cards ([US, USSR]), as sets (derived once).
+    scoring: CardSet,
+    events_of: [CardSet; 2],
 }
 
 #[derive(Deserialize)]
@@ -184,7 +187,10 @@ impl CardDb {
             }
             cards[i] = Some(c);
         }
-        let db = CardDb { cards };
+        let set = |f: &dyn Fn(&CardInfo) -> bool| cards.iter().flatten().filter(|c| f(c)).map(|c| c.id).collect::<CardSet>();
+        let scoring = set(&|c| c.scoring);
+        let events_of = [set(&|c| c.side == CardSide::Us), set(&|c| c.side == CardSide::Ussr)];
+        let db = CardDb { cards, scoring, events_of };
         db.validate()?;
         Ok(db)
     }
@@ -234,6 +240,14 @@ impl CardDb {
         self.cards.get(id.idx()).and_then(|c| c.as_ref())
     }
     /// Info of a card known to exist (every id the engine creates comes from this table).
+    /// The scoring cards.
+    pub fn scoring_cards(&self) -> CardSet {
+        self.scoring
+    }
+    /// The cards carrying `side`'s event.
+    pub fn events_of(&self, side: Side) -> CardSet {
+        self.events_of[side.idx()]
+    }
     pub fn info(&self, id: CardId) -> &CardInfo {
         self.get(id).unwrap_or_else(|| panic!("no card {}", id.0))
     }

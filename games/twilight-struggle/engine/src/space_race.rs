@@ -51,20 +51,25 @@ pub fn check(p: Position, side: Side, card: CardId, explain: bool) -> Result<(),
 
 /// `check` with the Ops modifiers in play already collected.
 pub fn check_with(p: Position, mods: &[crate::pipeline::OpsModifier], side: Side, card: CardId, explain: bool) -> Result<(), Illegal> {
+    let next = next_box(p, side, explain)?;
+    if crate::ctx::ops_number_with(p, mods, card, side, Spend::NOWHERE) < next.ops_needed as i32 {
+        let ops = crate::ctx::ops_value(p, card, side, Spend::NOWHERE);
+        return refuse!(explain, "§6.4.1", "{} needs a card of {} Ops; this card is worth {}", next.name, next.ops_needed, ops);
+    }
+    Ok(())
+}
+
+/// The box `side` may attempt now, whatever the card (§6.4.2, §6.4.6).
+pub fn next_box(p: Position, side: Side, explain: bool) -> Result<&'static SpaceBox, Illegal> {
     let b = p.st.space[side.idx()];
-    if b >= 8 {
+    if b as usize >= BOXES.len() {
         return refuse!(explain, "§6.4.6", "{side} has reached the Space Station and makes no more attempts");
     }
     let limit = if p.st.space_ability(side, ANIMAL_IN_SPACE) { 2 } else { 1 };
     if p.st.space_attempts[side.idx()] >= limit {
         return refuse!(explain, "§6.4.2", "{side} has made {limit} space race attempt(s) this turn");
     }
-    let next = &BOXES[b as usize];
-    if crate::ctx::ops_number_with(p, mods, card, side, Spend::NOWHERE) < next.ops_needed as i32 {
-        let ops = crate::ctx::ops_value(p, card, side, Spend::NOWHERE);
-        return refuse!(explain, "§6.4.1", "{} needs a card of {} Ops; this card is worth {}", next.name, next.ops_needed, ops);
-    }
-    Ok(())
+    Ok(&BOXES[b as usize])
 }
 
 /// One attempt: roll, and advance on success. The card's event never happens (§6.4.5).
