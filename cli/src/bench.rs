@@ -93,4 +93,103 @@ mod tests {
             prop_assert_eq!(one.digest, many.digest);
         }
     }
+
+    /// Every game of the catalogue decides from reached positions; Twilight Struggle's search
+    /// does every iteration its level gives (level 1: 1,000), on one thread or two.
+    #[test]
+    fn the_search_bench_searches_every_game() {
+        let level = arbiter_kernel::search::Level::new(1).unwrap();
+        for id in ["twilight-struggle", "minesweeper"] {
+            let kind = arbiter_games::catalogue().find(id).unwrap();
+            for threads in [1, 2] {
+                let r = search(kind, 2, 5, level, threads, 3).unwrap();
+                assert_eq!(r.positions, 2, "{id}");
+                assert!(r.decisions_per_sec > 0.0, "{id}");
+                if id == "twilight-struggle" {
+                    assert_eq!(r.iterations, 2 * u64::from(level.iterations()));
+                    assert!(r.iterations_per_sec > 0.0);
+                }
+            }
+        }
+    }
+}
+
+/// What `arbiter bench-search` measured: the computer opponent's search (the kernel's ISMCTS at
+/// a level) from mid-game positions reached by random play.
+#[derive(serde::Serialize)]
+pub struct SearchResult {
+    pub game: String,
+    pub level: u8,
+    pub threads: usize,
+    /// Positions searched (decisions with more than one legal move).
+    pub positions: u64,
+    /// The number of random decisions played before each position.
+    pub at_decision: u64,
+    pub iterations: u64,
+    pub seconds: f64,
+    /// Iterations (a sampled hidden state, a walk down the tree, one playout) per second, as
+    /// the search reports them (a game whose computer decides without searching, as
+    /// Minesweeper's often does by exact odds, reports fewer or none).
+    pub iterations_per_sec: f64,
+    /// Decisions made per second.
+    pub decisions_per_sec: f64,
+}
+
+/// Search `positions` positions of `kind`: game `i` (seed `seed + i`) is played with random legal
+/// moves for `at` decisions, on to the next decision with a choice, and the deciding seat's
+/// computer opponent then chooses its move (timed). Games that end before are skipped.
+pub fn search(
+    kind: &'static dyn arbiter_kernel::GameKind,
+    positions: u64,
+    at: u64,
+    level: arbiter_kernel::search::Level,
+    threads: usize,
+    seed: u64,
+) -> Result<SearchResult, String> {
+    use arbiter_kernel::search::{Agent, Plan};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let options = kind.default_options();
+    let (mut searched, mut iterations, mut seconds) = (0u64, 0u64, 0f64);
+    let mut i = 0u64;
+    // At most ten tries a position: a game that ends before `at` is skipped.
+    while searched < positions && i < positions.saturating_mul(10).max(10) {
+        let s = seed.wrapping_add(i);
+        i += 1;
+        let (mut game, _) = kind.create(&options, s).map_err(|r| r.to_string())?;
+        let mut rng = arbiter_kernel::Randomness::seeded(s);
+        let mut played = 0u64;
+        let turn = loop {
+            let Some(turn) = game.decision() else { break None };
+            let moves = game.legal_moves();
+            if played >= at && moves.len() > 1 {
+                break Some(turn);
+            }
+            let pick = rng.pick(moves.len()).map_err(|e| format!("seed {s}: {e}"))?;
+            let m = &moves[pick];
+            game.play(turn.seat, m).map_err(|r| format!("seed {s}: the listed move {m} was refused: {r}"))?;
+            played += 1;
+        };
+        let Some(turn) = turn else { continue };
+        let done = AtomicU64::new(0);
+        let plan = Plan { agent: Agent::Computer(level), seed: s, threads, time: None };
+        let started = std::time::Instant::now();
+        game.agent_move(turn.seat, &plan, &|p| {
+            done.fetch_max(p.done, Ordering::Relaxed);
+        })
+        .map_err(|r| format!("seed {s}: the search failed: {r}"))?;
+        seconds += started.elapsed().as_secs_f64();
+        iterations += done.load(Ordering::Relaxed);
+        searched += 1;
+    }
+    Ok(SearchResult {
+        game: kind.id().to_string(),
+        level: level.number(),
+        threads,
+        positions: searched,
+        at_decision: at,
+        iterations,
+        seconds,
+        iterations_per_sec: iterations as f64 / seconds.max(f64::MIN_POSITIVE),
+        decisions_per_sec: searched as f64 / seconds.max(f64::MIN_POSITIVE),
+    })
 }

@@ -156,6 +156,29 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The computer opponent's search, timed: games played at random to a mid-game decision,
+    /// then the deciding seat's computer chooses its move. Prints iterations (playouts) per
+    /// second.
+    BenchSearch {
+        /// The game: twilight-struggle, the default.
+        #[arg(long, default_value = "twilight-struggle")]
+        game: String,
+        /// Positions searched (game `i` uses seed `SEED + i`).
+        #[arg(long, default_value_t = 10)]
+        positions: u64,
+        /// Random decisions played before each position.
+        #[arg(long, default_value_t = 120)]
+        at: u64,
+        /// The computer's level (1-5).
+        #[arg(long, default_value = "3")]
+        level: String,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
     /// Two agents play a game of two seats against each other, the seats swapped every game:
     /// wins, losses, draws, the Elo difference with its 95% interval, end reasons, time per
     /// decision. Agents: random, greedy (one move ahead), computer[:LEVEL] (the search, levels
@@ -533,6 +556,33 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 say!("end reasons: {}", reasons.join(", "));
                 say!("peak memory: {}", r.peak_rss_bytes.map(|b| format!("{:.1} MB", b as f64 / 1e6)).unwrap_or_else(|| "unknown".into()));
                 say!("digest of final states: {}", r.digest);
+            }
+            Ok(())
+        }
+        Command::BenchSearch { game, positions, at, level, threads, seed, json: as_json } => {
+            let kind = catalogue().find(&game).map_err(|r| Failure::Rejected(r.reason))?;
+            if positions == 0 {
+                return Err(Failure::Rejected("--positions must be at least 1".into()));
+            }
+            if !(1..=MAX_THREADS).contains(&threads) {
+                return Err(Failure::Rejected(format!("--threads must be between 1 and {MAX_THREADS} (got {threads})")));
+            }
+            let level = level.parse::<Level>().map_err(|r| Failure::Rejected(r.reason))?;
+            let r = bench::search(kind, positions, at, level, threads, seed).map_err(Failure::Failed)?;
+            if as_json {
+                say!("{}", json(&r));
+            } else {
+                say!(
+                    "{} position(s) of {} after {} random decisions, level {}, {} thread(s): {} iterations in {:.2} s",
+                    r.positions,
+                    kind.title(),
+                    r.at_decision,
+                    r.level,
+                    r.threads,
+                    r.iterations,
+                    r.seconds
+                );
+                say!("{:.0} iterations (playouts) per second, {:.1} decisions per second", r.iterations_per_sec, r.decisions_per_sec);
             }
             Ok(())
         }

@@ -159,7 +159,7 @@ fn weighted(game: &Game, moves: &[Move], rng: &mut Randomness) -> usize {
 /// would score now (Europe's control counted as 10).
 pub fn us_advantage(game: &Game) -> f64 {
     let p = game.pos();
-    let board: i32 = Region::ALL.iter().map(|r| crate::scoring::score(p, *r, ScoringTime::Card).net().clamp(-10, 10)).sum();
+    let board: i32 = Region::ALL.iter().map(|r| crate::scoring::score_quiet(p, *r, ScoringTime::Card).net().clamp(-10, 10)).sum();
     f64::from(game.state().vp) + 0.5 * f64::from(board)
 }
 

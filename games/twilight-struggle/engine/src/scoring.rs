@@ -36,6 +36,7 @@ pub struct RegionScore {
     pub level: [Level; 2],
     /// VP earned by each side [US, USSR].
     pub vp: [i32; 2],
+    /// What each side scored, in words; empty when scored quietly ([`score_quiet`]).
     pub detail: [String; 2],
 }
 
@@ -49,23 +50,33 @@ impl RegionScore {
 /// Score a region in the current position, with the scoring modifiers of the effects in play
 /// (Formosan Resolution's Taiwan, Shuttle Diplomacy's ignored battleground).
 pub fn score(p: Position, r: Region, when: ScoringTime) -> RegionScore {
+    scored(p, r, when, true)
+}
+
+/// `score` without the words (`detail` left empty): the computer's evaluation, random play.
+pub fn score_quiet(p: Position, r: Region, when: ScoringTime) -> RegionScore {
+    scored(p, r, when, false)
+}
+
+fn scored(p: Position, r: Region, when: ScoringTime, explain: bool) -> RegionScore {
     let mods = if p.st.effects.is_empty() { Vec::new() } else { p.scoring_modifiers(r, when) };
-    score_with(p, r, &mods)
+    score_with(p, r, &mods, explain)
 }
 
 /// Score a region with the given scoring modifiers (an effect weighing a choice it offers:
-/// which battleground Shuttle Diplomacy ignores).
+/// which battleground Shuttle Diplomacy ignores), quietly.
 pub fn score_with_modifiers(p: Position, r: Region, mods: &[ScoringModifier]) -> RegionScore {
-    score_with(p, r, mods)
+    score_with(p, r, mods, false)
 }
 
 /// Each side's level in a region as the map stands, outside any scoring (Summit counts the
 /// regions each side dominates or controls; scoring modifiers apply to scoring only).
 pub fn levels_now(p: Position, r: Region) -> [Level; 2] {
-    score_with(p, r, &[]).level
+    score_with(p, r, &[], false).level
 }
 
-fn score_with(p: Position, r: Region, mods: &[ScoringModifier]) -> RegionScore {
+/// The one scoring of a region; `explain` composes the words of `detail` (the log, the table).
+fn score_with(p: Position, r: Region, mods: &[ScoringModifier], explain: bool) -> RegionScore {
     let st = p.st;
     let map = Map::standard();
     let mut bgs = map.battleground_mask() & map.region_mask(r);
@@ -74,19 +85,15 @@ fn score_with(p: Position, r: Region, mods: &[ScoringModifier]) -> RegionScore {
         if let ScoringModifier::ExtraBattleground { source, country, side } = *m {
             if map.region_mask(r) & country.bit() != 0 && st.controls(side, country) {
                 bgs |= country.bit();
-                notes[side.idx()].push(format!("{} counts as a battleground ({})", map.name(country), p.cards().name(source)));
+                if explain {
+                    notes[side.idx()].push(format!("{} counts as a battleground ({})", map.name(country), p.cards().name(source)));
+                }
             }
         }
     }
     let (presence, domination, control) = levels(r);
-    let mut controlled = [0u128; 2];
-    for s in Side::BOTH {
-        for c in iter_mask(map.region_mask(r)) {
-            if st.controls(s, c) {
-                controlled[s.idx()] |= c.bit();
-            }
-        }
-    }
+    let held = st.masks().control;
+    let mut controlled = [held[0] & map.region_mask(r), held[1] & map.region_mask(r)];
     // A country ignored for a side contributes nothing to it: not its count, not its
     // battleground, not its adjacency bonus (Shuttle Diplomacy, FAQ).
     for m in mods {
@@ -94,8 +101,10 @@ fn score_with(p: Position, r: Region, mods: &[ScoringModifier]) -> RegionScore {
             let i = side.idx();
             if controlled[i] & country.bit() != 0 {
                 controlled[i] &= !country.bit();
-                let what = if bgs & country.bit() != 0 { "one battleground is" } else { "one country is" };
-                notes[i].push(format!("{what} not counted ({})", p.cards().name(source)));
+                if explain {
+                    let what = if bgs & country.bit() != 0 { "one battleground is" } else { "one country is" };
+                    notes[i].push(format!("{what} not counted ({})", p.cards().name(source)));
+                }
             }
         }
     }
@@ -127,11 +136,15 @@ fn score_with(p: Position, r: Region, mods: &[ScoringModifier]) -> RegionScore {
             Level::Domination => domination as i32,
             Level::Control => control.unwrap_or(0) as i32,
         };
-        let adjacent: Vec<&str> =
-            iter_mask(controlled[i]).filter(|c| map.country(*c).superpower == Some(s.opponent())).map(|c| map.name(c)).collect();
-        let bg_names: Vec<&str> = iter_mask(controlled[i] & bgs).map(|c| map.name(c)).collect();
+        // §10.1: +1 per controlled country adjacent to the enemy superpower.
+        let adjacent = controlled[i] & map.superpower_mask(s.opponent());
         out.level[i] = level;
-        out.vp[i] = base + battlegrounds[i] as i32 + adjacent.len() as i32;
+        out.vp[i] = base + battlegrounds[i] as i32 + adjacent.count_ones() as i32;
+        if !explain {
+            continue;
+        }
+        let adjacent: Vec<&str> = iter_mask(adjacent).map(|c| map.name(c)).collect();
+        let bg_names: Vec<&str> = iter_mask(controlled[i] & bgs).map(|c| map.name(c)).collect();
         let mut d = format!("{level:?} {base}");
         if battlegrounds[i] > 0 {
             d.push_str(&format!(" + {} battleground ({})", battlegrounds[i], bg_names.join(", ")));
@@ -149,7 +162,7 @@ fn score_with(p: Position, r: Region, mods: &[ScoringModifier]) -> RegionScore {
 
 /// Play a region's scoring (the scoring cards' events, and final scoring).
 pub fn score_region(ctx: &mut Ctx, r: Region, when: ScoringTime) {
-    let s = score(ctx.pos(), r, when);
+    let s = scored(ctx.pos(), r, when, ctx.logging);
     log!(ctx, "{r} scoring (§10.1): US {}; USSR {}", s.detail[0], s.detail[1]);
     if r == Region::Europe {
         if let Some(side) = Side::BOTH.into_iter().find(|x| s.level[x.idx()] == Level::Control) {
