@@ -228,16 +228,26 @@ impl<'a> Judge<'a> {
         let [influence, realign, coup] = self.allowed;
         let any = influence | realign | coup;
         let mut out = Vec::with_capacity((influence.count_ones() + realign.count_ones() + coup.count_ones()) as usize);
-        for c in crate::map::iter_mask(any) {
-            let bit = c.bit();
-            if influence & bit != 0 {
-                out.push(Move::Influence(c));
-            }
-            if realign & bit != 0 {
-                out.push(Move::Realign(c));
-            }
-            if coup & bit != 0 {
-                out.push(Move::Coup(c));
+        // Word by word (64 countries each): 128-bit shifts cost several instructions, and this
+        // runs for every country of every Ops decision.
+        for word in 0..2u32 {
+            let half = |m: u128| (m >> (64 * word)) as u64;
+            let (influence, realign, coup) = (half(influence), half(realign), half(coup));
+            let mut rest = half(any);
+            while rest != 0 {
+                let i = rest.trailing_zeros();
+                let bit = 1u64 << i;
+                rest &= rest - 1;
+                let c = CountryId((64 * word + i) as u8);
+                if influence & bit != 0 {
+                    out.push(Move::Influence(c));
+                }
+                if realign & bit != 0 {
+                    out.push(Move::Realign(c));
+                }
+                if coup & bit != 0 {
+                    out.push(Move::Coup(c));
+                }
             }
         }
         out
