@@ -36,11 +36,24 @@ pub struct Ctx<'a> {
     pub fault: Option<String>,
     /// What happened, for the effects in play to react to, one event at a time.
     reactions: Reactions<DomainEvent>,
+    /// Counts the changes to the effects in play (added, removed, memo set), so that `drain`
+    /// re-checks an effect's presence only when a reaction changed them.
+    effects_changed: u32,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(rules: &'a Ruleset, st: &'a mut State, report: &'a mut Report) -> Ctx<'a> {
-        Ctx { rules, st, report, exhausted: None, logging: true, legal: Vec::new(), fault: None, reactions: Reactions::default() }
+        Ctx {
+            rules,
+            st,
+            report,
+            exhausted: None,
+            logging: true,
+            legal: Vec::new(),
+            fault: None,
+            reactions: Reactions::default(),
+            effects_changed: 0,
+        }
     }
 
     pub fn pos(&self) -> Position<'_> {
@@ -234,25 +247,28 @@ impl<'a> Ctx<'a> {
             return;
         }
         while let Some(ev) = self.reactions.next() {
-            // The effects in play when the event happened, in order (a reaction may add or
-            // remove effects); a fixed buffer, since this runs for every domain event.
-            let mut buf = [None::<Effect>; 40];
-            let n = self.st.effects.len();
-            let spill: Vec<Effect> = if n > buf.len() { self.st.effects.clone() } else { Vec::new() };
-            for (slot, e) in buf.iter_mut().zip(&self.st.effects) {
-                *slot = Some(*e);
+            if self.st.effects.is_empty() {
+                continue;
             }
-            for i in 0..n {
-                let Some(e) = spill.get(i).copied().or(buf.get(i).copied().flatten()) else { break };
+            // The effects in play when the event happened, in order (a reaction may add or
+            // remove effects); on the stack, since this runs for every domain event.
+            let mut buf = arrayvec::ArrayVec::<Effect, 40>::new();
+            let spill: Vec<Effect> = match buf.try_extend_from_slice(&self.st.effects) {
+                Ok(()) => Vec::new(),
+                Err(_) => self.st.effects.clone(),
+            };
+            let snapshot: &[Effect] = if spill.is_empty() { &buf } else { &spill };
+            let before = self.effects_changed;
+            for e in snapshot {
                 if self.st.outcome.is_some() {
                     break;
                 }
                 // An earlier reaction may have removed this effect.
-                if !self.st.effects.iter().any(|x| x.card == e.card) {
+                if self.effects_changed != before && !self.st.effects.iter().any(|x| x.card == e.card) {
                     continue;
                 }
                 if let Some(h) = self.rules.get_lasting(e.card) {
-                    h.react(self, &e, &ev);
+                    h.react(self, e, &ev);
                 }
             }
         }
@@ -343,12 +359,14 @@ impl<'a> Ctx<'a> {
             }
             Instr::AddEffect(e) => {
                 if !self.st.has_effect(e.card) {
+                    self.effects_changed = self.effects_changed.wrapping_add(1);
                     self.st.effects.push(e);
                     log!(self, "{} is now in effect", self.card_name(e.card));
                 }
             }
             Instr::RemoveEffect(c) => {
                 let Some(i) = self.st.effects.iter().position(|e| e.card == c) else { return };
+                self.effects_changed = self.effects_changed.wrapping_add(1);
                 let e = self.st.effects.remove(i);
                 log!(self, "{} is no longer in effect", self.card_name(c));
                 if e.keeps_card && self.st.table.contains(c) {
@@ -379,6 +397,7 @@ impl<'a> Ctx<'a> {
             }
             Instr::SetEffectMemo { card, memo } => {
                 if let Some(e) = self.st.effects.iter_mut().find(|e| e.card == card) {
+                    self.effects_changed = self.effects_changed.wrapping_add(1);
                     e.memo = memo;
                 }
             }
