@@ -148,6 +148,11 @@ impl<'a> Judge<'a> {
         let mut values = [[0; 2]; 2];
         for asia in [false, true] {
             for sea in [false, true] {
+                // Only the ways the rest may still be spent: `spend_after` narrows a condition
+                // that holds, never revives one that failed (the others stay unread).
+                if (asia && !o.spend.all_in_asia) || (sea && !o.spend.all_in_southeast_asia) {
+                    continue;
+                }
                 let spend = Spend { all_in_asia: asia, all_in_southeast_asia: sea };
                 values[asia as usize][sea as usize] = match o.card {
                     Some(card) => ctx::ops_number_with(p, &mods, card, o.side, spend),
