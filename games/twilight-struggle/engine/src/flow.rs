@@ -114,7 +114,7 @@ pub fn legal_moves(p: Position) -> Vec<Move> {
 /// A superset of the legal moves of an engine decision; `check` filters it.
 fn candidates(p: Position, t: &Task) -> Vec<Move> {
     match t.pending() {
-        Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. }) => setup::candidates(p),
+        Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. }) => setup::candidates(p, t),
         Some(Pending::SpaceDiscard { side }) => turn::space_discard_candidates(p, side),
         // Listed by their own modules (see `legal_moves`).
         Some(Pending::HeadlineChoose { .. } | Pending::PlayCard(_) | Pending::Ops(_) | Pending::Event(_)) | None => Vec::new(),

@@ -31,26 +31,38 @@ pub fn prompt(_p: Position, t: &Task) -> String {
     }
 }
 
-pub fn candidates(_p: Position) -> Vec<Move> {
-    Map::standard().ids().map(Move::Influence).collect()
+/// The countries that may take the next marker: Eastern Europe for the USSR (§3.2), Western
+/// Europe for the US (§3.3), and for the US bonus where the US already has Influence. The one
+/// statement of the rule: listing and validation both read it.
+fn open(p: Position, t: &Task) -> u128 {
+    let map = Map::standard();
+    match t {
+        Task::SetupPlace { side: Side::Ussr, .. } => map.sub_mask(SubRegion::EasternEurope),
+        Task::SetupPlace { side: Side::Us, .. } => map.sub_mask(SubRegion::WesternEurope),
+        Task::UsBonus { .. } => p.st.masks().presence[Side::Us.idx()],
+        _ => 0,
+    }
+}
+
+pub fn candidates(p: Position, t: &Task) -> Vec<Move> {
+    crate::map::iter_mask(open(p, t)).map(Move::Influence).collect()
 }
 
 pub fn check(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> {
     let Move::Influence(c) = m else {
         return illegal("setup places Influence: use `influence COUNTRY`", "§3");
     };
+    if open(p, t) & c.bit() != 0 {
+        return Ok(());
+    }
     let country = Map::standard().country(*c);
     match t {
-        Task::SetupPlace { side: Side::Ussr, .. } if !country.in_sub(SubRegion::EasternEurope) => {
-            refuse!(explain, "§3.2", "{} is not in Eastern Europe", country.name)
-        }
-        Task::SetupPlace { side: Side::Us, .. } if !country.in_sub(SubRegion::WesternEurope) => {
-            refuse!(explain, "§3.3", "{} is not in Western Europe", country.name)
-        }
-        Task::UsBonus { .. } if p.st.inf(Side::Us, *c) == 0 => {
+        Task::SetupPlace { side: Side::Ussr, .. } => refuse!(explain, "§3.2", "{} is not in Eastern Europe", country.name),
+        Task::SetupPlace { side: Side::Us, .. } => refuse!(explain, "§3.3", "{} is not in Western Europe", country.name),
+        Task::UsBonus { .. } => {
             refuse!(explain, "US bonus option", "the US bonus goes only where the US already has Influence, not {}", country.name)
         }
-        _ => Ok(()),
+        _ => illegal("no setup placement is pending", "§3"),
     }
 }
 
