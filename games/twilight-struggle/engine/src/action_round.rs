@@ -452,8 +452,9 @@ fn play(ctx: &mut Ctx, pt: &PlayTask, card: CardId, mode: PlayMode) {
     let info = ctx.rules.cards.info(card);
     let event_side = info.side.side().unwrap_or(side);
     let whose = match info.side.side() {
-        Some(s) => format!("{s} event"),
-        None => "neutral event".to_string(),
+        Some(Side::Us) => "US event",
+        Some(Side::Ussr) => "USSR event",
+        None => "neutral event",
     };
     log!(ctx, "{side} plays {} ({} Ops, {whose}) {}", info.name, info.ops, mode.describe());
     ctx.put_in_play(card, side);
