@@ -587,7 +587,7 @@ impl CardEvent for ClaimChinaCard {
             Otherwise::Place(m, what) => {
                 log!(ctx, "{name}: the {side} already holds The China Card: {what}");
                 let t = m.task(self.card, side, ClaimStep::Place);
-                if !m.options(ctx.pos(), &t).is_empty() {
+                if m.open(ctx.pos(), &t) != 0 {
                     ctx.push(Task::Event(t));
                 }
             }
@@ -603,7 +603,7 @@ impl CardEvent for ClaimChinaCard {
     fn answer(&self, ctx: &mut Ctx, _step: ClaimStep, t: EventTask, m: &Move) {
         let Otherwise::Place(markers, _) = &self.otherwise else { return ctx.unexpected(&t, m) };
         if let Some(next) = markers.apply(ctx, t, m) {
-            if !markers.options(ctx.pos(), &next).is_empty() {
+            if markers.open(ctx.pos(), &next) != 0 {
                 ctx.push(Task::Event(next));
             }
         }

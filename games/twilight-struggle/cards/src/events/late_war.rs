@@ -313,7 +313,7 @@ struct ThenRemove {
 
 impl ThenRemove {
     fn next(&self, ctx: &mut Ctx, t: EventTask) {
-        if self.markers.options(ctx.pos(), &t).is_empty() {
+        if self.markers.open(ctx.pos(), &t) == 0 {
             log!(ctx, "{}: no more Influence to remove ({})", ctx.card_name(self.card), self.what);
             return;
         }

@@ -29,7 +29,7 @@ pub struct PlaceEvent {
 
 impl PlaceEvent {
     fn next(&self, ctx: &mut Ctx, t: EventTask) {
-        if self.markers.options(ctx.pos(), &t).is_empty() {
+        if self.markers.open(ctx.pos(), &t) == 0 {
             log!(ctx, "{}: no country qualifies for the remaining {} ({})", ctx.card_name(self.card), t.count, self.what);
             return;
         }
