@@ -30,37 +30,52 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// What one thread keeps of its games (game `i` is thread `i % threads`'s `i / threads`-th):
+/// each final state's hash, in order, and running totals. A few bytes a game, so that a
+/// benchmark of many games measures the engine, not its own bookkeeping.
+#[derive(Default)]
+struct Tally {
+    hashes: Vec<u64>,
+    decisions: u64,
+    end_reasons: BTreeMap<String, u64>,
+}
+
 pub fn run(games: u64, seed: u64, threads: usize, options: Options) -> Result<BenchResult, String> {
     let rules = arbiter_twilight_cards::ruleset();
     let threads = threads.max(1);
     let start = Instant::now();
-    let chunks: Vec<Result<Vec<Playout>, String>> = std::thread::scope(|s| {
+    let tallies: Vec<Result<Tally, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let rules = rules.clone();
                 s.spawn(move || {
-                    (0..games)
-                        .filter(|i| i % threads as u64 == t as u64)
-                        .map(|i| random_game(&rules, options, seed.wrapping_add(i)))
-                        .collect()
+                    let mut tally = Tally::default();
+                    for i in (t as u64..games).step_by(threads) {
+                        let p: Playout = random_game(&rules, options, seed.wrapping_add(i))?;
+                        tally.hashes.push(p.final_hash);
+                        tally.decisions += p.decisions;
+                        *tally.end_reasons.entry(format!("{:?}", p.outcome.reason)).or_insert(0) += 1;
+                    }
+                    Ok(tally)
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a benchmark thread panicked".into()))).collect()
     });
     let seconds = start.elapsed().as_secs_f64();
-    let mut all: Vec<Playout> = Vec::new();
-    for c in chunks {
-        all.extend(c?);
-    }
-    // In game order (the seeds may wrap past the largest).
-    all.sort_by_key(|p| p.seed.wrapping_sub(seed));
-    let decisions: u64 = all.iter().map(|p| p.decisions).sum();
+    let tallies = tallies.into_iter().collect::<Result<Vec<Tally>, String>>()?;
+    let decisions: u64 = tallies.iter().map(|t| t.decisions).sum();
     let mut end_reasons = BTreeMap::new();
+    for t in &tallies {
+        for (k, v) in &t.end_reasons {
+            *end_reasons.entry(k.clone()).or_insert(0) += v;
+        }
+    }
+    // In game order, whatever the thread count.
     let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
-    for p in &all {
-        *end_reasons.entry(format!("{:?}", p.outcome.reason)).or_insert(0) += 1;
-        digest = (digest ^ p.final_hash).wrapping_mul(0x0000_0100_0000_01b3);
+    for i in 0..games {
+        let hash = tallies[(i % threads as u64) as usize].hashes[(i / threads as u64) as usize];
+        digest = (digest ^ hash).wrapping_mul(0x0000_0100_0000_01b3);
     }
     Ok(BenchResult {
         games,

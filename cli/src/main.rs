@@ -24,6 +24,11 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// mimalloc for the whole process (see cli/Cargo.toml: small, short-lived allocations at every
+/// decision of a playout, a search or a served game).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "arbiter", version, about = "Arbiter: a rules-enforcing referee for board games: Twilight Struggle (Deluxe), Minesweeper")]
 struct Cli {
