@@ -22,7 +22,12 @@ async fn main() {
     let (base, _server) = match arg("--addr") {
         Some(a) => (format!("http://{a}"), None),
         None => {
-            let config = arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+            let mut config = arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+            // Every client task is on one address: the limits meant for strangers (30 new
+            // games per 10 minutes, 32 connections per address) would refuse the test itself.
+            config.games_per_address = games as u32;
+            config.max_connections = 4 * games + 64;
+            config.max_connections_per_address = config.max_connections;
             let r = arbiter_server::start(config, arbiter_games::web::offered()).await.expect("the server starts");
             (format!("http://{}", r.addr), Some(r))
         }
@@ -64,7 +69,7 @@ async fn main() {
 async fn play(http: &reqwest::Client, base: &str, seed: u64, moves: usize) -> (Vec<Duration>, bool) {
     let v: Value =
         http.post(format!("{base}/api/games")).body(json!({ "seed": seed }).to_string()).send().await.unwrap().json().await.unwrap();
-    let id = v["id"].as_str().unwrap().to_string();
+    let id = v["id"].as_str().unwrap_or_else(|| panic!("no game made: {v}")).to_string();
     let token = |s: &str| v["tokens"][s].as_str().unwrap().to_string();
     let (us, ussr) = (token("us"), token("ussr"));
     let mut x = seed.wrapping_add(1);
