@@ -261,6 +261,18 @@ impl Room {
         f(&mut s)
     }
 
+    /// Run `f` with the session if nobody holds it now (no waiting: callable on an async
+    /// thread); `None` if it is held (a move or an undo being judged and stored, through its
+    /// fsync).
+    pub fn try_with_session<T>(&self, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
+        let mut s = match self.session.try_lock() {
+            Ok(s) => s,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        Some(f(&mut s))
+    }
+
     /// Presence and the clock added to every state this room sends.
     pub fn extra(&self, s: &Session) -> Value {
         let clock = self.clock(s).map(|c| c.to_json(&self.ids[..self.seat_count()])).unwrap_or(Value::Null);
