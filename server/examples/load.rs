@@ -64,6 +64,15 @@ async fn main() {
     );
 }
 
+/// What the client reads of a seat's decision (`GET .../moves`); the rest of the answer (the
+/// prompt, interjections, undo) is skipped unparsed, not built into a JSON tree it never reads.
+#[derive(serde::Deserialize)]
+struct Decision {
+    yours: bool,
+    moves: Vec<String>,
+    outcome: Option<serde::de::IgnoredAny>,
+}
+
 /// One game: random legal moves as whoever decides. Returns each move's round trip and
 /// whether the game ended.
 async fn play(http: &reqwest::Client, base: &str, seed: u64, moves: usize) -> (Vec<Duration>, bool) {
@@ -78,18 +87,18 @@ async fn play(http: &reqwest::Client, base: &str, seed: u64, moves: usize) -> (V
         // Ask both seats; the one whose decision it is gets the moves.
         let mut mine = None;
         for t in [&us, &ussr] {
-            let m: Value = http.get(format!("{base}/api/games/{id}/moves?token={t}")).send().await.unwrap().json().await.unwrap();
-            if !m["outcome"].is_null() {
+            let m: Decision = http.get(format!("{base}/api/games/{id}/moves?token={t}")).send().await.unwrap().json().await.unwrap();
+            if m.outcome.is_some() {
                 return (out, true);
             }
-            if m["yours"] == true {
+            if m.yours {
                 mine = Some((t.clone(), m));
             }
         }
         let Some((t, m)) = mine else { return (out, true) };
-        let list = m["moves"].as_array().unwrap();
+        let list = m.moves;
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let text = list[(x >> 33) as usize % list.len()].as_str().unwrap().to_string();
+        let text = list[(x >> 33) as usize % list.len()].clone();
         let start = Instant::now();
         let r = http.post(format!("{base}/api/games/{id}/moves?token={t}")).body(json!({ "move": text }).to_string()).send().await.unwrap();
         let status = r.status();
