@@ -432,7 +432,8 @@ impl SqliteStore {
         Ok(())
     }
 
-    fn read_rows(&self) -> Result<Vec<EventRow>, StoreError> {
+    /// The rows, and the head computed over them (the chain each row was checked against).
+    fn read_rows(&self) -> Result<(Vec<EventRow>, (u64, String)), StoreError> {
         let header = self.header()?;
         let chained = self.version >= 2;
         let sql = format!(
@@ -507,7 +508,8 @@ impl SqliteStore {
                 });
             }
         }
-        Ok(out)
+        let head = (out.len() as u64, h);
+        Ok((out, head))
     }
 }
 
@@ -749,8 +751,7 @@ impl EventStore for SqliteStore {
 
     fn head(&self) -> Result<(u64, String), StoreError> {
         if self.version < 2 {
-            let rows = self.rows()?;
-            return Ok(chain::head(&self.header()?, &rows));
+            return Ok(self.rows_and_head()?.1);
         }
         // Cached statements: a move runs these few every time (parsing them was a tenth of the
         // store's time).
@@ -763,6 +764,10 @@ impl EventStore for SqliteStore {
     }
 
     fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
+        self.rows_and_head().map(|(rows, _)| rows)
+    }
+
+    fn rows_and_head(&self) -> Result<(Vec<EventRow>, (u64, String)), StoreError> {
         // One read transaction: the rows and the head are read as of one moment, even while
         // another process writes.
         if !self.conn.is_autocommit() {
