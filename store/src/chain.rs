@@ -137,21 +137,21 @@ mod tests {
             state_hash: "00ff00ff00ff00ff".into(),
         };
         let header = GameHeader {
-            game: Some("twilight-struggle".into()),
+            game: Some("a-game".into()),
             created_at: "2026-11-26T04:00:00.000Z".into(),
             engine_version: "0.1.0".into(),
-            rules_version: "deluxe-2015".into(),
+            rules_version: "rules-1".into(),
             seed: u64::MAX,
-            options: "{\"optional_cards\":true}".into(),
-            seats: vec!["us".into(), "ussr".into()],
+            options: "{\"variant\":true}".into(),
+            seats: vec!["north".into(), "south".into()],
             setup: record("setup"),
         };
         let row = EventRow {
             seq: 7,
             at: "2026-11-26T04:00:01.000Z".into(),
             seat: Seat(1),
-            move_text: "play \"Blockade\" for ops".into(),
-            move_json: "{\"card\":10}".into(),
+            move_text: "take \"the\" piece".into(),
+            move_json: "{\"piece\":10}".into(),
             record: record("row"),
         };
         (header, row)
@@ -162,15 +162,15 @@ mod tests {
     #[test]
     fn chain_values_never_change() {
         let (mut header, row) = sample();
-        assert_eq!(start(&header), "198d16a7fd33e7964826e60e5fad6625b493ff11ac210ed2061a796a90f044d3");
-        assert_eq!(extend(&start(&header), &row, &header.seats), "ec96b7e67e81aac86d559e58a14f1164ee5df75d6422aebb55151353d79d1791");
+        assert_eq!(start(&header), "dd32d161bb08038525cbd3d7d1ffae35e3366f5df7a992e9e392cbfd0d03ad75");
+        assert_eq!(extend(&start(&header), &row, &header.seats), "475e451fde8408e09a9f80c03a6518460fae5da668885fe8709de8ee6a3d04d0");
         header.game = None;
         header.options = "not json".into();
-        assert_eq!(start(&header), "48f1ee396d6cfdfbe08fc61e778f34eeb71b7048701c51952a385d54d4413917");
+        assert_eq!(start(&header), "c47c7f7adae0ba9bf40e91070c1b2de12ff191ec02892943d4c82bddf0d8bc8b");
         let (h, _) = sample();
         assert_eq!(
             head(&h, &[row.clone(), EventRow { seq: 8, seat: Seat(0), ..row }]).1,
-            "fd5386b07a9082234d6e9ad9c8f71bae270311ffbc7f69c76327e441cf30d499"
+            "f46ff19c74398924917a36380d93b2229f292f97098c735b89aaaec9fa62564b"
         );
     }
 }
