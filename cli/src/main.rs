@@ -372,8 +372,9 @@ fn run(cmd: Command) -> Result<(), Failure> {
                     return Err(Failure::Rejected(format!("{} exists; use --force to overwrite it", file.display())));
                 }
                 std::fs::remove_file(&file)?;
-                // SQLite's write-ahead log and shared-memory files belong to the old game too.
-                for suffix in ["-wal", "-shm"] {
+                // SQLite's rollback journal, write-ahead log and shared-memory files belong to
+                // the old game too (a journal left hot would be played into the new one).
+                for suffix in ["-journal", "-wal", "-shm"] {
                     let mut side_file = file.clone().into_os_string();
                     side_file.push(suffix);
                     let _ = std::fs::remove_file(side_file);

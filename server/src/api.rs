@@ -306,15 +306,28 @@ pub(crate) async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))
 }
 
+/// A short read of the session (a view, a decision): here, on the async thread, when the
+/// session is free, else on a blocking thread once the move holding it is stored. Free is the
+/// rule (only a move or an undo being judged and stored holds it, through its fsync), and a
+/// blocking thread's hand-off both ways cost more than such a read (the load example's profile:
+/// BENCHMARKS.md, "Server move throughput").
+async fn read_session<T: Send + 'static>(
+    room: Arc<Room>,
+    f: impl Fn(&Arc<Room>, &mut arbiter_store::Session) -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    if let Some(v) = room.try_with_session(|s| f(&room, s)) {
+        return Ok(v);
+    }
+    read(room, move |r| r.with_session(|s| f(r, s))).await
+}
+
 pub async fn state(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {
     let (room, seat) = seat_of(&hub, &id, q.token.as_deref()).await?;
     Ok(Json(
-        read(room, move |r| {
-            r.with_session(|s| {
-                let mut v = views::state(s, seat);
-                views::merge(&mut v, &r.extra(s));
-                v
-            })
+        read_session(room, move |r, s| {
+            let mut v = views::state(s, seat);
+            views::merge(&mut v, &r.extra(s));
+            v
         })
         .await?,
     ))
@@ -322,7 +335,7 @@ pub async fn state(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q)
 
 pub async fn moves(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {
     let (room, seat) = seat_of(&hub, &id, q.token.as_deref()).await?;
-    Ok(Json(read(room, move |r| r.with_session(|s| views::moves(s, seat))).await?))
+    Ok(Json(read_session(room, move |_, s| views::moves(s, seat)).await?))
 }
 
 pub async fn log(State(hub): State<Arc<Hub>>, Path(id): Path<String>, Query(q): Query<TokenQuery>) -> Result<Json<Value>, ApiError> {

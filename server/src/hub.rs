@@ -261,6 +261,18 @@ impl Room {
         f(&mut s)
     }
 
+    /// Run `f` with the session if nobody holds it now (no waiting: callable on an async
+    /// thread); `None` if it is held (a move or an undo being judged and stored, through its
+    /// fsync).
+    pub fn try_with_session<T>(&self, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
+        let mut s = match self.session.try_lock() {
+            Ok(s) => s,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        Some(f(&mut s))
+    }
+
     /// Presence and the clock added to every state this room sends.
     pub fn extra(&self, s: &Session) -> Value {
         let clock = self.clock(s).map(|c| c.to_json(&self.ids[..self.seat_count()])).unwrap_or(Value::Null);
@@ -398,17 +410,28 @@ impl Room {
 
     /// The last stored move, to every seat as that seat may see it (under the session lock,
     /// so messages go out in stored order).
+    ///
+    /// A place nobody is subscribed to gets no message built: its state, decision and view
+    /// would be made for nobody (most of a move's cost when no one watches over WebSocket). Its
+    /// `sent` is kept all the same. This is safe against a connection arriving meanwhile: a
+    /// connection subscribes before its `sync` is read under this lock, so it either counts
+    /// here (and is sent the move) or reads a sync that already holds the move.
     fn broadcast_last(&self, s: &Session) {
-        let extra = self.extra(s);
+        let mut extra = None;
         let seq = s.seq();
         let mut sent = self.sent.lock().unwrap_or_else(|p| p.into_inner());
         let n = self.seat_count();
         for place in Place::all(n) {
             let i = place.idx(n);
-            let (v, shown) = views::last_move(s, place, &extra, sent[i].as_ref());
+            if self.topics[i].receiver_count() == 0 {
+                sent[i] = views::last_move_text(s, place);
+                continue;
+            }
+            let extra = extra.get_or_insert_with(|| self.extra(s));
+            let (v, shown) = views::last_move(s, place, extra, sent[i].as_ref());
             sent[i] = Some(shown);
             let json = v.to_string();
-            // No receiver is not an error: nobody of that place is connected.
+            // A receiver gone since the count is not an error: nobody of that place is connected.
             let _ = self.topics[i].send(Arc::new(Outgoing { seq, json, closing: false, rewind: false }));
         }
         drop(sent);

@@ -82,6 +82,13 @@ pub fn last_move(s: &Session, place: Place, extra: &Value, sent: Option<&(u64, S
     (v, (r.seq, text))
 }
 
+/// The last move's text as the place reads it now (what [`last_move`] records as sent), without
+/// building its message.
+pub fn last_move_text(s: &Session, place: Place) -> Option<(u64, String)> {
+    let rows = s.rows();
+    rows.last().map(|r| (r.seq, arbiter_store::move_text_for(rows, rows.len() - 1, place.viewer(), s.game())))
+}
+
 pub fn sync(s: &Session, place: Place, extra: &Value) -> Value {
     let mut v =
         json!({ "type": "sync", "seat": place_id(s, place), "state": state(s, place), "moves": moves(s, place), "log": log(s, place) });

@@ -15,53 +15,98 @@ use crate::{EventRow, GameHeader, Record};
 use sha2::{Digest, Sha256};
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    out
 }
 
-fn string(s: &str) -> String {
-    serde_json::to_string(s).expect("a string serialises")
+// The texts are written into one buffer (replaying a saved game digests every row: one
+// allocation per value was most of the time of reading one); the bytes are exactly those of
+// the texts these functions always wrote (`tests::chain_values_never_change`).
+
+/// `s` as a JSON string (serde_json's escaping).
+fn string(out: &mut Vec<u8>, s: &str) {
+    serde_json::to_writer(out, s).expect("a string serialises into memory");
 }
 
-fn record_json(r: &Record, seats: &[String]) -> String {
-    let mut out = format!("{{\"public_log\":{}", string(&r.public_log));
+fn record_json(out: &mut Vec<u8>, r: &Record, seats: &[String]) {
+    out.extend_from_slice(b"{\"public_log\":");
+    string(out, &r.public_log);
     for (i, id) in seats.iter().enumerate() {
         let log = r.seat_logs.get(i).map(String::as_str).unwrap_or("");
-        out += &format!(",{}:{}", string(&format!("{id}_log")), string(log));
+        out.push(b',');
+        string(out, &format!("{id}_log"));
+        out.push(b':');
+        string(out, log);
     }
-    out + &format!(",\"random_json\":{},\"reveals\":{},\"state_hash\":{}}}", string(&r.random_json), r.reveals, string(&r.state_hash))
+    out.extend_from_slice(b",\"random_json\":");
+    string(out, &r.random_json);
+    out.extend_from_slice(if r.reveals { b",\"reveals\":true" } else { b",\"reveals\":false" });
+    out.extend_from_slice(b",\"state_hash\":");
+    string(out, &r.state_hash);
+    out.push(b'}');
 }
 
-fn header_json(h: &GameHeader) -> String {
-    let game = h.game.as_deref().map(|g| format!("\"game\":{},", string(g))).unwrap_or_default();
+fn header_json(h: &GameHeader) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1024);
+    out.push(b'{');
+    if let Some(g) = &h.game {
+        out.extend_from_slice(b"\"game\":");
+        string(&mut out, g);
+        out.push(b',');
+    }
+    out.extend_from_slice(b"\"created_at\":");
+    string(&mut out, &h.created_at);
+    out.extend_from_slice(b",\"engine_version\":");
+    string(&mut out, &h.engine_version);
+    out.extend_from_slice(b",\"rules_version\":");
+    string(&mut out, &h.rules_version);
+    out.extend_from_slice(format!(",\"seed\":{},\"options\":", h.seed).as_bytes());
     // Options that are not JSON cannot be chained as such: chained as a string (and refused
     // when read).
-    let options = if serde_json::from_str::<serde_json::Value>(&h.options).is_ok() { h.options.clone() } else { string(&h.options) };
-    format!(
-        "{{{game}\"created_at\":{},\"engine_version\":{},\"rules_version\":{},\"seed\":{},\"options\":{options},\"setup\":{}}}",
-        string(&h.created_at),
-        string(&h.engine_version),
-        string(&h.rules_version),
-        h.seed,
-        record_json(&h.setup, &h.seats)
-    )
+    if serde_json::from_str::<serde_json::Value>(&h.options).is_ok() {
+        out.extend_from_slice(h.options.as_bytes());
+    } else {
+        string(&mut out, &h.options);
+    }
+    out.extend_from_slice(b",\"setup\":");
+    record_json(&mut out, &h.setup, &h.seats);
+    out.push(b'}');
+    out
 }
 
-fn row_json(row: &EventRow, seats: &[String]) -> String {
+fn row_json(row: &EventRow, seats: &[String]) -> Vec<u8> {
     let seat = seats.get(row.seat.idx()).map(String::as_str).unwrap_or("");
-    format!(
-        "{{\"seq\":{},\"at\":{},\"side\":{},\"move_text\":{},\"move_json\":{},\"record\":{}}}",
-        row.seq,
-        string(&row.at),
-        string(seat),
-        string(&row.move_text),
-        string(&row.move_json),
-        record_json(&row.record, seats)
-    )
+    let r = &row.record;
+    let mut out = Vec::with_capacity(
+        256 + row.at.len()
+            + row.move_text.len()
+            + row.move_json.len()
+            + r.public_log.len()
+            + r.seat_logs.iter().map(String::len).sum::<usize>()
+            + r.random_json.len(),
+    );
+    out.extend_from_slice(format!("{{\"seq\":{},\"at\":", row.seq).as_bytes());
+    string(&mut out, &row.at);
+    out.extend_from_slice(b",\"side\":");
+    string(&mut out, seat);
+    out.extend_from_slice(b",\"move_text\":");
+    string(&mut out, &row.move_text);
+    out.extend_from_slice(b",\"move_json\":");
+    string(&mut out, &row.move_json);
+    out.extend_from_slice(b",\"record\":");
+    record_json(&mut out, r, seats);
+    out.push(b'}');
+    out
 }
 
 /// The chain value before any move: a digest of the header's full content.
 pub fn start(header: &GameHeader) -> String {
-    hex(&Sha256::new_with_prefix(b"arbiter-header\0").chain_update(header_json(header).as_bytes()).finalize())
+    hex(&Sha256::new_with_prefix(b"arbiter-header\0").chain_update(header_json(header)).finalize())
 }
 
 /// The chain value after `row` of a game whose seats are `seats`, given the value before it.
@@ -69,11 +114,63 @@ pub fn extend(prev: &str, row: &EventRow, seats: &[String]) -> String {
     hex(&Sha256::new_with_prefix(b"arbiter-row\0")
         .chain_update(prev.as_bytes())
         .chain_update(b"\0")
-        .chain_update(row_json(row, seats).as_bytes())
+        .chain_update(row_json(row, seats))
         .finalize())
 }
 
 /// The head after `rows`: their number and the chain value after the last.
 pub fn head(header: &GameHeader, rows: &[EventRow]) -> (u64, String) {
     (rows.len() as u64, rows.iter().fold(start(header), |h, r| extend(&h, r, &header.seats)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_kernel::Seat;
+
+    fn sample() -> (GameHeader, EventRow) {
+        let record = |n: &str| Record {
+            public_log: format!("{n} line \"quoted\"\nsecond\tline é ☃ \u{1}"),
+            seat_logs: vec![format!("{n} first's \\ secret"), String::new()],
+            random_json: "[{\"die\":6}]".into(),
+            reveals: true,
+            state_hash: "00ff00ff00ff00ff".into(),
+        };
+        let header = GameHeader {
+            game: Some("a-game".into()),
+            created_at: "2026-11-26T04:00:00.000Z".into(),
+            engine_version: "0.1.0".into(),
+            rules_version: "rules-1".into(),
+            seed: u64::MAX,
+            options: "{\"variant\":true}".into(),
+            seats: vec!["north".into(), "south".into()],
+            setup: record("setup"),
+        };
+        let row = EventRow {
+            seq: 7,
+            at: "2026-11-26T04:00:01.000Z".into(),
+            seat: Seat(1),
+            move_text: "take \"the\" piece".into(),
+            move_json: "{\"piece\":10}".into(),
+            record: record("row"),
+        };
+        (header, row)
+    }
+
+    /// The chain's values are stored in every saved game: how they are computed may change,
+    /// what they are may not (these are the values of the text-built chain of 2026-11-26).
+    #[test]
+    fn chain_values_never_change() {
+        let (mut header, row) = sample();
+        assert_eq!(start(&header), "dd32d161bb08038525cbd3d7d1ffae35e3366f5df7a992e9e392cbfd0d03ad75");
+        assert_eq!(extend(&start(&header), &row, &header.seats), "475e451fde8408e09a9f80c03a6518460fae5da668885fe8709de8ee6a3d04d0");
+        header.game = None;
+        header.options = "not json".into();
+        assert_eq!(start(&header), "c47c7f7adae0ba9bf40e91070c1b2de12ff191ec02892943d4c82bddf0d8bc8b");
+        let (h, _) = sample();
+        assert_eq!(
+            head(&h, &[row.clone(), EventRow { seq: 8, seat: Seat(0), ..row }]).1,
+            "f46ff19c74398924917a36380d93b2229f292f97098c735b89aaaec9fa62564b"
+        );
+    }
 }

@@ -36,6 +36,10 @@ pub trait EventStore {
     fn header(&self) -> Result<GameHeader, StoreError>;
     /// All rows in sequence order, their chain checked against the stored head.
     fn rows(&self) -> Result<Vec<EventRow>, StoreError>;
+    /// The rows as [`EventStore::rows`], and the head of the chain they were checked against
+    /// (their number and the chain value after the last; [`chain::head`] of them, not
+    /// computed twice).
+    fn rows_and_head(&self) -> Result<(Vec<EventRow>, (u64, String)), StoreError>;
     /// The stored head: the number of the last move and the chain value after it.
     fn head(&self) -> Result<(u64, String), StoreError>;
     /// Take the write lock. Fails at once for a read-only game.

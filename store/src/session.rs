@@ -77,8 +77,7 @@ impl<S: EventStore> Session<S> {
     pub fn load(store: S, games: &Catalogue) -> Result<Self, SessionError> {
         let header = store.header()?;
         let kind = kind_of(&header, games)?;
-        let rows = store.rows()?;
-        let head = crate::chain::head(&header, &rows);
+        let (rows, head) = store.rows_and_head()?;
         let mut replay = Replay::new(header.clone(), rows.clone(), kind)?;
         replay.run_to(None)?;
         let (game, deciding) = replay.into_parts();
@@ -92,10 +91,10 @@ impl<S: EventStore> Session<S> {
             return Ok(());
         }
         let header = self.store.header()?;
-        let rows = self.store.rows()?;
+        let (rows, head) = self.store.rows_and_head()?;
         let mut replay = Replay::new(header.clone(), rows.clone(), self.kind)?;
         replay.run_to(None)?;
-        self.head = crate::chain::head(&header, &rows);
+        self.head = head;
         self.header = header;
         self.rows = rows;
         (self.game, self.deciding) = replay.into_parts();

@@ -1,6 +1,10 @@
-//! The embedded store: one SQLite file per game. A rollback journal (`journal_mode = DELETE`)
-//! with `synchronous = FULL`: once a move is acknowledged, the `.arbiter` file alone holds it
-//! (there is no `-wal` file to lose when copying), and a crash never leaves half a move.
+//! The embedded store: one SQLite file per game. A rollback journal kept between writes
+//! (`journal_mode = PERSIST`) with `synchronous = FULL`: once a move is acknowledged, the
+//! `.arbiter` file alone holds it (there is no `-wal` file to lose when copying; the journal
+//! beside it is emptied, its header zeroed and synced, at each commit), and a crash never leaves
+//! half a move. The journal is kept rather than deleted because making and deleting a file at
+//! every move is most of a move's cost on a busy server (the file system's inode allocation
+//! and the folder's lock, shared by every game of the folder).
 
 use crate::{chain, EventRow, EventStore, GameHeader, Record, StoreError};
 use arbiter_kernel::Seat;
@@ -146,10 +150,12 @@ impl SqliteStore {
     fn configure(conn: &Connection, path: &Path, writable: bool) -> Result<(), StoreError> {
         conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS.into())).map_err(|e| read_error(path, e))?;
         if writable {
-            // A file written by an older Arbiter may be in WAL mode: fold the -wal file in.
+            // A file written by an older Arbiter may be in WAL mode: setting a rollback journal
+            // folds the -wal file in. (A rollback journal's mode is the connection's own: a
+            // reader, or an older Arbiter deleting its journal, writes the same file format.)
             let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(|e| read_error(path, e))?;
-            if !mode.eq_ignore_ascii_case("delete") {
-                let _: rusqlite::Result<String> = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0));
+            if !mode.eq_ignore_ascii_case("persist") {
+                let _: rusqlite::Result<String> = conn.query_row("PRAGMA journal_mode = PERSIST", [], |r| r.get(0));
             }
         }
         conn.execute_batch("PRAGMA synchronous = FULL;").map_err(|e| read_error(path, e))
@@ -205,8 +211,10 @@ impl SqliteStore {
         }
         let mut conn = Connection::open_with_flags(at, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
             .map_err(|e| write_error(path, e))?;
-        conn.execute_batch("PRAGMA journal_mode = DELETE;").map_err(|e| write_error(path, e))?;
         Self::configure(&conn, path, true)?;
+        // Written once under a temporary name: its journal goes with the write, not kept
+        // beside a name nobody opens again.
+        conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get::<_, String>(0)).map_err(|e| write_error(path, e))?;
         let tx = conn.transaction().map_err(|e| write_error(path, e))?;
         tx.execute_batch(SCHEMA).map_err(|e| write_error(path, e))?;
         tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"))
@@ -418,12 +426,14 @@ impl SqliteStore {
 
     fn set_head(&self, seq: u64, hash: &str) -> Result<(), StoreError> {
         self.conn
-            .execute("UPDATE game SET head_seq = ?1, head_hash = ?2 WHERE id = 1", params![seq as i64, hash])
+            .prepare_cached("UPDATE game SET head_seq = ?1, head_hash = ?2 WHERE id = 1")
+            .and_then(|mut q| q.execute(params![seq as i64, hash]))
             .map_err(|e| write_error(&self.path, e))?;
         Ok(())
     }
 
-    fn read_rows(&self) -> Result<Vec<EventRow>, StoreError> {
+    /// The rows, and the head computed over them (the chain each row was checked against).
+    fn read_rows(&self) -> Result<(Vec<EventRow>, (u64, String)), StoreError> {
         let header = self.header()?;
         let chained = self.version >= 2;
         let sql = format!(
@@ -498,7 +508,8 @@ impl SqliteStore {
                 });
             }
         }
-        Ok(out)
+        let head = (out.len() as u64, h);
+        Ok((out, head))
     }
 }
 
@@ -640,15 +651,29 @@ fn check_length(path: &Path, file: std::fs::File) -> Result<(), StoreError> {
     let beside = |suffix: &str| {
         let mut p = path.as_os_str().to_owned();
         p.push(suffix);
-        Path::new(&p).exists()
+        std::path::PathBuf::from(p)
     };
-    if beside("-journal") || beside("-wal") {
+    if hot_journal(&beside("-journal")) || beside("-wal").exists() {
         return Ok(());
     }
     if size < page_size * pages {
         return cut(Some(page_size * pages));
     }
     Ok(())
+}
+
+/// Whether a rollback journal may hold a write to finish or undo: it exists and its header is
+/// not zeroed. A journal kept between writes (`journal_mode = PERSIST`) has its header zeroed
+/// at each commit, and an empty one holds nothing; either is SQLite's "not hot" too.
+fn hot_journal(journal: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(journal) else { return journal.exists() };
+    let mut start = Vec::with_capacity(8);
+    match file.take(8).read_to_end(&mut start) {
+        Ok(_) => start.iter().any(|b| *b != 0),
+        // Unreadable: it may be hot.
+        Err(_) => true,
+    }
 }
 
 /// Can a file be created next to `path` (SQLite's rollback journal)? Probed by creating and
@@ -726,17 +751,23 @@ impl EventStore for SqliteStore {
 
     fn head(&self) -> Result<(u64, String), StoreError> {
         if self.version < 2 {
-            let rows = self.rows()?;
-            return Ok(chain::head(&self.header()?, &rows));
+            return Ok(self.rows_and_head()?.1);
         }
+        // Cached statements: a move runs these few every time (parsing them was a tenth of the
+        // store's time).
         let (seq, hash): (i64, String) = self
             .conn
-            .query_row("SELECT head_seq, head_hash FROM game WHERE id = 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .prepare_cached("SELECT head_seq, head_hash FROM game WHERE id = 1")
+            .and_then(|mut q| q.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
             .map_err(|e| read_error(&self.path, e))?;
         Ok((seq.max(0) as u64, hash))
     }
 
     fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
+        self.rows_and_head().map(|(rows, _)| rows)
+    }
+
+    fn rows_and_head(&self) -> Result<(Vec<EventRow>, (u64, String)), StoreError> {
         // One read transaction: the rows and the head are read as of one moment, even while
         // another process writes.
         if !self.conn.is_autocommit() {
@@ -752,11 +783,11 @@ impl EventStore for SqliteStore {
         if self.read_only {
             return Err(StoreError::ReadOnly(self.path.clone()));
         }
-        self.conn.execute_batch("BEGIN IMMEDIATE").map_err(|e| write_error(&self.path, e))
+        self.conn.prepare_cached("BEGIN IMMEDIATE").and_then(|mut q| q.execute([])).map(|_| ()).map_err(|e| write_error(&self.path, e))
     }
 
     fn commit(&mut self) -> Result<(), StoreError> {
-        if let Err(e) = self.conn.execute_batch("COMMIT") {
+        if let Err(e) = self.conn.prepare_cached("COMMIT").and_then(|mut q| q.execute([])) {
             self.rollback();
             return Err(write_error(&self.path, e));
         }
@@ -791,9 +822,9 @@ impl EventStore for SqliteStore {
         let h = chain::extend(&head_hash, row, seats);
         let r = &row.record;
         self.conn
-            .execute(
-                "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                params![
+            .prepare_cached("INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+            .and_then(|mut q| {
+                q.execute(params![
                     row.seq as i64,
                     row.at,
                     seat,
@@ -805,8 +836,8 @@ impl EventStore for SqliteStore {
                     json_strings(&r.seat_logs),
                     r.state_hash,
                     h
-                ],
-            )
+                ])
+            })
             .map_err(|e| write_error(&self.path, e))?;
         self.set_head(row.seq, &h)
     }

@@ -77,7 +77,8 @@ fn store(c: &mut Criterion) {
     c.bench_function(&format!("replay and verify a complete saved game ({moves} moves) from SQLite"), |b| {
         b.iter(|| black_box(Session::open(&path, &arbiter_games::catalogue()).unwrap().seq()))
     });
-    // Appending one move: one durable transaction.
+    // Appending one move: one durable transaction, as a move makes it (the write lock, the
+    // row, the commit; an append outside the lock is refused).
     let row = SqliteStore::open(&path).unwrap().rows().unwrap()[10].clone();
     let append_path = dir.path().join("append.arbiter");
     drop(Session::create(&append_path, &arbiter_games::TWILIGHT_STRUGGLE, &ts(), 3).unwrap());
@@ -88,7 +89,9 @@ fn store(c: &mut Criterion) {
             seq += 1;
             let mut r = row.clone();
             r.seq = seq;
-            store.append(&r).unwrap()
+            store.lock().unwrap();
+            store.append(&r).unwrap();
+            store.commit().unwrap()
         })
     });
 }
