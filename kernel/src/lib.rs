@@ -19,6 +19,7 @@
 
 pub mod agenda;
 pub mod effects;
+pub mod learn;
 pub mod pipeline;
 pub mod rng;
 pub mod search;
@@ -254,6 +255,33 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn evaluate(&self, _seat: Seat) -> f64 {
         0.5
     }
+
+    // What a learning program asks of a game ([`learn`]). A game that does not answer
+    // `encoding` offers no fixed action space or observation; the rest are asked only of a
+    // game that does.
+
+    /// The sizes of the action space and the observation for this game's options, and its
+    /// kinds of decision. `None` (the default): the game offers no encoding.
+    fn encoding(&self) -> Option<learn::Encoding> {
+        None
+    }
+    /// The action id of `m` (below [`learn::Encoding::actions`]); `None` for a move outside the
+    /// action space (one never listed among the legal moves: resigning). Two different moves
+    /// listed at one decision have different ids.
+    fn action_id(&self, _m: &Self::Move) -> Option<u32> {
+        None
+    }
+    /// The move numbered `id` here (the inverse of [`Game::action_id`]), `None` for no move.
+    fn move_of(&self, _id: u32) -> Option<Self::Move> {
+        None
+    }
+    /// The kind of the decision now and whose it is, if the game is not over.
+    fn frame(&self) -> Option<learn::Frame> {
+        None
+    }
+    /// Write what `seat` may know of the game (and nothing else) into `out`, whose length is
+    /// [`learn::Encoding::observation_len`]: every value is written.
+    fn observe(&self, _seat: Seat, _out: &mut [f32]) {}
 }
 
 /// A move accepted by a [`Match`]: its canonical text, its JSON (what a store keeps) and what
@@ -306,6 +334,32 @@ pub trait Match: Send + Sync {
     /// [`search`]); `progress` hears how far a search has come.
     fn agent_move(&self, seat: Seat, plan: &search::Plan, progress: &(dyn Fn(search::Progress) + Sync)) -> Result<String, Refusal>;
     fn boxed_clone(&self) -> Box<dyn Match>;
+
+    // Learning (see [`learn`] and the hooks of [`Game`] of the same names).
+
+    /// See [`Game::encoding`].
+    fn encoding(&self) -> Option<learn::Encoding>;
+    /// The action ids of the legal moves now, appended to `out` (cleared first), in the order
+    /// of [`Match::legal_moves`]; a listed move outside the action space is left out.
+    fn legal_actions(&self, out: &mut Vec<u32>);
+    /// The action id of the move written `text` here, or why there is none.
+    fn action_of(&self, text: &str) -> Result<u32, Refusal>;
+    /// The canonical text of action `id` here, or why there is none.
+    fn action_text(&self, id: u32) -> Result<String, Refusal>;
+    /// Play action `id` as `seat`, as [`Match::play`] plays its text.
+    fn play_action(&mut self, seat: Seat, id: u32) -> Result<Played, Refusal>;
+    /// Play action `id` as `seat` with the same checks but no report ([`Game::play_quiet`]):
+    /// for batched stepping, where nothing reads the log.
+    fn step_action(&mut self, seat: Seat, id: u32) -> Result<(), Refusal>;
+    /// See [`Game::frame`].
+    fn frame(&self) -> Option<learn::Frame>;
+    /// See [`Game::observe`]; refused when the game has no encoding or `out` has not the
+    /// observation's length.
+    fn observe(&self, seat: Seat, out: &mut [f32]) -> Result<(), Refusal>;
+    /// A full state consistent with what `seat` may know ([`Game::determinize`]), its hidden
+    /// part drawn from `seed`, as the computer opponent samples it: only while `seat` decides;
+    /// refused when the game offers no sampler.
+    fn sample_hidden(&self, seat: Seat, seed: u64) -> Result<Box<dyn Match>, Refusal>;
     /// The game itself, for a host part written for one game (its table, its client) to
     /// downcast: `m.as_any().downcast_ref::<G>()`.
     fn as_any(&self) -> &dyn Any;
@@ -384,9 +438,72 @@ impl<G: Game> Match for G {
     fn boxed_clone(&self) -> Box<dyn Match> {
         Box::new(self.clone())
     }
+    fn encoding(&self) -> Option<learn::Encoding> {
+        Game::encoding(self)
+    }
+    fn legal_actions(&self, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(Game::legal_moves(self).iter().filter_map(|m| self.action_id(m)));
+    }
+    fn action_of(&self, text: &str) -> Result<u32, Refusal> {
+        let m = self.parse_move(text)?;
+        self.action_id(&m).ok_or_else(|| {
+            Refusal::new(format!("{:?} has no action id (the game's action space leaves it out)", self.move_text(&m)), "action space")
+        })
+    }
+    fn action_text(&self, id: u32) -> Result<String, Refusal> {
+        move_of_id(self, id).map(|m| self.move_text(&m))
+    }
+    fn play_action(&mut self, seat: Seat, id: u32) -> Result<Played, Refusal> {
+        let m = move_of_id(self, id)?;
+        play_typed(self, seat, &m)
+    }
+    fn step_action(&mut self, seat: Seat, id: u32) -> Result<(), Refusal> {
+        let m = move_of_id(self, id)?;
+        self.play_quiet(seat, &m)
+    }
+    fn frame(&self) -> Option<learn::Frame> {
+        Game::frame(self)
+    }
+    fn observe(&self, seat: Seat, out: &mut [f32]) -> Result<(), Refusal> {
+        let Some(e) = Game::encoding(self) else {
+            return Err(Refusal::new("this game offers no observation encoding", "action space"));
+        };
+        if out.len() != e.observation_len() {
+            return Err(Refusal::new(
+                format!("an observation here holds {} values, not {}", e.observation_len(), out.len()),
+                "action space",
+            ));
+        }
+        if seat.idx() >= Game::seats(self).len() {
+            return Err(Refusal::new(format!("no seat {}: the seats are 0 to {}", seat.0, Game::seats(self).len().saturating_sub(1)), ""));
+        }
+        Game::observe(self, seat, out);
+        Ok(())
+    }
+    fn sample_hidden(&self, seat: Seat, seed: u64) -> Result<Box<dyn Match>, Refusal> {
+        // As the computer samples: only at the seat's own decision (what `determinize` asks).
+        let seen = search::Seen::new(self, seat).map_err(|r| match self.deciding() {
+            Some(d) if d != seat => Refusal::new(format!("seat {} samples only at its own decision; seat {} decides now", seat.0, d.0), ""),
+            _ => r,
+        })?;
+        let mut rng = Randomness::seeded(seed);
+        Ok(Box::new(seen.sample(&mut rng)?))
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// The move numbered `id`, or the refusal naming the action space's size.
+fn move_of_id<G: Game>(g: &G, id: u32) -> Result<G::Move, Refusal> {
+    let Some(e) = Game::encoding(g) else {
+        return Err(Refusal::new("this game offers no action space", "action space"));
+    };
+    if id >= e.actions {
+        return Err(Refusal::new(format!("no action {id}: the actions are 0 to {}", e.actions.saturating_sub(1)), "action space"));
+    }
+    g.move_of(id).ok_or_else(|| Refusal::new(format!("action {id} names no move here"), "action space"))
 }
 
 fn play_typed<G: Game>(g: &mut G, seat: Seat, m: &G::Move) -> Result<Played, Refusal> {

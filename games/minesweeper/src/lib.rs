@@ -59,6 +59,7 @@
 
 mod cell;
 mod computer;
+mod encode;
 pub mod fixture;
 mod options;
 
@@ -448,6 +449,23 @@ impl arbiter_kernel::Game for Minesweeper {
     /// else 0.1 + 0.9 × the fraction of the safe cells open.
     fn evaluate(&self, _seat: Seat) -> f64 {
         self.judge()
+    }
+
+    // Learning: see encode.rs.
+    fn encoding(&self) -> Option<arbiter_kernel::learn::Encoding> {
+        Some(Minesweeper::encoding(self))
+    }
+    fn action_id(&self, m: &Move) -> Option<u32> {
+        Minesweeper::action_id(self, m)
+    }
+    fn move_of(&self, id: u32) -> Option<Move> {
+        Minesweeper::move_of(self, id)
+    }
+    fn frame(&self) -> Option<arbiter_kernel::learn::Frame> {
+        Minesweeper::frame(self)
+    }
+    fn observe(&self, _seat: Seat, out: &mut [f32]) {
+        Minesweeper::observe(self, out)
     }
 }
 
