@@ -16,7 +16,7 @@ pub struct Encoding {
     /// The size of the action space: action ids are `0..actions`.
     pub actions: u32,
     /// The shape of one seat's observation (row-major; its product is the number of values
-    /// [`crate::Game::observe`] writes).
+    /// [`crate::Game::observe`] writes). Every value lies in [-1, 1].
     pub observation: Vec<usize>,
     /// The names of the kinds of decision the game asks ([`Frame::kind`] indexes this).
     pub frames: Vec<String>,

@@ -155,6 +155,11 @@ pub fn frame(g: &Game) -> Option<Frame> {
     Some(Frame { seat: crate::contract::seat(side), kind })
 }
 
+/// `x / max`, at most 1: every value of the observation lies in [-1, 1].
+fn frac(x: usize, max: u8) -> f32 {
+    (x as f32 / max as f32).min(1.0)
+}
+
 fn set_cards(plane: &mut [f32], cards: CardSet) {
     for c in cards.iter() {
         if let Some(slot) = plane.get_mut(c.idx()) {
@@ -177,22 +182,22 @@ pub fn observe(g: &Game, me: Side, out: &mut [f32]) {
     let headline_seen = |s: Side| st.headline[s.idx()].filter(|_| crate::view::headline_visible(p, s, Some(me)));
 
     scalars[0] = mine(Side::Ussr);
-    scalars[1] = st.turn as f32 / 10.0;
-    scalars[2] = st.round as f32 / 8.0;
+    scalars[1] = frac(st.turn as usize, 10);
+    scalars[2] = frac(st.round as usize, 8);
     scalars[3] = mine(st.phasing);
-    scalars[4] = st.defcon as f32 / 5.0;
-    scalars[5] = st.vp as f32 / 20.0;
-    scalars[6] = st.mil_ops[0] as f32 / 5.0;
-    scalars[7] = st.mil_ops[1] as f32 / 5.0;
-    scalars[8] = st.space[0] as f32 / 8.0;
-    scalars[9] = st.space[1] as f32 / 8.0;
-    scalars[10] = st.space_attempts[0] as f32 / 2.0;
-    scalars[11] = st.space_attempts[1] as f32 / 2.0;
+    scalars[4] = frac(st.defcon as usize, 5);
+    scalars[5] = (st.vp as f32 / 20.0).clamp(-1.0, 1.0);
+    scalars[6] = frac(st.mil_ops[0] as usize, 5);
+    scalars[7] = frac(st.mil_ops[1] as usize, 5);
+    scalars[8] = frac(st.space[0] as usize, 8);
+    scalars[9] = frac(st.space[1] as usize, 8);
+    scalars[10] = frac(st.space_attempts[0] as usize, 2);
+    scalars[11] = frac(st.space_attempts[1] as usize, 2);
     scalars[12] = mine(st.china.holder);
     scalars[13] = if st.china.face_up { 1.0 } else { 0.0 };
-    scalars[14] = st.hand(Side::Us).len() as f32 / 10.0;
-    scalars[15] = st.hand(Side::Ussr).len() as f32 / 10.0;
-    scalars[16] = st.deck.len() as f32 / 110.0;
+    scalars[14] = frac(st.hand(Side::Us).len(), 10);
+    scalars[15] = frac(st.hand(Side::Ussr).len(), 10);
+    scalars[16] = frac(st.deck.len(), 110);
     scalars[17] = if st.outcome.is_some() { 1.0 } else { 0.0 };
     if let Some(f) = frame {
         scalars[18 + f.kind as usize] = 1.0;
@@ -205,8 +210,8 @@ pub fn observe(g: &Game, me: Side, out: &mut [f32]) {
     let mut decision_card = None;
     match top {
         Some(Task::Ops(o)) => {
-            scalars[27] = o.spent as f32 / 4.0;
-            scalars[28] = o.granted as f32 / 4.0;
+            scalars[27] = frac(o.spent as usize, 4);
+            scalars[28] = frac(o.granted as usize, 4);
             match o.kind {
                 Some(OpsKind::Influence) => scalars[29] = 1.0,
                 Some(OpsKind::Realign) => scalars[30] = 1.0,
@@ -222,8 +227,8 @@ pub fn observe(g: &Game, me: Side, out: &mut [f32]) {
             }
         }
         Some(Task::Event(e)) => {
-            scalars[27] = e.step as f32 / 8.0;
-            scalars[28] = e.count as f32 / 8.0;
+            scalars[27] = frac(e.step as usize, 8);
+            scalars[28] = frac(e.count as usize, 8);
             decision_card = Some(e.card);
         }
         Some(Task::PlayCard(pt)) => decision_card = pt.by,
@@ -244,8 +249,8 @@ pub fn observe(g: &Game, me: Side, out: &mut [f32]) {
 
     let masks = st.masks();
     for (k, inf) in st.influence.iter().enumerate().take(COUNTRIES) {
-        countries[k] = inf[0] as f32 / 5.0;
-        countries[COUNTRIES + k] = inf[1] as f32 / 5.0;
+        countries[k] = frac(inf[0] as usize, 10);
+        countries[COUNTRIES + k] = frac(inf[1] as usize, 10);
         let bit = 1u128 << k;
         countries[2 * COUNTRIES + k] = if masks.control[0] & bit != 0 { 1.0 } else { 0.0 };
         countries[3 * COUNTRIES + k] = if masks.control[1] & bit != 0 { 1.0 } else { 0.0 };
