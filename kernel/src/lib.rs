@@ -279,9 +279,24 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn frame(&self) -> Option<learn::Frame> {
         None
     }
+    /// [`learn::Encoding::observation_len`], cheaper than building the encoding (asked at
+    /// every step of a batch); a game may answer it without allocating.
+    fn observation_len(&self) -> usize {
+        self.encoding().map_or(0, |e| e.observation_len())
+    }
     /// Write what `seat` may know of the game (and nothing else) into `out`, whose length is
-    /// [`learn::Encoding::observation_len`]: every value is written.
+    /// [`Game::observation_len`]: every value is written (all zeros for a seat not at the
+    /// table).
     fn observe(&self, _seat: Seat, _out: &mut [f32]) {}
+    /// The frame now and the deciding seat's observation written into `out` (as
+    /// [`Game::frame`] then [`Game::observe`]; a batch asks this at every step, and a game
+    /// whose frame is costly to find may find it once). `None`, `out` untouched, when the game
+    /// is over.
+    fn observe_decider(&self, out: &mut [f32]) -> Option<learn::Frame> {
+        let f = self.frame()?;
+        self.observe(f.seat, out);
+        Some(f)
+    }
 }
 
 /// A move accepted by a [`Match`]: its canonical text, its JSON (what a store keeps) and what
@@ -354,8 +369,11 @@ pub trait Match: Send + Sync {
     /// See [`Game::frame`].
     fn frame(&self) -> Option<learn::Frame>;
     /// See [`Game::observe`]; refused when the game has no encoding or `out` has not the
-    /// observation's length.
+    /// observation's length (a seat not at the table observes zeros).
     fn observe(&self, seat: Seat, out: &mut [f32]) -> Result<(), Refusal>;
+    /// See [`Game::observe_decider`]: `Ok(None)` when the game is over; refused as
+    /// [`Match::observe`].
+    fn observe_decider(&self, out: &mut [f32]) -> Result<Option<learn::Frame>, Refusal>;
     /// A full state consistent with what `seat` may know ([`Game::determinize`]), its hidden
     /// part drawn from `seed`, as the computer opponent samples it: only while `seat` decides;
     /// refused when the game offers no sampler.
@@ -466,20 +484,13 @@ impl<G: Game> Match for G {
         Game::frame(self)
     }
     fn observe(&self, seat: Seat, out: &mut [f32]) -> Result<(), Refusal> {
-        let Some(e) = Game::encoding(self) else {
-            return Err(Refusal::new("this game offers no observation encoding", "action space"));
-        };
-        if out.len() != e.observation_len() {
-            return Err(Refusal::new(
-                format!("an observation here holds {} values, not {}", e.observation_len(), out.len()),
-                "action space",
-            ));
-        }
-        if seat.idx() >= Game::seats(self).len() {
-            return Err(Refusal::new(format!("no seat {}: the seats are 0 to {}", seat.0, Game::seats(self).len().saturating_sub(1)), ""));
-        }
+        check_observation(self, out)?;
         Game::observe(self, seat, out);
         Ok(())
+    }
+    fn observe_decider(&self, out: &mut [f32]) -> Result<Option<learn::Frame>, Refusal> {
+        check_observation(self, out)?;
+        Ok(Game::observe_decider(self, out))
     }
     fn sample_hidden(&self, seat: Seat, seed: u64) -> Result<Box<dyn Match>, Refusal> {
         // As the computer samples: only at the seat's own decision (what `determinize` asks).
@@ -493,6 +504,18 @@ impl<G: Game> Match for G {
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// Is `out` an observation's length? Asked at every step of a batch: nothing here allocates.
+fn check_observation<G: Game>(g: &G, out: &[f32]) -> Result<(), Refusal> {
+    let len = Game::observation_len(g);
+    if len == 0 {
+        return Err(Refusal::new("this game offers no observation encoding", "action space"));
+    }
+    if out.len() != len {
+        return Err(Refusal::new(format!("an observation here holds {len} values, not {}", out.len()), "action space"));
+    }
+    Ok(())
 }
 
 /// The move numbered `id`, or the refusal naming the action space's size.

@@ -64,7 +64,8 @@ fn encoding_of(game: &dyn Match) -> PyResult<Encoding> {
 fn returns_of(game: &dyn Match, out: &mut [f32]) {
     out.fill(0.0);
     let Some(o) = game.outcome() else { return };
-    let n = game.seats().len();
+    // `out` holds one value per seat.
+    let n = out.len();
     match o.winner {
         Some(w) => {
             for (s, r) in out.iter_mut().enumerate().take(n) {
@@ -398,11 +399,10 @@ impl Shape {
     /// Write row `i`'s observation (for the deciding seat), mask, seat and frame.
     fn write_row(&self, slot: &mut Slot, obs: &mut [f32], mask: &mut [bool], seat: &mut i64, frame: &mut i64) -> Result<(), String> {
         mask.fill(false);
-        match slot.game.frame() {
+        match slot.game.observe_decider(obs).map_err(|r| r.to_string())? {
             Some(f) => {
                 *seat = f.seat.0 as i64;
                 *frame = f.kind as i64;
-                slot.game.observe(f.seat, obs).map_err(|r| r.to_string())?;
                 slot.game.legal_actions(&mut slot.scratch);
                 for &id in &slot.scratch {
                     if let Some(m) = mask.get_mut(id as usize) {
@@ -475,6 +475,8 @@ pub struct VecGame {
     #[pyo3(get)]
     frames: Py<PyArray1<i64>>,
     obs_flat: Py<PyArray2<f32>>,
+    /// The source of `random_actions`.
+    rng: arbiter_kernel::Randomness,
 }
 
 #[pymethods]
@@ -506,6 +508,7 @@ impl VecGame {
             frames: PyArray1::<i64>::zeros(py, num_games, false).unbind(),
             obs_flat: obs_flat.unbind(),
             obs,
+            rng: arbiter_kernel::Randomness::seeded(arbiter_kernel::stable_hash(&(seed, "random actions"))),
             shape,
             slots,
             threads: threads.max(1),
@@ -603,6 +606,23 @@ impl VecGame {
         result.map_err(pyo3::exceptions::PyRuntimeError::new_err)
     }
 
+    /// One uniformly random legal action per game, drawn in Rust from the batch's own random
+    /// source (seeded by the batch's seed): a random player or an exploration policy without
+    /// a pass over the masks.
+    fn random_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        let rng = &mut self.rng;
+        let actions: Vec<i64> = self
+            .slots
+            .iter()
+            .map(|s| {
+                // Every row shows a decision (games are reset when they end): never empty.
+                let k = rng.pick(s.scratch.len().max(1)).unwrap_or(0);
+                s.scratch.get(k).map_or(-1, |&id| id as i64)
+            })
+            .collect();
+        PyArray1::from_vec(py, actions)
+    }
+
     /// Game `i` as a [`Game`] (a copy: playing it does not move the batch).
     fn game(&self, i: usize) -> PyResult<Game> {
         let s = self.slots.get(i).ok_or_else(|| PyValueError::new_err(format!("no game {i}: the batch holds {}", self.slots.len())))?;
@@ -661,6 +681,83 @@ fn arena_json(py: Python<'_>, kind: &str, a: &str, b: &str, games: u64, seed: u6
     serde_json::to_string(&result).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Timings (ns per decision) of a game step and of what learning adds to it, for
+/// `arbiter.bench`: `games` random games are played and recorded first, then replayed
+/// `repeats` times three ways (the moves alone; each decision's frame and observation too;
+/// its legal actions and mask too), the fastest replay of each kept. Differences of whole
+/// replays, so no clock is read inside the loop.
+#[pyfunction]
+#[pyo3(signature = (kind, games=200, seed=0, options_json="{}", repeats=3))]
+fn profile_json(py: Python<'_>, kind: &str, games: u64, seed: u64, options_json: &str, repeats: u32) -> PyResult<String> {
+    let kind = kind_of(kind)?;
+    let options = parse_options(kind, options_json)?;
+    let e = encoding_of(&*create(kind, &options, seed)?)?;
+    let err = |e: String| pyo3::exceptions::PyRuntimeError::new_err(e);
+    py.detach(|| {
+        let mut rng = arbiter_kernel::Randomness::seeded(seed);
+        let mut ids = Vec::new();
+        let mut recorded: Vec<(u64, Vec<(Seat, u32)>)> = Vec::new();
+        for g in 0..games {
+            let s = seed.wrapping_add(g);
+            let mut game = create(kind, &options, s).map_err(|e| e.to_string())?;
+            let mut moves = Vec::new();
+            while let Some(t) = game.decision() {
+                game.legal_actions(&mut ids);
+                let id = ids[rng.pick(ids.len().max(1)).unwrap_or(0).min(ids.len().saturating_sub(1))];
+                game.step_action(t.seat, id).map_err(|r| r.to_string())?;
+                moves.push((t.seat, id));
+            }
+            recorded.push((s, moves));
+        }
+        let decisions: usize = recorded.iter().map(|(_, m)| m.len()).sum();
+        let mut obs = vec![0.0f32; e.observation_len()];
+        let mut mask = vec![false; e.actions as usize];
+        // 0: moves only; 1: + frame and observation; 2: + legal actions and mask.
+        let mut best = [f64::INFINITY; 3];
+        for _ in 0..repeats.max(1) {
+            for (way, b) in best.iter_mut().enumerate() {
+                let started = std::time::Instant::now();
+                for (s, moves) in &recorded {
+                    let mut game = create(kind, &options, *s).map_err(|e| e.to_string())?;
+                    for &(seat, id) in moves {
+                        match way {
+                            1 => {
+                                game.observe_decider(&mut obs).map_err(|r| r.to_string())?;
+                                std::hint::black_box(&obs);
+                            }
+                            2 => {
+                                mask.fill(false);
+                                game.legal_actions(&mut ids);
+                                for &i in &ids {
+                                    mask[i as usize] = true;
+                                }
+                                std::hint::black_box(&mask);
+                            }
+                            _ => {}
+                        }
+                        game.step_action(seat, id).map_err(|r| r.to_string())?;
+                    }
+                }
+                *b = b.min(started.elapsed().as_secs_f64());
+            }
+        }
+        let per = |x: f64| x * 1e9 / decisions.max(1) as f64;
+        Ok::<_, String>(
+            serde_json::json!({
+                "games": games,
+                "decisions": decisions,
+                "step_ns": per(best[0]),
+                "observe_ns": per(best[1] - best[0]),
+                "mask_ns": per(best[2] - best[0]),
+                "observation_values": e.observation_len(),
+                "actions": e.actions,
+            })
+            .to_string(),
+        )
+    })
+    .map_err(err)
+}
+
 #[pymodule]
 fn _arbiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Game>()?;
@@ -668,6 +765,7 @@ fn _arbiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(default_options_json, m)?)?;
     m.add_function(wrap_pyfunction!(arena_json, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_json, m)?)?;
     m.add("IllegalMove", m.py().get_type::<IllegalMove>())?;
     m.add("SaveError", m.py().get_type::<SaveError>())?;
     Ok(())

@@ -266,6 +266,28 @@ def test_batched_stepping_is_deterministic_whatever_the_threads():
     assert any(t[3].any() for t in one), "no game ended: the reset was not tested"
 
 
+def test_random_actions_are_legal_and_seeded():
+    runs = []
+    for _ in range(2):
+        v = arbiter.vec_game(TS, num_games=5, seed=2)
+        trace = []
+        for _ in range(300):
+            a = v.random_actions()
+            assert a.shape == (5,) and v.mask[np.arange(5), a].all()
+            v.step(a)
+            trace.append(a)
+        runs.append(np.array(trace))
+    assert np.array_equal(runs[0], runs[1])
+    assert len(set(runs[0][:, 0].tolist())) > 20
+
+
+def test_the_profile_times_what_learning_adds():
+    from arbiter._arbiter import profile_json
+
+    p = json.loads(profile_json(MS, 5, 0, json.dumps(SMALL_BOARD), 1))
+    assert p["decisions"] > 0 and p["step_ns"] > 0 and p["observation_values"] == 11 * 36 and p["actions"] == 3 * 36
+
+
 def test_batched_stepping_refuses_an_illegal_action_and_moves_nothing():
     v = arbiter.vec_game(TS, num_games=3, seed=1)
     before = [v.game(i).state_hash() for i in range(3)]

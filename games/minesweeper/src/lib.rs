@@ -464,8 +464,15 @@ impl arbiter_kernel::Game for Minesweeper {
     fn frame(&self) -> Option<arbiter_kernel::learn::Frame> {
         Minesweeper::frame(self)
     }
-    fn observe(&self, _seat: Seat, out: &mut [f32]) {
-        Minesweeper::observe(self, out)
+    fn observation_len(&self) -> usize {
+        encode::PLANES * self.squares.len()
+    }
+    fn observe(&self, seat: Seat, out: &mut [f32]) {
+        if seat == Seat(0) {
+            Minesweeper::observe(self, out)
+        } else {
+            out.fill(0.0)
+        }
     }
 }
 

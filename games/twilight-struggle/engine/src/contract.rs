@@ -140,11 +140,17 @@ impl arbiter_kernel::Game for Game {
     fn frame(&self) -> Option<arbiter_kernel::learn::Frame> {
         crate::encode::frame(self)
     }
+    fn observation_len(&self) -> usize {
+        crate::encode::OBSERVATION
+    }
     fn observe(&self, at: Seat, out: &mut [f32]) {
         match side(at) {
             Some(s) => crate::encode::observe(self, s, out),
             None => out.fill(0.0),
         }
+    }
+    fn observe_decider(&self, out: &mut [f32]) -> Option<arbiter_kernel::learn::Frame> {
+        crate::encode::observe_decider(self, out)
     }
     fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
         self.parse(text).map_err(|e| Refusal::new(format!("cannot read {:?}: {e}", arbiter_kernel::echo(text)), "notation"))

@@ -170,6 +170,18 @@ fn set_cards(plane: &mut [f32], cards: CardSet) {
 
 /// Write what `me` may know into `out` (length [`OBSERVATION`]).
 pub fn observe(g: &Game, me: Side, out: &mut [f32]) {
+    observe_at(g, me, frame(g), out)
+}
+
+/// The frame now and the decider's observation: the frame is found once (whose decision it
+/// is can take an event's question to answer).
+pub fn observe_decider(g: &Game, out: &mut [f32]) -> Option<Frame> {
+    let f = frame(g)?;
+    observe_at(g, crate::contract::side(f.seat)?, Some(f), out);
+    Some(f)
+}
+
+fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
     out.fill(0.0);
     let st = g.state();
     let p = g.pos();
@@ -177,7 +189,6 @@ pub fn observe(g: &Game, me: Side, out: &mut [f32]) {
     let (scalars, rest) = out.split_at_mut(SCALARS);
     let (cards, countries) = rest.split_at_mut(CARD_PLANES * CARDS);
     let mine = |s: Side| if s == me { 1.0 } else { 0.0 };
-    let frame = frame(g);
     let top = st.stack.last().filter(|_| frame.is_some());
     let headline_seen = |s: Side| st.headline[s.idx()].filter(|_| crate::view::headline_visible(p, s, Some(me)));
 
