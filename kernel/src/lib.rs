@@ -271,7 +271,8 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn action_id(&self, _m: &Self::Move) -> Option<u32> {
         None
     }
-    /// The move numbered `id` here (the inverse of [`Game::action_id`]), `None` for no move.
+    /// The move numbered `id` here (the inverse of [`Game::action_id`]), `None` for no move
+    /// (every id outside the action space included).
     fn move_of(&self, _id: u32) -> Option<Self::Move> {
         None
     }
@@ -518,15 +519,19 @@ fn check_observation<G: Game>(g: &G, out: &[f32]) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// The move numbered `id`, or the refusal naming the action space's size.
+/// The move numbered `id`, or the refusal naming the action space's size. Asked at every step
+/// of a batch: the encoding (which allocates) is built only to word a refusal.
 fn move_of_id<G: Game>(g: &G, id: u32) -> Result<G::Move, Refusal> {
-    let Some(e) = Game::encoding(g) else {
-        return Err(Refusal::new("this game offers no action space", "action space"));
-    };
-    if id >= e.actions {
-        return Err(Refusal::new(format!("no action {id}: the actions are 0 to {}", e.actions.saturating_sub(1)), "action space"));
+    if let Some(m) = g.move_of(id) {
+        return Ok(m);
     }
-    g.move_of(id).ok_or_else(|| Refusal::new(format!("action {id} names no move here"), "action space"))
+    Err(match Game::encoding(g) {
+        None => Refusal::new("this game offers no action space", "action space"),
+        Some(e) if id >= e.actions => {
+            Refusal::new(format!("no action {id}: the actions are 0 to {}", e.actions.saturating_sub(1)), "action space")
+        }
+        Some(_) => Refusal::new(format!("action {id} names no move here"), "action space"),
+    })
 }
 
 fn play_typed<G: Game>(g: &mut G, seat: Seat, m: &G::Move) -> Result<Played, Refusal> {

@@ -160,6 +160,14 @@ fn frac(x: usize, max: u8) -> f32 {
     (x as f32 / max as f32).min(1.0)
 }
 
+fn set_countries(plane: &mut [f32], countries: u128) {
+    for k in crate::bits::set_bits(countries) {
+        if let Some(slot) = plane.get_mut(usize::from(k)) {
+            *slot = 1.0;
+        }
+    }
+}
+
 fn set_cards(plane: &mut [f32], cards: CardSet) {
     for c in cards.iter() {
         if let Some(slot) = plane.get_mut(c.idx()) {
@@ -230,12 +238,7 @@ fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
                 None => {}
             }
             decision_card = o.card;
-            let targets = &mut countries[4 * COUNTRIES..5 * COUNTRIES];
-            for (k, t) in targets.iter_mut().enumerate() {
-                if o.targets & (1u128 << k) != 0 {
-                    *t = 1.0;
-                }
-            }
+            set_countries(&mut countries[4 * COUNTRIES..5 * COUNTRIES], o.targets);
         }
         Some(Task::Event(e)) => {
             scalars[27] = frac(e.step as usize, 8);
@@ -258,13 +261,16 @@ fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
     set_cards(&mut cards[plane(8)], headline_seen(other).into_iter().collect());
     set_cards(&mut cards[plane(9)], decision_card.into_iter().collect());
 
+    // Influence where there is some, control where there is: the set bits only (most of the
+    // map is empty, and this runs at every step of a batch).
     let masks = st.masks();
-    for (k, inf) in st.influence.iter().enumerate().take(COUNTRIES) {
-        countries[k] = frac(inf[0] as usize, 10);
-        countries[COUNTRIES + k] = frac(inf[1] as usize, 10);
-        let bit = 1u128 << k;
-        countries[2 * COUNTRIES + k] = if masks.control[0] & bit != 0 { 1.0 } else { 0.0 };
-        countries[3 * COUNTRIES + k] = if masks.control[1] & bit != 0 { 1.0 } else { 0.0 };
+    for side in 0..2 {
+        for k in crate::bits::set_bits(masks.presence[side]).map(usize::from).take_while(|k| *k < COUNTRIES) {
+            if let Some(inf) = st.influence.get(k) {
+                countries[side * COUNTRIES + k] = frac(inf[side] as usize, 10);
+            }
+        }
+        set_countries(&mut countries[(2 + side) * COUNTRIES..(3 + side) * COUNTRIES], masks.control[side]);
     }
     debug_assert_eq!(Map::standard().countries.len(), COUNTRIES);
 }
