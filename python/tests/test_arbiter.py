@@ -319,6 +319,20 @@ def test_gymnasium_checker_passes(kind, options):
 
 
 @pytest.mark.parametrize("kind,options", KINDS)
+def test_each_game_is_registered_with_gymnasium(kind, options):
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    import arbiter.envs  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make(f"arbiter/{kind}-v0", opponent="random", **options)
+    assert env.unwrapped.kind == kind
+    check_env(env.unwrapped)
+    obs, info = env.reset(seed=1)
+    assert obs.shape == env.observation_space.shape and info["action_mask"].any()
+
+
+@pytest.mark.parametrize("kind,options", KINDS)
 def test_pettingzoo_api_test_passes(kind, options):
     from pettingzoo.test import api_test
 

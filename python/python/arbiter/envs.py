@@ -1,7 +1,8 @@
 """Gymnasium and PettingZoo environments over any game of the engine.
 
 - `GameEnv`: a Gymnasium environment, one agent at one seat against a built-in opponent at
-  every other seat (`"random"`, `"greedy"`, `"computer"`, `"computer:LEVEL"`).
+  every other seat (`"random"`, `"greedy"`, `"computer"`, `"computer:LEVEL"`); registered
+  per game as `arbiter/KIND-v0` (`gymnasium.make("arbiter/twilight-struggle-v0")`).
 - `GameAEC`: a PettingZoo AEC environment, every seat an agent.
 
 Actions are the game's action ids (`Discrete(action_space_size)`); the legal ones are given
@@ -107,6 +108,20 @@ class GameEnv(gymnasium.Env):
         if self.render_mode == "ansi":
             return json.dumps(self.game.view(self.seat), indent=1)
         return None
+
+
+def _register():
+    """One Gymnasium id per game: `arbiter/twilight-struggle-v0`, `arbiter/minesweeper-v0`
+    (`gymnasium.make(id, seat=..., opponent=..., **options)`)."""
+    from . import games
+
+    for kind in games():
+        env_id = f"arbiter/{kind}-v0"
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point="arbiter.envs:GameEnv", kwargs={"kind": kind})
+
+
+_register()
 
 
 try:
