@@ -76,3 +76,54 @@ fn a_clone_is_independent() {
         assert_ne!(copy.state_hash(), m.state_hash(), "{}: playing on the clone left the original alone", kind.id());
     }
 }
+
+/// The learning hooks (`arbiter_kernel::learn`), for every game that offers them: at every
+/// decision of random games, the legal moves' action ids are distinct and read back to the
+/// moves, the frame names the deciding seat, observations have the encoding's length and lie
+/// in [-1, 1], and a sample of what the deciding seat cannot see (the computer's sampler)
+/// gives it the same observation. (The Python tests check the same from Python.)
+#[test]
+fn every_encoding_keeps_the_learning_contract() {
+    for kind in kinds() {
+        let (probe, _) = kind.create(&serde_json::Value::Null, 0).unwrap();
+        let Some(e) = probe.encoding() else { continue };
+        assert!(e.actions > 0 && e.observation_len() > 0 && !e.frames.is_empty(), "{}", kind.id());
+        let (mut ids, mut obs, mut again) = (Vec::new(), vec![0.0f32; e.observation_len()], vec![0.0f32; e.observation_len()]);
+        let mut decisions = 0;
+        for seed in 0..4u64 {
+            let (mut m, _) = kind.create(&serde_json::Value::Null, seed).unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            while let Some(turn) = m.decision() {
+                decisions += 1;
+                let legal = m.legal_moves();
+                m.legal_actions(&mut ids);
+                assert_eq!(ids.len(), legal.len(), "{}: every listed move has an action id", kind.id());
+                let mut distinct = ids.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                assert_eq!(distinct.len(), ids.len(), "{}: two listed moves share an action id", kind.id());
+                for (id, text) in ids.iter().zip(&legal) {
+                    assert!(*id < e.actions);
+                    assert_eq!(&m.action_text(*id).unwrap(), text, "{}", kind.id());
+                    assert_eq!(m.action_of(text).unwrap(), *id, "{}", kind.id());
+                }
+                let frame = m.frame().expect("a frame at a decision");
+                assert_eq!(frame.seat, turn.seat, "{}: the frame names the deciding seat", kind.id());
+                assert!((frame.kind as usize) < e.frames.len());
+                assert_eq!(m.observe_decider(&mut obs).unwrap(), Some(frame));
+                m.observe(turn.seat, &mut again).unwrap();
+                assert_eq!(obs, again, "{}: the decider's observation is the seat's", kind.id());
+                assert!(obs.iter().all(|v| (-1.0..=1.0).contains(v)), "{}: observations lie in [-1, 1]", kind.id());
+                if let Ok(sample) = m.sample_hidden(turn.seat, rng.random()) {
+                    sample.observe(turn.seat, &mut again).unwrap();
+                    assert_eq!(obs, again, "{}: a sample of hidden information changed the observation", kind.id());
+                }
+                let k = rng.random_range(0..ids.len());
+                m.step_action(turn.seat, ids[k]).unwrap_or_else(|r| panic!("{}: listed {:?} refused: {r}", kind.id(), legal[k]));
+            }
+            assert_eq!(m.frame(), None);
+            assert!(m.observe(Seat(0), &mut vec![0.0; 1]).is_err(), "{}: an observation of the wrong length is refused", kind.id());
+        }
+        assert!(decisions > 20, "{}", kind.id());
+    }
+}

@@ -19,6 +19,7 @@
 
 pub mod agenda;
 pub mod effects;
+pub mod learn;
 pub mod pipeline;
 pub mod rng;
 pub mod search;
@@ -254,6 +255,49 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn evaluate(&self, _seat: Seat) -> f64 {
         0.5
     }
+
+    // What a learning program asks of a game ([`learn`]). A game that does not answer
+    // `encoding` offers no fixed action space or observation; the rest are asked only of a
+    // game that does.
+
+    /// The sizes of the action space and the observation for this game's options, and its
+    /// kinds of decision. `None` (the default): the game offers no encoding.
+    fn encoding(&self) -> Option<learn::Encoding> {
+        None
+    }
+    /// The action id of `m` (below [`learn::Encoding::actions`]); `None` for a move outside the
+    /// action space (one never listed among the legal moves: resigning). Two different moves
+    /// listed at one decision have different ids.
+    fn action_id(&self, _m: &Self::Move) -> Option<u32> {
+        None
+    }
+    /// The move numbered `id` here (the inverse of [`Game::action_id`]), `None` for no move
+    /// (every id outside the action space included).
+    fn move_of(&self, _id: u32) -> Option<Self::Move> {
+        None
+    }
+    /// The kind of the decision now and whose it is, if the game is not over.
+    fn frame(&self) -> Option<learn::Frame> {
+        None
+    }
+    /// [`learn::Encoding::observation_len`], cheaper than building the encoding (asked at
+    /// every step of a batch); a game may answer it without allocating.
+    fn observation_len(&self) -> usize {
+        self.encoding().map_or(0, |e| e.observation_len())
+    }
+    /// Write what `seat` may know of the game (and nothing else) into `out`, whose length is
+    /// [`Game::observation_len`]: every value is written (all zeros for a seat not at the
+    /// table).
+    fn observe(&self, _seat: Seat, _out: &mut [f32]) {}
+    /// The frame now and the deciding seat's observation written into `out` (as
+    /// [`Game::frame`] then [`Game::observe`]; a batch asks this at every step, and a game
+    /// whose frame is costly to find may find it once). `None`, `out` untouched, when the game
+    /// is over.
+    fn observe_decider(&self, out: &mut [f32]) -> Option<learn::Frame> {
+        let f = self.frame()?;
+        self.observe(f.seat, out);
+        Some(f)
+    }
 }
 
 /// A move accepted by a [`Match`]: its canonical text, its JSON (what a store keeps) and what
@@ -306,6 +350,35 @@ pub trait Match: Send + Sync {
     /// [`search`]); `progress` hears how far a search has come.
     fn agent_move(&self, seat: Seat, plan: &search::Plan, progress: &(dyn Fn(search::Progress) + Sync)) -> Result<String, Refusal>;
     fn boxed_clone(&self) -> Box<dyn Match>;
+
+    // Learning (see [`learn`] and the hooks of [`Game`] of the same names).
+
+    /// See [`Game::encoding`].
+    fn encoding(&self) -> Option<learn::Encoding>;
+    /// The action ids of the legal moves now, appended to `out` (cleared first), in the order
+    /// of [`Match::legal_moves`]; a listed move outside the action space is left out.
+    fn legal_actions(&self, out: &mut Vec<u32>);
+    /// The action id of the move written `text` here, or why there is none.
+    fn action_of(&self, text: &str) -> Result<u32, Refusal>;
+    /// The canonical text of action `id` here, or why there is none.
+    fn action_text(&self, id: u32) -> Result<String, Refusal>;
+    /// Play action `id` as `seat`, as [`Match::play`] plays its text.
+    fn play_action(&mut self, seat: Seat, id: u32) -> Result<Played, Refusal>;
+    /// Play action `id` as `seat` with the same checks but no report ([`Game::play_quiet`]):
+    /// for batched stepping, where nothing reads the log.
+    fn step_action(&mut self, seat: Seat, id: u32) -> Result<(), Refusal>;
+    /// See [`Game::frame`].
+    fn frame(&self) -> Option<learn::Frame>;
+    /// See [`Game::observe`]; refused when the game has no encoding or `out` has not the
+    /// observation's length (a seat not at the table observes zeros).
+    fn observe(&self, seat: Seat, out: &mut [f32]) -> Result<(), Refusal>;
+    /// See [`Game::observe_decider`]: `Ok(None)` when the game is over; refused as
+    /// [`Match::observe`].
+    fn observe_decider(&self, out: &mut [f32]) -> Result<Option<learn::Frame>, Refusal>;
+    /// A full state consistent with what `seat` may know ([`Game::determinize`]), its hidden
+    /// part drawn from `seed`, as the computer opponent samples it: only while `seat` decides;
+    /// refused when the game offers no sampler.
+    fn sample_hidden(&self, seat: Seat, seed: u64) -> Result<Box<dyn Match>, Refusal>;
     /// The game itself, for a host part written for one game (its table, its client) to
     /// downcast: `m.as_any().downcast_ref::<G>()`.
     fn as_any(&self) -> &dyn Any;
@@ -384,9 +457,81 @@ impl<G: Game> Match for G {
     fn boxed_clone(&self) -> Box<dyn Match> {
         Box::new(self.clone())
     }
+    fn encoding(&self) -> Option<learn::Encoding> {
+        Game::encoding(self)
+    }
+    fn legal_actions(&self, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(Game::legal_moves(self).iter().filter_map(|m| self.action_id(m)));
+    }
+    fn action_of(&self, text: &str) -> Result<u32, Refusal> {
+        let m = self.parse_move(text)?;
+        self.action_id(&m).ok_or_else(|| {
+            Refusal::new(format!("{:?} has no action id (the game's action space leaves it out)", self.move_text(&m)), "action space")
+        })
+    }
+    fn action_text(&self, id: u32) -> Result<String, Refusal> {
+        move_of_id(self, id).map(|m| self.move_text(&m))
+    }
+    fn play_action(&mut self, seat: Seat, id: u32) -> Result<Played, Refusal> {
+        let m = move_of_id(self, id)?;
+        play_typed(self, seat, &m)
+    }
+    fn step_action(&mut self, seat: Seat, id: u32) -> Result<(), Refusal> {
+        let m = move_of_id(self, id)?;
+        self.play_quiet(seat, &m)
+    }
+    fn frame(&self) -> Option<learn::Frame> {
+        Game::frame(self)
+    }
+    fn observe(&self, seat: Seat, out: &mut [f32]) -> Result<(), Refusal> {
+        check_observation(self, out)?;
+        Game::observe(self, seat, out);
+        Ok(())
+    }
+    fn observe_decider(&self, out: &mut [f32]) -> Result<Option<learn::Frame>, Refusal> {
+        check_observation(self, out)?;
+        Ok(Game::observe_decider(self, out))
+    }
+    fn sample_hidden(&self, seat: Seat, seed: u64) -> Result<Box<dyn Match>, Refusal> {
+        // As the computer samples: only at the seat's own decision (what `determinize` asks).
+        let seen = search::Seen::new(self, seat).map_err(|r| match self.deciding() {
+            Some(d) if d != seat => Refusal::new(format!("seat {} samples only at its own decision; seat {} decides now", seat.0, d.0), ""),
+            _ => r,
+        })?;
+        let mut rng = Randomness::seeded(seed);
+        Ok(Box::new(seen.sample(&mut rng)?))
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// Is `out` an observation's length? Asked at every step of a batch: nothing here allocates.
+fn check_observation<G: Game>(g: &G, out: &[f32]) -> Result<(), Refusal> {
+    let len = Game::observation_len(g);
+    if len == 0 {
+        return Err(Refusal::new("this game offers no observation encoding", "action space"));
+    }
+    if out.len() != len {
+        return Err(Refusal::new(format!("an observation here holds {len} values, not {}", out.len()), "action space"));
+    }
+    Ok(())
+}
+
+/// The move numbered `id`, or the refusal naming the action space's size. Asked at every step
+/// of a batch: the encoding (which allocates) is built only to word a refusal.
+fn move_of_id<G: Game>(g: &G, id: u32) -> Result<G::Move, Refusal> {
+    if let Some(m) = g.move_of(id) {
+        return Ok(m);
+    }
+    Err(match Game::encoding(g) {
+        None => Refusal::new("this game offers no action space", "action space"),
+        Some(e) if id >= e.actions => {
+            Refusal::new(format!("no action {id}: the actions are 0 to {}", e.actions.saturating_sub(1)), "action space")
+        }
+        Some(_) => Refusal::new(format!("action {id} names no move here"), "action space"),
+    })
 }
 
 fn play_typed<G: Game>(g: &mut G, seat: Seat, m: &G::Move) -> Result<Played, Refusal> {

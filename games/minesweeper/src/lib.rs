@@ -59,6 +59,7 @@
 
 mod cell;
 mod computer;
+mod encode;
 pub mod fixture;
 mod options;
 
@@ -448,6 +449,30 @@ impl arbiter_kernel::Game for Minesweeper {
     /// else 0.1 + 0.9 × the fraction of the safe cells open.
     fn evaluate(&self, _seat: Seat) -> f64 {
         self.judge()
+    }
+
+    // Learning: see encode.rs.
+    fn encoding(&self) -> Option<arbiter_kernel::learn::Encoding> {
+        Some(Minesweeper::encoding(self))
+    }
+    fn action_id(&self, m: &Move) -> Option<u32> {
+        Minesweeper::action_id(self, m)
+    }
+    fn move_of(&self, id: u32) -> Option<Move> {
+        Minesweeper::move_of(self, id)
+    }
+    fn frame(&self) -> Option<arbiter_kernel::learn::Frame> {
+        Minesweeper::frame(self)
+    }
+    fn observation_len(&self) -> usize {
+        encode::PLANES * self.squares.len()
+    }
+    fn observe(&self, seat: Seat, out: &mut [f32]) {
+        if seat == Seat(0) {
+            Minesweeper::observe(self, out)
+        } else {
+            out.fill(0.0)
+        }
     }
 }
 

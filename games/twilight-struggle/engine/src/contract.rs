@@ -127,6 +127,31 @@ impl arbiter_kernel::Game for Game {
     fn evaluate(&self, at: Seat) -> f64 {
         side(at).map_or(0.5, |s| crate::computer::evaluate(self, s))
     }
+    // Learning: the action space, frames and observation are `crate::encode`'s.
+    fn encoding(&self) -> Option<arbiter_kernel::learn::Encoding> {
+        Some(crate::encode::encoding())
+    }
+    fn action_id(&self, m: &Move) -> Option<u32> {
+        crate::encode::action_id(m)
+    }
+    fn move_of(&self, id: u32) -> Option<Move> {
+        crate::encode::move_of(self, id)
+    }
+    fn frame(&self) -> Option<arbiter_kernel::learn::Frame> {
+        crate::encode::frame(self)
+    }
+    fn observation_len(&self) -> usize {
+        crate::encode::OBSERVATION
+    }
+    fn observe(&self, at: Seat, out: &mut [f32]) {
+        match side(at) {
+            Some(s) => crate::encode::observe(self, s, out),
+            None => out.fill(0.0),
+        }
+    }
+    fn observe_decider(&self, out: &mut [f32]) -> Option<arbiter_kernel::learn::Frame> {
+        crate::encode::observe_decider(self, out)
+    }
     fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
         self.parse(text).map_err(|e| Refusal::new(format!("cannot read {:?}: {e}", arbiter_kernel::echo(text)), "notation"))
     }

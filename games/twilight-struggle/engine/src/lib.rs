@@ -37,6 +37,7 @@ pub mod coup;
 pub mod ctx;
 pub mod defcon;
 pub mod effect;
+pub mod encode;
 pub mod error;
 pub mod flow;
 pub mod game;

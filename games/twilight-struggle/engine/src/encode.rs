@@ -1,0 +1,301 @@
+//! Twilight Struggle for learning programs: the fixed action space, the decision frames and a
+//! seat's observation tensor (the kernel's [`arbiter_kernel::learn`] hooks, wired in
+//! `contract.rs`). The layouts are documented in `python/README.md`; they change only with
+//! the rules version.
+//!
+//! The observation is read from the state, but only from the parts the seat may see: the same
+//! parts [`crate::view::View`] shows it (its own hand, the cards of the other hand it was
+//! shown, a headline once it may see it, counts of the other hand and the deck). Never the
+//! other hand, the deck's order or the random source: two states the seat cannot tell apart
+//! (a sample of [`crate::computer::determinize`]) give the same observation (tested from
+//! Python over many random games).
+
+use crate::card::{CardId, CardSet};
+use crate::game::Game;
+use crate::map::{CountryId, Map};
+use crate::moves::{Move, PlayMode};
+use crate::side::Side;
+use crate::task::{OpsKind, Task};
+use arbiter_kernel::learn::{Encoding, Frame};
+
+/// Card slots: card numbers 0–110 (0 is never a card; the slot keeps numbers as indices).
+pub const CARDS: usize = 111;
+/// The map's countries (checked against the map in the tests).
+pub const COUNTRIES: usize = 84;
+/// `choose` options a decision may name (the most any event offers is 5).
+pub const CHOICES: usize = 16;
+
+const MODES: [PlayMode; 5] = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
+
+// The action space, block by block (start of each block).
+const PLAY: u32 = 0;
+const HEADLINE: u32 = PLAY + (MODES.len() * CARDS) as u32;
+const DISCARD: u32 = HEADLINE + CARDS as u32;
+const TAKE: u32 = DISCARD + CARDS as u32;
+const CANCEL: u32 = TAKE + CARDS as u32;
+const INFLUENCE: u32 = CANCEL + CARDS as u32;
+const REMOVE: u32 = INFLUENCE + COUNTRIES as u32;
+const COUP: u32 = REMOVE + COUNTRIES as u32;
+const REALIGN: u32 = COUP + COUNTRIES as u32;
+const TARGET: u32 = REALIGN + COUNTRIES as u32;
+const CANCEL_AT: u32 = TARGET + COUNTRIES as u32;
+const CHOOSE: u32 = CANCEL_AT + COUNTRIES as u32;
+const PASS: u32 = CHOOSE + CHOICES as u32;
+/// The size of the action space.
+pub const ACTIONS: u32 = PASS + 1;
+
+/// The kinds of decision ([`Frame::kind`] indexes this).
+pub const FRAMES: [&str; 6] = ["setup", "headline", "card play", "operations", "event", "space discard"];
+
+// The observation: scalars, then card planes, then country planes.
+/// Scalars at the start of the observation.
+pub const SCALARS: usize = 32;
+/// Card planes, each [`CARDS`] long.
+pub const CARD_PLANES: usize = 10;
+/// Country planes, each [`COUNTRIES`] long.
+pub const COUNTRY_PLANES: usize = 5;
+/// The number of values in one observation.
+pub const OBSERVATION: usize = SCALARS + CARD_PLANES * CARDS + COUNTRY_PLANES * COUNTRIES;
+
+pub fn encoding() -> Encoding {
+    Encoding { actions: ACTIONS, observation: vec![OBSERVATION], frames: FRAMES.iter().map(|f| f.to_string()).collect() }
+}
+
+fn card_slot(c: CardId) -> Option<u32> {
+    (c.idx() < CARDS).then_some(c.0 as u32)
+}
+
+fn country_slot(c: CountryId) -> Option<u32> {
+    (c.idx() < COUNTRIES).then_some(c.0 as u32)
+}
+
+/// The action id of `m`; `None` for a concession (never listed) or a number outside the map
+/// or the cards.
+pub fn action_id(m: &Move) -> Option<u32> {
+    Some(match *m {
+        Move::Play { card, mode } => {
+            let k = MODES.iter().position(|x| *x == mode)? as u32;
+            PLAY + k * CARDS as u32 + card_slot(card)?
+        }
+        Move::Headline(c) => HEADLINE + card_slot(c)?,
+        Move::Discard(c) => DISCARD + card_slot(c)?,
+        Move::Take(c) => TAKE + card_slot(c)?,
+        Move::Cancel { card, country: None } => CANCEL + card_slot(card)?,
+        // One slot per country: the card is found again from the position (`move_of`). Only
+        // one card's effect is cancelled at a country; two at once would share ids, which the
+        // mask test (every listed move has its own id) would catch.
+        Move::Cancel { country: Some(k), .. } => CANCEL_AT + country_slot(k)?,
+        Move::Influence(k) => INFLUENCE + country_slot(k)?,
+        Move::Remove(k) => REMOVE + country_slot(k)?,
+        Move::Coup(k) => COUP + country_slot(k)?,
+        Move::Realign(k) => REALIGN + country_slot(k)?,
+        Move::Target(k) => TARGET + country_slot(k)?,
+        Move::Choose(i) => {
+            if i as usize >= CHOICES {
+                return None;
+            }
+            CHOOSE + i as u32
+        }
+        Move::Pass => PASS,
+        Move::Concede(_) => return None,
+    })
+}
+
+/// The move numbered `id` in `g`.
+pub fn move_of(g: &Game, id: u32) -> Option<Move> {
+    if !(CANCEL_AT..CHOOSE).contains(&id) {
+        return fixed_move(id);
+    }
+    let at = CountryId((id - CANCEL_AT) as u8);
+    // The card whose effect this decision (or a standing move of either side) offers to cancel
+    // at that country.
+    let offered = |m: &Move| matches!(m, Move::Cancel { country: Some(k), .. } if *k == at);
+    let listed = g.legal().iter().copied().find(offered);
+    listed.or_else(|| Side::BOTH.into_iter().flat_map(|s| g.interjections(s)).find(offered))
+}
+
+/// The move numbered `id` for every block but the cancellations at a country.
+fn fixed_move(id: u32) -> Option<Move> {
+    let card = |base: u32| CardId((id - base) as u8);
+    let country = |base: u32| CountryId((id - base) as u8);
+    Some(match id {
+        _ if id < HEADLINE => {
+            let k = (id - PLAY) as usize / CARDS;
+            Move::Play { card: CardId(((id - PLAY) as usize % CARDS) as u8), mode: MODES[k] }
+        }
+        _ if id < DISCARD => Move::Headline(card(HEADLINE)),
+        _ if id < TAKE => Move::Discard(card(DISCARD)),
+        _ if id < CANCEL => Move::Take(card(TAKE)),
+        _ if id < INFLUENCE => Move::Cancel { card: card(CANCEL), country: None },
+        _ if id < REMOVE => Move::Influence(country(INFLUENCE)),
+        _ if id < COUP => Move::Remove(country(REMOVE)),
+        _ if id < REALIGN => Move::Coup(country(COUP)),
+        _ if id < TARGET => Move::Realign(country(REALIGN)),
+        _ if id < CANCEL_AT => Move::Target(country(TARGET)),
+        _ if id < CHOOSE => return None,
+        _ if id < PASS => Move::Choose((id - CHOOSE) as u8),
+        _ if id == PASS => Move::Pass,
+        _ => return None,
+    })
+}
+
+/// The decision now: whose and which kind.
+pub fn frame(g: &Game) -> Option<Frame> {
+    let side = g.to_move()?;
+    let kind = match g.state().stack.last()? {
+        Task::SetupPlace { .. } | Task::UsBonus { .. } => 0,
+        Task::HeadlineChoose { .. } => 1,
+        Task::PlayCard(_) => 2,
+        Task::Ops(_) => 3,
+        Task::Event(_) => 4,
+        Task::SpaceDiscard { .. } => 5,
+        // `to_move` answers only for a decision task; an automatic one on top is never seen.
+        _ => return None,
+    };
+    Some(Frame { seat: crate::contract::seat(side), kind })
+}
+
+/// `x / max`, at most 1: every value of the observation lies in [-1, 1].
+fn frac(x: usize, max: u8) -> f32 {
+    (x as f32 / max as f32).min(1.0)
+}
+
+fn set_countries(plane: &mut [f32], countries: u128) {
+    for k in crate::bits::set_bits(countries) {
+        if let Some(slot) = plane.get_mut(usize::from(k)) {
+            *slot = 1.0;
+        }
+    }
+}
+
+fn set_cards(plane: &mut [f32], cards: CardSet) {
+    for c in cards.iter() {
+        if let Some(slot) = plane.get_mut(c.idx()) {
+            *slot = 1.0;
+        }
+    }
+}
+
+/// Write what `me` may know into `out` (length [`OBSERVATION`]).
+pub fn observe(g: &Game, me: Side, out: &mut [f32]) {
+    observe_at(g, me, frame(g), out)
+}
+
+/// The frame now and the decider's observation: the frame is found once (whose decision it
+/// is can take an event's question to answer).
+pub fn observe_decider(g: &Game, out: &mut [f32]) -> Option<Frame> {
+    let f = frame(g)?;
+    observe_at(g, crate::contract::side(f.seat)?, Some(f), out);
+    Some(f)
+}
+
+fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
+    out.fill(0.0);
+    let st = g.state();
+    let p = g.pos();
+    let other = me.opponent();
+    let (scalars, rest) = out.split_at_mut(SCALARS);
+    let (cards, countries) = rest.split_at_mut(CARD_PLANES * CARDS);
+    let mine = |s: Side| if s == me { 1.0 } else { 0.0 };
+    let top = st.stack.last().filter(|_| frame.is_some());
+    let headline_seen = |s: Side| st.headline[s.idx()].filter(|_| crate::view::headline_visible(p, s, Some(me)));
+
+    scalars[0] = mine(Side::Ussr);
+    scalars[1] = frac(st.turn as usize, 10);
+    scalars[2] = frac(st.round as usize, 8);
+    scalars[3] = mine(st.phasing);
+    scalars[4] = frac(st.defcon as usize, 5);
+    scalars[5] = (st.vp as f32 / 20.0).clamp(-1.0, 1.0);
+    scalars[6] = frac(st.mil_ops[0] as usize, 5);
+    scalars[7] = frac(st.mil_ops[1] as usize, 5);
+    scalars[8] = frac(st.space[0] as usize, 8);
+    scalars[9] = frac(st.space[1] as usize, 8);
+    scalars[10] = frac(st.space_attempts[0] as usize, 2);
+    scalars[11] = frac(st.space_attempts[1] as usize, 2);
+    scalars[12] = mine(st.china.holder);
+    scalars[13] = if st.china.face_up { 1.0 } else { 0.0 };
+    scalars[14] = frac(st.hand(Side::Us).len(), 10);
+    scalars[15] = frac(st.hand(Side::Ussr).len(), 10);
+    scalars[16] = frac(st.deck.len(), 110);
+    scalars[17] = if st.outcome.is_some() { 1.0 } else { 0.0 };
+    if let Some(f) = frame {
+        scalars[18 + f.kind as usize] = 1.0;
+        let decider = crate::contract::side(f.seat).unwrap_or(me);
+        scalars[24] = mine(decider);
+        scalars[25] = 1.0 - mine(decider);
+    }
+    // A headline chosen that this seat may not see yet: that it was chosen is public.
+    scalars[26] = if st.headline[other.idx()].is_some() && headline_seen(other).is_none() { 1.0 } else { 0.0 };
+    let mut decision_card = None;
+    match top {
+        Some(Task::Ops(o)) => {
+            scalars[27] = frac(o.spent as usize, 4);
+            scalars[28] = frac(o.granted as usize, 4);
+            match o.kind {
+                Some(OpsKind::Influence) => scalars[29] = 1.0,
+                Some(OpsKind::Realign) => scalars[30] = 1.0,
+                Some(OpsKind::Coup) => scalars[31] = 1.0,
+                None => {}
+            }
+            decision_card = o.card;
+            set_countries(&mut countries[4 * COUNTRIES..5 * COUNTRIES], o.targets);
+        }
+        Some(Task::Event(e)) => {
+            scalars[27] = frac(e.step as usize, 8);
+            scalars[28] = frac(e.count as usize, 8);
+            decision_card = Some(e.card);
+        }
+        Some(Task::PlayCard(pt)) => decision_card = pt.by,
+        _ => {}
+    }
+
+    let plane = |k: usize| k * CARDS..(k + 1) * CARDS;
+    set_cards(&mut cards[plane(0)], st.hand(me));
+    set_cards(&mut cards[plane(1)], CardSet(st.known[other.idx()].0 & st.hand(other).0));
+    set_cards(&mut cards[plane(2)], st.discard);
+    set_cards(&mut cards[plane(3)], st.removed);
+    set_cards(&mut cards[plane(4)], st.effects.iter().map(|e| e.card).collect());
+    set_cards(&mut cards[plane(5)], st.table);
+    set_cards(&mut cards[plane(6)], st.in_play.iter().map(|x| x.card).collect());
+    set_cards(&mut cards[plane(7)], headline_seen(me).into_iter().collect());
+    set_cards(&mut cards[plane(8)], headline_seen(other).into_iter().collect());
+    set_cards(&mut cards[plane(9)], decision_card.into_iter().collect());
+
+    // Influence where there is some, control where there is: the set bits only (most of the
+    // map is empty, and this runs at every step of a batch).
+    let masks = st.masks();
+    for side in 0..2 {
+        for k in crate::bits::set_bits(masks.presence[side]).map(usize::from).take_while(|k| *k < COUNTRIES) {
+            if let Some(inf) = st.influence.get(k) {
+                countries[side * COUNTRIES + k] = frac(inf[side] as usize, 10);
+            }
+        }
+        set_countries(&mut countries[(2 + side) * COUNTRIES..(3 + side) * COUNTRIES], masks.control[side]);
+    }
+    debug_assert_eq!(Map::standard().countries.len(), COUNTRIES);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_map_and_the_cards_fit_their_slots() {
+        assert_eq!(Map::standard().countries.len(), COUNTRIES);
+        // Card numbers run 1–110 (`CardSet` is a bitset over them).
+        assert!(CardSet(u128::MAX >> (128 - CARDS)).iter().all(|c| card_slot(c).is_some()));
+    }
+
+    #[test]
+    fn every_id_below_the_size_is_one_block_and_back() {
+        for id in 0..ACTIONS {
+            match fixed_move(id) {
+                Some(m) => assert_eq!(action_id(&m), Some(id), "{m:?}"),
+                None => assert!((CANCEL_AT..CHOOSE).contains(&id), "{id}"),
+            }
+        }
+        assert_eq!(fixed_move(ACTIONS), None);
+        let at = Move::Cancel { card: CardId(40), country: Some(CountryId(3)) };
+        assert_eq!(action_id(&at), Some(CANCEL_AT + 3));
+    }
+}

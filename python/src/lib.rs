@@ -1,0 +1,772 @@
+//! `arbiter._arbiter`: Arbiter's games for Python, through the kernel's generic contract only
+//! (`Match`, `GameKind`, the catalogue): no game is named here, so every game the catalogue
+//! offers is reachable, with the encodings each game gives ([`arbiter_kernel::learn`]).
+//!
+//! - [`Game`]: one game (moves as text or action ids, views as the CLI's JSON, save and load
+//!   through the store, the computer opponent's sampler and its moves).
+//! - [`VecGame`]: N games stepped together in Rust with the GIL released, writing observations,
+//!   masks, rewards and frames into NumPy arrays allocated once, each game reset when it ends.
+//! - `arena`: the CLI's `arbiter arena` (the same code), for agents against each other.
+
+use arbiter_kernel::learn::Encoding;
+use arbiter_kernel::search::{Agent, Plan};
+use arbiter_kernel::{GameKind, Match, Refusal, Seat};
+use arbiter_store::Session;
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+
+// The arena of `arbiter arena`, compiled here from the CLI's own file so that both run the
+// same code (the CLI is a binary: it exports no library).
+#[allow(dead_code)]
+#[path = "../../cli/src/arena.rs"]
+mod arena;
+
+create_exception!(
+    arbiter,
+    IllegalMove,
+    PyValueError,
+    "A move the game refuses: `reason` says why, `rule` names the rule (empty when no rule of the game decides)."
+);
+create_exception!(arbiter, SaveError, PyOSError, "A game file that cannot be written or read back.");
+
+fn illegal(r: Refusal) -> PyErr {
+    Python::attach(|py| {
+        let e = IllegalMove::new_err(r.to_string());
+        let v = e.value(py);
+        // Best effort: the message already holds both.
+        let _ = v.setattr("reason", r.reason.clone());
+        let _ = v.setattr("rule", r.rule.clone());
+        e
+    })
+}
+
+fn kind_of(id: &str) -> PyResult<&'static dyn GameKind> {
+    arbiter_games::catalogue().find(id).map_err(|r| PyValueError::new_err(r.reason))
+}
+
+fn seat_in(game: &dyn Match, seat: i64) -> PyResult<Seat> {
+    let n = game.seats().len();
+    u8::try_from(seat).ok().filter(|s| (*s as usize) < n).map(Seat).ok_or_else(|| {
+        PyValueError::new_err(format!("no seat {seat}: the seats are 0 to {} ({})", n.saturating_sub(1), game.seats().join(", ")))
+    })
+}
+
+fn encoding_of(game: &dyn Match) -> PyResult<Encoding> {
+    game.encoding().ok_or_else(|| PyValueError::new_err("this game offers no action space or observation encoding"))
+}
+
+/// Each seat's return at the end: +1 the winner, -1 the others, 0 each in a draw; a game of
+/// one seat returns +1 won, -1 lost (its outcome names no winner). Zeros while it goes on.
+fn returns_of(game: &dyn Match, out: &mut [f32]) {
+    out.fill(0.0);
+    let Some(o) = game.outcome() else { return };
+    // `out` holds one value per seat.
+    let n = out.len();
+    match o.winner {
+        Some(w) => {
+            for (s, r) in out.iter_mut().enumerate().take(n) {
+                *r = if s == w.idx() { 1.0 } else { -1.0 };
+            }
+        }
+        None if n == 1 => {
+            if let Some(r) = out.first_mut() {
+                *r = -1.0;
+            }
+        }
+        None => {}
+    }
+}
+
+fn parse_options(kind: &dyn GameKind, options_json: &str) -> PyResult<serde_json::Value> {
+    let given: serde_json::Value = serde_json::from_str(options_json).map_err(|e| PyValueError::new_err(format!("options: {e}")))?;
+    // Missing fields take the kind's defaults (kept whole, so that a saved file names them all).
+    let mut options = kind.default_options();
+    match (&mut options, given) {
+        (serde_json::Value::Object(o), serde_json::Value::Object(g)) => o.extend(g),
+        (_, serde_json::Value::Null) => {}
+        (_, other) => return Err(PyValueError::new_err(format!("options are keyword arguments, not {other}"))),
+    }
+    Ok(options)
+}
+
+fn create(kind: &'static dyn GameKind, options: &serde_json::Value, seed: u64) -> PyResult<Box<dyn Match>> {
+    kind.create(options, seed).map(|(g, _)| g).map_err(|r| PyValueError::new_err(format!("cannot create the game: {r}")))
+}
+
+/// One game of any kind the catalogue offers.
+#[pyclass(module = "arbiter")]
+pub struct Game {
+    kind: &'static dyn GameKind,
+    options: serde_json::Value,
+    seed: u64,
+    game: Box<dyn Match>,
+    /// The moves played since creation, by seat: what a saved file records. `None` for a
+    /// sample of hidden information, which no file can hold (it was never played).
+    history: Option<Vec<(Seat, String)>>,
+}
+
+#[pymethods]
+impl Game {
+    /// A new game of `kind` (`arbiter.games()` lists them) with options as JSON text.
+    #[new]
+    #[pyo3(signature = (kind, seed=0, options_json="{}"))]
+    fn new(kind: &str, seed: u64, options_json: &str) -> PyResult<Game> {
+        let kind = kind_of(kind)?;
+        let options = parse_options(kind, options_json)?;
+        let game = create(kind, &options, seed)?;
+        Ok(Game { kind, options, seed, game, history: Some(Vec::new()) })
+    }
+
+    /// Open a `.arbiter` file (as `arbiter` saves them): every move is replayed and checked; the
+    /// game resumes at the decision where it was saved.
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<Game> {
+        let session =
+            Session::open(&path, &arbiter_games::catalogue()).map_err(|e| SaveError::new_err(format!("{}: {e}", path.display())))?;
+        let header = session.header();
+        let options: serde_json::Value = serde_json::from_str(&header.options).unwrap_or(serde_json::Value::Null);
+        let history = session.rows().iter().map(|r| (r.seat, r.move_text.clone())).collect();
+        Ok(Game { kind: session.kind(), options, seed: header.seed, game: session.game().boxed_clone(), history: Some(history) })
+    }
+
+    /// Write this game to a new `.arbiter` file at `path` (through the store: the same file
+    /// `arbiter` and `arbiter serve` open). Refused if the file exists.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let Some(history) = &self.history else {
+            return Err(SaveError::new_err("a sample of hidden information was never played: it cannot be saved"));
+        };
+        if path.exists() {
+            return Err(SaveError::new_err(format!("{} exists: save writes a new file", path.display())));
+        }
+        py.detach(|| {
+            let mut session = Session::create(&path, self.kind, &self.options, self.seed)
+                .map_err(|e| SaveError::new_err(format!("{}: {e}", path.display())))?;
+            for (seat, text) in history {
+                session
+                    .play(text, Some(*seat))
+                    .map_err(|e| SaveError::new_err(format!("{}: the move {text:?} was not stored: {e}", path.display())))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The kind's id ("twilight-struggle", "minesweeper").
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.kind.id()
+    }
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// The options as JSON text (every field, defaults included).
+    #[getter]
+    fn options_json(&self) -> String {
+        self.options.to_string()
+    }
+    #[getter]
+    fn rules_version(&self) -> &'static str {
+        self.kind.rules_version()
+    }
+    /// The seats' names, in seat order.
+    #[getter]
+    fn seats(&self) -> Vec<String> {
+        self.game.seats()
+    }
+    /// The moves played so far, as (seat, canonical text).
+    #[getter]
+    fn history(&self) -> Option<Vec<(u8, String)>> {
+        self.history.as_ref().map(|h| h.iter().map(|(s, t)| (s.0, t.clone())).collect())
+    }
+
+    /// The seat deciding now, or None when the game is over.
+    fn current_seat(&self) -> Option<u8> {
+        self.game.decision().map(|t| t.seat.0)
+    }
+    /// What the decision asks, as the deciding seat reads it.
+    fn prompt(&self) -> Option<String> {
+        self.game.decision().map(|t| t.prompt)
+    }
+    /// The legal moves of the decision now, in canonical text.
+    fn legal_moves(&self) -> Vec<String> {
+        self.game.legal_moves()
+    }
+    /// Moves `seat` may make although it is not deciding ("at any time").
+    fn interjections(&self, seat: i64) -> PyResult<Vec<String>> {
+        Ok(self.game.interjections(seat_in(&*self.game, seat)?))
+    }
+    /// Play `move` (canonical or any text the game reads, or an action id) as `seat` (the
+    /// deciding seat by default; another seat only interjects). Returns the move's canonical
+    /// text; raises IllegalMove with the game's reason, and then nothing changed.
+    #[pyo3(signature = (mv, seat=None))]
+    fn play(&mut self, py: Python<'_>, mv: &Bound<'_, PyAny>, seat: Option<i64>) -> PyResult<String> {
+        let seat = match seat {
+            Some(s) => seat_in(&*self.game, s)?,
+            None => match (self.game.decision(), self.game.outcome()) {
+                (_, Some(o)) => return Err(illegal(Refusal::new(format!("the game is over ({})", o.text), ""))),
+                (Some(t), None) => t.seat,
+                (None, None) => return Err(illegal(Refusal::new("no decision is pending", ""))),
+            },
+        };
+        let played = if let Ok(id) = mv.extract::<i64>() {
+            let id = u32::try_from(id)
+                .map_err(|_| illegal(Refusal::new(format!("no action {id}: action ids are 0 or more"), "action space")))?;
+            let game = &mut self.game;
+            py.detach(|| game.play_action(seat, id))
+        } else if let Ok(text) = mv.extract::<String>() {
+            let game = &mut self.game;
+            py.detach(|| game.play(seat, &text))
+        } else {
+            return Err(PyValueError::new_err("a move is its text (str) or its action id (int)"));
+        }
+        .map_err(illegal)?;
+        if let Some(h) = &mut self.history {
+            h.push((seat, played.text.clone()));
+        }
+        Ok(played.text)
+    }
+    /// What `seat` may see (None: an observer), as the CLI's `state --json` and the server
+    /// send it.
+    #[pyo3(signature = (seat=None))]
+    fn view(&self, py: Python<'_>, seat: Option<i64>) -> PyResult<Py<PyAny>> {
+        let viewer = seat.map(|s| seat_in(&*self.game, s)).transpose()?;
+        let text = self.game.view(viewer).to_string();
+        Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+    }
+    fn clone(&self) -> Game {
+        Game {
+            kind: self.kind,
+            options: self.options.clone(),
+            seed: self.seed,
+            game: self.game.boxed_clone(),
+            history: self.history.clone(),
+        }
+    }
+    fn __copy__(&self) -> Game {
+        self.clone()
+    }
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Game {
+        self.clone()
+    }
+    fn is_over(&self) -> bool {
+        self.game.outcome().is_some()
+    }
+    /// Each seat's return: +1 the winner, -1 the others, 0 in a draw or while playing; a game of
+    /// one seat: +1 won, -1 lost.
+    fn returns(&self) -> Vec<f32> {
+        let mut r = vec![0.0; self.game.seats().len()];
+        returns_of(&*self.game, &mut r);
+        r
+    }
+    /// The outcome as a dict (winner, reason, text), or None while playing.
+    fn outcome(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(o) = self.game.outcome() else { return Ok(None) };
+        let d = PyDict::new(py);
+        d.set_item("winner", o.winner.map(|w| w.0))?;
+        d.set_item("reason", o.reason)?;
+        d.set_item("text", o.text)?;
+        Ok(Some(d.into_any().unbind()))
+    }
+    /// The state hash (equal states, equal hashes; stable across runs).
+    fn state_hash(&self) -> u64 {
+        self.game.state_hash()
+    }
+    /// A full game consistent with everything `seat` may know now, the rest drawn from
+    /// `rng_seed`, as the computer opponent samples it (only at `seat`'s own decision). It
+    /// cannot be saved.
+    fn sample_hidden(&self, seat: i64, rng_seed: u64) -> PyResult<Game> {
+        let seat = seat_in(&*self.game, seat)?;
+        let game = self.game.sample_hidden(seat, rng_seed).map_err(illegal)?;
+        Ok(Game { kind: self.kind, options: self.options.clone(), seed: self.seed, game, history: None })
+    }
+    /// The move an agent makes for the deciding seat: `random`, `greedy`, `computer` or
+    /// `computer:LEVEL` (1-5), from what that seat may see; the same seed, the same move.
+    #[pyo3(signature = (agent="computer", seed=0, threads=1))]
+    fn agent_move(&self, py: Python<'_>, agent: &str, seed: u64, threads: usize) -> PyResult<String> {
+        let agent: Agent = agent.parse().map_err(|r: Refusal| PyValueError::new_err(r.reason))?;
+        let Some(turn) = self.game.decision() else {
+            return Err(illegal(Refusal::new("the game is over: there is nothing to decide", "")));
+        };
+        let plan = Plan { threads: threads.max(1), ..Plan::new(agent, seed) };
+        let game = &self.game;
+        py.detach(|| game.agent_move(turn.seat, &plan, &|_| {})).map_err(illegal)
+    }
+
+    // Learning.
+
+    /// The size of the action space (action ids are 0 to size - 1).
+    #[getter]
+    fn action_space_size(&self) -> PyResult<u32> {
+        Ok(encoding_of(&*self.game)?.actions)
+    }
+    /// The shape of one seat's observation.
+    #[getter]
+    fn observation_shape(&self) -> PyResult<Vec<usize>> {
+        Ok(encoding_of(&*self.game)?.observation)
+    }
+    /// The names of the kinds of decision (`frame()`'s second value indexes this).
+    #[getter]
+    fn frame_kinds(&self) -> PyResult<Vec<String>> {
+        Ok(encoding_of(&*self.game)?.frames)
+    }
+    /// The decision now as (seat, kind index), or None when the game is over.
+    fn frame(&self) -> Option<(u8, u16)> {
+        self.game.frame().map(|f| (f.seat.0, f.kind))
+    }
+    /// The action ids of the legal moves, in the order of `legal_moves()`.
+    fn legal_actions(&self) -> Vec<u32> {
+        let mut v = Vec::new();
+        self.game.legal_actions(&mut v);
+        v
+    }
+    /// A boolean array over the action space: True for the legal moves' ids.
+    fn action_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<bool>>> {
+        let e = encoding_of(&*self.game)?;
+        let mut mask = vec![false; e.actions as usize];
+        let mut ids = Vec::new();
+        self.game.legal_actions(&mut ids);
+        for id in ids {
+            if let Some(m) = mask.get_mut(id as usize) {
+                *m = true;
+            }
+        }
+        Ok(PyArray1::from_vec(py, mask))
+    }
+    /// The action id of the move written `text`.
+    fn action_id(&self, text: &str) -> PyResult<u32> {
+        self.game.action_of(text).map_err(illegal)
+    }
+    /// The canonical text of action `id` here.
+    fn action_text(&self, id: u32) -> PyResult<String> {
+        self.game.action_text(id).map_err(illegal)
+    }
+    /// What `seat` may know, as a float32 array of `observation_shape`.
+    fn observe<'py>(&self, py: Python<'py>, seat: i64) -> PyResult<Bound<'py, PyAny>> {
+        let seat = seat_in(&*self.game, seat)?;
+        let e = encoding_of(&*self.game)?;
+        let mut out = vec![0.0f32; e.observation_len()];
+        self.game.observe(seat, &mut out).map_err(illegal)?;
+        PyArray1::from_vec(py, out).reshape(e.observation).map(|a| a.into_any())
+    }
+    fn __repr__(&self) -> String {
+        let state = match (self.game.outcome(), self.game.decision()) {
+            (Some(o), _) => o.text,
+            (None, Some(t)) => format!("seat {} to move", t.seat.0),
+            (None, None) => "no decision".into(),
+        };
+        format!("<arbiter.Game {} seed={} moves={}: {state}>", self.kind.id(), self.seed, self.history.as_ref().map_or(0, |h| h.len()))
+    }
+}
+
+/// The preallocated arrays a [`VecGame`] writes, as plain slices (no Python object touched
+/// while the GIL is released).
+struct Out<'a> {
+    obs: &'a mut [f32],
+    mask: &'a mut [bool],
+    rewards: &'a mut [f32],
+    dones: &'a mut [bool],
+    seats: &'a mut [i64],
+    frames: &'a mut [i64],
+}
+
+/// One game of a batch, its seed for the next reset and what it needs to write its rows.
+struct Slot {
+    game: Box<dyn Match>,
+    /// Games this slot has started (the next reset's seed is drawn from the base seed, the
+    /// slot's index and this count: independent of the thread count).
+    episodes: u64,
+    scratch: Vec<u32>,
+}
+
+struct Shape {
+    kind: &'static dyn GameKind,
+    options: serde_json::Value,
+    seed: u64,
+    obs: usize,
+    actions: usize,
+    seats: usize,
+}
+
+impl Shape {
+    fn seed_of(&self, index: usize, episode: u64) -> u64 {
+        arbiter_kernel::stable_hash(&(self.seed, index as u64, episode))
+    }
+
+    /// Write row `i`'s observation (for the deciding seat), mask, seat and frame.
+    fn write_row(&self, slot: &mut Slot, obs: &mut [f32], mask: &mut [bool], seat: &mut i64, frame: &mut i64) -> Result<(), String> {
+        mask.fill(false);
+        match slot.game.observe_decider(obs).map_err(|r| r.to_string())? {
+            Some(f) => {
+                *seat = f.seat.0 as i64;
+                *frame = f.kind as i64;
+                slot.game.legal_actions(&mut slot.scratch);
+                for &id in &slot.scratch {
+                    if let Some(m) = mask.get_mut(id as usize) {
+                        *m = true;
+                    }
+                }
+                Ok(())
+            }
+            None => Err("a game with neither a decision nor an outcome".into()),
+        }
+    }
+
+    fn reset(&self, index: usize, slot: &mut Slot) -> Result<(), String> {
+        let seed = self.seed_of(index, slot.episodes);
+        slot.game = self.kind.create(&self.options, seed).map(|(g, _)| g).map_err(|r| r.to_string())?;
+        slot.episodes += 1;
+        Ok(())
+    }
+
+    /// Play `actions` (already checked against the masks) on `slots`, starting at index
+    /// `first`, writing their rows.
+    fn step(&self, first: usize, slots: &mut [Slot], actions: &[i64], out: Out) -> Result<(), String> {
+        let Out { obs, mask, rewards, dones, seats, frames } = out;
+        for (k, slot) in slots.iter_mut().enumerate() {
+            let i = first + k;
+            let seat = Seat(seats[k] as u8);
+            slot.game.step_action(seat, actions[k] as u32).map_err(|r| format!("game {i}: {r}"))?;
+            let reward = &mut rewards[k * self.seats..(k + 1) * self.seats];
+            dones[k] = slot.game.outcome().is_some();
+            returns_of(&*slot.game, reward);
+            if dones[k] {
+                self.reset(i, slot)?;
+            }
+            self.write_row(
+                slot,
+                &mut obs[k * self.obs..(k + 1) * self.obs],
+                &mut mask[k * self.actions..(k + 1) * self.actions],
+                &mut seats[k],
+                &mut frames[k],
+            )
+            .map_err(|e| format!("game {i}: {e}"))?;
+        }
+        Ok(())
+    }
+}
+
+/// N games of one kind stepped together: each `step(actions)` plays one action in every game
+/// (the deciding seat's), in Rust with the GIL released, on `threads` threads, and writes
+/// the arrays `obs` [N, *observation_shape] float32 (the deciding seat's observation), `mask`
+/// [N, actions] bool, `rewards` [N, seats] float32 (each seat's return when a game ended this
+/// step, else 0), `dones` [N] bool, `seats` [N] int64 (who decides next) and `frames` [N]
+/// int64 (the kind of decision). They are allocated once and rewritten in place. A game that
+/// ends is replaced by a new one at once (its seed drawn from the batch's seed, the game's
+/// index and its count of games), whose first decision the rows then show.
+#[pyclass(module = "arbiter")]
+pub struct VecGame {
+    shape: Shape,
+    slots: Vec<Slot>,
+    threads: usize,
+    #[pyo3(get)]
+    obs: Py<PyAny>,
+    #[pyo3(get)]
+    mask: Py<PyArray2<bool>>,
+    #[pyo3(get)]
+    rewards: Py<PyArray2<f32>>,
+    #[pyo3(get)]
+    dones: Py<PyArray1<bool>>,
+    #[pyo3(get)]
+    seats: Py<PyArray1<i64>>,
+    #[pyo3(get)]
+    frames: Py<PyArray1<i64>>,
+    obs_flat: Py<PyArray2<f32>>,
+    /// The source of `random_actions`.
+    rng: arbiter_kernel::Randomness,
+}
+
+#[pymethods]
+impl VecGame {
+    #[new]
+    #[pyo3(signature = (kind, num_games, seed=0, options_json="{}", threads=1))]
+    fn new(py: Python<'_>, kind: &str, num_games: usize, seed: u64, options_json: &str, threads: usize) -> PyResult<VecGame> {
+        if num_games == 0 {
+            return Err(PyValueError::new_err("a batch holds at least one game"));
+        }
+        let kind = kind_of(kind)?;
+        let options = parse_options(kind, options_json)?;
+        let probe = create(kind, &options, seed)?;
+        let e = encoding_of(&*probe)?;
+        let shape = Shape { kind, options, seed, obs: e.observation_len(), actions: e.actions as usize, seats: probe.seats().len() };
+        let mut slots: Vec<Slot> = (0..num_games).map(|_| Slot { game: probe.boxed_clone(), episodes: 0, scratch: Vec::new() }).collect();
+        for (i, s) in slots.iter_mut().enumerate() {
+            shape.reset(i, s).map_err(PyValueError::new_err)?;
+        }
+        let obs_flat = PyArray2::<f32>::zeros(py, [num_games, shape.obs], false);
+        let mut dims = vec![num_games];
+        dims.extend(&e.observation);
+        let obs = obs_flat.reshape(dims)?.into_any().unbind();
+        let mut v = VecGame {
+            mask: PyArray2::<bool>::zeros(py, [num_games, shape.actions], false).unbind(),
+            rewards: PyArray2::<f32>::zeros(py, [num_games, shape.seats], false).unbind(),
+            dones: PyArray1::<bool>::zeros(py, num_games, false).unbind(),
+            seats: PyArray1::<i64>::zeros(py, num_games, false).unbind(),
+            frames: PyArray1::<i64>::zeros(py, num_games, false).unbind(),
+            obs_flat: obs_flat.unbind(),
+            obs,
+            rng: arbiter_kernel::Randomness::seeded(arbiter_kernel::stable_hash(&(seed, "random actions"))),
+            shape,
+            slots,
+            threads: threads.max(1),
+        };
+        v.write_all(py)?;
+        Ok(v)
+    }
+
+    #[getter]
+    fn num_games(&self) -> usize {
+        self.slots.len()
+    }
+    #[getter]
+    fn action_space_size(&self) -> usize {
+        self.shape.actions
+    }
+    #[getter]
+    fn num_seats(&self) -> usize {
+        self.shape.seats
+    }
+
+    /// Start every game afresh (seeds from `seed`, or the batch's), rewriting the rows.
+    #[pyo3(signature = (seed=None))]
+    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<()> {
+        if let Some(s) = seed {
+            self.shape.seed = s;
+        }
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            s.episodes = 0;
+            self.shape.reset(i, s).map_err(PyValueError::new_err)?;
+        }
+        self.write_all(py)
+    }
+
+    /// Play `actions[i]` in game `i` for every game. Every action is checked against the
+    /// mask first: one illegal action raises IllegalMove and no game moves.
+    fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
+        let actions = actions.as_slice()?;
+        let n = self.slots.len();
+        if actions.len() != n {
+            return Err(PyValueError::new_err(format!("{} actions for {n} games", actions.len())));
+        }
+        let mut obs = self.obs_flat.bind(py).readwrite();
+        let mut mask = self.mask.bind(py).readwrite();
+        let mut rewards = self.rewards.bind(py).readwrite();
+        let mut dones = self.dones.bind(py).readwrite();
+        let mut seats = self.seats.bind(py).readwrite();
+        let mut frames = self.frames.bind(py).readwrite();
+        let (obs, mask, rewards, dones, seats, frames) = (
+            obs.as_slice_mut()?,
+            mask.as_slice_mut()?,
+            rewards.as_slice_mut()?,
+            dones.as_slice_mut()?,
+            seats.as_slice_mut()?,
+            frames.as_slice_mut()?,
+        );
+        let a = self.shape.actions;
+        for (i, &act) in actions.iter().enumerate() {
+            let legal = usize::try_from(act).ok().filter(|x| *x < a).is_some_and(|x| mask[i * a + x]);
+            if !legal {
+                let text = u32::try_from(act).ok().and_then(|id| self.slots[i].game.action_text(id).ok());
+                return Err(illegal(Refusal::new(
+                    format!(
+                        "game {i}: action {act}{} is not legal now (its mask row lists the legal ones)",
+                        text.map(|t| format!(" ({t})")).unwrap_or_default()
+                    ),
+                    "action space",
+                )));
+            }
+        }
+        let (shape, slots, threads) = (&self.shape, &mut self.slots, self.threads);
+        let result = py.detach(|| {
+            let per = n.div_ceil(threads);
+            if threads == 1 {
+                return shape.step(0, slots, actions, Out { obs, mask, rewards, dones, seats, frames });
+            }
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = slots
+                    .chunks_mut(per)
+                    .zip(actions.chunks(per))
+                    .zip(obs.chunks_mut(per * shape.obs))
+                    .zip(mask.chunks_mut(per * shape.actions))
+                    .zip(rewards.chunks_mut(per * shape.seats))
+                    .zip(dones.chunks_mut(per))
+                    .zip(seats.chunks_mut(per))
+                    .zip(frames.chunks_mut(per))
+                    .enumerate()
+                    .map(|(c, (((((((slots, actions), obs), mask), rewards), dones), seats), frames))| {
+                        scope.spawn(move || shape.step(c * per, slots, actions, Out { obs, mask, rewards, dones, seats, frames }))
+                    })
+                    .collect();
+                handles.into_iter().try_for_each(|h| h.join().unwrap_or_else(|_| Err("a stepping thread failed".into())))
+            })
+        });
+        result.map_err(pyo3::exceptions::PyRuntimeError::new_err)
+    }
+
+    /// One uniformly random legal action per game, drawn in Rust from the batch's own random
+    /// source (seeded by the batch's seed): a random player or an exploration policy without
+    /// a pass over the masks.
+    fn random_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        let rng = &mut self.rng;
+        let actions: Vec<i64> = self
+            .slots
+            .iter()
+            .map(|s| {
+                // Every row shows a decision (games are reset when they end): never empty.
+                let k = rng.pick(s.scratch.len().max(1)).unwrap_or(0);
+                s.scratch.get(k).map_or(-1, |&id| id as i64)
+            })
+            .collect();
+        PyArray1::from_vec(py, actions)
+    }
+
+    /// Game `i` as a [`Game`] (a copy: playing it does not move the batch).
+    fn game(&self, i: usize) -> PyResult<Game> {
+        let s = self.slots.get(i).ok_or_else(|| PyValueError::new_err(format!("no game {i}: the batch holds {}", self.slots.len())))?;
+        Ok(Game {
+            kind: self.shape.kind,
+            options: self.shape.options.clone(),
+            seed: self.shape.seed_of(i, s.episodes.saturating_sub(1)),
+            game: s.game.boxed_clone(),
+            history: None,
+        })
+    }
+}
+
+impl VecGame {
+    fn write_all(&mut self, py: Python<'_>) -> PyResult<()> {
+        let mut obs = self.obs_flat.bind(py).readwrite();
+        let mut mask = self.mask.bind(py).readwrite();
+        let mut rewards = self.rewards.bind(py).readwrite();
+        let mut dones = self.dones.bind(py).readwrite();
+        let mut seats = self.seats.bind(py).readwrite();
+        let mut frames = self.frames.bind(py).readwrite();
+        let (obs, mask, seats, frames) = (obs.as_slice_mut()?, mask.as_slice_mut()?, seats.as_slice_mut()?, frames.as_slice_mut()?);
+        rewards.as_slice_mut()?.fill(0.0);
+        dones.as_slice_mut()?.fill(false);
+        let (o, a) = (self.shape.obs, self.shape.actions);
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            self.shape
+                .write_row(slot, &mut obs[i * o..(i + 1) * o], &mut mask[i * a..(i + 1) * a], &mut seats[i], &mut frames[i])
+                .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("game {i}: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// The ids of the games this build offers, the default first.
+#[pyfunction]
+fn games() -> Vec<&'static str> {
+    arbiter_games::catalogue().kinds().iter().map(|k| k.id()).collect()
+}
+
+/// A kind's default options as JSON text.
+#[pyfunction]
+fn default_options_json(kind: &str) -> PyResult<String> {
+    Ok(kind_of(kind)?.default_options().to_string())
+}
+
+/// `arbiter arena`: `games` games of `kind` between agents `a` and `b` (seats swapped every
+/// game, game `i` on seed `seed + i`), on `threads` threads; the result as JSON text.
+#[pyfunction]
+#[pyo3(signature = (kind, a, b, games=20, seed=0, threads=1))]
+fn arena_json(py: Python<'_>, kind: &str, a: &str, b: &str, games: u64, seed: u64, threads: usize) -> PyResult<String> {
+    let kind = kind_of(kind)?;
+    let parse = |s: &str| s.parse::<Agent>().map_err(|r| PyValueError::new_err(r.reason));
+    let (a, b) = (parse(a)?, parse(b)?);
+    let result = py.detach(|| arena::run(kind, games, a, b, seed, threads.max(1))).map_err(PyValueError::new_err)?;
+    serde_json::to_string(&result).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Timings (ns per decision) of a game step and of what learning adds to it, for
+/// `arbiter.bench`: `games` random games are played and recorded first, then replayed
+/// `repeats` times three ways (the moves alone; each decision's frame and observation too;
+/// its legal actions and mask too), the fastest replay of each kept. Differences of whole
+/// replays, so no clock is read inside the loop.
+#[pyfunction]
+#[pyo3(signature = (kind, games=200, seed=0, options_json="{}", repeats=3))]
+fn profile_json(py: Python<'_>, kind: &str, games: u64, seed: u64, options_json: &str, repeats: u32) -> PyResult<String> {
+    let kind = kind_of(kind)?;
+    let options = parse_options(kind, options_json)?;
+    let e = encoding_of(&*create(kind, &options, seed)?)?;
+    let err = |e: String| pyo3::exceptions::PyRuntimeError::new_err(e);
+    py.detach(|| {
+        let mut rng = arbiter_kernel::Randomness::seeded(seed);
+        let mut ids = Vec::new();
+        let mut recorded: Vec<(u64, Vec<(Seat, u32)>)> = Vec::new();
+        for g in 0..games {
+            let s = seed.wrapping_add(g);
+            let mut game = create(kind, &options, s).map_err(|e| e.to_string())?;
+            let mut moves = Vec::new();
+            while let Some(t) = game.decision() {
+                game.legal_actions(&mut ids);
+                let id = ids[rng.pick(ids.len().max(1)).unwrap_or(0).min(ids.len().saturating_sub(1))];
+                game.step_action(t.seat, id).map_err(|r| r.to_string())?;
+                moves.push((t.seat, id));
+            }
+            recorded.push((s, moves));
+        }
+        let decisions: usize = recorded.iter().map(|(_, m)| m.len()).sum();
+        let mut obs = vec![0.0f32; e.observation_len()];
+        let mut mask = vec![false; e.actions as usize];
+        // 0: moves only; 1: + frame and observation; 2: + legal actions and mask.
+        let mut best = [f64::INFINITY; 3];
+        for _ in 0..repeats.max(1) {
+            for (way, b) in best.iter_mut().enumerate() {
+                let started = std::time::Instant::now();
+                for (s, moves) in &recorded {
+                    let mut game = create(kind, &options, *s).map_err(|e| e.to_string())?;
+                    for &(seat, id) in moves {
+                        match way {
+                            1 => {
+                                game.observe_decider(&mut obs).map_err(|r| r.to_string())?;
+                                std::hint::black_box(&obs);
+                            }
+                            2 => {
+                                mask.fill(false);
+                                game.legal_actions(&mut ids);
+                                for &i in &ids {
+                                    mask[i as usize] = true;
+                                }
+                                std::hint::black_box(&mask);
+                            }
+                            _ => {}
+                        }
+                        game.step_action(seat, id).map_err(|r| r.to_string())?;
+                    }
+                }
+                *b = b.min(started.elapsed().as_secs_f64());
+            }
+        }
+        let per = |x: f64| x * 1e9 / decisions.max(1) as f64;
+        Ok::<_, String>(
+            serde_json::json!({
+                "games": games,
+                "decisions": decisions,
+                "step_ns": per(best[0]),
+                "observe_ns": per(best[1] - best[0]),
+                "mask_ns": per(best[2] - best[0]),
+                "observation_values": e.observation_len(),
+                "actions": e.actions,
+            })
+            .to_string(),
+        )
+    })
+    .map_err(err)
+}
+
+#[pymodule]
+fn _arbiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Game>()?;
+    m.add_class::<VecGame>()?;
+    m.add_function(wrap_pyfunction!(games, m)?)?;
+    m.add_function(wrap_pyfunction!(default_options_json, m)?)?;
+    m.add_function(wrap_pyfunction!(arena_json, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_json, m)?)?;
+    m.add("IllegalMove", m.py().get_type::<IllegalMove>())?;
+    m.add("SaveError", m.py().get_type::<SaveError>())?;
+    Ok(())
+}
