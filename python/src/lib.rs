@@ -25,6 +25,10 @@ use std::path::PathBuf;
 #[path = "../../cli/src/arena.rs"]
 mod arena;
 
+/// The extension's Rust allocations go through mimalloc (Python's own objects do not).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 create_exception!(
     arbiter,
     IllegalMove,
