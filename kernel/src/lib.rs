@@ -288,7 +288,10 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Write what `seat` may know of the game (and nothing else) into `out`, whose length is
     /// [`Game::observation_len`]: every value is written (all zeros for a seat not at the
     /// table).
-    fn observe(&self, _seat: Seat, _out: &mut [f32]) {}
+    fn observe(&self, _seat: Seat, out: &mut [f32]) {
+        // A game without an encoding observes nothing: zeros, never a previous row.
+        out.fill(0.0);
+    }
     /// The frame now and the deciding seat's observation written into `out` (as
     /// [`Game::frame`] then [`Game::observe`]; a batch asks this at every step, and a game
     /// whose frame is costly to find may find it once). `None`, `out` untouched, when the game

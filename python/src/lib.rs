@@ -129,8 +129,9 @@ impl Game {
     /// game resumes at the decision where it was saved.
     #[staticmethod]
     fn load(path: PathBuf) -> PyResult<Game> {
-        let session =
-            Session::open(&path, &arbiter_games::catalogue()).map_err(|e| SaveError::new_err(format!("{}: {e}", path.display())))?;
+        // Read-only: loading never rewrites the user's file (an older file is not upgraded).
+        let session = Session::open_read_only(&path, &arbiter_games::catalogue())
+            .map_err(|e| SaveError::new_err(format!("{}: {e}", path.display())))?;
         let header = session.header();
         let options: serde_json::Value = serde_json::from_str(&header.options).unwrap_or(serde_json::Value::Null);
         let history = session.rows().iter().map(|r| (r.seat, r.move_text.clone())).collect();
@@ -150,9 +151,12 @@ impl Game {
             let mut session = Session::create(&path, self.kind, &self.options, self.seed)
                 .map_err(|e| SaveError::new_err(format!("{}: {e}", path.display())))?;
             for (seat, text) in history {
-                session
-                    .play(text, Some(*seat))
-                    .map_err(|e| SaveError::new_err(format!("{}: the move {text:?} was not stored: {e}", path.display())))?;
+                if let Err(e) = session.play(text, Some(*seat)) {
+                    // Not half a game: the file this call created goes (a retry may then save).
+                    drop(session);
+                    let _ = std::fs::remove_file(&path);
+                    return Err(SaveError::new_err(format!("{}: the move {text:?} was not stored: {e}", path.display())));
+                }
             }
             Ok(())
         })
@@ -285,7 +289,9 @@ impl Game {
     fn sample_hidden(&self, seat: i64, rng_seed: u64) -> PyResult<Game> {
         let seat = seat_in(&*self.game, seat)?;
         let game = self.game.sample_hidden(seat, rng_seed).map_err(illegal)?;
-        Ok(Game { kind: self.kind, options: self.options.clone(), seed: self.seed, game, history: None })
+        // The sample's seed is the one it was drawn with: the real game's seed would let its
+        // holder replay the real game and read everything hidden from `seat`.
+        Ok(Game { kind: self.kind, options: self.options.clone(), seed: rng_seed, game, history: None })
     }
     /// The move an agent makes for the deciding seat: `random`, `greedy`, `computer` or
     /// `computer:LEVEL` (1-5), from what that seat may see; the same seed, the same move.
@@ -383,7 +389,11 @@ struct Slot {
     /// Games this slot has started (the next reset's seed is drawn from the base seed, the
     /// slot's index and this count: independent of the thread count).
     episodes: u64,
+    /// The legal action ids of the decision its row shows (what `step` checks an action
+    /// against: never the `mask` array, which Python may write to).
     scratch: Vec<u32>,
+    /// The seat deciding there (never read back from the `seats` array).
+    decider: Seat,
 }
 
 struct Shape {
@@ -407,7 +417,11 @@ impl Shape {
             Some(f) => {
                 *seat = f.seat.0 as i64;
                 *frame = f.kind as i64;
+                slot.decider = f.seat;
                 slot.game.legal_actions(&mut slot.scratch);
+                if slot.scratch.is_empty() {
+                    return Err("the decision has legal moves but none in the action space (the game's encoding leaves them out)".into());
+                }
                 for &id in &slot.scratch {
                     if let Some(m) = mask.get_mut(id as usize) {
                         *m = true;
@@ -432,7 +446,7 @@ impl Shape {
         let Out { obs, mask, rewards, dones, seats, frames } = out;
         for (k, slot) in slots.iter_mut().enumerate() {
             let i = first + k;
-            let seat = Seat(seats[k] as u8);
+            let seat = slot.decider;
             slot.game.step_action(seat, actions[k] as u32).map_err(|r| format!("game {i}: {r}"))?;
             let reward = &mut rewards[k * self.seats..(k + 1) * self.seats];
             dones[k] = slot.game.outcome().is_some();
@@ -488,15 +502,16 @@ impl VecGame {
     #[new]
     #[pyo3(signature = (kind, num_games, seed=0, options_json="{}", threads=1))]
     fn new(py: Python<'_>, kind: &str, num_games: usize, seed: u64, options_json: &str, threads: usize) -> PyResult<VecGame> {
-        if num_games == 0 {
-            return Err(PyValueError::new_err("a batch holds at least one game"));
+        if !(1..=MAX_GAMES).contains(&num_games) {
+            return Err(PyValueError::new_err(format!("a batch holds 1 to {MAX_GAMES} games (got {num_games})")));
         }
         let kind = kind_of(kind)?;
         let options = parse_options(kind, options_json)?;
         let probe = create(kind, &options, seed)?;
         let e = encoding_of(&*probe)?;
         let shape = Shape { kind, options, seed, obs: e.observation_len(), actions: e.actions as usize, seats: probe.seats().len() };
-        let mut slots: Vec<Slot> = (0..num_games).map(|_| Slot { game: probe.boxed_clone(), episodes: 0, scratch: Vec::new() }).collect();
+        let mut slots: Vec<Slot> =
+            (0..num_games).map(|_| Slot { game: probe.boxed_clone(), episodes: 0, scratch: Vec::new(), decider: Seat(0) }).collect();
         for (i, s) in slots.iter_mut().enumerate() {
             shape.reset(i, s).map_err(PyValueError::new_err)?;
         }
@@ -515,7 +530,8 @@ impl VecGame {
             rng: arbiter_kernel::Randomness::seeded(arbiter_kernel::stable_hash(&(seed, "random actions"))),
             shape,
             slots,
-            threads: threads.max(1),
+            // No more threads than games (each thread steps a share) nor than `MAX_THREADS`.
+            threads: threads.clamp(1, num_games.min(MAX_THREADS)),
         };
         v.write_all(py)?;
         Ok(v)
@@ -539,6 +555,8 @@ impl VecGame {
     fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<()> {
         if let Some(s) = seed {
             self.shape.seed = s;
+            // `random_actions` then draws as a batch made with this seed does.
+            self.rng = arbiter_kernel::Randomness::seeded(arbiter_kernel::stable_hash(&(s, "random actions")));
         }
         for (i, s) in self.slots.iter_mut().enumerate() {
             s.episodes = 0;
@@ -548,19 +566,25 @@ impl VecGame {
     }
 
     /// Play `actions[i]` in game `i` for every game. Every action is checked against the
-    /// mask first: one illegal action raises IllegalMove and no game moves.
+    /// legal actions of its game's decision first (the batch's own record, not the `mask`
+    /// array, which Python may change): one illegal action raises IllegalMove and no game
+    /// moves.
     fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
-        let actions = actions.as_slice()?;
+        // A copy, its borrow released, so that `actions` may be any array, one of the batch's
+        // own included.
+        let copied: Vec<i64> = actions.as_slice()?.to_vec();
+        drop(actions);
+        let actions = copied.as_slice();
         let n = self.slots.len();
         if actions.len() != n {
             return Err(PyValueError::new_err(format!("{} actions for {n} games", actions.len())));
         }
-        let mut obs = self.obs_flat.bind(py).readwrite();
-        let mut mask = self.mask.bind(py).readwrite();
-        let mut rewards = self.rewards.bind(py).readwrite();
-        let mut dones = self.dones.bind(py).readwrite();
-        let mut seats = self.seats.bind(py).readwrite();
-        let mut frames = self.frames.bind(py).readwrite();
+        let mut obs = self.obs_flat.bind(py).try_readwrite().map_err(borrowed)?;
+        let mut mask = self.mask.bind(py).try_readwrite().map_err(borrowed)?;
+        let mut rewards = self.rewards.bind(py).try_readwrite().map_err(borrowed)?;
+        let mut dones = self.dones.bind(py).try_readwrite().map_err(borrowed)?;
+        let mut seats = self.seats.bind(py).try_readwrite().map_err(borrowed)?;
+        let mut frames = self.frames.bind(py).try_readwrite().map_err(borrowed)?;
         let (obs, mask, rewards, dones, seats, frames) = (
             obs.as_slice_mut()?,
             mask.as_slice_mut()?,
@@ -569,9 +593,8 @@ impl VecGame {
             seats.as_slice_mut()?,
             frames.as_slice_mut()?,
         );
-        let a = self.shape.actions;
         for (i, &act) in actions.iter().enumerate() {
-            let legal = usize::try_from(act).ok().filter(|x| *x < a).is_some_and(|x| mask[i * a + x]);
+            let legal = u32::try_from(act).is_ok_and(|id| self.slots[i].scratch.contains(&id));
             if !legal {
                 let text = u32::try_from(act).ok().and_then(|id| self.slots[i].game.action_text(id).ok());
                 return Err(illegal(Refusal::new(
@@ -642,12 +665,12 @@ impl VecGame {
 
 impl VecGame {
     fn write_all(&mut self, py: Python<'_>) -> PyResult<()> {
-        let mut obs = self.obs_flat.bind(py).readwrite();
-        let mut mask = self.mask.bind(py).readwrite();
-        let mut rewards = self.rewards.bind(py).readwrite();
-        let mut dones = self.dones.bind(py).readwrite();
-        let mut seats = self.seats.bind(py).readwrite();
-        let mut frames = self.frames.bind(py).readwrite();
+        let mut obs = self.obs_flat.bind(py).try_readwrite().map_err(borrowed)?;
+        let mut mask = self.mask.bind(py).try_readwrite().map_err(borrowed)?;
+        let mut rewards = self.rewards.bind(py).try_readwrite().map_err(borrowed)?;
+        let mut dones = self.dones.bind(py).try_readwrite().map_err(borrowed)?;
+        let mut seats = self.seats.bind(py).try_readwrite().map_err(borrowed)?;
+        let mut frames = self.frames.bind(py).try_readwrite().map_err(borrowed)?;
         let (obs, mask, seats, frames) = (obs.as_slice_mut()?, mask.as_slice_mut()?, seats.as_slice_mut()?, frames.as_slice_mut()?);
         rewards.as_slice_mut()?.fill(0.0);
         dones.as_slice_mut()?.fill(false);
@@ -659,6 +682,17 @@ impl VecGame {
         }
         Ok(())
     }
+}
+
+/// The most games a batch holds (its arrays are allocated at once: a typo of a few zeros must
+/// not exhaust the memory), and the most threads a batch or the arena uses.
+const MAX_GAMES: usize = 1 << 16;
+const MAX_THREADS: usize = 256;
+
+/// A batch array another borrow holds (an array passed back into the batch while it writes,
+/// or one made read-only): refused with a reason, never a panic.
+fn borrowed(e: numpy::BorrowError) -> PyErr {
+    PyValueError::new_err(format!("the batch cannot write its arrays now ({e}): pass a copy, and leave the arrays writeable"))
 }
 
 /// The ids of the games this build offers, the default first.
@@ -681,7 +715,9 @@ fn arena_json(py: Python<'_>, kind: &str, a: &str, b: &str, games: u64, seed: u6
     let kind = kind_of(kind)?;
     let parse = |s: &str| s.parse::<Agent>().map_err(|r| PyValueError::new_err(r.reason));
     let (a, b) = (parse(a)?, parse(b)?);
-    let result = py.detach(|| arena::run(kind, games, a, b, seed, threads.max(1))).map_err(PyValueError::new_err)?;
+    // No more threads than games, nor than `MAX_THREADS`: each is an OS thread.
+    let threads = threads.clamp(1, usize::try_from(games).unwrap_or(usize::MAX).clamp(1, MAX_THREADS));
+    let result = py.detach(|| arena::run(kind, games, a, b, seed, threads)).map_err(PyValueError::new_err)?;
     serde_json::to_string(&result).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
@@ -707,7 +743,9 @@ fn profile_json(py: Python<'_>, kind: &str, games: u64, seed: u64, options_json:
             let mut moves = Vec::new();
             while let Some(t) = game.decision() {
                 game.legal_actions(&mut ids);
-                let id = ids[rng.pick(ids.len().max(1)).unwrap_or(0).min(ids.len().saturating_sub(1))];
+                let Some(&id) = ids.get(rng.pick(ids.len().max(1)).unwrap_or(0)) else {
+                    return Err("a decision with no move in the action space".to_string());
+                };
                 game.step_action(t.seat, id).map_err(|r| r.to_string())?;
                 moves.push((t.seat, id));
             }
@@ -733,7 +771,9 @@ fn profile_json(py: Python<'_>, kind: &str, games: u64, seed: u64, options_json:
                                 mask.fill(false);
                                 game.legal_actions(&mut ids);
                                 for &i in &ids {
-                                    mask[i as usize] = true;
+                                    if let Some(m) = mask.get_mut(i as usize) {
+                                        *m = true;
+                                    }
                                 }
                                 std::hint::black_box(&mask);
                             }

@@ -155,6 +155,33 @@ def test_sample_hidden_only_at_the_seats_own_decision():
         s.save("never.arbiter")
 
 
+def test_a_sample_does_not_carry_the_real_games_seed():
+    """The real seed would let a program replay the real game and read the hidden cards."""
+    g = arbiter.new_game(TS, seed=123456)
+    s = g.sample_hidden(g.current_seat(), 7)
+    assert s.seed == 7 and s.seed != g.seed
+
+
+def test_loading_never_rewrites_the_file(tmp_path):
+    g = arbiter.new_game(TS, seed=4)
+    for _ in range(5):
+        g.play(g.legal_actions()[0])
+    path = tmp_path / "g.arbiter"
+    g.save(str(path))
+    before = path.read_bytes()
+    arbiter.Game.load(str(path))
+    assert path.read_bytes() == before
+    # A file of an older version (which `arbiter` upgrades when it writes to it) too.
+    import pathlib
+    import shutil
+
+    old = tmp_path / "v2.arbiter"
+    shutil.copy(pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "v2-twilight-struggle.arbiter", old)
+    before = old.read_bytes()
+    arbiter.Game.load(str(old))
+    assert old.read_bytes() == before
+
+
 def test_save_and_load_resume_mid_event(tmp_path):
     """A game saved in the middle of an event's decisions opens at the same decision and goes on
     exactly as the game that was not saved."""
@@ -300,6 +327,49 @@ def test_batched_stepping_refuses_an_illegal_action_and_moves_nothing():
     assert [v.game(i).state_hash() for i in range(3)] == before
     v.reset(seed=1)
     assert [v.game(i).state_hash() for i in range(3)] == before
+
+
+def test_batched_stepping_trusts_no_array_python_can_write():
+    """The mask and seat arrays are the batch's output: writing into them neither makes an
+    illegal action legal nor changes who plays; passing one of them back or making one
+    read-only is refused with a reason, never a panic."""
+    v = arbiter.vec_game(TS, num_games=2, seed=3)
+    before = [v.game(i).state_hash() for i in range(2)]
+    illegal = int(np.flatnonzero(~v.mask[0])[0])
+    v.mask[0, illegal] = True
+    a = v.random_actions()
+    a[0] = illegal
+    with pytest.raises(arbiter.IllegalMove, match="game 0: action"):
+        v.step(a)
+    assert [v.game(i).state_hash() for i in range(2)] == before
+    v.reset(seed=3)
+    w = arbiter.vec_game(TS, num_games=2, seed=3)
+    v.seats[:] = 1 - v.seats
+    a = w.random_actions()
+    v.step(a.copy())
+    w.step(a)
+    assert [v.game(i).state_hash() for i in range(2)] == [w.game(i).state_hash() for i in range(2)]
+    with pytest.raises((ValueError, arbiter.IllegalMove)):
+        v.step(v.seats)
+    v.mask.flags.writeable = False
+    with pytest.raises(ValueError, match="cannot write its arrays"):
+        v.step(v.random_actions())
+
+
+def test_a_reset_with_a_seed_reseeds_the_random_actions():
+    v = arbiter.vec_game(TS, num_games=4, seed=9)
+    for _ in range(3):
+        v.step(v.random_actions())
+    v.reset(seed=11)
+    w = arbiter.vec_game(TS, num_games=4, seed=11)
+    assert np.array_equal(v.random_actions(), w.random_actions())
+
+
+def test_oversized_batches_and_thread_counts_are_refused_or_clamped():
+    with pytest.raises(ValueError, match="a batch holds 1 to"):
+        arbiter.vec_game(TS, num_games=2**40)
+    v = arbiter.vec_game(MS, num_games=2, seed=1, threads=10**6, **SMALL_BOARD)
+    v.step(v.random_actions())
 
 
 # The environments and their libraries' checkers.

@@ -57,6 +57,8 @@ class GameEnv(gymnasium.Env):
         self.render_mode = render_mode
         self._options = _options_json(options)
         self.game = Game(kind, 0, self._options)
+        # The episode ended by an illegal action (the game itself goes on): no step until reset.
+        self._ended = False
         if not 0 <= self.seat < len(self.game.seats):
             raise ValueError(f"no seat {seat}: the seats are 0 to {len(self.game.seats) - 1} ({', '.join(self.game.seats)})")
         self.action_space = spaces.Discrete(self.game.action_space_size)
@@ -84,19 +86,21 @@ class GameEnv(gymnasium.Env):
         if seed is None:
             seed = int(self.np_random.integers(0, _SEED_SPAN))
         self._episode_seed = seed
+        self._ended = False
         self.game = Game(self.kind, seed, self._options)
         self._opponents_move()
         return self.game.observe(self.seat), self._info()
 
     def step(self, action):
         g = self.game
-        if g.is_over():
+        if g.is_over() or self._ended:
             raise IllegalMove("the episode is over: call reset()")
         try:
             g.play(int(action))
         except IllegalMove as e:
             if self.illegal == "raise":
                 raise
+            self._ended = True
             info = self._info()
             info["illegal"] = str(e)
             return g.observe(self.seat), -1.0, True, False, info
