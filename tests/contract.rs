@@ -127,3 +127,49 @@ fn every_encoding_keeps_the_learning_contract() {
         assert!(decisions > 20, "{}", kind.id());
     }
 }
+
+/// Twilight Struggle: the observation of the seat that is *not* deciding (what PettingZoo's
+/// `observe(agent)` gives a waiting agent) never changes when only what it cannot know changes:
+/// a card of the other hand it has not seen swapped with a card of the draw pile. (The learning
+/// contract above samples only at the deciding seat's own decision.)
+#[test]
+fn the_waiting_seats_observation_ignores_the_other_sides_hidden_cards() {
+    use arbiter_twilight::encode::{observe, OBSERVATION};
+    use arbiter_twilight::{Game, Options, Randomness};
+    let rules = arbiter_twilight_cards::ruleset();
+    let (mut checked, mut skipped) = (0, 0);
+    for seed in 0..30u64 {
+        let (mut g, _) = Game::new(rules.clone(), Options::default(), Randomness::seeded(seed));
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        while let Some(d) = g.decision() {
+            let me = d.side.opponent();
+            let st = g.state();
+            let unseen = arbiter_twilight::CardSet(st.hands[d.side.idx()].0 & !st.known[d.side.idx()].0);
+            if let (Some(hidden), Some(&drawn)) = (unseen.iter().next(), st.deck.first()) {
+                let mut before = vec![0.0f32; OBSERVATION];
+                observe(&g, me, &mut before);
+                let mut swapped = st.clone();
+                swapped.hands[d.side.idx()].remove(hidden);
+                swapped.hands[d.side.idx()].insert(drawn);
+                swapped.deck[0] = hidden;
+                let (other, _) = Game::from_state(rules.clone(), swapped);
+                // The same position, only the hidden cards differing: a swap after which the
+                // decision has no legal move runs on to another position (a different game).
+                if other.state().stack != st.stack || other.state().round != st.round {
+                    skipped += 1;
+                    let m = d.moves[rng.random_range(0..d.moves.len())];
+                    g.play_quiet(&m).unwrap();
+                    continue;
+                }
+                let mut after = vec![0.0f32; OBSERVATION];
+                observe(&other, me, &mut after);
+                let diff: Vec<usize> = (0..OBSERVATION).filter(|i| before[*i] != after[*i]).collect();
+                assert!(before == after, "seed {seed}: indices {diff:?} hidden {hidden:?} drawn {drawn:?} known {:?}: swapping a hidden card of the {} changed the {}'s observation", st.known[d.side.idx()], d.side, me);
+                checked += 1;
+            }
+            let m = d.moves[rng.random_range(0..d.moves.len())];
+            g.play_quiet(&m).unwrap();
+        }
+    }
+    assert!(checked > 1000 && skipped * 20 < checked, "{checked} positions checked, {skipped} skipped");
+}
