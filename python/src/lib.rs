@@ -12,7 +12,7 @@ use arbiter_kernel::learn::Encoding;
 use arbiter_kernel::search::{Agent, Plan};
 use arbiter_kernel::{GameKind, Match, Refusal, Seat};
 use arbiter_store::Session;
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray1, PyReadwriteArray2};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -383,6 +383,30 @@ struct Out<'a> {
     frames: &'a mut [i64],
 }
 
+/// The batch's arrays, borrowed for writing while a step or a reset writes them.
+struct Arrays<'py> {
+    obs: PyReadwriteArray2<'py, f32>,
+    mask: PyReadwriteArray2<'py, bool>,
+    rewards: PyReadwriteArray2<'py, f32>,
+    dones: PyReadwriteArray1<'py, bool>,
+    seats: PyReadwriteArray1<'py, i64>,
+    frames: PyReadwriteArray1<'py, i64>,
+}
+
+impl Arrays<'_> {
+    /// Their contents as the slices the rows are written into.
+    fn out(&mut self) -> PyResult<Out<'_>> {
+        Ok(Out {
+            obs: self.obs.as_slice_mut()?,
+            mask: self.mask.as_slice_mut()?,
+            rewards: self.rewards.as_slice_mut()?,
+            dones: self.dones.as_slice_mut()?,
+            seats: self.seats.as_slice_mut()?,
+            frames: self.frames.as_slice_mut()?,
+        })
+    }
+}
+
 /// One game of a batch, its seed for the next reset and what it needs to write its rows.
 struct Slot {
     game: Box<dyn Match>,
@@ -579,20 +603,8 @@ impl VecGame {
         if actions.len() != n {
             return Err(PyValueError::new_err(format!("{} actions for {n} games", actions.len())));
         }
-        let mut obs = self.obs_flat.bind(py).try_readwrite().map_err(borrowed)?;
-        let mut mask = self.mask.bind(py).try_readwrite().map_err(borrowed)?;
-        let mut rewards = self.rewards.bind(py).try_readwrite().map_err(borrowed)?;
-        let mut dones = self.dones.bind(py).try_readwrite().map_err(borrowed)?;
-        let mut seats = self.seats.bind(py).try_readwrite().map_err(borrowed)?;
-        let mut frames = self.frames.bind(py).try_readwrite().map_err(borrowed)?;
-        let (obs, mask, rewards, dones, seats, frames) = (
-            obs.as_slice_mut()?,
-            mask.as_slice_mut()?,
-            rewards.as_slice_mut()?,
-            dones.as_slice_mut()?,
-            seats.as_slice_mut()?,
-            frames.as_slice_mut()?,
-        );
+        let mut arrays = self.arrays(py)?;
+        let Out { obs, mask, rewards, dones, seats, frames } = arrays.out()?;
         for (i, &act) in actions.iter().enumerate() {
             let legal = u32::try_from(act).is_ok_and(|id| self.slots[i].scratch.contains(&id));
             if !legal {
@@ -664,16 +676,24 @@ impl VecGame {
 }
 
 impl VecGame {
+    /// The six output arrays, borrowed for writing: refused (not a panic) when another borrow
+    /// holds one or one was made read-only.
+    fn arrays<'py>(&self, py: Python<'py>) -> PyResult<Arrays<'py>> {
+        Ok(Arrays {
+            obs: self.obs_flat.bind(py).try_readwrite().map_err(borrowed)?,
+            mask: self.mask.bind(py).try_readwrite().map_err(borrowed)?,
+            rewards: self.rewards.bind(py).try_readwrite().map_err(borrowed)?,
+            dones: self.dones.bind(py).try_readwrite().map_err(borrowed)?,
+            seats: self.seats.bind(py).try_readwrite().map_err(borrowed)?,
+            frames: self.frames.bind(py).try_readwrite().map_err(borrowed)?,
+        })
+    }
+
     fn write_all(&mut self, py: Python<'_>) -> PyResult<()> {
-        let mut obs = self.obs_flat.bind(py).try_readwrite().map_err(borrowed)?;
-        let mut mask = self.mask.bind(py).try_readwrite().map_err(borrowed)?;
-        let mut rewards = self.rewards.bind(py).try_readwrite().map_err(borrowed)?;
-        let mut dones = self.dones.bind(py).try_readwrite().map_err(borrowed)?;
-        let mut seats = self.seats.bind(py).try_readwrite().map_err(borrowed)?;
-        let mut frames = self.frames.bind(py).try_readwrite().map_err(borrowed)?;
-        let (obs, mask, seats, frames) = (obs.as_slice_mut()?, mask.as_slice_mut()?, seats.as_slice_mut()?, frames.as_slice_mut()?);
-        rewards.as_slice_mut()?.fill(0.0);
-        dones.as_slice_mut()?.fill(false);
+        let mut arrays = self.arrays(py)?;
+        let Out { obs, mask, rewards, dones, seats, frames } = arrays.out()?;
+        rewards.fill(0.0);
+        dones.fill(false);
         let (o, a) = (self.shape.obs, self.shape.actions);
         for (i, slot) in self.slots.iter_mut().enumerate() {
             self.shape
