@@ -350,6 +350,16 @@ fn main() -> ExitCode {
 /// The most `bench --threads` accepts.
 const MAX_THREADS: usize = 256;
 
+/// `--threads` of the commands that time or play many games: one thread per core is all they
+/// can use; thousands only exhaust the system.
+fn check_threads(threads: usize) -> Result<(), Failure> {
+    if (1..=MAX_THREADS).contains(&threads) {
+        Ok(())
+    } else {
+        Err(Failure::Rejected(format!("--threads must be between 1 and {MAX_THREADS} (got {threads})")))
+    }
+}
+
 pub(crate) fn clock_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }
@@ -541,10 +551,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             if games == 0 {
                 return Err(Failure::Rejected("--games must be at least 1".into()));
             }
-            // One thread per core is all a benchmark can use; thousands only exhaust the system.
-            if !(1..=MAX_THREADS).contains(&threads) {
-                return Err(Failure::Rejected(format!("--threads must be between 1 and {MAX_THREADS} (got {threads})")));
-            }
+            check_threads(threads)?;
             let options = Options { optional_cards: !base_deck, ..Options::default() };
             let r = bench::run(games, seed, threads, options).map_err(Failure::Failed)?;
             if as_json {
@@ -570,9 +577,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             if positions == 0 {
                 return Err(Failure::Rejected("--positions must be at least 1".into()));
             }
-            if !(1..=MAX_THREADS).contains(&threads) {
-                return Err(Failure::Rejected(format!("--threads must be between 1 and {MAX_THREADS} (got {threads})")));
-            }
+            check_threads(threads)?;
             let level = level.parse::<Level>().map_err(|r| Failure::Rejected(r.reason))?;
             let r = bench::search(kind, positions, at, level, threads, seed).map_err(Failure::Failed)?;
             if as_json {
@@ -597,9 +602,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             if games == 0 {
                 return Err(Failure::Rejected("--games must be at least 1".into()));
             }
-            if !(1..=MAX_THREADS).contains(&threads) {
-                return Err(Failure::Rejected(format!("--threads must be between 1 and {MAX_THREADS} (got {threads})")));
-            }
+            check_threads(threads)?;
             let read = |t: &str| t.parse::<arbiter_kernel::search::Agent>().map_err(|r| Failure::Rejected(r.reason));
             let (a, b) = (read(&a)?, read(&b)?);
             let r = arena::run(kind, games, a, b, seed, threads).map_err(Failure::Rejected)?;
