@@ -111,6 +111,8 @@ fn every_encoding_keeps_the_learning_contract() {
                 assert_eq!(frame.seat, turn.seat, "{}: the frame names the deciding seat", kind.id());
                 assert!((frame.kind as usize) < e.frames.len());
                 assert_eq!(m.observe_decider(&mut obs).unwrap(), Some(frame));
+                // Every value is written (`Game::observe`): none is left from before.
+                again.fill(f32::NAN);
                 m.observe(turn.seat, &mut again).unwrap();
                 assert_eq!(obs, again, "{}: the decider's observation is the seat's", kind.id());
                 assert!(obs.iter().all(|v| (-1.0..=1.0).contains(v)), "{}: observations lie in [-1, 1]", kind.id());

@@ -74,6 +74,12 @@ pub fn random_game(seed: u64, options: Options, agreement: Option<Agreement>) ->
         if d.moves.is_empty() {
             return Err(format!("decision with no legal move: {}", d.prompt));
         }
+        // Whose decision it is was kept from the listing (`Game::to_move`): it must be what
+        // the flow answers when asked afresh.
+        let fresh = g.state().stack.last().map(|t| arbiter_twilight::flow::decider(g.pos(), t));
+        if fresh != Some(d.side) || g.to_move() != Some(d.side) {
+            return Err(format!("seed {seed}, decision {decisions}: the kept decider {:?} is not the flow's {fresh:?}", d.side));
+        }
         if let Some(a) = agreement {
             check_agreement(&g, &d.moves, &universe, a, &mut check_rng).map_err(|e| format!("seed {seed}, decision {decisions}: {e}"))?;
             check_interjections(&g, d.side, &d.moves).map_err(|e| format!("seed {seed}, decision {decisions}: {e}"))?;

@@ -271,6 +271,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn action_id(&self, _m: &Self::Move) -> Option<u32> {
         None
     }
+    /// The action ids of the legal moves now, in their order, into `out` (cleared first). The
+    /// default lists the moves and numbers them; a game that keeps its legal moves listed may
+    /// number them in place (a batch asks this at every step).
+    fn legal_action_ids(&self, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(self.legal_moves().iter().filter_map(|m| self.action_id(m)));
+    }
     /// The move numbered `id` here (the inverse of [`Game::action_id`]), `None` for no move
     /// (every id outside the action space included).
     fn move_of(&self, _id: u32) -> Option<Self::Move> {
@@ -464,8 +471,7 @@ impl<G: Game> Match for G {
         Game::encoding(self)
     }
     fn legal_actions(&self, out: &mut Vec<u32>) {
-        out.clear();
-        out.extend(Game::legal_moves(self).iter().filter_map(|m| self.action_id(m)));
+        Game::legal_action_ids(self, out)
     }
     fn action_of(&self, text: &str) -> Result<u32, Refusal> {
         let m = self.parse_move(text)?;

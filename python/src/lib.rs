@@ -416,6 +416,9 @@ struct Slot {
     /// The legal action ids of the decision its row shows (what `step` checks an action
     /// against: never the `mask` array, which Python may write to).
     scratch: Vec<u32>,
+    /// The same ids as a bit set (one bit per action id), so that checking an action costs
+    /// one lookup, not a pass over the list.
+    legal: Vec<u64>,
     /// The seat deciding there (never read back from the `seats` array).
     decider: Seat,
 }
@@ -442,6 +445,11 @@ impl Shape {
                 *seat = f.seat.0 as i64;
                 *frame = f.kind as i64;
                 slot.decider = f.seat;
+                for &id in &slot.scratch {
+                    if let Some(w) = slot.legal.get_mut(id as usize / 64) {
+                        *w &= !(1u64 << (id % 64));
+                    }
+                }
                 slot.game.legal_actions(&mut slot.scratch);
                 if slot.scratch.is_empty() {
                     return Err("the decision has legal moves but none in the action space (the game's encoding leaves them out)".into());
@@ -449,6 +457,9 @@ impl Shape {
                 for &id in &slot.scratch {
                     if let Some(m) = mask.get_mut(id as usize) {
                         *m = true;
+                        if let Some(w) = slot.legal.get_mut(id as usize / 64) {
+                            *w |= 1u64 << (id % 64);
+                        }
                     }
                 }
                 Ok(())
@@ -534,8 +545,15 @@ impl VecGame {
         let probe = create(kind, &options, seed)?;
         let e = encoding_of(&*probe)?;
         let shape = Shape { kind, options, seed, obs: e.observation_len(), actions: e.actions as usize, seats: probe.seats().len() };
-        let mut slots: Vec<Slot> =
-            (0..num_games).map(|_| Slot { game: probe.boxed_clone(), episodes: 0, scratch: Vec::new(), decider: Seat(0) }).collect();
+        let mut slots: Vec<Slot> = (0..num_games)
+            .map(|_| Slot {
+                game: probe.boxed_clone(),
+                episodes: 0,
+                scratch: Vec::new(),
+                legal: vec![0; shape.actions.div_ceil(64)],
+                decider: Seat(0),
+            })
+            .collect();
         for (i, s) in slots.iter_mut().enumerate() {
             shape.reset(i, s).map_err(PyValueError::new_err)?;
         }
@@ -606,7 +624,7 @@ impl VecGame {
         let mut arrays = self.arrays(py)?;
         let Out { obs, mask, rewards, dones, seats, frames } = arrays.out()?;
         for (i, &act) in actions.iter().enumerate() {
-            let legal = u32::try_from(act).is_ok_and(|id| self.slots[i].scratch.contains(&id));
+            let legal = usize::try_from(act).is_ok_and(|id| self.slots[i].legal.get(id / 64).is_some_and(|w| w & (1u64 << (id % 64)) != 0));
             if !legal {
                 let text = u32::try_from(act).ok().and_then(|id| self.slots[i].game.action_text(id).ok());
                 return Err(illegal(Refusal::new(

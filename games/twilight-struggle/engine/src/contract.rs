@@ -134,6 +134,11 @@ impl arbiter_kernel::Game for Game {
     fn action_id(&self, m: &Move) -> Option<u32> {
         crate::encode::action_id(m)
     }
+    fn legal_action_ids(&self, out: &mut Vec<u32>) {
+        // The legal moves are kept listed (`Game::legal`): numbered in place, not copied.
+        out.clear();
+        out.extend(self.legal().iter().filter_map(crate::encode::action_id));
+    }
     fn move_of(&self, id: u32) -> Option<Move> {
         crate::encode::move_of(self, id)
     }

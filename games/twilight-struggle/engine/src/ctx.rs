@@ -32,6 +32,12 @@ pub struct Ctx<'a> {
     pub logging: bool,
     /// The legal moves of the decision `flow::run` stopped at.
     pub legal: Vec<crate::moves::Move>,
+    /// Who decides there (`flow::decider`), found with the moves: an event's question is then
+    /// asked once per decision, not again each time the game is asked whose turn it is.
+    pub decider: Option<Side>,
+    /// The decider found by the last listing (`Agenda::moves`, which reads the state only),
+    /// kept by `Agenda::decide` when unfolding stops there.
+    pub(crate) listed_decider: std::cell::Cell<Option<Side>>,
     /// An engine fault (card code met a move or step it does not know): the move is refused.
     pub fault: Option<String>,
     /// What happened, for the effects in play to react to, one event at a time.
@@ -50,6 +56,8 @@ impl<'a> Ctx<'a> {
             exhausted: None,
             logging: true,
             legal: Vec::new(),
+            decider: None,
+            listed_decider: std::cell::Cell::new(None),
             fault: None,
             reactions: Reactions::default(),
             effects_changed: 0,

@@ -61,6 +61,17 @@ pub fn encoding() -> Encoding {
     Encoding { actions: ACTIONS, observation: vec![OBSERVATION], frames: FRAMES.iter().map(|f| f.to_string()).collect() }
 }
 
+/// The index of `mode` in [`MODES`] (a match: this numbers every listed move of a batch).
+fn mode_slot(mode: PlayMode) -> u32 {
+    match mode {
+        PlayMode::Event => 0,
+        PlayMode::Ops => 1,
+        PlayMode::OpsThenEvent => 2,
+        PlayMode::EventThenOps => 3,
+        PlayMode::Space => 4,
+    }
+}
+
 fn card_slot(c: CardId) -> Option<u32> {
     (c.idx() < CARDS).then_some(c.0 as u32)
 }
@@ -73,10 +84,7 @@ fn country_slot(c: CountryId) -> Option<u32> {
 /// or the cards.
 pub fn action_id(m: &Move) -> Option<u32> {
     Some(match *m {
-        Move::Play { card, mode } => {
-            let k = MODES.iter().position(|x| *x == mode)? as u32;
-            PLAY + k * CARDS as u32 + card_slot(card)?
-        }
+        Move::Play { card, mode } => PLAY + mode_slot(mode) * CARDS as u32 + card_slot(card)?,
         Move::Headline(c) => HEADLINE + card_slot(c)?,
         Move::Discard(c) => DISCARD + card_slot(c)?,
         Move::Take(c) => TAKE + card_slot(c)?,
@@ -284,6 +292,13 @@ mod tests {
         assert_eq!(Map::standard().countries.len(), COUNTRIES);
         // Card numbers run 1–110 (`CardSet` is a bitset over them).
         assert!(CardSet(u128::MAX >> (128 - CARDS)).iter().all(|c| card_slot(c).is_some()));
+    }
+
+    #[test]
+    fn mode_slots_follow_the_modes() {
+        for (k, m) in MODES.iter().enumerate() {
+            assert_eq!(mode_slot(*m), k as u32, "{m:?}");
+        }
     }
 
     #[test]

@@ -86,16 +86,22 @@ impl<'a> Position<'a> {
 /// Every legal move of the decision on top of the stack: the decision's own moves, then the
 /// standing moves the effects in play offer the deciding side.
 pub fn legal_moves(p: Position) -> Vec<Move> {
+    listing(p).0
+}
+
+/// The legal moves of the decision on top and the side that decides it (what [`decider`]
+/// answers), found together: an event's question, asked once, tells both.
+pub fn listing(p: Position) -> (Vec<Move>, Option<Side>) {
     let Some(t) = p.st.stack.last() else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
     if p.st.outcome.is_some() {
-        return Vec::new();
+        return (Vec::new(), None);
     }
     let (mut v, side) = match t.pending() {
         Some(Pending::Event(e)) => match ask(p, e) {
             Some(a) => (a.choices, a.decider),
-            None => return Vec::new(),
+            None => return (Vec::new(), Some(e.side)),
         },
         Some(Pending::Ops(o)) => (ops::legal(p, o), o.side),
         Some(Pending::PlayCard(pt)) => (action_round::legal(p, pt), pt.side),
@@ -103,12 +109,12 @@ pub fn legal_moves(p: Position) -> Vec<Move> {
         Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. } | Pending::SpaceDiscard { .. }) => {
             (candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect(), decider(p, t))
         }
-        None => return Vec::new(),
+        None => return (Vec::new(), Some(p.st.phasing)),
     };
     if !v.is_empty() && !p.st.effects.is_empty() {
         v.extend(p.standing_moves(side));
     }
-    v
+    (v, Some(side))
 }
 
 /// A superset of the legal moves of an engine decision; `check` filters it.
@@ -337,7 +343,9 @@ impl arbiter_kernel::agenda::Agenda for Ctx<'_> {
         t.is_decision()
     }
     fn moves(&self) -> Vec<Move> {
-        legal_moves(self.pos())
+        let (moves, side) = listing(self.pos());
+        self.listed_decider.set(side);
+        moves
     }
     fn no_moves(&mut self, t: Task) {
         no_moves(self, t)
@@ -347,6 +355,7 @@ impl arbiter_kernel::agenda::Agenda for Ctx<'_> {
     }
     fn decide(&mut self, moves: Vec<Move>) {
         self.legal = moves;
+        self.decider = self.listed_decider.get();
     }
 }
 

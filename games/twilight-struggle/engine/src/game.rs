@@ -22,6 +22,9 @@ pub struct Game {
     /// The legal moves of the pending decision, as its arbitrator listed them when the game
     /// reached it (derived from `state`; not part of it).
     legal: Vec<Move>,
+    /// Who decides there, found with the legal moves (`flow::listing`); `None` when the game
+    /// stopped without listing (over, or a move refused), and then asked afresh.
+    decider: Option<Side>,
 }
 
 impl Game {
@@ -29,7 +32,7 @@ impl Game {
     /// then the first decision (the USSR's 6 Influence in Eastern Europe).
     pub fn new(rules: Arc<Ruleset>, options: Options, rng: Randomness) -> (Game, Report) {
         let state = State::initial(&rules, options, rng);
-        let mut g = Game { rules, state, legal: Vec::new() };
+        let mut g = Game { rules, state, legal: Vec::new(), decider: None };
         let mut report = Report::default();
         {
             let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
@@ -37,6 +40,7 @@ impl Game {
             ctx.shuffle_into_deck(early);
             flow::run(&mut ctx);
             g.legal = std::mem::take(&mut ctx.legal);
+            g.decider = ctx.decider.take();
         }
         (g, report)
     }
@@ -44,11 +48,12 @@ impl Game {
     /// A game from any state (fixtures, saved games). Runs automatic tasks up to a decision.
     pub fn from_state(rules: Arc<Ruleset>, mut state: State) -> (Game, Report) {
         state.refresh_masks();
-        let mut g = Game { rules, state, legal: Vec::new() };
+        let mut g = Game { rules, state, legal: Vec::new(), decider: None };
         let mut report = Report::default();
         let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
         flow::run(&mut ctx);
         g.legal = std::mem::take(&mut ctx.legal);
+        g.decider = ctx.decider.take();
         (g, report)
     }
 
@@ -75,13 +80,13 @@ impl Game {
             return None;
         }
         let p = self.pos();
-        let side = flow::decider(p, t);
+        let side = self.decider.unwrap_or_else(|| flow::decider(p, t));
         Some(Decision { side, prompt: flow::prompt(p, t).for_viewer(Some(side), side), moves: self.legal.clone() })
     }
 
     pub fn to_move(&self) -> Option<Side> {
         let t = self.state.stack.last()?;
-        (self.state.outcome.is_none() && t.is_decision()).then(|| flow::decider(self.pos(), t))
+        (self.state.outcome.is_none() && t.is_decision()).then(|| self.decider.unwrap_or_else(|| flow::decider(self.pos(), t)))
     }
 
     pub fn legal_moves(&self) -> Vec<Move> {
@@ -202,6 +207,7 @@ impl Game {
                 return Err(PlayError::Fault { action: self.pos().move_text(m), what });
             }
             self.legal = std::mem::take(&mut ctx.legal);
+            self.decider = ctx.decider.take();
         }
         if let Some(next) = copy {
             self.state = next;
