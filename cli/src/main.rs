@@ -4,7 +4,6 @@
 
 #[macro_use]
 mod out;
-mod arena;
 use arbiter_kernel::search::{Agent, Level};
 mod bench;
 mod board;
@@ -605,7 +604,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             check_threads(threads)?;
             let read = |t: &str| t.parse::<arbiter_kernel::search::Agent>().map_err(|r| Failure::Rejected(r.reason));
             let (a, b) = (read(&a)?, read(&b)?);
-            let r = arena::run(kind, games, a, b, seed, threads).map_err(Failure::Rejected)?;
+            let r = arbiter_kernel::arena::run(kind, games, a, b, seed, threads).map_err(Failure::Rejected)?;
             if as_json {
                 say!("{}", json(&r));
             } else {

@@ -18,6 +18,7 @@
 //! This crate names no game.
 
 pub mod agenda;
+pub mod arena;
 pub mod effects;
 pub mod learn;
 pub mod pipeline;

@@ -6,7 +6,7 @@
 //!   through the store, the computer opponent's sampler and its moves).
 //! - [`VecGame`]: N games stepped together in Rust with the GIL released, writing observations,
 //!   masks, rewards and frames into NumPy arrays allocated once, each game reset when it ends.
-//! - `arena`: the CLI's `arbiter arena` (the same code), for agents against each other.
+//! - `arena`: the kernel's arena (what `arbiter arena` runs), for agents against each other.
 
 use arbiter_kernel::learn::Encoding;
 use arbiter_kernel::search::{Agent, Plan};
@@ -19,11 +19,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
 
-// The arena of `arbiter arena`, compiled here from the CLI's own file so that both run the
-// same code (the CLI is a binary: it exports no library).
-#[allow(dead_code)]
-#[path = "../../cli/src/arena.rs"]
-mod arena;
+// The arena of `arbiter arena`: the kernel's, so that both run the same code.
+use arbiter_kernel::arena;
 
 /// The extension's Rust allocations go through mimalloc (Python's own objects do not).
 #[global_allocator]

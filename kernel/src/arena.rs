@@ -1,4 +1,4 @@
-//! `arbiter arena`: two agents play a game of two seats against each other, each pair of games
+//! The arena (`arbiter arena`, and `arbiter.arena` in Python): two agents play a game of two seats against each other, each pair of games
 //! with the seats swapped, and the strength of one against the other is measured: wins, losses,
 //! draws, the Elo difference with its 95% confidence interval, how the games ended, and the
 //! time each agent takes per decision. Game `i` uses seed `S + i` and agent `a` plays seat
@@ -8,8 +8,8 @@
 //! of game `i` is made with a seed drawn from `S + i`, the agent and the decision's number: the
 //! same command gives the same games.
 
-use arbiter_kernel::search::{Agent, Plan};
-use arbiter_kernel::{GameKind, Seat};
+use crate::search::{Agent, Plan};
+use crate::{GameKind, Seat};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -95,7 +95,7 @@ fn play_one(kind: &dyn GameKind, options: &serde_json::Value, seed: u64, agents:
         let Some(turn) = game.decision() else { return Err(format!("game {i}: no decision and no outcome")) };
         let who = usize::from(turn.seat != a_seat);
         let started = Instant::now();
-        let plan = Plan::new(agents[who], arbiter_kernel::stable_hash(&(seed, who, decisions[who])));
+        let plan = Plan::new(agents[who], crate::stable_hash(&(seed, who, decisions[who])));
         let m = game.agent_move(turn.seat, &plan, &|_| {}).map_err(|r| format!("game {i}: {} could not move: {r}", agents[who]))?;
         time[who] += started.elapsed();
         decisions[who] += 1;
@@ -179,7 +179,7 @@ pub fn run(kind: &'static dyn GameKind, games: u64, a: Agent, b: Agent, seed: u6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter_kernel::search::Level;
+    use crate::search::Level;
 
     #[test]
     fn elo_follows_the_logistic_curve_with_its_interval() {
