@@ -627,8 +627,13 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 }
                 let reasons: Vec<String> = r.end_reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
                 say!("end reasons: {}", reasons.join(", "));
-                let by =
-                    |m: &std::collections::BTreeMap<String, u64>| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
+                // "no game" rather than an empty list when an agent won none.
+                let by = |m: &std::collections::BTreeMap<String, u64>| {
+                    if m.is_empty() {
+                        return "no game".to_string();
+                    }
+                    m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+                };
                 say!("a won by: {}; b won by: {}", by(&r.a_won_by), by(&r.b_won_by));
                 say!("time per decision: a {:.1} µs, b {:.1} µs", r.a.micros_per_decision, r.b.micros_per_decision);
             }

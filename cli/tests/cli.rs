@@ -468,6 +468,22 @@ fn minesweeper_is_played_through_the_same_commands() {
     assert_eq!(json["outcome"]["reason"].as_str().map(str::to_lowercase).as_deref(), Some(outcome));
 }
 
+/// The text report names every game an agent won by its end, and says "no game" for an agent
+/// that won none (seeds from the largest wrap around: game 1 has seed 0).
+#[test]
+fn the_arena_report_says_when_an_agent_won_no_game() {
+    let text = out(&["arena", "--games", "2", "--seed", "18446744073709551615"]);
+    let line = text.lines().find(|l| l.starts_with("a won by:")).unwrap_or_else(|| panic!("{text}"));
+    let json: serde_json::Value =
+        serde_json::from_str(&out(&["arena", "--games", "2", "--seed", "18446744073709551615", "--json"])).unwrap();
+    let a_wins = json["a_wins"].as_u64().unwrap();
+    let b_wins = json["b_wins"].as_u64().unwrap();
+    // This seed's two games are both won by b (random play, fixed by the seed).
+    assert_eq!((a_wins, b_wins), (0, 2), "{json}");
+    assert!(line.starts_with("a won by: no game; b won by: "), "{line}");
+    assert!(!line.ends_with(": "), "{line}");
+}
+
 /// `arbiter arena`: two agents, seats swapped every game; the result is the same on any number
 /// of threads; a game of one seat, an unknown agent or level and no games are refused by name.
 #[test]
