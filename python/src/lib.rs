@@ -442,11 +442,7 @@ impl Shape {
                 *seat = f.seat.0 as i64;
                 *frame = f.kind as i64;
                 slot.decider = f.seat;
-                for &id in &slot.scratch {
-                    if let Some(w) = slot.legal.get_mut(id as usize / 64) {
-                        *w &= !(1u64 << (id % 64));
-                    }
-                }
+                slot.legal.fill(0);
                 slot.game.legal_actions(&mut slot.scratch);
                 if slot.scratch.is_empty() {
                     return Err("the decision has legal moves but none in the action space (the game's encoding leaves them out)".into());
