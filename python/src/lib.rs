@@ -436,29 +436,40 @@ impl Shape {
 
     /// Write row `i`'s observation (for the deciding seat), mask, seat and frame.
     fn write_row(&self, slot: &mut Slot, obs: &mut [f32], mask: &mut [bool], seat: &mut i64, frame: &mut i64) -> Result<(), String> {
-        mask.fill(false);
+        self.write_observation(slot, obs, seat, frame)?;
+        self.write_mask(slot, mask)
+    }
+
+    /// Row `i`'s observation (for the deciding seat), seat and frame; the decider recorded.
+    fn write_observation(&self, slot: &mut Slot, obs: &mut [f32], seat: &mut i64, frame: &mut i64) -> Result<(), String> {
         match slot.game.observe_decider(obs).map_err(|r| r.to_string())? {
             Some(f) => {
                 *seat = f.seat.0 as i64;
                 *frame = f.kind as i64;
                 slot.decider = f.seat;
-                slot.legal.fill(0);
-                slot.game.legal_actions(&mut slot.scratch);
-                if slot.scratch.is_empty() {
-                    return Err("the decision has legal moves but none in the action space (the game's encoding leaves them out)".into());
-                }
-                for &id in &slot.scratch {
-                    if let Some(m) = mask.get_mut(id as usize) {
-                        *m = true;
-                        if let Some(w) = slot.legal.get_mut(id as usize / 64) {
-                            *w |= 1u64 << (id % 64);
-                        }
-                    }
-                }
                 Ok(())
             }
             None => Err("a game with neither a decision nor an outcome".into()),
         }
+    }
+
+    /// Row `i`'s mask, and the batch's own record of the legal ids (the list and its bit set).
+    fn write_mask(&self, slot: &mut Slot, mask: &mut [bool]) -> Result<(), String> {
+        mask.fill(false);
+        slot.legal.fill(0);
+        slot.game.legal_actions(&mut slot.scratch);
+        if slot.scratch.is_empty() {
+            return Err("the decision has legal moves but none in the action space (the game's encoding leaves them out)".into());
+        }
+        for &id in &slot.scratch {
+            if let Some(m) = mask.get_mut(id as usize) {
+                *m = true;
+                if let Some(w) = slot.legal.get_mut(id as usize / 64) {
+                    *w |= 1u64 << (id % 64);
+                }
+            }
+        }
+        Ok(())
     }
 
     fn reset(&self, index: usize, slot: &mut Slot) -> Result<(), String> {
@@ -469,29 +480,41 @@ impl Shape {
     }
 
     /// Play `actions` (already checked against the masks) on `slots`, starting at index
-    /// `first`, writing their rows.
+    /// `first`, writing their rows. Every game is stepped first, then every row written: each
+    /// phase runs its own code over all the games, whose instructions then stay in the cache
+    /// (a game's step and its observation together overflow it; measured with cachegrind:
+    /// BENCHMARKS.md, "The Python batch in phases").
     fn step(&self, first: usize, slots: &mut [Slot], actions: &[i64], out: Out) -> Result<(), String> {
         let Out { obs, mask, rewards, dones, seats, frames } = out;
+        let mut stepped = slots.len();
+        let mut failed = Ok(());
         for (k, slot) in slots.iter_mut().enumerate() {
             let i = first + k;
             let seat = slot.decider;
-            slot.game.step_action(seat, actions[k] as u32).map_err(|r| format!("game {i}: {r}"))?;
-            let reward = &mut rewards[k * self.seats..(k + 1) * self.seats];
-            dones[k] = slot.game.outcome().is_some();
-            returns_of(&*slot.game, reward);
-            if dones[k] {
-                self.reset(i, slot)?;
+            let played = slot.game.step_action(seat, actions[k] as u32).map_err(|r| format!("game {i}: {r}")).and_then(|()| {
+                let reward = &mut rewards[k * self.seats..(k + 1) * self.seats];
+                dones[k] = slot.game.outcome().is_some();
+                returns_of(&*slot.game, reward);
+                if dones[k] {
+                    self.reset(i, slot)?;
+                }
+                Ok(())
+            });
+            if let Err(e) = played {
+                // The games stepped so far still get their rows; this one and the rest keep
+                // theirs, as they are.
+                (stepped, failed) = (k, Err(e));
+                break;
             }
-            self.write_row(
-                slot,
-                &mut obs[k * self.obs..(k + 1) * self.obs],
-                &mut mask[k * self.actions..(k + 1) * self.actions],
-                &mut seats[k],
-                &mut frames[k],
-            )
-            .map_err(|e| format!("game {i}: {e}"))?;
         }
-        Ok(())
+        for (k, slot) in slots.iter_mut().enumerate().take(stepped) {
+            self.write_observation(slot, &mut obs[k * self.obs..(k + 1) * self.obs], &mut seats[k], &mut frames[k])
+                .map_err(|e| format!("game {}: {e}", first + k))?;
+        }
+        for (k, slot) in slots.iter_mut().enumerate().take(stepped) {
+            self.write_mask(slot, &mut mask[k * self.actions..(k + 1) * self.actions]).map_err(|e| format!("game {}: {e}", first + k))?;
+        }
+        failed
     }
 }
 
