@@ -313,7 +313,7 @@ pub(crate) async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc
 /// BENCHMARKS.md, "Server move throughput").
 async fn read_session<T: Send + 'static>(
     room: Arc<Room>,
-    f: impl Fn(&Arc<Room>, &mut arbiter_store::Session) -> T + Send + 'static,
+    f: impl Fn(&Arc<Room>, &mut crate::storage::Session) -> T + Send + 'static,
 ) -> Result<T, ApiError> {
     if let Some(v) = room.try_with_session(|s| f(&room, s)) {
         return Ok(v);

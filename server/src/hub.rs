@@ -6,13 +6,13 @@
 //! Storage is blocking (SQLite, fsync): it runs on tokio's blocking threads.
 
 use crate::seats::{Place, SeatsFile};
+use crate::storage::{Session, Storage};
 use crate::views;
 use crate::{Config, Offered};
 use arbiter_kernel::{Catalogue, GameKind, Refusal, Seat};
-use arbiter_store::{Session, SessionError};
+use arbiter_store::SessionError;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
@@ -59,7 +59,8 @@ pub struct Room {
     /// The places' ids: each seat's, then `observer`.
     pub ids: Vec<String>,
     seats: Mutex<SeatsFile>,
-    seats_path: PathBuf,
+    /// Where its seats document is written.
+    storage: Arc<Storage>,
     /// One topic a place (each seat, the observers), and one for all.
     topics: Vec<broadcast::Sender<Arc<Outgoing>>>,
     all: broadcast::Sender<Arc<Outgoing>>,
@@ -99,7 +100,7 @@ pub enum MoveError {
 }
 
 impl Room {
-    fn new(id: String, session: Session, seats: SeatsFile, seats_path: PathBuf, lobby: Arc<crate::lobby::Lobby>) -> Room {
+    fn new(id: String, session: Session, seats: SeatsFile, storage: Arc<Storage>, lobby: Arc<crate::lobby::Lobby>) -> Room {
         let n = session.header().seats.len();
         lobby.put(crate::lobby::Listing::of(&id, &session, &seats));
         let ids: Vec<String> = Place::all(n).map(|p| views::place_id(&session, p)).collect();
@@ -125,7 +126,7 @@ impl Room {
             session: Mutex::new(session),
             ids,
             seats: Mutex::new(seats),
-            seats_path,
+            storage,
             topics: (0..=n).map(|_| broadcast::channel(256).0).collect(),
             all: broadcast::channel(256).0,
             presence: Mutex::new(presence),
@@ -250,7 +251,7 @@ impl Room {
         let token = crate::seats::new_token().map_err(MoveError::Failed)?;
         let mut next = seats.clone();
         next.hashes[place.idx(n)] = Some(crate::seats::token_hash(&token));
-        next.save(&self.seats_path).map_err(MoveError::Failed)?;
+        self.storage.save_seats(&self.id, &next).map_err(MoveError::Failed)?;
         *seats = next;
         Ok((place, token))
     }
@@ -300,7 +301,7 @@ impl Room {
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
         let mut next = seats.clone();
         next.last_seen = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        match next.save(&self.seats_path) {
+        match self.storage.save_seats(&self.id, &next) {
             Ok(()) => *seats = next,
             Err(e) => eprintln!("arbiter serve: game {}: {e}", self.id),
         }
@@ -335,7 +336,7 @@ impl Room {
         }
         let mut next = seats.clone();
         next.abandoned = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        match next.save(&self.seats_path) {
+        match self.storage.save_seats(&self.id, &next) {
             Ok(()) => {
                 *seats = next;
                 // Out of the lobby's list.
@@ -467,7 +468,7 @@ impl Room {
         let mut next = seats.clone();
         let out = f(&mut next).map_err(MoveError::Failed)?;
         if next != *seats {
-            next.save(&self.seats_path).map_err(MoveError::Failed)?;
+            self.storage.save_seats(&self.id, &next).map_err(MoveError::Failed)?;
             *seats = next;
         }
         Ok(out)
@@ -771,6 +772,8 @@ pub struct Hub {
     /// The games offered, with their clients.
     pub offered: Vec<Offered>,
     catalogue: Catalogue,
+    /// Where the games are kept (`crate::storage`).
+    storage: Arc<Storage>,
     rooms: Mutex<HashMap<String, Arc<Room>>>,
     /// Serialises loading and unloading, so a game is never open twice: a game is loaded only
     /// once the copy unloaded before it is retired ([`Hub::retire`]).
@@ -798,8 +801,9 @@ pub enum HubError {
 }
 
 impl Hub {
-    /// `offered` must not be empty; the first is the default game.
-    pub fn new(config: Config, offered: Vec<Offered>) -> Hub {
+    /// `offered` must not be empty; the first is the default game. The games are kept in
+    /// `storage`.
+    pub fn new(config: Config, offered: Vec<Offered>, storage: Storage) -> Hub {
         let mut catalogue = Catalogue::new(offered.iter().map(|o| o.kind).collect());
         if let Some(o) = offered.iter().find(|o| o.reads_unnamed) {
             catalogue = catalogue.reading_unnamed_as(o.kind);
@@ -809,6 +813,7 @@ impl Hub {
             config,
             offered,
             catalogue,
+            storage: Arc::new(storage),
             rooms: Mutex::new(HashMap::new()),
             loading: tokio::sync::Mutex::new(()),
             lobby: Arc::default(),
@@ -831,11 +836,9 @@ impl Hub {
         self.offered.iter().find(|o| o.kind.id() == id)
     }
 
-    fn game_path(&self, id: &str) -> PathBuf {
-        self.config.data.join(format!("{id}.arbiter"))
-    }
-    fn seats_path(&self, id: &str) -> PathBuf {
-        self.config.data.join(format!("{id}.seats.json"))
+    /// Where the games are kept.
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.storage
     }
 
     pub fn is_loaded(&self, id: &str) -> bool {
@@ -859,19 +862,18 @@ impl Hub {
     ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
         let hub = self.clone();
         tokio::task::spawn_blocking(move || {
-            if hub.config.disk_quota.is_some_and(|q| crate::limits::folder_bytes(&hub.config.data) >= q) {
+            if hub.config.disk_quota.is_some_and(|q| hub.storage.bytes_used() >= q) {
                 return Err(HubError::Full);
             }
             let id = crate::seats::new_game_id().map_err(HubError::Failed)?;
-            let path = hub.game_path(&id);
-            let session = Session::create(&path, kind, &options, seed).map_err(|e| match e {
+            let session = hub.storage.create_game(&id, kind, &options, seed).map_err(|e| match e {
                 SessionError::Rejected(m) => HubError::Invalid(m.to_string()),
                 e => HubError::Failed(e.to_string()),
             })?;
             let n = session.header().seats.len();
             if clock_ms.is_some() && session.game().timeout_move(Seat(0)).is_none() {
                 drop(session);
-                let _ = std::fs::remove_file(&path);
+                hub.storage.discard_game(&id);
                 return Err(HubError::Invalid(format!("{} is not played on a clock", kind.title())));
             }
             let taken: Vec<bool> = (0..=n).map(|i| i == n || seats.as_ref().is_none_or(|s| s.contains(&i))).collect();
@@ -895,9 +897,9 @@ impl Hub {
                 seed_chosen,
                 ..Default::default()
             };
-            file.save(&hub.seats_path(&id)).map_err(HubError::Failed)?;
+            hub.storage.save_seats(&id, &file).map_err(HubError::Failed)?;
             let room =
-                Arc::new(Room::new(id.clone(), session, file, hub.seats_path(&id), hub.lobby.clone()).with_webhooks(hub.webhooks.clone()));
+                Arc::new(Room::new(id.clone(), session, file, hub.storage.clone(), hub.lobby.clone()).with_webhooks(hub.webhooks.clone()));
             let ids = room.ids.clone();
             hub.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), room.clone());
             Ok((id, ids, tokens, room))
@@ -924,8 +926,14 @@ impl Hub {
         if let Some(r) = self.rooms.lock().unwrap_or_else(|p| p.into_inner()).get(id) {
             return Ok(r.clone());
         }
-        let (game, seats) = (self.game_path(id), self.seats_path(id));
-        if !game.exists() || !seats.exists() {
+        let storage = self.storage.clone();
+        if !tokio::task::spawn_blocking({
+            let (storage, id) = (storage.clone(), id.to_string());
+            move || storage.exists(&id)
+        })
+        .await
+        .unwrap_or(false)
+        {
             return Err(HubError::NotFound);
         }
         let id2 = id.to_string();
@@ -933,17 +941,18 @@ impl Hub {
         let sender = self.webhooks.clone();
         let lobby = self.lobby.clone();
         let room = tokio::task::spawn_blocking(move || -> Result<Room, HubError> {
-            let file = SeatsFile::load(&seats).map_err(HubError::Failed)?;
+            let file = storage.load_seats(&id2).map_err(HubError::Failed)?;
             // The reason (which names the data folder's files) goes to the server's log; a
             // client, which may hold no token yet, is told only that the game cannot be loaded.
-            let session = Session::open(&game, &catalogue).map_err(|e| {
+            let session = storage.open_game(&id2, &catalogue).map_err(|e| {
                 eprintln!("arbiter serve: game {id2}: {e}");
                 HubError::Failed("this game cannot be loaded: the server's log says why".into())
             })?;
             if file.seats() != session.header().seats.len() {
-                return Err(HubError::Failed(format!("{} does not match the game's seats", seats.display())));
+                eprintln!("arbiter serve: game {id2}: its seats document does not match the game's seats");
+                return Err(HubError::Failed("this game cannot be loaded: the server's log says why".into()));
             }
-            Ok(Room::new(id2, session, file, seats, lobby).with_webhooks(sender))
+            Ok(Room::new(id2, session, file, storage, lobby).with_webhooks(sender))
         })
         .await
         .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")))??;
@@ -1012,15 +1021,16 @@ impl Hub {
     /// a clock that ran out while the server was down ends its game then, not when someone
     /// next asks for it; a game still running is watched again once unloaded). Blocking.
     pub fn watch_clocks_on_disk(&self) {
-        let Ok(dir) = std::fs::read_dir(&self.config.data) else { return };
         let now = Instant::now();
+        let clocks: Vec<String> = self
+            .storage
+            .game_ids()
+            .into_iter()
+            .filter(|id| self.storage.load_seats(id).is_ok_and(|f| f.clock_ms.is_some() && f.abandoned.is_none()))
+            .collect();
         let mut alarms = self.alarms.lock().unwrap_or_else(|p| p.into_inner());
-        for e in dir.flatten() {
-            let name = e.file_name().to_string_lossy().to_string();
-            let Some(id) = name.strip_suffix(".seats.json").filter(|id| crate::seats::valid_game_id(id)) else { continue };
-            if SeatsFile::load(&e.path()).is_ok_and(|f| f.clock_ms.is_some() && f.abandoned.is_none()) {
-                alarms.insert(id.to_string(), now);
-            }
+        for id in clocks {
+            alarms.insert(id, now);
         }
     }
 

@@ -33,6 +33,7 @@ pub mod lobby;
 pub mod rematch;
 pub mod replay;
 pub mod seats;
+pub mod storage;
 pub mod views;
 pub mod webhook;
 pub mod ws;
@@ -284,13 +285,14 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
     if offered.is_empty() {
         return Err("no game to serve".into());
     }
-    std::fs::create_dir_all(&config.data).map_err(|e| format!("cannot create {}: {e}", config.data.display()))?;
+    let storage = storage::Storage::Files { data: config.data.clone() };
+    storage.prepare()?;
     let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let hub = Arc::new(Hub::new(config.clone(), offered));
+    let hub = Arc::new(Hub::new(config.clone(), offered, storage));
     // The lobby reads the data folder once, before the first request.
     let h = hub.clone();
-    tokio::task::spawn_blocking(move || h.lobby.scan(&h.config.data, h.catalogue()))
+    tokio::task::spawn_blocking(move || h.lobby.scan(h.storage(), h.catalogue()))
         .await
         .map_err(|e| format!("cannot read the games: {e}"))?;
     let sweep = config.idle_timeout.min(config.abandon_after).min(Duration::from_secs(1)).max(Duration::from_millis(100));
@@ -313,10 +315,9 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
 pub fn serve(config: Config, offered: Vec<Offered>) -> Result<(), String> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| format!("cannot start the server: {e}"))?;
     rt.block_on(async {
-        let data = config.data.clone();
         let titles: Vec<&str> = offered.iter().map(|o| o.kind.title()).collect();
         let r = start(config, offered).await?;
-        println!("Serving {} on http://{} (games in {}); Ctrl-C stops.", titles.join(" and "), r.addr, data.display());
+        println!("Serving {} on http://{} ({}); Ctrl-C stops.", titles.join(" and "), r.addr, r.hub.storage().describe());
         tokio::select! {
             _ = tokio::signal::ctrl_c() => Ok(()),
             e = r.task => e.map_err(|e| format!("the server stopped: {e}")),

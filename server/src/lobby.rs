@@ -10,12 +10,11 @@
 //! or a view.
 
 use crate::seats::SeatsFile;
+use crate::storage::{Session, Storage};
 use arbiter_kernel::{Catalogue, Seat};
-use arbiter_store::Session;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Mutex;
 
 /// The most games one page of the list holds (and its default size).
@@ -161,25 +160,23 @@ impl Lobby {
         (page, next)
     }
 
-    /// Read every game of the data folder once (at start): its seats file and its saved game,
+    /// Read every game of the storage once (at start): its seats document and its saved game,
     /// replayed read-only. A game that cannot be read is left out and said in the server's log
     /// (opening it later says why to whoever asks).
-    pub fn scan(&self, data: &Path, games: &Catalogue) {
-        let Ok(dir) = std::fs::read_dir(data) else { return };
-        for entry in dir.flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            let Some(id) = name.strip_suffix(".seats.json") else { continue };
-            if !crate::seats::valid_game_id(id) || self.get(id).is_some() {
+    pub fn scan(&self, storage: &Storage, games: &Catalogue) {
+        for id in storage.game_ids() {
+            let id = id.as_str();
+            if self.get(id).is_some() {
                 continue;
             }
-            let seats = match SeatsFile::load(&entry.path()) {
+            let seats = match storage.load_seats(id) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("arbiter serve: the lobby leaves game {id} out: {e}");
                     continue;
                 }
             };
-            match Session::open_read_only(&data.join(format!("{id}.arbiter")), games) {
+            match storage.open_read_only(id, games) {
                 Ok(s) => self.put(Listing::of(id, &s, &seats)),
                 Err(e) => eprintln!("arbiter serve: the lobby leaves game {id} out: {e}"),
             }
