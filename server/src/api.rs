@@ -54,6 +54,9 @@ impl From<HubError> for ApiError {
                 StatusCode::INSUFFICIENT_STORAGE,
                 "this server's storage for games is full: it makes no new game until old ones are removed".into(),
             ),
+            // Another process took the game meanwhile (the forwarding middleware found it ours a
+            // moment before): the next try is forwarded.
+            HubError::Elsewhere { .. } => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "this game is changing servers: try again".into()),
         }
     }
 }

@@ -784,6 +784,8 @@ pub struct Hub {
     pub lobby: Arc<crate::lobby::Lobby>,
     /// Games created per client address (`Config::games_per_address`).
     pub creations: crate::limits::Buckets,
+    /// Forwarding to the other processes (`crate::cluster`).
+    pub peers: crate::cluster::Peers,
     /// The games not in memory whose clock runs, and when it runs out: the sweep loads each
     /// when due, and loading flags it (a clock ends a game also when nobody is connected).
     alarms: Mutex<HashMap<String, Instant>>,
@@ -798,6 +800,12 @@ pub enum HubError {
     Failed(String),
     /// The data folder has reached `Config::disk_quota`.
     Full,
+    /// Another live process holds the game's lease (several processes on one database): its
+    /// address, and how long until its lease expires if it is not renewed.
+    Elsewhere {
+        address: String,
+        expires_in: Duration,
+    },
 }
 
 impl Hub {
@@ -820,6 +828,7 @@ impl Hub {
             webhooks,
             creations: crate::limits::Buckets::default(),
             alarms: Mutex::new(HashMap::new()),
+            peers: crate::cluster::Peers::new(),
         }
     }
 
@@ -839,6 +848,26 @@ impl Hub {
     /// Where the games are kept.
     pub fn storage(&self) -> &Arc<Storage> {
         &self.storage
+    }
+
+    /// The rooms loaded now.
+    pub fn loaded_rooms(&self) -> Vec<Arc<Room>> {
+        self.rooms.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect()
+    }
+
+    /// These rooms' leases were lost (another process serves their games now): unload each
+    /// still loaded at once, and close its connections (clients reconnect and reach the owner).
+    pub async fn drop_lost(&self, lost: Vec<Arc<Room>>) {
+        let gone = self
+            .retire(|rooms| {
+                let loaded: Vec<&Arc<Room>> = lost.iter().filter(|r| rooms.get(&r.id).is_some_and(|x| Arc::ptr_eq(x, r))).collect();
+                loaded.into_iter().filter_map(|r| rooms.remove(&r.id)).collect()
+            })
+            .await;
+        for r in gone {
+            eprintln!("arbiter serve: game {}: its lease was lost (another server holds it now): unloaded", r.id);
+            r.close_all("another server took this game over: reconnect");
+        }
     }
 
     pub fn is_loaded(&self, id: &str) -> bool {
@@ -898,6 +927,12 @@ impl Hub {
                 ..Default::default()
             };
             hub.storage.save_seats(&id, &file).map_err(HubError::Failed)?;
+            // The new game is this process's to serve (nobody else knows its id yet).
+            match hub.storage.claim(&id) {
+                Ok(crate::storage::Claim::Ours) => {}
+                Ok(crate::storage::Claim::Elsewhere { .. }) => return Err(HubError::Failed("a new game's id was taken: try again".into())),
+                Err(e) => return Err(HubError::Failed(e)),
+            }
             let room =
                 Arc::new(Room::new(id.clone(), session, file, hub.storage.clone(), hub.lobby.clone()).with_webhooks(hub.webhooks.clone()));
             let ids = room.ids.clone();
@@ -936,6 +971,21 @@ impl Hub {
         {
             return Err(HubError::NotFound);
         }
+        // Only the lease's holder serves a game (several processes on one database).
+        let claim = tokio::task::spawn_blocking({
+            let (storage, id) = (storage.clone(), id.to_string());
+            move || storage.claim(&id)
+        })
+        .await
+        .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")))?;
+        match claim {
+            Ok(crate::storage::Claim::Ours) => {}
+            Ok(crate::storage::Claim::Elsewhere { address, expires_in }) => return Err(HubError::Elsewhere { address, expires_in }),
+            Err(e) => {
+                eprintln!("arbiter serve: game {id}: {e}");
+                return Err(HubError::Failed("this game cannot be loaded now: the server's log says why".into()));
+            }
+        }
         let id2 = id.to_string();
         let catalogue = self.catalogue.clone();
         let sender = self.webhooks.clone();
@@ -955,7 +1005,16 @@ impl Hub {
             Ok(Room::new(id2, session, file, storage, lobby).with_webhooks(sender))
         })
         .await
-        .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")))??;
+        .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")));
+        let room = match room {
+            Ok(Ok(room)) => room,
+            Ok(Err(e)) | Err(e) => {
+                // Not served here after all: its lease goes back.
+                let (storage, id) = (self.storage.clone(), id.to_string());
+                let _ = tokio::task::spawn_blocking(move || storage.release(&id)).await;
+                return Err(e);
+            }
+        };
         let room = Arc::new(room);
         self.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string(), room.clone());
         self.alarms.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
@@ -1049,8 +1108,19 @@ impl Hub {
             due
         };
         for id in due {
-            if let Err(e) = self.room(&id).await {
-                eprintln!("arbiter serve: game {id}: its clock ran out but it could not be loaded: {e:?}");
+            match self.room(&id).await {
+                Ok(_) => {}
+                // Its owner runs its clock; should the owner die, looked at again once the
+                // lease can have expired.
+                Err(HubError::Elsewhere { expires_in, .. }) => {
+                    self.alarms
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(id, Instant::now() + expires_in + Duration::from_millis(100));
+                }
+                Err(e) => {
+                    eprintln!("arbiter serve: game {id}: its clock ran out but it could not be loaded: {e:?}");
+                }
             }
         }
     }
@@ -1104,12 +1174,16 @@ impl Hub {
             return gone;
         }
         let marked = gone.clone();
+        let storage = self.storage.clone();
         let done = tokio::task::spawn_blocking(move || {
             let mut due = Vec::new();
             for r in &marked {
                 // Its clock, if running, is looked after while it is not loaded.
                 due.extend(r.clock_due().map(|t| (r.id.clone(), t)));
                 r.with_session(|_| r.unloaded.store(true, std::sync::atomic::Ordering::SeqCst));
+                // Another process may serve it at once (a lease lost already is not ours to
+                // give: releasing it changes nothing).
+                storage.release(&r.id);
             }
             due
         })

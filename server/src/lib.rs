@@ -27,6 +27,7 @@
 pub mod api;
 pub mod chat;
 pub mod clock;
+pub mod cluster;
 pub mod hub;
 pub mod limits;
 pub mod lobby;
@@ -103,6 +104,11 @@ pub struct Config {
     /// in its seats file and unloaded; it can be read and replayed, not played. (A game with a
     /// clock is ended by its clock.)
     pub abandon_after: Duration,
+    /// Several processes on one database: how long a game's lease lasts unless renewed (renewed
+    /// every third of it). A process that dies leaves its games to the others after this.
+    pub lease_ttl: Duration,
+    /// How long a request forwarded to a game's owner may take before it is answered 503.
+    pub forward_timeout: Duration,
 }
 
 impl Config {
@@ -129,6 +135,8 @@ impl Config {
             ping_interval: Duration::from_secs(20),
             pong_timeout: Duration::from_secs(10),
             abandon_after: Duration::from_secs(14 * 24 * 3600),
+            lease_ttl: Duration::from_secs(10),
+            forward_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -247,6 +255,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/static/arbiter.css", get(|| async { text("text/css; charset=utf-8", ARBITER_CSS) }))
         .route("/api/games/{id}/advice", get(api::advice))
         .route("/api/games/{id}/undo", post(api::undo))
+        .layer(axum::middleware::from_fn_with_state(hub.clone(), cluster::route))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::from_fn_with_state(body_limits, limits::read_body))
         .layer(axum::middleware::from_fn(limits::json_errors))
@@ -306,6 +315,7 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
             h.creations.prune(h.config.games_window);
         }
     });
+    tokio::spawn(cluster::keep_leases(hub.clone()));
     let app = router(hub.clone());
     let task = tokio::spawn(limits::serve(listener, app, config));
     Ok(Running { addr, hub, task })

@@ -15,6 +15,15 @@ pub type GameStore = SqliteStore;
 /// A game bound to the server's store.
 pub type Session = arbiter_store::Session<GameStore>;
 
+/// Who serves a game: this process, or another one (several processes on one database).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// This process holds the game's lease (or the storage has no leases: one process).
+    Ours,
+    /// Another live process holds it until its lease expires: requests go to its address.
+    Elsewhere { address: String, expires_in: std::time::Duration },
+}
+
 /// The server's storage.
 #[derive(Debug)]
 pub enum Storage {
@@ -121,6 +130,37 @@ impl Storage {
     pub fn bytes_used(&self) -> u64 {
         match self {
             Storage::Files { data } => crate::limits::folder_bytes(data),
+        }
+    }
+
+    /// Whether several processes may serve these games (leases, forwarding). A data folder is
+    /// one process's.
+    pub fn is_shared(&self) -> bool {
+        match self {
+            Storage::Files { .. } => false,
+        }
+    }
+
+    /// Take (or renew) game `id`'s lease for this process, or say who holds it. Loading a game
+    /// claims it first: only the owner plays it, runs its clock and its computer seats.
+    pub fn claim(&self, _id: &str) -> Result<Claim, String> {
+        match self {
+            Storage::Files { .. } => Ok(Claim::Ours),
+        }
+    }
+
+    /// Renew every lease this process holds (one statement); the games still held. `None`
+    /// for a storage without leases.
+    pub fn renew(&self) -> Result<Option<Vec<String>>, String> {
+        match self {
+            Storage::Files { .. } => Ok(None),
+        }
+    }
+
+    /// Give game `id`'s lease up (it was unloaded): another process may serve it at once.
+    pub fn release(&self, _id: &str) {
+        match self {
+            Storage::Files { .. } => {}
         }
     }
 }
