@@ -214,34 +214,46 @@ impl Pool {
     }
 
     /// Run `f` on a connection outside a transaction; once more on a new connection if an idle
-    /// one had gone stale (the database restarted since).
+    /// one turned out closed (the database restarted since: the other idle ones are dropped
+    /// too). Every use of `run` is safe to repeat after a connection closed under it (a lease,
+    /// a document, a read; a chat message, at worst, twice).
     fn run<T>(&self, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, Failure> {
-        for fresh_only in [false, true] {
-            let (mut conn, reused) = self.get().map_err(Failure::Store)?;
-            if fresh_only && reused {
-                // Stale idle connections are dropped until a new one is made.
-                drop(conn);
-                self.discard();
-                continue;
+        let (mut conn, reused) = self.get().map_err(Failure::Store)?;
+        let result = f(&mut conn);
+        let closed = conn.client.is_closed();
+        self.give_back(conn);
+        match result {
+            Err(Failure::Pg(_)) if closed && reused => {
+                self.drop_idle();
+                let (mut conn, _) = self.get().map_err(Failure::Store)?;
+                let result = f(&mut conn);
+                self.give_back(conn);
+                result
             }
-            let result = f(&mut conn);
-            let stale = conn.client.is_closed();
-            if stale {
-                drop(conn);
-                self.discard();
-            } else {
-                self.put(conn);
-            }
-            match result {
-                Err(Failure::Pg(e)) if stale && reused && !fresh_only => {
-                    let _ = e;
-                    continue;
-                }
-                other => return other,
-            }
+            other => other,
         }
-        // The second round always returns: a new connection is not `reused`.
-        Err(Failure::Store(StoreError::Database { place: self.label.clone(), what: "the database cannot be reached".into() }))
+    }
+
+    /// Put a connection back in the pool, or close it if it is closed.
+    fn give_back(&self, conn: Conn) {
+        if conn.client.is_closed() {
+            drop(conn);
+            self.discard();
+        } else {
+            self.put(conn);
+        }
+    }
+
+    /// Close every idle connection (they outlived their server).
+    fn drop_idle(&self) {
+        let idle = {
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            let idle = std::mem::take(&mut state.idle);
+            state.open = state.open.saturating_sub(idle.len());
+            idle
+        };
+        drop(idle);
+        self.freed.notify_all();
     }
 
     /// What a failed database call means, `doing` being what was attempted; never the driver's
@@ -985,8 +997,10 @@ impl EventStore for PgStore {
                         let _ = conn.client.batch_execute("ROLLBACK");
                         pool.put(conn);
                     }
-                    // An idle connection gone stale (the database restarted): once more.
+                    // An idle connection gone stale (the database restarted): once more, on
+                    // a new one.
                     if stale && reused && attempt == 0 {
+                        pool.drop_idle();
                         continue;
                     }
                     return Err(self.error("lock the game", e));

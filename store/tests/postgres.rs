@@ -413,3 +413,20 @@ fn a_host_chooses_its_store_at_run_time() {
     let strip = |rows: Vec<arbiter_store::EventRow>| -> Vec<_> { rows.into_iter().map(|r| (r.move_text, r.record)).collect() };
     assert_eq!(strip(file.rows().unwrap()), strip(pg.rows().unwrap()));
 }
+
+#[test]
+fn a_restarted_database_is_reached_again() {
+    let Some(pg) = PgServer::start() else { return };
+    let db = PgDatabase::connect(pg.url()).unwrap();
+    let mut s = pg_session(&db, "r", &MINESWEEPER, json!({}), 1);
+    s.play("flag a1", None).unwrap();
+    db.put_doc("r", "seats", "{}").unwrap();
+    // Idle connections in the pool, then the server crashes and comes back.
+    pg.restart();
+    s.play("flag a2", None).unwrap();
+    assert_eq!(db.game_ids().unwrap(), ["r"]);
+    pg.restart();
+    assert_eq!(db.doc("r", "seats").unwrap().as_deref(), Some("{}"));
+    pg.restart();
+    assert_eq!(open(&db, "r").unwrap().seq(), 2);
+}
