@@ -318,6 +318,21 @@ impl PgServer {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
+    /// Stop the server at once (as a crash would: `pg_ctl stop -m immediate`) and start it
+    /// again on the same port: connections made before are closed.
+    pub fn restart(&self) {
+        let out = self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(&self.data)
+            .arg("-l")
+            .arg(self.dir.join("server.log"))
+            .args(["-w", "-t", "60", "-m", "immediate", "restart"])
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run pg_ctl: {e}"));
+        assert!(out.status.success(), "pg_ctl restart failed: {}", shown(&out));
+    }
+
     fn stop(&self) {
         let started = Instant::now();
         let _ = self
