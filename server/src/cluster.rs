@@ -92,7 +92,8 @@ async fn forward(hub: &Arc<Hub>, req: Request, address: &str, expires_in: Durati
     let answer = match out.send().await {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("arbiter serve: forwarding {} {} to {address}: {e}", parts.method, parts.uri.path());
+            // Without the URL: its query holds the seat's token.
+            eprintln!("arbiter serve: forwarding {} {} to {address}: {}", parts.method, parts.uri.path(), e.without_url());
             return unavailable(expires_in, OWNER_GONE);
         }
     };
@@ -106,7 +107,12 @@ async fn forward(hub: &Arc<Hub>, req: Request, address: &str, expires_in: Durati
             r
         }
         Err(e) => {
-            eprintln!("arbiter serve: forwarding {} {} to {address}: the answer broke off: {e}", parts.method, parts.uri.path());
+            eprintln!(
+                "arbiter serve: forwarding {} {} to {address}: the answer broke off: {}",
+                parts.method,
+                parts.uri.path(),
+                e.without_url()
+            );
             unavailable(expires_in, OWNER_GONE)
         }
     }

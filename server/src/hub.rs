@@ -870,6 +870,14 @@ impl Hub {
         }
     }
 
+    /// Unload every game (the server is stopping); connections are told to reconnect.
+    pub async fn unload_all(&self) {
+        let gone = self.retire(|rooms| rooms.drain().map(|(_, r)| r).collect()).await;
+        for r in gone {
+            r.close_all("the server is stopping: reconnect");
+        }
+    }
+
     pub fn is_loaded(&self, id: &str) -> bool {
         self.rooms.lock().unwrap_or_else(|p| p.into_inner()).contains_key(id)
     }
@@ -891,7 +899,7 @@ impl Hub {
     ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
         let hub = self.clone();
         tokio::task::spawn_blocking(move || {
-            if hub.config.disk_quota.is_some_and(|q| hub.storage.bytes_used() >= q) {
+            if hub.config.disk_quota.is_some_and(|q| hub.storage.bytes_used().is_some_and(|used| used >= q)) {
                 return Err(HubError::Full);
             }
             let id = crate::seats::new_game_id().map_err(HubError::Failed)?;

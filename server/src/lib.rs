@@ -109,6 +109,12 @@ pub struct Config {
     pub lease_ttl: Duration,
     /// How long a request forwarded to a game's owner may take before it is answered 503.
     pub forward_timeout: Duration,
+    /// A PostgreSQL database (`postgres://USER@HOST/DB`) that keeps the games instead of `data`,
+    /// shared by any number of server processes.
+    pub store: Option<String>,
+    /// Where the other processes on the database reach this one (`http://HOST:PORT`); by
+    /// default the address it listens on (127.0.0.1 for an unspecified one).
+    pub advertise: Option<String>,
 }
 
 impl Config {
@@ -137,6 +143,8 @@ impl Config {
             abandon_after: Duration::from_secs(14 * 24 * 3600),
             lease_ttl: Duration::from_secs(10),
             forward_timeout: Duration::from_secs(10),
+            store: None,
+            advertise: None,
         }
     }
 }
@@ -294,11 +302,22 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
     if offered.is_empty() {
         return Err("no game to serve".into());
     }
-    let storage = storage::Storage::Files { data: config.data.clone() };
-    storage.prepare()?;
     let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let advertise = config.advertise.clone().unwrap_or_else(|| {
+        let ip = if addr.ip().is_unspecified() { std::net::IpAddr::from([127, 0, 0, 1]) } else { addr.ip() };
+        format!("http://{}", SocketAddr::new(ip, addr.port()))
+    });
+    // Connecting to a database blocks (the `postgres` crate).
+    let storage = {
+        let (c, a) = (config.clone(), advertise.clone());
+        tokio::task::spawn_blocking(move || storage::Storage::open(&c, &a)).await.map_err(|e| format!("cannot open the storage: {e}"))??
+    };
+    storage.prepare()?;
     let hub = Arc::new(Hub::new(config.clone(), offered, storage));
+    if hub.storage().is_shared() {
+        hub.lobby.share();
+    }
     // The lobby reads the data folder once, before the first request.
     let h = hub.clone();
     tokio::task::spawn_blocking(move || h.lobby.scan(h.storage(), h.catalogue()))
@@ -315,9 +334,30 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
             h.creations.prune(h.config.games_window);
         }
     });
-    tokio::spawn(cluster::keep_leases(hub.clone()));
+    // The leases and the shared lobby live as long as the serving task: a server stopped
+    // (its task aborted) renews nothing more, and its leases expire.
+    let leases = cluster::keep_leases(hub.clone());
+    let h = hub.clone();
+    let lobby = async move {
+        if !h.storage().is_shared() {
+            return std::future::pending().await;
+        }
+        // Other processes' games reach this one's list within a second.
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let h = h.clone();
+            let _ = tokio::task::spawn_blocking(move || h.lobby.sync(h.storage(), h.catalogue(), |id| h.is_loaded(id))).await;
+        }
+    };
     let app = router(hub.clone());
-    let task = tokio::spawn(limits::serve(listener, app, config));
+    let task = tokio::spawn(async move {
+        tokio::select! {
+            _ = limits::serve(listener, app, config) => {}
+            // Returns at once without leases: then only the others run on.
+            _ = async { leases.await; std::future::pending::<()>().await } => {}
+            _ = lobby => {}
+        }
+    });
     Ok(Running { addr, hub, task })
 }
 
@@ -328,9 +368,14 @@ pub fn serve(config: Config, offered: Vec<Offered>) -> Result<(), String> {
         let titles: Vec<&str> = offered.iter().map(|o| o.kind.title()).collect();
         let r = start(config, offered).await?;
         println!("Serving {} on http://{} ({}); Ctrl-C stops.", titles.join(" and "), r.addr, r.hub.storage().describe());
-        tokio::select! {
+        let hub = r.hub.clone();
+        let result = tokio::select! {
             _ = tokio::signal::ctrl_c() => Ok(()),
             e = r.task => e.map_err(|e| format!("the server stopped: {e}")),
-        }
+        };
+        // Every game unloaded: on a shared database their leases are released, so another
+        // server (or this one restarted) serves them at once instead of after the lease's TTL.
+        hub.unload_all().await;
+        result
     })
 }

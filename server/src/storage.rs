@@ -3,15 +3,23 @@
 //! the lobby, the quota) asks [`Storage`]: create a game, open it (to play, or only to read),
 //! load and save its seats document, list the games, the space they take.
 //!
-//! Blocking throughout (SQLite with fsync): call from a blocking thread.
+//! `Postgres` keeps every game in one PostgreSQL database that several server processes may
+//! share: the record in the store's tables, the seats document as the game's doc `seats`, the
+//! lobby's facts as its doc `listing`; a game is served by the process holding its lease
+//! (`crate::cluster`).
+//!
+//! Blocking throughout (SQLite with fsync; the `postgres` crate blocks): call from a blocking
+//! thread.
 
 use crate::seats::SeatsFile;
 use arbiter_kernel::{Catalogue, GameKind};
-use arbiter_store::{SessionError, SqliteStore};
+use arbiter_store::{AnyStore, GamePlace, Lease, PgDatabase, SessionError, SqliteStore};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-/// The store a game of this server is played on.
-pub type GameStore = SqliteStore;
+/// The store a game of this server is played on (a SQLite file or a database's game, chosen
+/// when the server starts).
+pub type GameStore = AnyStore;
 /// A game bound to the server's store.
 pub type Session = arbiter_store::Session<GameStore>;
 
@@ -29,13 +37,30 @@ pub enum Claim {
 pub enum Storage {
     /// A folder: each game's SQLite file and its seats file beside it.
     Files { data: PathBuf },
+    /// A PostgreSQL database shared by any number of server processes.
+    Postgres {
+        db: PgDatabase,
+        /// This process's lease owner id (random, new at each start).
+        owner: String,
+        /// Where the other processes reach this one (`--advertise`).
+        address: String,
+        /// How long a lease lasts unless renewed.
+        ttl: Duration,
+    },
 }
+
+/// The seats document of a game in a database.
+const SEATS_DOC: &str = "seats";
+/// The lobby's facts of a game in a database (`crate::lobby`), so every process lists it.
+pub const LISTING_DOC: &str = "listing";
 
 impl Storage {
     /// Ready to serve: the data folder exists.
     pub fn prepare(&self) -> Result<(), String> {
         match self {
             Storage::Files { data } => std::fs::create_dir_all(data).map_err(|e| format!("cannot create {}: {e}", data.display())),
+            // Connecting checked the database and its schema.
+            Storage::Postgres { .. } => Ok(()),
         }
     }
 
@@ -43,6 +68,7 @@ impl Storage {
     pub fn describe(&self) -> String {
         match self {
             Storage::Files { data } => format!("games in {}", data.display()),
+            Storage::Postgres { db, address, .. } => format!("games in the {}, this server reached at {address}", db.label()),
         }
     }
 
@@ -63,7 +89,8 @@ impl Storage {
         seed: u64,
     ) -> Result<Session, SessionError> {
         match self {
-            Storage::Files { data } => Session::create(&Self::game_path(data, id), kind, options, seed),
+            Storage::Files { data } => Session::create_in(GamePlace::File(&Self::game_path(data, id)), kind, options, seed),
+            Storage::Postgres { db, .. } => Session::create_in(GamePlace::Postgres { db, id }, kind, options, seed),
         }
     }
 
@@ -73,6 +100,11 @@ impl Storage {
             Storage::Files { data } => {
                 let _ = std::fs::remove_file(Self::game_path(data, id));
             }
+            Storage::Postgres { db, .. } => {
+                if let Err(e) = db.delete_game(id) {
+                    eprintln!("arbiter serve: game {id} was not wanted but could not be removed: {e}");
+                }
+            }
         }
     }
 
@@ -80,20 +112,30 @@ impl Storage {
     pub fn exists(&self, id: &str) -> bool {
         match self {
             Storage::Files { data } => Self::game_path(data, id).exists() && Self::seats_path(data, id).exists(),
+            Storage::Postgres { db, .. } => match db.doc(id, SEATS_DOC) {
+                Ok(d) => d.is_some(),
+                Err(e) => {
+                    eprintln!("arbiter serve: game {id}: {e}");
+                    false
+                }
+            },
         }
     }
 
     /// Open game `id` to play it: every move replayed and verified.
     pub fn open_game(&self, id: &str, games: &Catalogue) -> Result<Session, SessionError> {
         match self {
-            Storage::Files { data } => Session::open(&Self::game_path(data, id), games),
+            Storage::Files { data } => Session::open_in(GamePlace::File(&Self::game_path(data, id)), games),
+            Storage::Postgres { db, .. } => Session::open_in(GamePlace::Postgres { db, id }, games),
         }
     }
 
     /// Open game `id` only to read it (never written, never upgraded).
     pub fn open_read_only(&self, id: &str, games: &Catalogue) -> Result<Session, SessionError> {
         match self {
-            Storage::Files { data } => Session::open_read_only(&Self::game_path(data, id), games),
+            Storage::Files { data } => Session::load(AnyStore::Sqlite(SqliteStore::open_read_only(&Self::game_path(data, id))?), games),
+            // Reading a database's game changes nothing in it.
+            Storage::Postgres { db, .. } => Session::open_in(GamePlace::Postgres { db, id }, games),
         }
     }
 
@@ -101,6 +143,11 @@ impl Storage {
     pub fn load_seats(&self, id: &str) -> Result<SeatsFile, String> {
         match self {
             Storage::Files { data } => SeatsFile::load(&Self::seats_path(data, id)),
+            Storage::Postgres { db, .. } => match db.doc(id, SEATS_DOC) {
+                Ok(Some(text)) => SeatsFile::parse(&text, &format!("game {id}'s seats document")),
+                Ok(None) => Err(format!("game {id} has no seats document (it was not made by a server)")),
+                Err(e) => Err(format!("game {id}'s seats document cannot be read: {e}")),
+            },
         }
     }
 
@@ -108,6 +155,9 @@ impl Storage {
     pub fn save_seats(&self, id: &str, seats: &SeatsFile) -> Result<(), String> {
         match self {
             Storage::Files { data } => seats.save(&Self::seats_path(data, id)),
+            Storage::Postgres { db, .. } => {
+                db.put_doc(id, SEATS_DOC, &seats.to_json()?).map_err(|e| format!("game {id}'s seats document was not stored: {e}"))
+            }
         }
     }
 
@@ -123,13 +173,19 @@ impl Storage {
                     })
                     .collect()
             }
+            Storage::Postgres { db, .. } => db.game_ids().unwrap_or_else(|e| {
+                eprintln!("arbiter serve: the games cannot be listed: {e}");
+                Vec::new()
+            }),
         }
     }
 
-    /// The bytes the games take (what `Config::disk_quota` bounds).
-    pub fn bytes_used(&self) -> u64 {
+    /// The bytes the games take (what `Config::disk_quota` bounds), where the server measures
+    /// it: a database's space is its administrator's (`None`).
+    pub fn bytes_used(&self) -> Option<u64> {
         match self {
-            Storage::Files { data } => crate::limits::folder_bytes(data),
+            Storage::Files { data } => Some(crate::limits::folder_bytes(data)),
+            Storage::Postgres { .. } => None,
         }
     }
 
@@ -138,14 +194,20 @@ impl Storage {
     pub fn is_shared(&self) -> bool {
         match self {
             Storage::Files { .. } => false,
+            Storage::Postgres { .. } => true,
         }
     }
 
     /// Take (or renew) game `id`'s lease for this process, or say who holds it. Loading a game
     /// claims it first: only the owner plays it, runs its clock and its computer seats.
-    pub fn claim(&self, _id: &str) -> Result<Claim, String> {
+    pub fn claim(&self, id: &str) -> Result<Claim, String> {
         match self {
             Storage::Files { .. } => Ok(Claim::Ours),
+            Storage::Postgres { db, owner, address, ttl } => match db.acquire_lease(id, owner, address, *ttl) {
+                Ok(Lease::Acquired) => Ok(Claim::Ours),
+                Ok(Lease::HeldBy { address, expires_in, .. }) => Ok(Claim::Elsewhere { address, expires_in }),
+                Err(e) => Err(format!("game {id}'s lease cannot be taken: {e}")),
+            },
         }
     }
 
@@ -154,13 +216,63 @@ impl Storage {
     pub fn renew(&self) -> Result<Option<Vec<String>>, String> {
         match self {
             Storage::Files { .. } => Ok(None),
+            Storage::Postgres { db, owner, ttl, .. } => db.renew_leases(owner, *ttl).map(Some).map_err(|e| e.to_string()),
         }
     }
 
     /// Give game `id`'s lease up (it was unloaded): another process may serve it at once.
-    pub fn release(&self, _id: &str) {
+    pub fn release(&self, id: &str) {
         match self {
             Storage::Files { .. } => {}
+            Storage::Postgres { db, owner, .. } => {
+                if let Err(e) = db.release_lease(id, owner) {
+                    // It expires on its own.
+                    eprintln!("arbiter serve: game {id}'s lease could not be released: {e}");
+                }
+            }
+        }
+    }
+}
+
+impl Storage {
+    /// The storage `config` asks for: its database (`Config::store`: connected, its schema
+    /// checked, this process given a lease owner id), else its data folder.
+    pub fn open(config: &crate::Config, address: &str) -> Result<Storage, String> {
+        match &config.store {
+            None => Ok(Storage::Files { data: config.data.clone() }),
+            Some(url) => {
+                let db = PgDatabase::connect(url).map_err(|e| e.to_string())?;
+                // Its pool lives as long as the process: closing a `postgres` connection blocks
+                // on a runtime of its own, which panics on one of tokio's threads, where the
+                // server's last reference (its hub, a room) may well be dropped.
+                static KEPT: std::sync::Mutex<Vec<PgDatabase>> = std::sync::Mutex::new(Vec::new());
+                KEPT.lock().unwrap_or_else(|p| p.into_inner()).push(db.clone());
+                let owner = crate::seats::new_token()?;
+                Ok(Storage::Postgres { db, owner, address: address.to_string(), ttl: config.lease_ttl })
+            }
+        }
+    }
+
+    /// Every game's lobby facts as stored by the processes serving them (a database only).
+    pub fn listings(&self) -> Vec<(String, String)> {
+        match self {
+            Storage::Files { .. } => Vec::new(),
+            Storage::Postgres { db, .. } => {
+                let ids = db.game_ids().unwrap_or_default();
+                ids.into_iter().filter_map(|id| db.doc(&id, LISTING_DOC).ok().flatten().map(|d| (id, d))).collect()
+            }
+        }
+    }
+
+    /// Store game `id`'s lobby facts for the other processes (a database only).
+    pub fn put_listing(&self, id: &str, json: &str) {
+        match self {
+            Storage::Files { .. } => {}
+            Storage::Postgres { db, .. } => {
+                if let Err(e) = db.put_doc(id, LISTING_DOC, json) {
+                    eprintln!("arbiter serve: game {id}'s lobby facts were not stored: {e}");
+                }
+            }
         }
     }
 }
