@@ -55,18 +55,27 @@ pub async fn route(State(hub): State<Arc<Hub>>, req: Request, next: Next) -> Res
         return next.run(req).await;
     }
     let Some(id) = game_of(req.uri().path()).map(String::from) else { return next.run(req).await };
-    // Loading the game claims it: served here if its lease is free, expired or ours.
-    match hub.room(&id).await {
+    // Owned elsewhere a moment ago (a forwarded request's owner does not claim it again).
+    let known = if hub.is_loaded(&id) || req.headers().contains_key(FORWARDED) { None } else { hub.peers.owner(&id) };
+    let found = match known {
+        Some(address) => Err(HubError::Elsewhere { address, expires_in: Duration::from_secs(1) }),
+        // Loading the game claims it: served here if its lease is free, expired or ours.
+        None => hub.room(&id).await,
+    };
+    match found {
         Err(HubError::Elsewhere { address, expires_in }) => {
             if req.headers().contains_key(FORWARDED) {
                 return unavailable(Duration::from_secs(1), "this game is changing servers: try again");
             }
+            hub.peers.remember(&id, &address, expires_in);
             let websocket = req.headers().get(header::UPGRADE).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket"));
-            if websocket {
-                tunnel(&hub, req, &address, expires_in).await
-            } else {
-                forward(&hub, req, &address, expires_in).await
+            let answer =
+                if websocket { tunnel(&hub, req, &address, expires_in).await } else { forward(&hub, req, &address, expires_in).await };
+            if answer.status() == StatusCode::SERVICE_UNAVAILABLE {
+                // Dead, or no longer the owner: ask the database next time.
+                hub.peers.forget(&id);
             }
+            answer
         }
         // Ours, or an error the handler will give (no such game…).
         Ok(_) | Err(HubError::NotFound | HubError::Invalid(_) | HubError::Failed(_) | HubError::Full) => next.run(req).await,
@@ -229,6 +238,35 @@ async fn pump(mut client: WebSocket, mut upstream: Upstream, ping: Duration, pon
 /// an owner's answer is relayed as it is).
 pub struct Peers {
     pub client: reqwest::Client,
+    /// Who held each game another process serves, as last asked, and until when that answer is
+    /// used (a second at most, never past the lease): a forwarded request costs no query of the
+    /// database. A stale answer is safe: the process asked serves a game only after claiming it
+    /// itself, and answers 503 otherwise.
+    owners: std::sync::Mutex<std::collections::HashMap<String, (String, Instant)>>,
+}
+
+impl Peers {
+    /// The owner last found for game `id`, if that answer is still fresh.
+    fn owner(&self, id: &str) -> Option<String> {
+        let owners = self.owners.lock().unwrap_or_else(|p| p.into_inner());
+        owners.get(id).filter(|(_, until)| Instant::now() < *until).map(|(a, _)| a.clone())
+    }
+
+    fn remember(&self, id: &str, address: &str, expires_in: Duration) {
+        let mut owners = self.owners.lock().unwrap_or_else(|p| p.into_inner());
+        // Bounded: stale answers go first.
+        if owners.len() >= 10_000 {
+            let now = Instant::now();
+            owners.retain(|_, (_, until)| *until > now);
+        }
+        if owners.len() < 10_000 {
+            owners.insert(id.to_string(), (address.to_string(), Instant::now() + expires_in.min(Duration::from_secs(1))));
+        }
+    }
+
+    fn forget(&self, id: &str) {
+        self.owners.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+    }
 }
 
 impl Peers {
@@ -238,7 +276,7 @@ impl Peers {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap_or_else(|_| reqwest::Client::new());
-        Peers { client }
+        Peers { client, owners: Default::default() }
     }
 }
 
