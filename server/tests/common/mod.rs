@@ -5,6 +5,7 @@ use arbiter_twilight::{Options, Side};
 /// A game where a seat may interject ("at any time": cancelling the Cuban Missile Crisis),
 /// found by random play (`arbiter_twilight::playout::random_until`): the seed, the moves up to
 /// that point (each with its side), the interjecting side and one interjection it may make.
+#[allow(dead_code)]
 pub fn interjection_ahead(options: Options) -> (u64, Vec<(Side, String)>, Side, String) {
     // A cancellation, not a headline chosen at the same time as the other side's (§4.5C).
     let open = |g: &arbiter_twilight::Game| {
