@@ -337,7 +337,7 @@ fn heads_docs_ids_and_deletion() {
 }
 
 #[test]
-fn chat_is_numbered_in_order_even_from_two_writers_at_once() {
+fn chat_is_numbered_in_order_even_from_four_writers_at_once() {
     let Some((_pg, db)) = database("chat") else { return };
     drop(pg_session(&db, "c", &MINESWEEPER, json!({}), 1));
     let store = db.open_game("c").unwrap();
@@ -345,26 +345,26 @@ fn chat_is_numbered_in_order_even_from_two_writers_at_once() {
     assert_eq!(store.chat_len().unwrap(), 0);
     let first = store.add_chat("p1", "all", "hi").unwrap();
     assert_eq!((first.id, first.from.as_str(), first.to.as_str(), first.text.as_str()), (1, "p1", "all", "hi"));
-    let threads: Vec<_> = (0..2)
+    let threads: Vec<_> = (0..4)
         .map(|t| {
             let db = db.clone();
             std::thread::spawn(move || {
                 let store = db.open_game("c").unwrap();
-                (0..20).map(|i| store.add_chat(&format!("w{t}"), "all", &format!("{i}")).unwrap().id).collect::<Vec<_>>()
+                (0..25).map(|i| store.add_chat(&format!("w{t}"), "all", &format!("{i}")).unwrap().id).collect::<Vec<_>>()
             })
         })
         .collect();
     let mut ids: Vec<u64> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
     ids.sort();
-    assert_eq!(ids, (2..=41).collect::<Vec<_>>());
+    assert_eq!(ids, (2..=101).collect::<Vec<_>>());
     let chat = store.chat().unwrap();
-    assert_eq!(chat.len(), 41);
-    assert_eq!(store.chat_len().unwrap(), 41);
+    assert_eq!(chat.len(), 101);
+    assert_eq!(store.chat_len().unwrap(), 101);
     assert!(chat.windows(2).all(|w| w[0].id + 1 == w[1].id));
     // Through AnyStore, as a host keeps it.
     let any = AnyStore::Postgres(db.open_game("c").unwrap());
     assert_eq!(any.chat().unwrap(), chat);
-    assert_eq!(any.add_chat("p2", "us", "psst").unwrap().id, 42);
+    assert_eq!(any.add_chat("p2", "us", "psst").unwrap().id, 102);
 }
 
 #[test]
@@ -443,4 +443,15 @@ fn a_restarted_database_is_reached_again() {
     assert_eq!(db.doc("r", "seats").unwrap().as_deref(), Some("{}"));
     pg.restart();
     assert_eq!(open(&db, "r").unwrap().seq(), 2);
+}
+
+#[test]
+fn the_last_handle_may_be_dropped_inside_an_async_runtime() {
+    let Some((_pg, db)) = database("async_drop") else { return };
+    let store = db.open_game("none").err();
+    assert!(matches!(store, Some(StoreError::NoSuchGame(_))));
+    // The pool now holds an idle connection, whose closing blocks on its own runtime: a server
+    // dropping its last handle inside its async runtime must not panic.
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    runtime.block_on(async move { drop(db) });
 }
