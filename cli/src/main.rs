@@ -13,6 +13,7 @@ mod minefield;
 mod odds;
 mod play;
 mod table;
+mod transfer;
 mod ts_session;
 mod warn;
 
@@ -235,6 +236,29 @@ enum Command {
         /// Print each case with its log.
         #[arg(long)]
         verbose: bool,
+    },
+    /// Copy game GAME of a PostgreSQL store into a new saved-game file, every row as it was
+    /// (times, logs, chain), with its chat and its seats (FILE's name with `.seats.json`).
+    Export {
+        /// The game's id in the store.
+        game: String,
+        /// The store: postgres://USER@HOST[:PORT]/DATABASE.
+        #[arg(long)]
+        store: String,
+        /// The new file (FILE.arbiter); an existing file is refused.
+        file: PathBuf,
+    },
+    /// Copy a saved-game file (and its seats file beside it, NAME.seats.json, if any) into a
+    /// PostgreSQL store, every row as it was; the game is replayed and verified first.
+    Import {
+        file: PathBuf,
+        /// The store: postgres://USER@HOST[:PORT]/DATABASE.
+        #[arg(long)]
+        store: String,
+        /// The game's id in the store (default: the file's name without .arbiter); an id the
+        /// store holds is refused.
+        #[arg(long)]
+        id: Option<String>,
     },
     /// Replay a saved game with verification, and print the state at the end.
     Replay {
@@ -671,6 +695,32 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 say!("a won by: {}; b won by: {}", by(&r.a_won_by), by(&r.b_won_by));
                 say!("time per decision: a {:.1} µs, b {:.1} µs", r.a.micros_per_decision, r.b.micros_per_decision);
             }
+            Ok(())
+        }
+        Command::Export { game, store, file } => {
+            let m = transfer::export(&store, &game, &file)?;
+            say!(
+                "Exported game {} to {}: {} move(s), {} chat message(s){}; chain {}.",
+                m.id,
+                file.display(),
+                m.moves,
+                m.chat,
+                if m.seats { format!(", seats in {}", transfer::seats_file(&file).display()) } else { String::new() },
+                m.chain
+            );
+            Ok(())
+        }
+        Command::Import { file, store, id } => {
+            let m = transfer::import(&file, &store, id.as_deref())?;
+            say!(
+                "Imported {} as game {}: {} move(s), {} chat message(s){}; chain {}.",
+                file.display(),
+                m.id,
+                m.moves,
+                m.chat,
+                if m.seats { ", and its seats" } else { "" },
+                m.chain
+            );
             Ok(())
         }
         Command::Replay { file, to, step } => {

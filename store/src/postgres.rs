@@ -14,7 +14,9 @@
 //!
 //! The client is the synchronous `postgres` crate: every call blocks, and must be made outside
 //! an async runtime's worker thread (a server calls the store from `spawn_blocking`); each
-//! connection runs a small runtime of its own. Connections are pooled per [`PgDatabase`]; a
+//! connection runs a small runtime of its own. Dropping a `PgDatabase` or an unlocked
+//! `PgStore` is safe anywhere (the pool's idle connections are closed on a thread of their
+//! own); a `PgStore` dropped while it holds the write lock rolls back, which blocks. Connections are pooled per [`PgDatabase`]; a
 //! [`PgStore`] holds one only between `lock` and `commit`/`rollback`, so thousands of loaded
 //! games need no more connections than there are writes at once. No TLS: reach the database on
 //! a trusted network or a local socket.
@@ -38,8 +40,6 @@ const WAIT: Duration = Duration::from_secs(10);
 /// Connections one [`PgDatabase`] opens at most (PostgreSQL's default limit is 100 for all
 /// processes together).
 const MAX_CONNECTIONS: usize = 16;
-/// How many times a chat message is numbered again when another process took its number.
-const CHAT_TRIES: usize = 8;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS arbiter_schema (
@@ -293,6 +293,19 @@ impl Pool {
         } else {
             what(format!("could not {doing}"))
         }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let idle = std::mem::take(&mut self.state.get_mut().unwrap_or_else(|p| p.into_inner()).idle);
+        if idle.is_empty() {
+            return;
+        }
+        // Closing a connection blocks on the connection's own runtime, which panics on an
+        // async runtime's thread (a server dropping its last handle there, at shutdown): they
+        // are closed on a thread of their own.
+        let _ = std::thread::Builder::new().name("arbiter-pg-close".into()).spawn(move || drop(idle));
     }
 }
 
@@ -880,8 +893,10 @@ impl PgStore {
         })
     }
 
-    /// Store a chat message (durably, on its own; never inside a move's write). Numbered after
-    /// the last; if another process took the number meanwhile, numbered again.
+    /// Store a chat message (durably, on its own; never inside a move's write), numbered after
+    /// the last. Writers of one game's chat take turns on the game's row (as moves do, so a
+    /// message waits for a move being stored): numbering under a lock, where retrying after a
+    /// lost race let a writer lose every time to a faster one.
     pub fn add_chat(&self, from: &str, to: &str, text: &str) -> Result<ChatMessage, StoreError> {
         if self.locked.borrow().is_some() {
             return Err(StoreError::WriteFailed {
@@ -890,26 +905,31 @@ impl PgStore {
             });
         }
         let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        for _ in 0..CHAT_TRIES {
-            let added = self.read("store the chat message", |c| {
-                let added = c.query_opt(
+        let id = self.read("store the chat message", |c| {
+            c.client.batch_execute(&format!("BEGIN; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+            let added = (|| -> Result<i64, Failure> {
+                if c.query_opt(LOCK_GAME, &[&self.id])?.is_none() {
+                    return Err(Failure::Store(StoreError::NoSuchGame(self.place.clone())));
+                }
+                let row = c.query_opt(
                     "INSERT INTO chat (game_id, id, at, sender, audience, text) \
                      SELECT $1, COALESCE(MAX(id), 0) + 1, $2, $3, $4, $5 FROM chat WHERE game_id = $1 RETURNING id",
                     &[&self.id, &at, &from, &to, &text],
-                );
-                match added {
-                    Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => Ok(None),
-                    Err(e) if e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => {
-                        Err(Failure::Store(StoreError::NoSuchGame(self.place.clone())))
-                    }
-                    other => Ok(other?.map(|r| r.try_get::<_, i64>(0)).transpose()?),
+                )?;
+                Ok(row.map(|r| r.try_get::<_, i64>(0)).transpose()?.unwrap_or(0))
+            })();
+            match added {
+                Ok(id) => {
+                    c.client.batch_execute("COMMIT")?;
+                    Ok(id)
                 }
-            })?;
-            if let Some(id) = added {
-                return Ok(ChatMessage { id: id.max(0) as u64, at, from: from.into(), to: to.into(), text: text.into() });
+                Err(e) => {
+                    let _ = c.client.batch_execute("ROLLBACK");
+                    Err(e)
+                }
             }
-        }
-        Err(StoreError::Busy(self.place.clone()))
+        })?;
+        Ok(ChatMessage { id: id.max(0) as u64, at, from: from.into(), to: to.into(), text: text.into() })
     }
 
     /// Store chat messages as they were (their numbers and times: a game moved between
