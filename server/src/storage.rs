@@ -242,11 +242,6 @@ impl Storage {
             None => Ok(Storage::Files { data: config.data.clone() }),
             Some(url) => {
                 let db = PgDatabase::connect(url).map_err(|e| e.to_string())?;
-                // Its pool lives as long as the process: closing a `postgres` connection blocks
-                // on a runtime of its own, which panics on one of tokio's threads, where the
-                // server's last reference (its hub, a room) may well be dropped.
-                static KEPT: std::sync::Mutex<Vec<PgDatabase>> = std::sync::Mutex::new(Vec::new());
-                KEPT.lock().unwrap_or_else(|p| p.into_inner()).push(db.clone());
                 let owner = crate::seats::new_token()?;
                 Ok(Storage::Postgres { db, owner, address: address.to_string(), ttl: config.lease_ttl })
             }

@@ -54,11 +54,9 @@ pub fn open_game(dir: &std::path::Path, id: &str, on_postgres: bool) -> arbiter_
     use arbiter_store::{GamePlace, PgDatabase, Session};
     let games = arbiter_games::catalogue();
     if on_postgres {
-        // The `postgres` crate blocks on a runtime of its own: off the test's async thread; its
-        // pool is kept for the process (closing it on a runtime's thread would panic).
+        // The `postgres` crate blocks on a runtime of its own: off the test's async thread.
         tokio::task::block_in_place(|| {
             let db = PgDatabase::connect(&database(dir).expect("the test's database")).unwrap();
-            std::mem::forget(db.clone());
             Session::open_in(GamePlace::Postgres { db: &db, id }, &games).unwrap()
         })
     } else {
