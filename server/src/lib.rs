@@ -21,7 +21,8 @@
 //! `clock` (the chess clock, read from the saved game's move times), `views` (what each place
 //! may see, as JSON), `api` (HTTP), `ws` (WebSocket), `webhook` (turn alerts to a seat's URL),
 //! `limits` (the accept loop: caps on connections, deadlines for headers and bodies; new games
-//! per address; JSON errors).
+//! per address; JSON errors), `storage` (where games are kept: a data folder or a PostgreSQL
+//! database), `cluster` (several processes on one database: leases, forwarding, tunnels).
 //! `static/`: the new-game page.
 
 pub mod api;
