@@ -12,6 +12,7 @@ mod minefield;
 mod odds;
 mod play;
 mod table;
+mod transfer;
 mod ts_session;
 mod warn;
 
@@ -145,6 +146,19 @@ enum Command {
         /// beyond it (507). 0: no limit.
         #[arg(long, default_value = "1G", value_parser = arbiter_server::limits::parse_bytes)]
         disk_quota: u64,
+        /// Keep the games in this PostgreSQL database instead of the data folder
+        /// (`postgres://USER@HOST/DB`). Any number of servers may share it: each game is
+        /// served by one of them at a time, the others forward its requests there.
+        #[arg(long, value_name = "URL")]
+        store: Option<String>,
+        /// With --store: the URL the other servers reach this one at (`http://HOST:PORT`);
+        /// by default the address it listens on.
+        #[arg(long, value_name = "URL", requires = "store")]
+        advertise: Option<String>,
+        /// With --store: seconds a game's lease lasts unless renewed (every third of it); a
+        /// server that dies leaves its games to the others after this.
+        #[arg(long, default_value = "10", value_parser = parse_seconds, requires = "store")]
+        lease_ttl: std::time::Duration,
     },
     /// Play random games in memory and report their speed.
     Bench {
@@ -222,6 +236,29 @@ enum Command {
         #[arg(long)]
         verbose: bool,
     },
+    /// Copy game GAME of a PostgreSQL store into a new saved-game file, every row as it was
+    /// (times, logs, chain), with its chat and its seats (FILE's name with `.seats.json`).
+    Export {
+        /// The game's id in the store.
+        game: String,
+        /// The store: postgres://USER@HOST[:PORT]/DATABASE.
+        #[arg(long)]
+        store: String,
+        /// The new file (FILE.arbiter); an existing file is refused.
+        file: PathBuf,
+    },
+    /// Copy a saved-game file (and its seats file beside it, NAME.seats.json, if any) into a
+    /// PostgreSQL store, every row as it was; the game is replayed and verified first.
+    Import {
+        file: PathBuf,
+        /// The store: postgres://USER@HOST[:PORT]/DATABASE.
+        #[arg(long)]
+        store: String,
+        /// The game's id in the store (default: the file's name without .arbiter); an id the
+        /// store holds is refused.
+        #[arg(long)]
+        id: Option<String>,
+    },
     /// Replay a saved game with verification, and print the state at the end.
     Replay {
         file: PathBuf,
@@ -244,6 +281,14 @@ fn seat_named(s: &Session, id: &str) -> Result<Seat, Failure> {
         .position(|x| *x == id)
         .map(|i| Seat(i as u8))
         .ok_or_else(|| Failure::Rejected(format!("no seat {id:?} in this game; its seats: {} (or observer)", s.header().seats.join(", "))))
+}
+
+/// A duration in seconds as `--lease-ttl` takes it: 0.2 to 3600, decimals allowed.
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (0.2..=3600.0).contains(&x) => Ok(std::time::Duration::from_secs_f64(x)),
+        _ => Err(format!("{s:?}: a number of seconds from 0.2 to 3600 (10, 2.5)")),
+    }
 }
 
 /// The viewer named `id`: a seat, or `observer`.
@@ -501,7 +546,19 @@ fn run(cmd: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Fixtures { paths, verbose } => run_fixtures(&paths, verbose),
-        Command::Serve { addr, data, disconnect_timeout, unload_after, idle_timeout, webhooks_private, max_connections, disk_quota } => {
+        Command::Serve {
+            addr,
+            data,
+            disconnect_timeout,
+            unload_after,
+            idle_timeout,
+            webhooks_private,
+            max_connections,
+            disk_quota,
+            store,
+            advertise,
+            lease_ttl,
+        } => {
             let mut config = arbiter_server::Config::new(addr, data);
             config.webhook_private = webhooks_private;
             config.disconnect_timeout = std::time::Duration::from_secs(disconnect_timeout);
@@ -509,6 +566,11 @@ fn run(cmd: Command) -> Result<(), Failure> {
             config.idle_timeout = std::time::Duration::from_secs(idle_timeout.max(1));
             config.max_connections = max_connections.max(1);
             config.disk_quota = (disk_quota > 0).then_some(disk_quota);
+            config.store = store;
+            config.advertise = advertise;
+            config.lease_ttl = lease_ttl;
+            // An owner that has not answered within its lease's TTL is taken for dead (503).
+            config.forward_timeout = lease_ttl.max(std::time::Duration::from_secs(1));
             arbiter_server::serve(config, arbiter_games::web::offered()).map_err(Failure::Failed)
         }
         Command::Card { name, json: as_json } => {
@@ -637,6 +699,32 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 say!("a won by: {}; b won by: {}", by(&r.a_won_by), by(&r.b_won_by));
                 say!("time per decision: a {:.1} µs, b {:.1} µs", r.a.micros_per_decision, r.b.micros_per_decision);
             }
+            Ok(())
+        }
+        Command::Export { game, store, file } => {
+            let m = transfer::export(&store, &game, &file)?;
+            say!(
+                "Exported game {} to {}: {} move(s), {} chat message(s){}; chain {}.",
+                m.id,
+                file.display(),
+                m.moves,
+                m.chat,
+                if m.seats { format!(", seats in {}", transfer::seats_file(&file).display()) } else { String::new() },
+                m.chain
+            );
+            Ok(())
+        }
+        Command::Import { file, store, id } => {
+            let m = transfer::import(&file, &store, id.as_deref())?;
+            say!(
+                "Imported {} as game {}: {} move(s), {} chat message(s){}; chain {}.",
+                file.display(),
+                m.id,
+                m.moves,
+                m.chat,
+                if m.seats { ", and its seats" } else { "" },
+                m.chain
+            );
             Ok(())
         }
         Command::Replay { file, to, step } => {

@@ -4,7 +4,11 @@
 //! and the p50/p99/max round trip of a move (POST until its answer: judged, stored durably,
 //! broadcast).
 //!
-//! `cargo run --release -p arbiter-server --example load -- [--games 200] [--moves 40] [--addr HOST:PORT]`
+//! `cargo run --release -p arbiter-server --example load -- [--games 200] [--moves 40] [--addr HOST:PORT[,HOST:PORT…]]`
+//!
+//! On PostgreSQL: `--postgres` (a throwaway server, arbiter-pgtest) or `--store URL`, and
+//! `--servers N` in-process servers on that one database (each request to the next server in
+//! turn: the owner of a game serves a share, the others forward).
 
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -19,25 +23,35 @@ async fn main() {
     let games: usize = arg("--games").and_then(|v| v.parse().ok()).unwrap_or(200).clamp(1, 2000);
     let moves: usize = arg("--moves").and_then(|v| v.parse().ok()).unwrap_or(40).clamp(1, 10_000);
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let (base, _server) = match arg("--addr") {
-        Some(a) => (format!("http://{a}"), None),
+    let servers: usize = arg("--servers").and_then(|v| v.parse().ok()).unwrap_or(1).clamp(1, 8);
+    // `--postgres`: a throwaway PostgreSQL (arbiter-pgtest); `--store URL`: an existing one.
+    let pg = std::env::args().any(|a| a == "--postgres").then(|| arbiter_pgtest::PgServer::start().expect("PostgreSQL is installed"));
+    let store = arg("--store").or_else(|| pg.as_ref().map(|p| p.new_database("load")));
+    assert!(servers == 1 || store.is_some(), "several servers share a database: --postgres or --store URL");
+    let (bases, _servers): (Vec<String>, Vec<arbiter_server::Running>) = match arg("--addr") {
+        Some(a) => (a.split(',').map(|a| format!("http://{a}")).collect(), Vec::new()),
         None => {
-            let mut config = arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
-            // Every client task is on one address: the limits meant for strangers (30 new
-            // games per 10 minutes, 32 connections per address) would refuse the test itself.
-            config.games_per_address = games as u32;
-            config.max_connections = 4 * games + 64;
-            config.max_connections_per_address = config.max_connections;
-            let r = arbiter_server::start(config, arbiter_games::web::offered()).await.expect("the server starts");
-            (format!("http://{}", r.addr), Some(r))
+            let mut running = Vec::new();
+            for _ in 0..servers {
+                let mut config = arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+                // Every client task is on one address: the limits meant for strangers (30 new
+                // games per 10 minutes, 32 connections per address) would refuse the test itself.
+                config.games_per_address = games as u32;
+                config.max_connections = 4 * games + 64;
+                config.max_connections_per_address = config.max_connections;
+                config.store = store.clone();
+                running.push(arbiter_server::start(config, arbiter_games::web::offered()).await.expect("the server starts"));
+            }
+            (running.iter().map(|r| format!("http://{}", r.addr)).collect(), running)
         }
     };
+    println!("{} server(s) on {}", bases.len(), if store.is_some() { "one PostgreSQL database" } else { "saved game files (SQLite)" });
     let http = reqwest::Client::builder().pool_max_idle_per_host(games).build().unwrap();
     let started = Instant::now();
     let mut tasks = Vec::new();
     for g in 0..games {
-        let (http, base) = (http.clone(), base.clone());
-        tasks.push(tokio::spawn(async move { play(&http, &base, g as u64, moves).await }));
+        let (http, bases) = (http.clone(), bases.clone());
+        tasks.push(tokio::spawn(async move { play(&http, &bases, g as u64, moves).await }));
     }
     let mut latencies: Vec<Duration> = Vec::new();
     let mut ended = 0;
@@ -74,8 +88,15 @@ struct Decision {
 }
 
 /// One game: random legal moves as whoever decides. Returns each move's round trip and
-/// whether the game ended.
-async fn play(http: &reqwest::Client, base: &str, seed: u64, moves: usize) -> (Vec<Duration>, bool) {
+/// whether the game ended. With several servers, each request goes to the next one in turn (as
+/// a load balancer spreading requests would): a game's owner serves some, the others forward.
+async fn play(http: &reqwest::Client, bases: &[String], seed: u64, moves: usize) -> (Vec<Duration>, bool) {
+    let mut turn = seed as usize;
+    let mut next = || {
+        turn += 1;
+        bases[turn % bases.len()].clone()
+    };
+    let base = next();
     let v: Value =
         http.post(format!("{base}/api/games")).body(json!({ "seed": seed }).to_string()).send().await.unwrap().json().await.unwrap();
     let id = v["id"].as_str().unwrap_or_else(|| panic!("no game made: {v}")).to_string();
@@ -87,6 +108,7 @@ async fn play(http: &reqwest::Client, base: &str, seed: u64, moves: usize) -> (V
         // Ask both seats; the one whose decision it is gets the moves.
         let mut mine = None;
         for t in [&us, &ussr] {
+            let base = next();
             let m: Decision = http.get(format!("{base}/api/games/{id}/moves?token={t}")).send().await.unwrap().json().await.unwrap();
             if m.outcome.is_some() {
                 return (out, true);
@@ -100,6 +122,7 @@ async fn play(http: &reqwest::Client, base: &str, seed: u64, moves: usize) -> (V
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let text = list[(x >> 33) as usize % list.len()].clone();
         let start = Instant::now();
+        let base = next();
         let r = http.post(format!("{base}/api/games/{id}/moves?token={t}")).body(json!({ "move": text }).to_string()).send().await.unwrap();
         let status = r.status();
         let _ = r.bytes().await;

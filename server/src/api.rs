@@ -54,6 +54,9 @@ impl From<HubError> for ApiError {
                 StatusCode::INSUFFICIENT_STORAGE,
                 "this server's storage for games is full: it makes no new game until old ones are removed".into(),
             ),
+            // Another process took the game meanwhile (the forwarding middleware found it ours a
+            // moment before): the next try is forwarded.
+            HubError::Elsewhere { .. } => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "this game is changing servers: try again".into()),
         }
     }
 }
@@ -313,7 +316,7 @@ pub(crate) async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc
 /// BENCHMARKS.md, "Server move throughput").
 async fn read_session<T: Send + 'static>(
     room: Arc<Room>,
-    f: impl Fn(&Arc<Room>, &mut arbiter_store::Session) -> T + Send + 'static,
+    f: impl Fn(&Arc<Room>, &mut crate::storage::Session) -> T + Send + 'static,
 ) -> Result<T, ApiError> {
     if let Some(v) = room.try_with_session(|s| f(&room, s)) {
         return Ok(v);

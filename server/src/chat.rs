@@ -191,7 +191,7 @@ pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value
 
 /// The messages `place` may read (a read error is said in the server's log: a chat that
 /// cannot be read must not keep a player from the game).
-pub fn history(s: &arbiter_store::Session, place: Place) -> Vec<Value> {
+pub fn history(s: &crate::storage::Session, place: Place) -> Vec<Value> {
     match s.store().chat() {
         Ok(all) => all.iter().filter(|m| Audience::parse(&m.to).is_some_and(|a| a.reaches(place))).map(to_json).collect(),
         Err(e) => {

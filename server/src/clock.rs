@@ -7,8 +7,8 @@
 //! was down. A seat whose time runs out gets the game's timeout move (`Game::timeout_move`),
 //! stored like any move; only games that have one are offered a clock.
 
+use crate::storage::Session;
 use arbiter_kernel::Seat;
-use arbiter_store::Session;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 

@@ -6,13 +6,13 @@
 //! Storage is blocking (SQLite, fsync): it runs on tokio's blocking threads.
 
 use crate::seats::{Place, SeatsFile};
+use crate::storage::{Session, Storage};
 use crate::views;
 use crate::{Config, Offered};
 use arbiter_kernel::{Catalogue, GameKind, Refusal, Seat};
-use arbiter_store::{Session, SessionError};
+use arbiter_store::SessionError;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
@@ -59,7 +59,8 @@ pub struct Room {
     /// The places' ids: each seat's, then `observer`.
     pub ids: Vec<String>,
     seats: Mutex<SeatsFile>,
-    seats_path: PathBuf,
+    /// Where its seats document is written.
+    storage: Arc<Storage>,
     /// One topic a place (each seat, the observers), and one for all.
     topics: Vec<broadcast::Sender<Arc<Outgoing>>>,
     all: broadcast::Sender<Arc<Outgoing>>,
@@ -99,7 +100,7 @@ pub enum MoveError {
 }
 
 impl Room {
-    fn new(id: String, session: Session, seats: SeatsFile, seats_path: PathBuf, lobby: Arc<crate::lobby::Lobby>) -> Room {
+    fn new(id: String, session: Session, seats: SeatsFile, storage: Arc<Storage>, lobby: Arc<crate::lobby::Lobby>) -> Room {
         let n = session.header().seats.len();
         lobby.put(crate::lobby::Listing::of(&id, &session, &seats));
         let ids: Vec<String> = Place::all(n).map(|p| views::place_id(&session, p)).collect();
@@ -125,7 +126,7 @@ impl Room {
             session: Mutex::new(session),
             ids,
             seats: Mutex::new(seats),
-            seats_path,
+            storage,
             topics: (0..=n).map(|_| broadcast::channel(256).0).collect(),
             all: broadcast::channel(256).0,
             presence: Mutex::new(presence),
@@ -250,7 +251,7 @@ impl Room {
         let token = crate::seats::new_token().map_err(MoveError::Failed)?;
         let mut next = seats.clone();
         next.hashes[place.idx(n)] = Some(crate::seats::token_hash(&token));
-        next.save(&self.seats_path).map_err(MoveError::Failed)?;
+        self.storage.save_seats(&self.id, &next).map_err(MoveError::Failed)?;
         *seats = next;
         Ok((place, token))
     }
@@ -300,7 +301,7 @@ impl Room {
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
         let mut next = seats.clone();
         next.last_seen = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        match next.save(&self.seats_path) {
+        match self.storage.save_seats(&self.id, &next) {
             Ok(()) => *seats = next,
             Err(e) => eprintln!("arbiter serve: game {}: {e}", self.id),
         }
@@ -335,7 +336,7 @@ impl Room {
         }
         let mut next = seats.clone();
         next.abandoned = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        match next.save(&self.seats_path) {
+        match self.storage.save_seats(&self.id, &next) {
             Ok(()) => {
                 *seats = next;
                 // Out of the lobby's list.
@@ -467,7 +468,7 @@ impl Room {
         let mut next = seats.clone();
         let out = f(&mut next).map_err(MoveError::Failed)?;
         if next != *seats {
-            next.save(&self.seats_path).map_err(MoveError::Failed)?;
+            self.storage.save_seats(&self.id, &next).map_err(MoveError::Failed)?;
             *seats = next;
         }
         Ok(out)
@@ -771,6 +772,8 @@ pub struct Hub {
     /// The games offered, with their clients.
     pub offered: Vec<Offered>,
     catalogue: Catalogue,
+    /// Where the games are kept (`crate::storage`).
+    storage: Arc<Storage>,
     rooms: Mutex<HashMap<String, Arc<Room>>>,
     /// Serialises loading and unloading, so a game is never open twice: a game is loaded only
     /// once the copy unloaded before it is retired ([`Hub::retire`]).
@@ -781,6 +784,8 @@ pub struct Hub {
     pub lobby: Arc<crate::lobby::Lobby>,
     /// Games created per client address (`Config::games_per_address`).
     pub creations: crate::limits::Buckets,
+    /// Forwarding to the other processes (`crate::cluster`).
+    pub peers: crate::cluster::Peers,
     /// The games not in memory whose clock runs, and when it runs out: the sweep loads each
     /// when due, and loading flags it (a clock ends a game also when nobody is connected).
     alarms: Mutex<HashMap<String, Instant>>,
@@ -795,11 +800,18 @@ pub enum HubError {
     Failed(String),
     /// The data folder has reached `Config::disk_quota`.
     Full,
+    /// Another live process holds the game's lease (several processes on one database): its
+    /// address, and how long until its lease expires if it is not renewed.
+    Elsewhere {
+        address: String,
+        expires_in: Duration,
+    },
 }
 
 impl Hub {
-    /// `offered` must not be empty; the first is the default game.
-    pub fn new(config: Config, offered: Vec<Offered>) -> Hub {
+    /// `offered` must not be empty; the first is the default game. The games are kept in
+    /// `storage`.
+    pub fn new(config: Config, offered: Vec<Offered>, storage: Storage) -> Hub {
         let mut catalogue = Catalogue::new(offered.iter().map(|o| o.kind).collect());
         if let Some(o) = offered.iter().find(|o| o.reads_unnamed) {
             catalogue = catalogue.reading_unnamed_as(o.kind);
@@ -809,12 +821,14 @@ impl Hub {
             config,
             offered,
             catalogue,
+            storage: Arc::new(storage),
             rooms: Mutex::new(HashMap::new()),
             loading: tokio::sync::Mutex::new(()),
             lobby: Arc::default(),
             webhooks,
             creations: crate::limits::Buckets::default(),
             alarms: Mutex::new(HashMap::new()),
+            peers: crate::cluster::Peers::new(),
         }
     }
 
@@ -831,11 +845,37 @@ impl Hub {
         self.offered.iter().find(|o| o.kind.id() == id)
     }
 
-    fn game_path(&self, id: &str) -> PathBuf {
-        self.config.data.join(format!("{id}.arbiter"))
+    /// Where the games are kept.
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.storage
     }
-    fn seats_path(&self, id: &str) -> PathBuf {
-        self.config.data.join(format!("{id}.seats.json"))
+
+    /// The rooms loaded now.
+    pub fn loaded_rooms(&self) -> Vec<Arc<Room>> {
+        self.rooms.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect()
+    }
+
+    /// These rooms' leases were lost (another process serves their games now): unload each
+    /// still loaded at once, and close its connections (clients reconnect and reach the owner).
+    pub async fn drop_lost(&self, lost: Vec<Arc<Room>>) {
+        let gone = self
+            .retire(|rooms| {
+                let loaded: Vec<&Arc<Room>> = lost.iter().filter(|r| rooms.get(&r.id).is_some_and(|x| Arc::ptr_eq(x, r))).collect();
+                loaded.into_iter().filter_map(|r| rooms.remove(&r.id)).collect()
+            })
+            .await;
+        for r in gone {
+            eprintln!("arbiter serve: game {}: its lease was lost (another server holds it now): unloaded", r.id);
+            r.close_all("another server took this game over: reconnect");
+        }
+    }
+
+    /// Unload every game (the server is stopping); connections are told to reconnect.
+    pub async fn unload_all(&self) {
+        let gone = self.retire(|rooms| rooms.drain().map(|(_, r)| r).collect()).await;
+        for r in gone {
+            r.close_all("the server is stopping: reconnect");
+        }
     }
 
     pub fn is_loaded(&self, id: &str) -> bool {
@@ -859,19 +899,18 @@ impl Hub {
     ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
         let hub = self.clone();
         tokio::task::spawn_blocking(move || {
-            if hub.config.disk_quota.is_some_and(|q| crate::limits::folder_bytes(&hub.config.data) >= q) {
+            if hub.config.disk_quota.is_some_and(|q| hub.storage.bytes_used().is_some_and(|used| used >= q)) {
                 return Err(HubError::Full);
             }
             let id = crate::seats::new_game_id().map_err(HubError::Failed)?;
-            let path = hub.game_path(&id);
-            let session = Session::create(&path, kind, &options, seed).map_err(|e| match e {
+            let session = hub.storage.create_game(&id, kind, &options, seed).map_err(|e| match e {
                 SessionError::Rejected(m) => HubError::Invalid(m.to_string()),
                 e => HubError::Failed(e.to_string()),
             })?;
             let n = session.header().seats.len();
             if clock_ms.is_some() && session.game().timeout_move(Seat(0)).is_none() {
                 drop(session);
-                let _ = std::fs::remove_file(&path);
+                hub.storage.discard_game(&id);
                 return Err(HubError::Invalid(format!("{} is not played on a clock", kind.title())));
             }
             let taken: Vec<bool> = (0..=n).map(|i| i == n || seats.as_ref().is_none_or(|s| s.contains(&i))).collect();
@@ -895,9 +934,15 @@ impl Hub {
                 seed_chosen,
                 ..Default::default()
             };
-            file.save(&hub.seats_path(&id)).map_err(HubError::Failed)?;
+            hub.storage.save_seats(&id, &file).map_err(HubError::Failed)?;
+            // The new game is this process's to serve (nobody else knows its id yet).
+            match hub.storage.claim(&id) {
+                Ok(crate::storage::Claim::Ours) => {}
+                Ok(crate::storage::Claim::Elsewhere { .. }) => return Err(HubError::Failed("a new game's id was taken: try again".into())),
+                Err(e) => return Err(HubError::Failed(e)),
+            }
             let room =
-                Arc::new(Room::new(id.clone(), session, file, hub.seats_path(&id), hub.lobby.clone()).with_webhooks(hub.webhooks.clone()));
+                Arc::new(Room::new(id.clone(), session, file, hub.storage.clone(), hub.lobby.clone()).with_webhooks(hub.webhooks.clone()));
             let ids = room.ids.clone();
             hub.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), room.clone());
             Ok((id, ids, tokens, room))
@@ -924,29 +969,60 @@ impl Hub {
         if let Some(r) = self.rooms.lock().unwrap_or_else(|p| p.into_inner()).get(id) {
             return Ok(r.clone());
         }
-        let (game, seats) = (self.game_path(id), self.seats_path(id));
-        if !game.exists() || !seats.exists() {
+        let storage = self.storage.clone();
+        if !tokio::task::spawn_blocking({
+            let (storage, id) = (storage.clone(), id.to_string());
+            move || storage.exists(&id)
+        })
+        .await
+        .unwrap_or(false)
+        {
             return Err(HubError::NotFound);
+        }
+        // Only the lease's holder serves a game (several processes on one database).
+        let claim = tokio::task::spawn_blocking({
+            let (storage, id) = (storage.clone(), id.to_string());
+            move || storage.claim(&id)
+        })
+        .await
+        .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")))?;
+        match claim {
+            Ok(crate::storage::Claim::Ours) => {}
+            Ok(crate::storage::Claim::Elsewhere { address, expires_in }) => return Err(HubError::Elsewhere { address, expires_in }),
+            Err(e) => {
+                eprintln!("arbiter serve: game {id}: {e}");
+                return Err(HubError::Failed("this game cannot be loaded now: the server's log says why".into()));
+            }
         }
         let id2 = id.to_string();
         let catalogue = self.catalogue.clone();
         let sender = self.webhooks.clone();
         let lobby = self.lobby.clone();
         let room = tokio::task::spawn_blocking(move || -> Result<Room, HubError> {
-            let file = SeatsFile::load(&seats).map_err(HubError::Failed)?;
+            let file = storage.load_seats(&id2).map_err(HubError::Failed)?;
             // The reason (which names the data folder's files) goes to the server's log; a
             // client, which may hold no token yet, is told only that the game cannot be loaded.
-            let session = Session::open(&game, &catalogue).map_err(|e| {
+            let session = storage.open_game(&id2, &catalogue).map_err(|e| {
                 eprintln!("arbiter serve: game {id2}: {e}");
                 HubError::Failed("this game cannot be loaded: the server's log says why".into())
             })?;
             if file.seats() != session.header().seats.len() {
-                return Err(HubError::Failed(format!("{} does not match the game's seats", seats.display())));
+                eprintln!("arbiter serve: game {id2}: its seats document does not match the game's seats");
+                return Err(HubError::Failed("this game cannot be loaded: the server's log says why".into()));
             }
-            Ok(Room::new(id2, session, file, seats, lobby).with_webhooks(sender))
+            Ok(Room::new(id2, session, file, storage, lobby).with_webhooks(sender))
         })
         .await
-        .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")))??;
+        .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")));
+        let room = match room {
+            Ok(Ok(room)) => room,
+            Ok(Err(e)) | Err(e) => {
+                // Not served here after all: its lease goes back.
+                let (storage, id) = (self.storage.clone(), id.to_string());
+                let _ = tokio::task::spawn_blocking(move || storage.release(&id)).await;
+                return Err(e);
+            }
+        };
         let room = Arc::new(room);
         self.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string(), room.clone());
         self.alarms.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
@@ -1012,15 +1088,16 @@ impl Hub {
     /// a clock that ran out while the server was down ends its game then, not when someone
     /// next asks for it; a game still running is watched again once unloaded). Blocking.
     pub fn watch_clocks_on_disk(&self) {
-        let Ok(dir) = std::fs::read_dir(&self.config.data) else { return };
         let now = Instant::now();
+        let clocks: Vec<String> = self
+            .storage
+            .game_ids()
+            .into_iter()
+            .filter(|id| self.storage.load_seats(id).is_ok_and(|f| f.clock_ms.is_some() && f.abandoned.is_none()))
+            .collect();
         let mut alarms = self.alarms.lock().unwrap_or_else(|p| p.into_inner());
-        for e in dir.flatten() {
-            let name = e.file_name().to_string_lossy().to_string();
-            let Some(id) = name.strip_suffix(".seats.json").filter(|id| crate::seats::valid_game_id(id)) else { continue };
-            if SeatsFile::load(&e.path()).is_ok_and(|f| f.clock_ms.is_some() && f.abandoned.is_none()) {
-                alarms.insert(id.to_string(), now);
-            }
+        for id in clocks {
+            alarms.insert(id, now);
         }
     }
 
@@ -1039,8 +1116,19 @@ impl Hub {
             due
         };
         for id in due {
-            if let Err(e) = self.room(&id).await {
-                eprintln!("arbiter serve: game {id}: its clock ran out but it could not be loaded: {e:?}");
+            match self.room(&id).await {
+                Ok(_) => {}
+                // Its owner runs its clock; should the owner die, looked at again once the
+                // lease can have expired.
+                Err(HubError::Elsewhere { expires_in, .. }) => {
+                    self.alarms
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(id, Instant::now() + expires_in + Duration::from_millis(100));
+                }
+                Err(e) => {
+                    eprintln!("arbiter serve: game {id}: its clock ran out but it could not be loaded: {e:?}");
+                }
             }
         }
     }
@@ -1094,12 +1182,16 @@ impl Hub {
             return gone;
         }
         let marked = gone.clone();
+        let storage = self.storage.clone();
         let done = tokio::task::spawn_blocking(move || {
             let mut due = Vec::new();
             for r in &marked {
                 // Its clock, if running, is looked after while it is not loaded.
                 due.extend(r.clock_due().map(|t| (r.id.clone(), t)));
                 r.with_session(|_| r.unloaded.store(true, std::sync::atomic::Ordering::SeqCst));
+                // Another process may serve it at once (a lease lost already is not ours to
+                // give: releasing it changes nothing).
+                storage.release(&r.id);
             }
             due
         })

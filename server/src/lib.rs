@@ -21,18 +21,21 @@
 //! `clock` (the chess clock, read from the saved game's move times), `views` (what each place
 //! may see, as JSON), `api` (HTTP), `ws` (WebSocket), `webhook` (turn alerts to a seat's URL),
 //! `limits` (the accept loop: caps on connections, deadlines for headers and bodies; new games
-//! per address; JSON errors).
+//! per address; JSON errors), `storage` (where games are kept: a data folder or a PostgreSQL
+//! database), `cluster` (several processes on one database: leases, forwarding, tunnels).
 //! `static/`: the new-game page.
 
 pub mod api;
 pub mod chat;
 pub mod clock;
+pub mod cluster;
 pub mod hub;
 pub mod limits;
 pub mod lobby;
 pub mod rematch;
 pub mod replay;
 pub mod seats;
+pub mod storage;
 pub mod views;
 pub mod webhook;
 pub mod ws;
@@ -102,6 +105,17 @@ pub struct Config {
     /// in its seats file and unloaded; it can be read and replayed, not played. (A game with a
     /// clock is ended by its clock.)
     pub abandon_after: Duration,
+    /// Several processes on one database: how long a game's lease lasts unless renewed (renewed
+    /// every third of it). A process that dies leaves its games to the others after this.
+    pub lease_ttl: Duration,
+    /// How long a request forwarded to a game's owner may take before it is answered 503.
+    pub forward_timeout: Duration,
+    /// A PostgreSQL database (`postgres://USER@HOST/DB`) that keeps the games instead of `data`,
+    /// shared by any number of server processes.
+    pub store: Option<String>,
+    /// Where the other processes on the database reach this one (`http://HOST:PORT`); by
+    /// default the address it listens on (127.0.0.1 for an unspecified one).
+    pub advertise: Option<String>,
 }
 
 impl Config {
@@ -128,6 +142,10 @@ impl Config {
             ping_interval: Duration::from_secs(20),
             pong_timeout: Duration::from_secs(10),
             abandon_after: Duration::from_secs(14 * 24 * 3600),
+            lease_ttl: Duration::from_secs(10),
+            forward_timeout: Duration::from_secs(10),
+            store: None,
+            advertise: None,
         }
     }
 }
@@ -246,6 +264,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .route("/static/arbiter.css", get(|| async { text("text/css; charset=utf-8", ARBITER_CSS) }))
         .route("/api/games/{id}/advice", get(api::advice))
         .route("/api/games/{id}/undo", post(api::undo))
+        .layer(axum::middleware::from_fn_with_state(hub.clone(), cluster::route))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::from_fn_with_state(body_limits, limits::read_body))
         .layer(axum::middleware::from_fn(limits::json_errors))
@@ -284,13 +303,25 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
     if offered.is_empty() {
         return Err("no game to serve".into());
     }
-    std::fs::create_dir_all(&config.data).map_err(|e| format!("cannot create {}: {e}", config.data.display()))?;
     let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let hub = Arc::new(Hub::new(config.clone(), offered));
+    let advertise = config.advertise.clone().unwrap_or_else(|| {
+        let ip = if addr.ip().is_unspecified() { std::net::IpAddr::from([127, 0, 0, 1]) } else { addr.ip() };
+        format!("http://{}", SocketAddr::new(ip, addr.port()))
+    });
+    // Connecting to a database blocks (the `postgres` crate).
+    let storage = {
+        let (c, a) = (config.clone(), advertise.clone());
+        tokio::task::spawn_blocking(move || storage::Storage::open(&c, &a)).await.map_err(|e| format!("cannot open the storage: {e}"))??
+    };
+    storage.prepare()?;
+    let hub = Arc::new(Hub::new(config.clone(), offered, storage));
+    if hub.storage().is_shared() {
+        hub.lobby.share();
+    }
     // The lobby reads the data folder once, before the first request.
     let h = hub.clone();
-    tokio::task::spawn_blocking(move || h.lobby.scan(&h.config.data, h.catalogue()))
+    tokio::task::spawn_blocking(move || h.lobby.scan(h.storage(), h.catalogue()))
         .await
         .map_err(|e| format!("cannot read the games: {e}"))?;
     let sweep = config.idle_timeout.min(config.abandon_after).min(Duration::from_secs(1)).max(Duration::from_millis(100));
@@ -304,8 +335,30 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
             h.creations.prune(h.config.games_window);
         }
     });
+    // The leases and the shared lobby live as long as the serving task: a server stopped
+    // (its task aborted) renews nothing more, and its leases expire.
+    let leases = cluster::keep_leases(hub.clone());
+    let h = hub.clone();
+    let lobby = async move {
+        if !h.storage().is_shared() {
+            return std::future::pending().await;
+        }
+        // Other processes' games reach this one's list within a second.
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let h = h.clone();
+            let _ = tokio::task::spawn_blocking(move || h.lobby.sync(h.storage(), h.catalogue(), |id| h.is_loaded(id))).await;
+        }
+    };
     let app = router(hub.clone());
-    let task = tokio::spawn(limits::serve(listener, app, config));
+    let task = tokio::spawn(async move {
+        tokio::select! {
+            _ = limits::serve(listener, app, config) => {}
+            // Returns at once without leases: then only the others run on.
+            _ = async { leases.await; std::future::pending::<()>().await } => {}
+            _ = lobby => {}
+        }
+    });
     Ok(Running { addr, hub, task })
 }
 
@@ -313,13 +366,17 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
 pub fn serve(config: Config, offered: Vec<Offered>) -> Result<(), String> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| format!("cannot start the server: {e}"))?;
     rt.block_on(async {
-        let data = config.data.clone();
         let titles: Vec<&str> = offered.iter().map(|o| o.kind.title()).collect();
         let r = start(config, offered).await?;
-        println!("Serving {} on http://{} (games in {}); Ctrl-C stops.", titles.join(" and "), r.addr, data.display());
-        tokio::select! {
+        println!("Serving {} on http://{} ({}); Ctrl-C stops.", titles.join(" and "), r.addr, r.hub.storage().describe());
+        let hub = r.hub.clone();
+        let result = tokio::select! {
             _ = tokio::signal::ctrl_c() => Ok(()),
             e = r.task => e.map_err(|e| format!("the server stopped: {e}")),
-        }
+        };
+        // Every game unloaded: on a shared database their leases are released, so another
+        // server (or this one restarted) serves them at once instead of after the lease's TTL.
+        hub.unload_all().await;
+        result
     })
 }

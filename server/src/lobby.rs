@@ -10,19 +10,18 @@
 //! or a view.
 
 use crate::seats::SeatsFile;
+use crate::storage::{Session, Storage};
 use arbiter_kernel::{Catalogue, Seat};
-use arbiter_store::Session;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Mutex;
 
 /// The most games one page of the list holds (and its default size).
 pub const MAX_PAGE: usize = 100;
 
 /// A seat as the lobby shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SeatStatus {
     /// Nobody has it yet: `POST /api/games/{id}/join` takes it.
@@ -33,7 +32,7 @@ pub enum SeatStatus {
     Computer,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatFact {
     pub id: String,
     pub status: SeatStatus,
@@ -64,6 +63,48 @@ pub struct Listing {
     pub abandoned: Option<String>,
     /// Whether its creator chose the seed (whether, never which): a joiner must accept that.
     pub seed_chosen: bool,
+}
+
+/// A [`Listing`] as another process stored it (its kind by id: this build's kinds give the
+/// names).
+#[derive(Deserialize)]
+struct StoredListing {
+    id: String,
+    game: String,
+    options: Value,
+    seats: Vec<SeatFact>,
+    to_move: Option<String>,
+    created_at: String,
+    last_move_at: Option<String>,
+    moves: u64,
+    outcome: Option<Value>,
+    listed: bool,
+    clock: bool,
+    abandoned: Option<String>,
+    seed_chosen: bool,
+}
+
+impl StoredListing {
+    /// The listing, if this server offers its kind.
+    fn read(self, games: &Catalogue) -> Option<Listing> {
+        let kind = games.find(&self.game).ok()?;
+        Some(Listing {
+            id: self.id,
+            game: kind.id(),
+            title: kind.title(),
+            options: self.options,
+            seats: self.seats,
+            to_move: self.to_move,
+            created_at: self.created_at,
+            last_move_at: self.last_move_at,
+            moves: self.moves,
+            outcome: self.outcome,
+            listed: self.listed,
+            clock: self.clock,
+            abandoned: self.abandoned,
+            seed_chosen: self.seed_chosen,
+        })
+    }
 }
 
 /// The game's options, each missing one at its default (as the game was made).
@@ -134,11 +175,50 @@ pub struct Lobby {
     games: Mutex<HashMap<String, Listing>>,
     /// Serialises making rematches, so two seats asking at once get one new game.
     pub rematching: tokio::sync::Mutex<()>,
+    /// Several processes on one database: the games whose facts changed here since they were
+    /// last stored for the others ([`Lobby::sync`]).
+    shared: std::sync::atomic::AtomicBool,
+    changed: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Lobby {
     pub fn put(&self, l: Listing) {
+        if self.shared.load(std::sync::atomic::Ordering::Relaxed) {
+            self.changed.lock().unwrap_or_else(|p| p.into_inner()).insert(l.id.clone());
+        }
         self.games.lock().unwrap_or_else(|p| p.into_inner()).insert(l.id.clone(), l);
+    }
+
+    /// Several processes share the storage: keep the facts of this one's games there
+    /// ([`Lobby::sync`]).
+    pub fn share(&self) {
+        self.shared.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Store the facts of the games that changed here, then read every game's facts as their
+    /// servers stored them, but for the games loaded here (`ours`: this process's own facts
+    /// are the newest). Blocking; a second at most behind the other processes.
+    pub fn sync(&self, storage: &Storage, games: &Catalogue, ours: impl Fn(&str) -> bool) {
+        let changed: Vec<String> = std::mem::take(&mut *self.changed.lock().unwrap_or_else(|p| p.into_inner())).into_iter().collect();
+        for id in changed {
+            if let Some(l) = self.get(&id) {
+                match serde_json::to_string(&l) {
+                    Ok(json) => storage.put_listing(&id, &json),
+                    Err(e) => eprintln!("arbiter serve: game {id}'s lobby facts: {e}"),
+                }
+            }
+        }
+        for (id, json) in storage.listings() {
+            if ours(&id) {
+                continue;
+            }
+            match serde_json::from_str::<StoredListing>(&json).ok().and_then(|l| l.read(games)) {
+                Some(l) if l.id == id => {
+                    self.games.lock().unwrap_or_else(|p| p.into_inner()).insert(id, l);
+                }
+                _ => eprintln!("arbiter serve: game {id}'s stored lobby facts cannot be read; left as they were"),
+            }
+        }
     }
 
     pub fn get(&self, id: &str) -> Option<Listing> {
@@ -161,25 +241,23 @@ impl Lobby {
         (page, next)
     }
 
-    /// Read every game of the data folder once (at start): its seats file and its saved game,
+    /// Read every game of the storage once (at start): its seats document and its saved game,
     /// replayed read-only. A game that cannot be read is left out and said in the server's log
     /// (opening it later says why to whoever asks).
-    pub fn scan(&self, data: &Path, games: &Catalogue) {
-        let Ok(dir) = std::fs::read_dir(data) else { return };
-        for entry in dir.flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            let Some(id) = name.strip_suffix(".seats.json") else { continue };
-            if !crate::seats::valid_game_id(id) || self.get(id).is_some() {
+    pub fn scan(&self, storage: &Storage, games: &Catalogue) {
+        for id in storage.game_ids() {
+            let id = id.as_str();
+            if self.get(id).is_some() {
                 continue;
             }
-            let seats = match SeatsFile::load(&entry.path()) {
+            let seats = match storage.load_seats(id) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("arbiter serve: the lobby leaves game {id} out: {e}");
                     continue;
                 }
             };
-            match Session::open_read_only(&data.join(format!("{id}.arbiter")), games) {
+            match storage.open_read_only(id, games) {
                 Ok(s) => self.put(Listing::of(id, &s, &seats)),
                 Err(e) => eprintln!("arbiter serve: the lobby leaves game {id} out: {e}"),
             }

@@ -143,11 +143,22 @@ impl SeatsFile {
 
     pub fn load(path: &Path) -> Result<SeatsFile, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let f: SeatsFile = serde_json::from_str(&text).map_err(|e| format!("{} is not a seats file: {e}", path.display()))?;
+        SeatsFile::parse(&text, &path.display().to_string())
+    }
+
+    /// A seats document read from its JSON `text`; `what` names it in errors (a file's path,
+    /// or the game's document in a database).
+    pub fn parse(text: &str, what: &str) -> Result<SeatsFile, String> {
+        let f: SeatsFile = serde_json::from_str(text).map_err(|e| format!("{what} is not a seats file: {e}"))?;
         if f.hashes.len() < 2 || f.hashes.iter().flatten().any(|h| h.len() != 64) || f.hashes.last().is_some_and(Option::is_none) {
-            return Err(format!("{} is not a seats file: a seat, the observers and a SHA-256 of each token are needed", path.display()));
+            return Err(format!("{what} is not a seats file: a seat, the observers and a SHA-256 of each token are needed"));
         }
         Ok(f)
+    }
+
+    /// The document as JSON text (what [`SeatsFile::parse`] reads).
+    pub fn to_json(&self) -> Result<String, String> {
+        serde_json::to_string_pretty(self).map_err(|e| e.to_string())
     }
 
     /// Written to a temporary file and renamed, so a crash leaves the old file or the new one.
@@ -155,7 +166,7 @@ impl SeatsFile {
     /// seat, and the game's options.
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let tmp = path.with_extension("seats.tmp");
-        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
+        let text = self.to_json()?;
         private_file(&tmp)
             .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
             .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;

@@ -3,7 +3,7 @@
 //! seat's audience are used, so nothing here can carry what the game keeps from that seat.
 
 use crate::seats::Place;
-use arbiter_store::Session;
+use crate::storage::Session;
 use serde_json::{json, Value};
 
 /// A place's id as the API names it: the seat's id, or `observer`.

@@ -7,16 +7,29 @@ use serde_json::{json, Value};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
+mod common;
+
+/// Whether this binary runs these tests with the games in PostgreSQL (`lobby_postgres.rs`
+/// includes this file and says so; here, in a data folder).
+#[allow(dead_code)]
+const ON_POSTGRES: bool = false;
+
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn server(dir: &tempfile::TempDir) -> Running {
+async fn server(dir: &tempfile::TempDir) -> Option<Running> {
     server_with(dir, |_| {}).await
 }
 
-async fn server_with(dir: &tempfile::TempDir, tune: impl FnOnce(&mut Config)) -> Running {
+/// A server on the test's data folder (or database: `None` when PostgreSQL is missing, the
+/// test then ends after the skip line).
+async fn server_with(dir: &tempfile::TempDir, tune: impl FnOnce(&mut Config)) -> Option<Running> {
     let mut c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+    if crate::ON_POSTGRES {
+        c.store = Some(common::database(dir.path())?);
+        c.lease_ttl = common::LEASE_TTL;
+    }
     tune(&mut c);
-    start(c, arbiter_games::web::offered()).await.unwrap()
+    Some(start(c, arbiter_games::web::offered()).await.unwrap())
 }
 
 struct T {
@@ -83,7 +96,7 @@ async fn hears(ws: &mut Ws, kind: &str, ms: u64) -> Option<Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lobby_lists_open_listed_games_with_public_facts_only() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
     // A game with a free seat, an unlisted one, a Minesweeper game.
     let open = t.create(json!({ "seat": "us" })).await;
@@ -154,7 +167,7 @@ async fn the_lobby_lists_open_listed_games_with_public_facts_only() {
     assert_eq!(status, 404);
 
     // A restarted server reads the same facts from the data folder.
-    let again = server(&dir).await;
+    let Some(again) = server(&dir).await else { return };
     let t2 = T::new(&again);
     assert_eq!(t2.listed().await, [id(&ms)]);
     let (_, h2) = t2.get(&format!("/api/games/{}", id(&hidden))).await;
@@ -164,7 +177,7 @@ async fn the_lobby_lists_open_listed_games_with_public_facts_only() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn anyone_may_watch_a_listed_game_and_only_its_creator_an_unlisted_one() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
     let listed = t.create(json!({ "seat": "us" })).await;
     let hidden = t.create(json!({ "seat": "us", "listed": false })).await;
@@ -189,7 +202,7 @@ async fn anyone_may_watch_a_listed_game_and_only_its_creator_an_unlisted_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chat_reaches_its_audience_and_is_kept_with_the_game() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
     let g = t.create(json!({})).await;
     let gid = id(&g);
@@ -222,7 +235,7 @@ async fn chat_reaches_its_audience_and_is_kept_with_the_game() {
     let (_, h) = t.get(&format!("/api/games/{gid}/chat?token={}", tok("us"))).await;
     assert_eq!(texts(&h), ["good luck <b>all</b>", "between us", "watching"]);
     drop((us, ussr, obs));
-    let again = server(&dir).await;
+    let Some(again) = server(&dir).await else { return };
     let mut obs = connect(&again, &gid, &tok("observer")).await;
     let sync = next_of(&mut obs, "sync").await;
     assert_eq!(sync["chat"].as_array().unwrap().len(), 2, "the observer's history: {}", sync["chat"]);
@@ -262,7 +275,7 @@ async fn chat_reaches_its_audience_and_is_kept_with_the_game() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rematch_swaps_the_seats_and_gives_each_player_its_new_link_once() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
     let g = t.create(json!({ "optional_cards": true })).await;
     let gid = id(&g);
@@ -308,7 +321,7 @@ async fn a_rematch_swaps_the_seats_and_gives_each_player_its_new_link_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn against_the_computer_the_rematch_swaps_its_side_too() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
     let g = t.create(json!({ "computer": "ussr", "level": 1 })).await;
     let gid = id(&g);
@@ -345,7 +358,7 @@ async fn play_first_moves(t: &T, g: &Value, count: usize) {
 
 /// The view of `viewer` after move `at` of the saved game, from a fresh replay of its file.
 fn fresh_view(dir: &tempfile::TempDir, gid: &str, at: usize, viewer: arbiter_kernel::Viewer) -> Value {
-    let s = arbiter_store::Session::open_read_only(&dir.path().join(format!("{gid}.arbiter")), &arbiter_games::catalogue()).unwrap();
+    let s = common::open_game(dir.path(), gid, crate::ON_POSTGRES);
     let kind = s.kind();
     let mut r = arbiter_store::Replay::new(s.header().clone(), s.rows()[..at].to_vec(), kind).unwrap();
     r.run_to(None).unwrap();
@@ -365,7 +378,7 @@ fn bare(state: &Value) -> Value {
 async fn a_replay_shows_each_position_as_a_fresh_replay_does_and_no_seat_s_secrets_before_the_end() {
     use arbiter_kernel::Seat;
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
     let g = t.create(json!({})).await;
     let gid = id(&g);
@@ -426,7 +439,7 @@ async fn a_replay_shows_each_position_as_a_fresh_replay_does_and_no_seat_s_secre
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unlisted_game_s_replay_needs_a_token_of_the_game() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
     let g = t.create(json!({ "game": "minesweeper", "listed": false })).await;
     let (status, e) = t.get(&format!("/api/games/{}/replay", id(&g))).await;
@@ -439,7 +452,7 @@ async fn an_unlisted_game_s_replay_needs_a_token_of_the_game() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_nobody_joined_stays_free_in_the_rematch() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
     // The creator takes the USSR, the US is never joined; the USSR resigns at its first decision.
     let g = t.create(json!({ "seat": "ussr" })).await;
@@ -456,7 +469,7 @@ async fn a_seat_nobody_joined_stays_free_in_the_rematch() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_abandoned_game_leaves_the_list() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server_with(&dir, |c| c.abandon_after = Duration::from_millis(800)).await;
+    let Some(srv) = server_with(&dir, |c| c.abandon_after = Duration::from_millis(800)).await else { return };
     let t = T::new(&srv);
     let g = t.create(json!({ "game": "minesweeper" })).await;
     let mut ws = connect(&srv, &id(&g), g["tokens"]["player"].as_str().unwrap()).await;
@@ -475,7 +488,7 @@ async fn an_abandoned_game_leaves_the_list() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rematch_counts_as_a_new_game_against_the_creation_limit() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server_with(&dir, |c| c.games_per_address = 1).await;
+    let Some(srv) = server_with(&dir, |c| c.games_per_address = 1).await else { return };
     let t = T::new(&srv);
     let g = t.create(json!({ "seat": "ussr" })).await;
     let ussr = g["tokens"]["ussr"].as_str().unwrap();
@@ -489,14 +502,16 @@ async fn a_rematch_counts_as_a_new_game_against_the_creation_limit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_s_chat_holds_at_most_its_limit() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
     let g = t.create(json!({ "game": "minesweeper" })).await;
     // Filled to the limit through the store (the rate would take hours through the API).
-    let s = arbiter_store::Session::open(&dir.path().join(format!("{}.arbiter", id(&g))), &arbiter_games::catalogue()).unwrap();
-    for i in 0..arbiter_server::chat::MAX_MESSAGES {
-        s.store().add_chat("player", "all", &format!("m{i}")).unwrap();
-    }
+    let s = common::open_game(dir.path(), &id(&g), crate::ON_POSTGRES);
+    tokio::task::block_in_place(|| {
+        for i in 0..arbiter_server::chat::MAX_MESSAGES {
+            s.store().add_chat("player", "all", &format!("m{i}")).unwrap();
+        }
+    });
     let (status, e) = t
         .post(&format!("/api/games/{}/chat?token={}", id(&g), g["tokens"]["player"].as_str().unwrap()), json!({ "text": "one more" }))
         .await;
@@ -507,7 +522,7 @@ async fn a_game_s_chat_holds_at_most_its_limit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_observers_write_only_their_share_of_the_chat() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
     let g = t.create(json!({ "game": "minesweeper" })).await;
     let gid = id(&g);
@@ -515,10 +530,12 @@ async fn the_observers_write_only_their_share_of_the_chat() {
     let (status, w) = t.get(&format!("/api/games/{gid}/watch")).await;
     assert_eq!(status, 200, "{w}");
     let watcher = w["token"].as_str().unwrap().to_string();
-    let s = arbiter_store::Session::open(&dir.path().join(format!("{gid}.arbiter")), &arbiter_games::catalogue()).unwrap();
-    for i in 0..arbiter_server::chat::MAX_OBSERVER_MESSAGES - 1 {
-        s.store().add_chat("observer", "all", &format!("m{i}")).unwrap();
-    }
+    let s = common::open_game(dir.path(), &gid, crate::ON_POSTGRES);
+    tokio::task::block_in_place(|| {
+        for i in 0..arbiter_server::chat::MAX_OBSERVER_MESSAGES - 1 {
+            s.store().add_chat("observer", "all", &format!("m{i}")).unwrap();
+        }
+    });
     let url = |token: &str| format!("/api/games/{gid}/chat?token={token}");
     let (status, e) = t.post(&url(&watcher), json!({ "text": "the last of our share" })).await;
     assert_eq!(status, 201, "{e}");
@@ -535,7 +552,7 @@ async fn the_observers_write_only_their_share_of_the_chat() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retired_copy_of_a_game_takes_no_chat() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
     let g = t.create(json!({ "game": "minesweeper" })).await;
     let gid = id(&g);

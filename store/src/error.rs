@@ -37,6 +37,20 @@ pub enum StoreError {
     /// A write failed (disk full, a file-size limit…): the move was not stored.
     #[error("{path}: the move was not stored: {what}")]
     WriteFailed { path: PathBuf, what: String },
+    /// A database store (PostgreSQL) failed as a whole: unreachable, a refused login, no
+    /// permission… `place` names the database, never its password.
+    #[error("{place}: {what}")]
+    Database { place: String, what: String },
+    /// A game the store does not hold (`path` names it: `game ID`).
+    #[error("{0}: no such saved game")]
+    NoSuchGame(PathBuf),
+    /// Another process stored move `seq` first (the store's unique key on the game and the
+    /// move number refused a second one): nothing was stored; reload and judge again.
+    #[error("{path}: another process stored move {seq} first: reload")]
+    Conflict { path: PathBuf, seq: u64 },
+    /// A game id the store cannot hold.
+    #[error("{0:?} is not a game id: 1 to 200 characters, none of them control characters")]
+    BadId(String),
 }
 
 /// The first point where a saved game and this engine disagree. Its text is player-facing:

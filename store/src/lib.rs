@@ -9,20 +9,23 @@
 //! made by the header's [`arbiter_kernel::GameKind`].
 //!
 //! Storage sits behind the small [`EventStore`] trait; [`SqliteStore`] is the embedded
-//! default. [`Session`] binds a game to a store; [`Replay`] steps through a saved game with
-//! verification.
+//! default, [`PgStore`] a game of a shared PostgreSQL database ([`PgDatabase`]), and
+//! [`AnyStore`] either, chosen at run time. [`Session`] binds a game to a store; [`Replay`]
+//! steps through a saved game with verification.
 
 pub mod chain;
 mod error;
+mod postgres;
 mod record;
 mod replay;
 mod session;
 mod sqlite;
 
 pub use error::{ReplayError, SessionError, StoreError};
+pub use postgres::{Lease, PgDatabase, PgStore, PG_SCHEMA_VERSION};
 pub use record::{log_for, move_text_for, EventRow, GameHeader, LogEntry, Record};
 pub use replay::Replay;
-pub use session::{kind_of, Session};
+pub use session::{kind_of, GamePlace, Session};
 
 /// The version of Arbiter that writes saved games (recorded in each).
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -52,4 +55,123 @@ pub trait EventStore {
     fn append(&mut self, row: &EventRow) -> Result<(), StoreError>;
     /// Delete every row with a sequence number above `seq` (undo, under the lock).
     fn truncate_after(&mut self, seq: u64) -> Result<(), StoreError>;
+}
+
+/// A game in either store, chosen at run time (`arbiter serve --data DIR` or `--store
+/// postgres://…`): `Session<AnyStore>` is what such a host keeps.
+pub enum AnyStore {
+    Sqlite(SqliteStore),
+    Postgres(PgStore),
+}
+
+impl std::fmt::Debug for AnyStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnyStore::Sqlite(s) => f.debug_tuple("Sqlite").field(&s.path()).finish(),
+            AnyStore::Postgres(s) => f.debug_tuple("Postgres").field(s).finish(),
+        }
+    }
+}
+
+impl From<SqliteStore> for AnyStore {
+    fn from(s: SqliteStore) -> Self {
+        AnyStore::Sqlite(s)
+    }
+}
+
+impl From<PgStore> for AnyStore {
+    fn from(s: PgStore) -> Self {
+        AnyStore::Postgres(s)
+    }
+}
+
+impl AnyStore {
+    /// The game's chat, in the order stored.
+    pub fn chat(&self) -> Result<Vec<ChatMessage>, StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.chat(),
+            AnyStore::Postgres(s) => s.chat(),
+        }
+    }
+
+    /// How many chat messages the game holds.
+    pub fn chat_len(&self) -> Result<u64, StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.chat_len(),
+            AnyStore::Postgres(s) => s.chat_len(),
+        }
+    }
+
+    /// Store a chat message (durably, on its own; never inside a move's write).
+    pub fn add_chat(&self, from: &str, to: &str, text: &str) -> Result<ChatMessage, StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.add_chat(from, to, text),
+            AnyStore::Postgres(s) => s.add_chat(from, to, text),
+        }
+    }
+
+    /// Whether moves cannot be stored (a SQLite file opened read-only; a database game never is).
+    pub fn is_read_only(&self) -> bool {
+        match self {
+            AnyStore::Sqlite(s) => s.is_read_only(),
+            AnyStore::Postgres(_) => false,
+        }
+    }
+}
+
+impl EventStore for AnyStore {
+    fn header(&self) -> Result<GameHeader, StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.header(),
+            AnyStore::Postgres(s) => s.header(),
+        }
+    }
+    fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.rows(),
+            AnyStore::Postgres(s) => s.rows(),
+        }
+    }
+    fn rows_and_head(&self) -> Result<(Vec<EventRow>, (u64, String)), StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.rows_and_head(),
+            AnyStore::Postgres(s) => s.rows_and_head(),
+        }
+    }
+    fn head(&self) -> Result<(u64, String), StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.head(),
+            AnyStore::Postgres(s) => s.head(),
+        }
+    }
+    fn lock(&mut self) -> Result<(), StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.lock(),
+            AnyStore::Postgres(s) => s.lock(),
+        }
+    }
+    fn commit(&mut self) -> Result<(), StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.commit(),
+            AnyStore::Postgres(s) => s.commit(),
+        }
+    }
+    fn rollback(&mut self) {
+        match self {
+            AnyStore::Sqlite(s) => s.rollback(),
+            AnyStore::Postgres(s) => s.rollback(),
+        }
+    }
+    fn append(&mut self, row: &EventRow) -> Result<(), StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.append(row),
+            AnyStore::Postgres(s) => s.append(row),
+        }
+    }
+    fn truncate_after(&mut self, seq: u64) -> Result<(), StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.truncate_after(seq),
+            AnyStore::Postgres(s) => s.truncate_after(seq),
+        }
+    }
 }

@@ -1,7 +1,9 @@
 //! A game bound to its store: every accepted move is appended (one durable transaction) before
 //! the player is told it was accepted.
 
-use crate::{EventRow, EventStore, GameHeader, Record, Replay, SessionError, SqliteStore, ENGINE_VERSION};
+use crate::{
+    AnyStore, EventRow, EventStore, GameHeader, PgDatabase, Record, Replay, SessionError, SqliteStore, StoreError, ENGINE_VERSION,
+};
 use arbiter_kernel::{seat_id, Catalogue, GameKind, Match, Refusal, Report, Seat};
 use std::path::Path;
 
@@ -30,6 +32,62 @@ impl Session<SqliteStore> {
     /// Create a new game file: a game of `kind` with `options` (JSON; missing fields take the
     /// kind's defaults, an invalid one is refused with its reason) and randomness from `seed`.
     pub fn create(path: &Path, kind: &'static dyn GameKind, options: &serde_json::Value, seed: u64) -> Result<Self, SessionError> {
+        Self::create_with(kind, options, seed, |header| SqliteStore::create(path, header))
+    }
+
+    /// Open a game file of one of the `games`, replaying and verifying every move.
+    pub fn open(path: &Path, games: &Catalogue) -> Result<Self, SessionError> {
+        Self::load(SqliteStore::open(path)?, games)
+    }
+
+    /// Open a game file only to read it (a log, a replay): never written, never upgraded.
+    pub fn open_read_only(path: &Path, games: &Catalogue) -> Result<Self, SessionError> {
+        Self::load(SqliteStore::open_read_only(path)?, games)
+    }
+}
+
+/// Where a game is kept, for a host that chooses its store at run time.
+#[derive(Clone, Copy, Debug)]
+pub enum GamePlace<'a> {
+    /// A SQLite file.
+    File(&'a Path),
+    /// Game `id` of a PostgreSQL database.
+    Postgres { db: &'a PgDatabase, id: &'a str },
+}
+
+impl Session<AnyStore> {
+    /// Create a new game at `place` (see [`Session::create`]).
+    pub fn create_in(
+        place: GamePlace<'_>,
+        kind: &'static dyn GameKind,
+        options: &serde_json::Value,
+        seed: u64,
+    ) -> Result<Self, SessionError> {
+        Self::create_with(kind, options, seed, |header| match place {
+            GamePlace::File(path) => SqliteStore::create(path, header).map(AnyStore::Sqlite),
+            GamePlace::Postgres { db, id } => db.create_game(id, header).map(AnyStore::Postgres),
+        })
+    }
+
+    /// Open the game at `place`, replaying and verifying every move (see [`Session::open`]).
+    pub fn open_in(place: GamePlace<'_>, games: &Catalogue) -> Result<Self, SessionError> {
+        let store = match place {
+            GamePlace::File(path) => AnyStore::Sqlite(SqliteStore::open(path)?),
+            GamePlace::Postgres { db, id } => AnyStore::Postgres(db.open_game(id)?),
+        };
+        Self::load(store, games)
+    }
+}
+
+impl<S: EventStore> Session<S> {
+    /// Create a new game of `kind` with `options` and `seed` in the store `make` creates from
+    /// the game's header (a new file, a new database row).
+    pub fn create_with(
+        kind: &'static dyn GameKind,
+        options: &serde_json::Value,
+        seed: u64,
+        make: impl FnOnce(&GameHeader) -> Result<S, crate::StoreError>,
+    ) -> Result<Self, SessionError> {
         let (game, report) = kind
             .create(options, seed)
             .map_err(|r| SessionError::Rejected(Refusal::new(format!("cannot create the game: {}", r.reason), r.rule)))?;
@@ -44,19 +102,9 @@ impl Session<SqliteStore> {
             setup: Record::new(&report, game.state_hash(), seats.len()),
             seats,
         };
-        let store = SqliteStore::create(path, &header)?;
+        let store = make(&header)?;
         let head = crate::chain::head(&header, &[]);
         Ok(Session { store, kind, header, rows: Vec::new(), game, deciding: Vec::new(), head })
-    }
-
-    /// Open a game file of one of the `games`, replaying and verifying every move.
-    pub fn open(path: &Path, games: &Catalogue) -> Result<Self, SessionError> {
-        Self::load(SqliteStore::open(path)?, games)
-    }
-
-    /// Open a game file only to read it (a log, a replay): never written, never upgraded.
-    pub fn open_read_only(path: &Path, games: &Catalogue) -> Result<Self, SessionError> {
-        Self::load(SqliteStore::open_read_only(path)?, games)
     }
 }
 
@@ -102,17 +150,30 @@ impl<S: EventStore> Session<S> {
     }
 
     /// Run `write` under the write lock, after `refresh`; commit if it succeeds, else roll back.
-    fn locked<T>(&mut self, write: impl FnOnce(&mut Self) -> Result<T, SessionError>) -> Result<T, SessionError> {
-        self.store.lock()?;
-        let result = self.refresh().and_then(|()| write(self));
-        match result {
-            Ok(v) => {
-                self.store.commit()?;
-                Ok(v)
-            }
-            Err(e) => {
-                self.store.rollback();
-                Err(e)
+    /// If the store's unique key refused the row because another process stored that move
+    /// first ([`StoreError::Conflict`]: a shared store whose writers did not take turns), the
+    /// game is read again and `write` judged again against it, twice at most; never a second
+    /// copy of a move.
+    fn locked<T>(&mut self, mut write: impl FnMut(&mut Self) -> Result<T, SessionError>) -> Result<T, SessionError> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            self.store.lock()?;
+            let result = self.refresh().and_then(|()| write(self));
+            match result {
+                Ok(v) => {
+                    self.store.commit()?;
+                    return Ok(v);
+                }
+                Err(SessionError::Store(StoreError::Conflict { .. })) if tries < 3 => {
+                    self.store.rollback();
+                    // Whatever the stored head says, read the game again.
+                    self.head = (u64::MAX, String::new());
+                }
+                Err(e) => {
+                    self.store.rollback();
+                    return Err(e);
+                }
             }
         }
     }

@@ -592,6 +592,33 @@ impl SqliteStore {
     }
 }
 
+impl SqliteStore {
+    /// Store chat messages as they were (their numbers and times: a game moved between
+    /// stores), in one transaction.
+    pub fn restore_chat(&self, messages: &[ChatMessage]) -> Result<(), StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly(self.path.clone()));
+        }
+        let write = || -> rusqlite::Result<()> {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            self.conn.execute_batch(CHAT_SCHEMA)?;
+            for m in messages {
+                self.conn.execute(
+                    "INSERT INTO chat (id, at, sender, audience, text) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![m.id as i64, m.at, m.from, m.to, m.text],
+                )?;
+            }
+            self.conn.execute_batch("COMMIT")
+        };
+        write().map_err(|e| {
+            if !self.conn.is_autocommit() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+            write_error(&self.path, e)
+        })
+    }
+}
+
 /// Whether the tables have the columns of the current layout (version 3).
 fn has_current_columns(conn: &Connection) -> rusqlite::Result<bool> {
     conn.query_row(

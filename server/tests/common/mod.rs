@@ -5,6 +5,7 @@ use arbiter_twilight::{Options, Side};
 /// A game where a seat may interject ("at any time": cancelling the Cuban Missile Crisis),
 /// found by random play (`arbiter_twilight::playout::random_until`): the seed, the moves up to
 /// that point (each with its side), the interjecting side and one interjection it may make.
+#[allow(dead_code)]
 pub fn interjection_ahead(options: Options) -> (u64, Vec<(Side, String)>, Side, String) {
     // A cancellation, not a headline chosen at the same time as the other side's (§4.5C).
     let open = |g: &arbiter_twilight::Game| {
@@ -20,4 +21,45 @@ pub fn interjection_ahead(options: Options) -> (u64, Vec<(Side, String)>, Side, 
     let interjector = r.game.to_move().expect("a decision").opponent();
     let first = open(&r.game)[0];
     (r.seed, r.moves, interjector, r.game.move_text(&first))
+}
+
+/// The lease's TTL of the tests' servers on PostgreSQL (short: a restart waits for it).
+#[allow(dead_code)]
+pub const LEASE_TTL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A database of the binary's shared PostgreSQL for the test whose data folder is `dir` (the
+/// same one each time: a restarted server finds its games); `None`, after the skip line, when
+/// PostgreSQL is missing.
+#[allow(dead_code)]
+pub fn database(dir: &std::path::Path) -> Option<String> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static MADE: Mutex<Option<HashMap<std::path::PathBuf, String>>> = Mutex::new(None);
+    let pg = arbiter_pgtest::shared()?;
+    let mut made = MADE.lock().unwrap_or_else(|p| p.into_inner());
+    let made = made.get_or_insert_with(HashMap::new);
+    let n = made.len();
+    if let Some(url) = made.get(dir) {
+        // A restart: the stopped server's leases expire first (`LEASE_TTL`), as they would
+        // after a crash (a server stopped by Ctrl-C releases them).
+        std::thread::sleep(LEASE_TTL + std::time::Duration::from_millis(300));
+        return Some(url.clone());
+    }
+    Some(made.entry(dir.to_path_buf()).or_insert_with(|| pg.new_database(&format!("server_{n}"))).clone())
+}
+
+/// Game `id` as the server stored it (in `dir`, or in the test's database), replayed.
+#[allow(dead_code)]
+pub fn open_game(dir: &std::path::Path, id: &str, on_postgres: bool) -> arbiter_store::Session<arbiter_store::AnyStore> {
+    use arbiter_store::{GamePlace, PgDatabase, Session};
+    let games = arbiter_games::catalogue();
+    if on_postgres {
+        // The `postgres` crate blocks on a runtime of its own: off the test's async thread.
+        tokio::task::block_in_place(|| {
+            let db = PgDatabase::connect(&database(dir).expect("the test's database")).unwrap();
+            Session::open_in(GamePlace::Postgres { db: &db, id }, &games).unwrap()
+        })
+    } else {
+        Session::open_in(GamePlace::File(&dir.join(format!("{id}.arbiter"))), &games).unwrap()
+    }
 }

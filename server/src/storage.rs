@@ -1,0 +1,273 @@
+//! Where the server keeps its games: the one module that knows the data folder's files (a
+//! game's saved record `GAME.arbiter`, its seats `GAME.seats.json`). Everything else (the hub,
+//! the lobby, the quota) asks [`Storage`]: create a game, open it (to play, or only to read),
+//! load and save its seats document, list the games, the space they take.
+//!
+//! `Postgres` keeps every game in one PostgreSQL database that several server processes may
+//! share: the record in the store's tables, the seats document as the game's doc `seats`, the
+//! lobby's facts as its doc `listing`; a game is served by the process holding its lease
+//! (`crate::cluster`).
+//!
+//! Blocking throughout (SQLite with fsync; the `postgres` crate blocks): call from a blocking
+//! thread.
+
+use crate::seats::SeatsFile;
+use arbiter_kernel::{Catalogue, GameKind};
+use arbiter_store::{AnyStore, GamePlace, Lease, PgDatabase, SessionError, SqliteStore};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The store a game of this server is played on (a SQLite file or a database's game, chosen
+/// when the server starts).
+pub type GameStore = AnyStore;
+/// A game bound to the server's store.
+pub type Session = arbiter_store::Session<GameStore>;
+
+/// Who serves a game: this process, or another one (several processes on one database).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// This process holds the game's lease (or the storage has no leases: one process).
+    Ours,
+    /// Another live process holds it until its lease expires: requests go to its address.
+    Elsewhere { address: String, expires_in: std::time::Duration },
+}
+
+/// The server's storage.
+#[derive(Debug)]
+pub enum Storage {
+    /// A folder: each game's SQLite file and its seats file beside it.
+    Files { data: PathBuf },
+    /// A PostgreSQL database shared by any number of server processes.
+    Postgres {
+        db: PgDatabase,
+        /// This process's lease owner id (random, new at each start).
+        owner: String,
+        /// Where the other processes reach this one (`--advertise`).
+        address: String,
+        /// How long a lease lasts unless renewed.
+        ttl: Duration,
+    },
+}
+
+/// The seats document of a game in a database.
+const SEATS_DOC: &str = "seats";
+/// The lobby's facts of a game in a database (`crate::lobby`), so every process lists it.
+pub const LISTING_DOC: &str = "listing";
+
+impl Storage {
+    /// Ready to serve: the data folder exists.
+    pub fn prepare(&self) -> Result<(), String> {
+        match self {
+            Storage::Files { data } => std::fs::create_dir_all(data).map_err(|e| format!("cannot create {}: {e}", data.display())),
+            // Connecting checked the database and its schema.
+            Storage::Postgres { .. } => Ok(()),
+        }
+    }
+
+    /// Where the games are, for the server's first line.
+    pub fn describe(&self) -> String {
+        match self {
+            Storage::Files { data } => format!("games in {}", data.display()),
+            Storage::Postgres { db, address, .. } => format!("games in the {}, this server reached at {address}", db.label()),
+        }
+    }
+
+    fn game_path(data: &Path, id: &str) -> PathBuf {
+        data.join(format!("{id}.arbiter"))
+    }
+
+    fn seats_path(data: &Path, id: &str) -> PathBuf {
+        data.join(format!("{id}.seats.json"))
+    }
+
+    /// A new game `id` of `kind` (its options refused with the game's reason).
+    pub fn create_game(
+        &self,
+        id: &str,
+        kind: &'static dyn GameKind,
+        options: &serde_json::Value,
+        seed: u64,
+    ) -> Result<Session, SessionError> {
+        match self {
+            Storage::Files { data } => Session::create_in(GamePlace::File(&Self::game_path(data, id)), kind, options, seed),
+            Storage::Postgres { db, .. } => Session::create_in(GamePlace::Postgres { db, id }, kind, options, seed),
+        }
+    }
+
+    /// Remove a game just created that is not wanted after all (its seats never written).
+    pub fn discard_game(&self, id: &str) {
+        match self {
+            Storage::Files { data } => {
+                let _ = std::fs::remove_file(Self::game_path(data, id));
+            }
+            Storage::Postgres { db, .. } => {
+                if let Err(e) = db.delete_game(id) {
+                    eprintln!("arbiter serve: game {id} was not wanted but could not be removed: {e}");
+                }
+            }
+        }
+    }
+
+    /// Whether game `id` is kept here (its record and its seats).
+    pub fn exists(&self, id: &str) -> bool {
+        match self {
+            Storage::Files { data } => Self::game_path(data, id).exists() && Self::seats_path(data, id).exists(),
+            Storage::Postgres { db, .. } => match db.doc(id, SEATS_DOC) {
+                Ok(d) => d.is_some(),
+                Err(e) => {
+                    eprintln!("arbiter serve: game {id}: {e}");
+                    false
+                }
+            },
+        }
+    }
+
+    /// Open game `id` to play it: every move replayed and verified.
+    pub fn open_game(&self, id: &str, games: &Catalogue) -> Result<Session, SessionError> {
+        match self {
+            Storage::Files { data } => Session::open_in(GamePlace::File(&Self::game_path(data, id)), games),
+            Storage::Postgres { db, .. } => Session::open_in(GamePlace::Postgres { db, id }, games),
+        }
+    }
+
+    /// Open game `id` only to read it (never written, never upgraded).
+    pub fn open_read_only(&self, id: &str, games: &Catalogue) -> Result<Session, SessionError> {
+        match self {
+            Storage::Files { data } => Session::load(AnyStore::Sqlite(SqliteStore::open_read_only(&Self::game_path(data, id))?), games),
+            // Reading a database's game changes nothing in it.
+            Storage::Postgres { db, .. } => Session::open_in(GamePlace::Postgres { db, id }, games),
+        }
+    }
+
+    /// Game `id`'s seats document.
+    pub fn load_seats(&self, id: &str) -> Result<SeatsFile, String> {
+        match self {
+            Storage::Files { data } => SeatsFile::load(&Self::seats_path(data, id)),
+            Storage::Postgres { db, .. } => match db.doc(id, SEATS_DOC) {
+                Ok(Some(text)) => SeatsFile::parse(&text, &format!("game {id}'s seats document")),
+                Ok(None) => Err(format!("game {id} has no seats document (it was not made by a server)")),
+                Err(e) => Err(format!("game {id}'s seats document cannot be read: {e}")),
+            },
+        }
+    }
+
+    /// Write game `id`'s seats document (whole: a crash leaves the old one or the new one).
+    pub fn save_seats(&self, id: &str, seats: &SeatsFile) -> Result<(), String> {
+        match self {
+            Storage::Files { data } => seats.save(&Self::seats_path(data, id)),
+            Storage::Postgres { db, .. } => {
+                db.put_doc(id, SEATS_DOC, &seats.to_json()?).map_err(|e| format!("game {id}'s seats document was not stored: {e}"))
+            }
+        }
+    }
+
+    /// The ids of every game kept here (those with a seats document: the server's games).
+    pub fn game_ids(&self) -> Vec<String> {
+        match self {
+            Storage::Files { data } => {
+                let Ok(dir) = std::fs::read_dir(data) else { return Vec::new() };
+                dir.flatten()
+                    .filter_map(|e| {
+                        let name = e.file_name().to_string_lossy().to_string();
+                        name.strip_suffix(".seats.json").filter(|id| crate::seats::valid_game_id(id)).map(String::from)
+                    })
+                    .collect()
+            }
+            Storage::Postgres { db, .. } => db.game_ids().unwrap_or_else(|e| {
+                eprintln!("arbiter serve: the games cannot be listed: {e}");
+                Vec::new()
+            }),
+        }
+    }
+
+    /// The bytes the games take (what `Config::disk_quota` bounds), where the server measures
+    /// it: a database's space is its administrator's (`None`).
+    pub fn bytes_used(&self) -> Option<u64> {
+        match self {
+            Storage::Files { data } => Some(crate::limits::folder_bytes(data)),
+            Storage::Postgres { .. } => None,
+        }
+    }
+
+    /// Whether several processes may serve these games (leases, forwarding). A data folder is
+    /// one process's.
+    pub fn is_shared(&self) -> bool {
+        match self {
+            Storage::Files { .. } => false,
+            Storage::Postgres { .. } => true,
+        }
+    }
+
+    /// Take (or renew) game `id`'s lease for this process, or say who holds it. Loading a game
+    /// claims it first: only the owner plays it, runs its clock and its computer seats.
+    pub fn claim(&self, id: &str) -> Result<Claim, String> {
+        match self {
+            Storage::Files { .. } => Ok(Claim::Ours),
+            Storage::Postgres { db, owner, address, ttl } => match db.acquire_lease(id, owner, address, *ttl) {
+                Ok(Lease::Acquired) => Ok(Claim::Ours),
+                Ok(Lease::HeldBy { address, expires_in, .. }) => Ok(Claim::Elsewhere { address, expires_in }),
+                Err(e) => Err(format!("game {id}'s lease cannot be taken: {e}")),
+            },
+        }
+    }
+
+    /// Renew every lease this process holds (one statement); the games still held. `None`
+    /// for a storage without leases.
+    pub fn renew(&self) -> Result<Option<Vec<String>>, String> {
+        match self {
+            Storage::Files { .. } => Ok(None),
+            Storage::Postgres { db, owner, ttl, .. } => db.renew_leases(owner, *ttl).map(Some).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// Give game `id`'s lease up (it was unloaded): another process may serve it at once.
+    pub fn release(&self, id: &str) {
+        match self {
+            Storage::Files { .. } => {}
+            Storage::Postgres { db, owner, .. } => {
+                if let Err(e) = db.release_lease(id, owner) {
+                    // It expires on its own.
+                    eprintln!("arbiter serve: game {id}'s lease could not be released: {e}");
+                }
+            }
+        }
+    }
+}
+
+impl Storage {
+    /// The storage `config` asks for: its database (`Config::store`: connected, its schema
+    /// checked, this process given a lease owner id), else its data folder.
+    pub fn open(config: &crate::Config, address: &str) -> Result<Storage, String> {
+        match &config.store {
+            None => Ok(Storage::Files { data: config.data.clone() }),
+            Some(url) => {
+                let db = PgDatabase::connect(url).map_err(|e| e.to_string())?;
+                let owner = crate::seats::new_token()?;
+                Ok(Storage::Postgres { db, owner, address: address.to_string(), ttl: config.lease_ttl })
+            }
+        }
+    }
+
+    /// Every game's lobby facts as stored by the processes serving them (a database only).
+    pub fn listings(&self) -> Vec<(String, String)> {
+        match self {
+            Storage::Files { .. } => Vec::new(),
+            Storage::Postgres { db, .. } => {
+                let ids = db.game_ids().unwrap_or_default();
+                ids.into_iter().filter_map(|id| db.doc(&id, LISTING_DOC).ok().flatten().map(|d| (id, d))).collect()
+            }
+        }
+    }
+
+    /// Store game `id`'s lobby facts for the other processes (a database only).
+    pub fn put_listing(&self, id: &str, json: &str) {
+        match self {
+            Storage::Files { .. } => {}
+            Storage::Postgres { db, .. } => {
+                if let Err(e) = db.put_doc(id, LISTING_DOC, json) {
+                    eprintln!("arbiter serve: game {id}'s lobby facts were not stored: {e}");
+                }
+            }
+        }
+    }
+}

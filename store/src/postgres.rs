@@ -1,0 +1,1126 @@
+//! The shared store: every game in one PostgreSQL database, so that several server processes
+//! can serve them (issue 27). The same ideas as the SQLite file, keyed by game id: a `games`
+//! row holds the header, the integrity chain's start and head, and the game's lease; `events`
+//! holds one row per move with **PRIMARY KEY (game_id, seq)**, so that of two appends of the
+//! same move number one fails; `chat` and `docs` sit beside the record, outside the chain.
+//! The chain ([`crate::chain`]) and the rows are those of SQLite: the same game gives the same
+//! values in both stores.
+//!
+//! Writing: [`EventStore::lock`] opens a transaction and locks the game's row (`SELECT … FOR
+//! UPDATE`, waiting up to 10 s for another writer); `append` inserts the row and moves the
+//! head; `commit` makes it durable. Only ordinary SQL is used (no advisory locks, no
+//! LISTEN/NOTIFY), what PostgreSQL-compatible distributed databases (CockroachDB) also offer.
+//! Lease times are the database's clock (`now()`), so the processes' clocks do not matter.
+//!
+//! The client is the synchronous `postgres` crate: every call blocks, and must be made outside
+//! an async runtime's worker thread (a server calls the store from `spawn_blocking`); each
+//! connection runs a small runtime of its own. Dropping a `PgDatabase` or an unlocked
+//! `PgStore` is safe anywhere (the pool's idle connections are closed on a thread of their
+//! own); a `PgStore` dropped while it holds the write lock rolls back, which blocks. Connections are pooled per [`PgDatabase`]; a
+//! [`PgStore`] holds one only between `lock` and `commit`/`rollback`, so thousands of loaded
+//! games need no more connections than there are writes at once. No TLS: reach the database on
+//! a trusted network or a local socket.
+
+use crate::{chain, ChatMessage, EventRow, EventStore, GameHeader, Record, StoreError};
+use arbiter_kernel::Seat;
+use postgres::error::SqlState;
+use postgres::{Client, Config, NoTls, Row, Statement};
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// The version of the PostgreSQL schema this code writes (the table `arbiter_schema`).
+pub const PG_SCHEMA_VERSION: i32 = 1;
+/// How long a writer waits for another writer's lock on a game, and for a free connection,
+/// before "busy, try again" (SQLite's wait too).
+const WAIT: Duration = Duration::from_secs(10);
+/// Connections one [`PgDatabase`] opens at most (PostgreSQL's default limit is 100 for all
+/// processes together).
+const MAX_CONNECTIONS: usize = 16;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS arbiter_schema (
+    id INT PRIMARY KEY CHECK (id = 1),
+    version INT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    game TEXT,
+    created_at TEXT NOT NULL,
+    engine_version TEXT NOT NULL,
+    rules_version TEXT NOT NULL,
+    seed BIGINT NOT NULL,
+    options_json TEXT NOT NULL,
+    seats_json TEXT NOT NULL,
+    setup_public_log TEXT NOT NULL,
+    setup_seat_logs TEXT NOT NULL,
+    setup_random_json TEXT NOT NULL,
+    setup_reveals BOOLEAN NOT NULL,
+    setup_state_hash TEXT NOT NULL,
+    header_hash TEXT NOT NULL,
+    head_seq BIGINT NOT NULL,
+    head_hash TEXT NOT NULL,
+    owner TEXT,
+    owner_address TEXT,
+    lease_until TIMESTAMPTZ
+);
+CREATE INDEX IF NOT EXISTS games_owner ON games (owner);
+CREATE TABLE IF NOT EXISTS events (
+    game_id TEXT NOT NULL REFERENCES games (id),
+    seq BIGINT NOT NULL CHECK (seq > 0),
+    at TEXT NOT NULL,
+    seat TEXT NOT NULL,
+    move_text TEXT NOT NULL,
+    move_json TEXT NOT NULL,
+    random_json TEXT NOT NULL,
+    reveals BOOLEAN NOT NULL,
+    public_log TEXT NOT NULL,
+    seat_logs TEXT NOT NULL,
+    state_hash TEXT NOT NULL,
+    chain TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS chat (
+    game_id TEXT NOT NULL REFERENCES games (id),
+    id BIGINT NOT NULL,
+    at TEXT NOT NULL,
+    sender TEXT NOT NULL,
+    audience TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (game_id, id)
+);
+CREATE TABLE IF NOT EXISTS docs (
+    game_id TEXT NOT NULL REFERENCES games (id),
+    name TEXT NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (game_id, name)
+);
+";
+
+const SELECT_HEADER: &str = "SELECT game, created_at, engine_version, rules_version, seed, options_json, seats_json, \
+     setup_public_log, setup_seat_logs, setup_random_json, setup_reveals, setup_state_hash FROM games WHERE id = $1";
+const INSERT_GAME: &str = "INSERT INTO games (id, game, created_at, engine_version, rules_version, seed, options_json, seats_json, \
+     setup_public_log, setup_seat_logs, setup_random_json, setup_reveals, setup_state_hash, header_hash, head_seq, head_hash) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, $14)";
+const INSERT_EVENT: &str = "INSERT INTO events (game_id, seq, at, seat, move_text, move_json, random_json, reveals, public_log, \
+     seat_logs, state_hash, chain) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+const SET_HEAD: &str = "UPDATE games SET head_seq = $2, head_hash = $3 WHERE id = $1";
+const LOCK_GAME: &str = "SELECT head_seq, head_hash FROM games WHERE id = $1 FOR UPDATE";
+
+/// Whether a lease is this process's now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lease {
+    /// Taken (the game was free or its lease had expired) or renewed (it was already ours).
+    Acquired,
+    /// Another owner holds it for `expires_in` more, unless it renews.
+    HeldBy { owner: String, address: String, expires_in: Duration },
+}
+
+/// A connection and its prepared statements (preparing is a round trip to the server: a move
+/// runs the same few statements every time).
+struct Conn {
+    client: Client,
+    prepared: HashMap<&'static str, Statement>,
+}
+
+impl Conn {
+    fn statement(&mut self, sql: &'static str) -> Result<Statement, postgres::Error> {
+        if let Some(s) = self.prepared.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.client.prepare(sql)?;
+        self.prepared.insert(sql, s.clone());
+        Ok(s)
+    }
+
+    fn query(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<Vec<Row>, postgres::Error> {
+        let s = self.statement(sql)?;
+        self.client.query(&s, params)
+    }
+
+    fn query_opt(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<Option<Row>, postgres::Error> {
+        let s = self.statement(sql)?;
+        self.client.query_opt(&s, params)
+    }
+
+    fn execute(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<u64, postgres::Error> {
+        let s = self.statement(sql)?;
+        self.client.execute(&s, params)
+    }
+}
+
+struct Pool {
+    config: Config,
+    /// The database as messages name it (never its password).
+    label: String,
+    state: Mutex<PoolState>,
+    freed: Condvar,
+}
+
+struct PoolState {
+    idle: Vec<Conn>,
+    /// Connections open, idle or in use.
+    open: usize,
+}
+
+impl Pool {
+    /// A connection: an idle one (`true`: it may have gone stale), or a new one.
+    fn get(&self) -> Result<(Conn, bool), StoreError> {
+        let deadline = Instant::now() + WAIT;
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(c) = state.idle.pop() {
+                return Ok((c, true));
+            }
+            if state.open < MAX_CONNECTIONS {
+                state.open += 1;
+                drop(state);
+                return match self.config.connect(NoTls) {
+                    Ok(client) => Ok((Conn { client, prepared: HashMap::new() }, false)),
+                    Err(e) => {
+                        self.discard();
+                        Err(self.error("connect", &e))
+                    }
+                };
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(StoreError::Busy(PathBuf::from(&self.label)));
+            }
+            state = self.freed.wait_timeout(state, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+
+    /// Give back a connection outside any transaction.
+    fn put(&self, conn: Conn) {
+        if conn.client.is_closed() {
+            return self.discard();
+        }
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.idle.push(conn);
+        drop(state);
+        self.freed.notify_one();
+    }
+
+    /// A connection closed or dropped: room for another.
+    fn discard(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.open = state.open.saturating_sub(1);
+        drop(state);
+        self.freed.notify_one();
+    }
+
+    /// Run `f` on a connection outside a transaction; once more on a new connection if an idle
+    /// one turned out closed (the database restarted since: the other idle ones are dropped
+    /// too). Every use of `run` is safe to repeat after a connection closed under it (a lease,
+    /// a document, a read; a chat message, at worst, twice).
+    fn run<T>(&self, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, Failure> {
+        let (mut conn, reused) = self.get().map_err(Failure::Store)?;
+        let result = f(&mut conn);
+        let closed = conn.client.is_closed();
+        self.give_back(conn);
+        match result {
+            Err(Failure::Pg(_)) if closed && reused => {
+                self.drop_idle();
+                let (mut conn, _) = self.get().map_err(Failure::Store)?;
+                let result = f(&mut conn);
+                self.give_back(conn);
+                result
+            }
+            other => other,
+        }
+    }
+
+    /// Put a connection back in the pool, or close it if it is closed.
+    fn give_back(&self, conn: Conn) {
+        if conn.client.is_closed() {
+            drop(conn);
+            self.discard();
+        } else {
+            self.put(conn);
+        }
+    }
+
+    /// Close every idle connection (they outlived their server).
+    fn drop_idle(&self) {
+        let idle = {
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            let idle = std::mem::take(&mut state.idle);
+            state.open = state.open.saturating_sub(idle.len());
+            idle
+        };
+        drop(idle);
+        self.freed.notify_all();
+    }
+
+    /// What a failed database call means, `doing` being what was attempted; never the driver's
+    /// wording.
+    fn error(&self, doing: &str, e: &postgres::Error) -> StoreError {
+        let place = PathBuf::from(&self.label);
+        let what = |what: String| StoreError::Database { place: self.label.clone(), what };
+        let Some(code) = e.code() else {
+            use std::error::Error as _;
+            let io = e.source().is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some());
+            return if e.is_closed() || io {
+                what(format!("the database cannot be reached (to {doing})"))
+            } else {
+                what(format!("could not {doing}"))
+            };
+        };
+        if *code == SqlState::LOCK_NOT_AVAILABLE
+            || *code == SqlState::QUERY_CANCELED
+            || *code == SqlState::T_R_SERIALIZATION_FAILURE
+            || *code == SqlState::T_R_DEADLOCK_DETECTED
+            || *code == SqlState::TOO_MANY_CONNECTIONS
+            || *code == SqlState::CANNOT_CONNECT_NOW
+        {
+            StoreError::Busy(place)
+        } else if *code == SqlState::DISK_FULL {
+            StoreError::WriteFailed { path: place, what: "the database's disk is full".into() }
+        } else if *code == SqlState::INSUFFICIENT_PRIVILEGE {
+            what(format!("no permission to {doing}"))
+        } else if *code == SqlState::INVALID_PASSWORD || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION {
+            what("the database refused the login (user or password)".into())
+        } else if *code == SqlState::INVALID_CATALOG_NAME {
+            what("no such database".into())
+        } else if *code == SqlState::UNDEFINED_TABLE || *code == SqlState::UNDEFINED_COLUMN {
+            what("the database lacks Arbiter's tables (or has others of the same names)".into())
+        } else if *code == SqlState::READ_ONLY_SQL_TRANSACTION {
+            StoreError::ReadOnly(place)
+        } else {
+            what(format!("could not {doing}"))
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let idle = std::mem::take(&mut self.state.get_mut().unwrap_or_else(|p| p.into_inner()).idle);
+        if idle.is_empty() {
+            return;
+        }
+        // Closing a connection blocks on the connection's own runtime, which panics on an
+        // async runtime's thread (a server dropping its last handle there, at shutdown): they
+        // are closed on a thread of their own.
+        let _ = std::thread::Builder::new().name("arbiter-pg-close".into()).spawn(move || drop(idle));
+    }
+}
+
+/// A failure inside the store: already a [`StoreError`], or the driver's, to be named.
+enum Failure {
+    Store(StoreError),
+    Pg(postgres::Error),
+}
+
+impl From<postgres::Error> for Failure {
+    fn from(e: postgres::Error) -> Self {
+        Failure::Pg(e)
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Self {
+        Failure::Store(e)
+    }
+}
+
+/// A PostgreSQL database of saved games: its connection settings and a small pool of
+/// connections (clonable, shared; `Send + Sync`).
+#[derive(Clone)]
+pub struct PgDatabase {
+    pool: Arc<Pool>,
+}
+
+impl std::fmt::Debug for PgDatabase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("PgDatabase").field(&self.pool.label).finish()
+    }
+}
+
+/// A game id the store accepts: 1 to 200 bytes, no control characters.
+fn check_id(id: &str) -> Result<(), StoreError> {
+    if id.is_empty() || id.len() > 200 || id.chars().any(char::is_control) {
+        return Err(StoreError::BadId(id.chars().take(60).filter(|c| !c.is_control()).collect()));
+    }
+    Ok(())
+}
+
+/// How messages name a game of the store.
+fn game_place(id: &str) -> PathBuf {
+    PathBuf::from(format!("game {id}"))
+}
+
+/// A list of strings as stored: a JSON array.
+fn json_strings(list: &[String]) -> String {
+    serde_json::to_string(list).expect("strings serialise")
+}
+
+impl PgDatabase {
+    /// Connect to the database at `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, or
+    /// `host=/socket/folder` in a URL's query), checking that it answers, and create the
+    /// schema or check it: a database written by a newer Arbiter is refused.
+    pub fn connect(url: &str) -> Result<PgDatabase, StoreError> {
+        let mut config = Config::from_str(url).map_err(|_| StoreError::Database {
+            place: "the PostgreSQL store".into(),
+            what: "its URL cannot be read (expected postgres://USER@HOST[:PORT]/DATABASE)".into(),
+        })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(WAIT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("arbiter");
+        }
+        let host = config
+            .get_hosts()
+            .iter()
+            .map(|h| match h {
+                postgres::config::Host::Tcp(name) => name.clone(),
+                postgres::config::Host::Unix(folder) => folder.display().to_string(),
+            })
+            .next()
+            .unwrap_or_else(|| "localhost".into());
+        let port = config.get_ports().first().copied().unwrap_or(5432);
+        let db = config.get_dbname().or(config.get_user()).unwrap_or("postgres");
+        let label = format!("PostgreSQL database {db} at {host}:{port}");
+        let pool = Pool { config, label, state: Mutex::new(PoolState { idle: Vec::new(), open: 0 }), freed: Condvar::new() };
+        let db = PgDatabase { pool: Arc::new(pool) };
+        db.prepare_schema()?;
+        Ok(db)
+    }
+
+    /// The database as messages name it ("PostgreSQL database DB at HOST:PORT").
+    pub fn label(&self) -> &str {
+        &self.pool.label
+    }
+
+    fn run<T>(&self, doing: &str, f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, StoreError> {
+        self.pool.run(f).map_err(|e| match e {
+            Failure::Store(e) => e,
+            Failure::Pg(e) => self.pool.error(doing, &e),
+        })
+    }
+
+    /// Create the tables if missing (several processes may start at once: a lost race to
+    /// create them is tried again), then check the schema's version.
+    fn prepare_schema(&self) -> Result<(), StoreError> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let made = self.run("create Arbiter's tables", |c| {
+                let found =
+                    c.client.query_one("SELECT to_regclass('arbiter_schema') IS NOT NULL, to_regclass('games') IS NOT NULL", &[])?;
+                let (ours, games): (bool, bool) = (found.try_get(0)?, found.try_get(1)?);
+                if !ours && games {
+                    return Err(Failure::Store(StoreError::Database {
+                        place: self.pool.label.clone(),
+                        what: "it has a table `games` that Arbiter did not make: give Arbiter a database of its own".into(),
+                    }));
+                }
+                if !ours {
+                    let mut tx = c.client.transaction()?;
+                    tx.batch_execute(SCHEMA)?;
+                    tx.execute(
+                        "INSERT INTO arbiter_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO NOTHING",
+                        &[&PG_SCHEMA_VERSION],
+                    )?;
+                    tx.commit()?;
+                }
+                let version: i32 = c.client.query_one("SELECT version FROM arbiter_schema WHERE id = 1", &[])?.try_get(0)?;
+                Ok(version)
+            });
+            match made {
+                Ok(v) if v > PG_SCHEMA_VERSION => {
+                    return Err(StoreError::NewerSchema { path: self.label().into(), found: v.into(), supported: PG_SCHEMA_VERSION.into() })
+                }
+                Ok(v) if v < 1 => {
+                    return Err(StoreError::UnknownSchema {
+                        path: self.label().into(),
+                        found: v.into(),
+                        supported: PG_SCHEMA_VERSION.into(),
+                    })
+                }
+                Ok(_) => return Ok(()),
+                // Another process created the tables at the same moment.
+                Err(StoreError::Database { .. } | StoreError::Busy(_)) if tries < 3 => std::thread::sleep(Duration::from_millis(100)),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn store(&self, id: &str) -> PgStore {
+        PgStore { db: self.clone(), id: id.into(), place: game_place(id), locked: RefCell::new(None), seats: OnceCell::new() }
+    }
+
+    /// Create game `id` from its header, with no moves yet; fails if the id is taken.
+    pub fn create_game(&self, id: &str, header: &GameHeader) -> Result<PgStore, StoreError> {
+        self.import_game(id, header, &[])
+    }
+
+    /// Create game `id` with `rows` as they are (their times, logs and random outcomes), the
+    /// chain computed over them as any append would: one transaction, so a failure leaves
+    /// nothing. Fails if the id is taken or the rows are not numbered 1, 2, 3…
+    pub fn import_game(&self, id: &str, header: &GameHeader, rows: &[EventRow]) -> Result<PgStore, StoreError> {
+        check_id(id)?;
+        let place = game_place(id);
+        for (i, row) in rows.iter().enumerate() {
+            if row.seq != i as u64 + 1 {
+                return Err(StoreError::BadRow { path: place, seq: row.seq, what: format!("out of sequence: expected move {}", i + 1) });
+            }
+            if header.seats.get(row.seat.idx()).is_none() {
+                return Err(StoreError::BadRow { path: place, seq: row.seq, what: format!("no seat {} in this game", row.seat.0) });
+            }
+        }
+        let start = chain::start(header);
+        let s = &header.setup;
+        self.run("create the game", |c| {
+            c.client.batch_execute("BEGIN")?;
+            let result = (|| {
+                let created = c.execute(
+                    INSERT_GAME,
+                    &[
+                        &id,
+                        &header.game,
+                        &header.created_at,
+                        &header.engine_version,
+                        &header.rules_version,
+                        &(header.seed as i64),
+                        &header.options,
+                        &json_strings(&header.seats),
+                        &s.public_log,
+                        &json_strings(&s.seat_logs),
+                        &s.random_json,
+                        &s.reveals,
+                        &s.state_hash,
+                        &start,
+                    ],
+                );
+                match created {
+                    Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                        return Err(Failure::Store(StoreError::Exists(place.clone())))
+                    }
+                    other => other?,
+                };
+                let mut h = start.clone();
+                for row in rows {
+                    h = insert_event(c, id, row, &h, &header.seats).map_err(|e| match e {
+                        Failure::Pg(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                            Failure::Store(StoreError::Conflict { path: place.clone(), seq: row.seq })
+                        }
+                        other => other,
+                    })?;
+                }
+                c.execute(SET_HEAD, &[&id, &(rows.len() as i64), &h])?;
+                Ok(())
+            })();
+            match result {
+                Ok(()) => c.client.batch_execute("COMMIT").map_err(Failure::Pg),
+                Err(e) => {
+                    let _ = c.client.batch_execute("ROLLBACK");
+                    Err(e)
+                }
+            }
+        })?;
+        Ok(self.store(id))
+    }
+
+    /// Open game `id` (a [`StoreError::NoSuchGame`] if there is none). Nothing is read yet:
+    /// [`crate::Session::load`] reads and verifies it.
+    pub fn open_game(&self, id: &str) -> Result<PgStore, StoreError> {
+        check_id(id)?;
+        let found = self.run("find the game", |c| Ok(c.query_opt("SELECT 1 FROM games WHERE id = $1", &[&id])?.is_some()))?;
+        if !found {
+            return Err(StoreError::NoSuchGame(game_place(id)));
+        }
+        Ok(self.store(id))
+    }
+
+    /// Every game's id, the oldest first (by creation time, then id).
+    pub fn game_ids(&self) -> Result<Vec<String>, StoreError> {
+        self.run("list the games", |c| {
+            let rows = c.query("SELECT id FROM games ORDER BY created_at, id", &[])?;
+            Ok(rows.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?)
+        })
+    }
+
+    /// Delete game `id` with its moves, chat and documents (one transaction).
+    pub fn delete_game(&self, id: &str) -> Result<(), StoreError> {
+        check_id(id)?;
+        let deleted = self.run("delete the game", |c| {
+            let mut tx = c.client.transaction()?;
+            for sql in
+                ["DELETE FROM docs WHERE game_id = $1", "DELETE FROM chat WHERE game_id = $1", "DELETE FROM events WHERE game_id = $1"]
+            {
+                tx.execute(sql, &[&id])?;
+            }
+            let n = tx.execute("DELETE FROM games WHERE id = $1", &[&id])?;
+            tx.commit()?;
+            Ok(n)
+        })?;
+        if deleted == 0 {
+            return Err(StoreError::NoSuchGame(game_place(id)));
+        }
+        Ok(())
+    }
+
+    /// The host's document `name` of game `id` (opaque JSON text, outside the integrity chain:
+    /// the server keeps its seats here), if stored.
+    pub fn doc(&self, id: &str, name: &str) -> Result<Option<String>, StoreError> {
+        self.run("read a document of the game", |c| {
+            let row = c.query_opt("SELECT json FROM docs WHERE game_id = $1 AND name = $2", &[&id, &name])?;
+            Ok(row.map(|r| r.try_get(0)).transpose()?)
+        })
+    }
+
+    /// Store (or replace) the host's document `name` of game `id`.
+    pub fn put_doc(&self, id: &str, name: &str, json: &str) -> Result<(), StoreError> {
+        self.run("store a document of the game", |c| {
+            let put = c.execute(
+                "INSERT INTO docs (game_id, name, json) VALUES ($1, $2, $3) ON CONFLICT (game_id, name) DO UPDATE SET json = EXCLUDED.json",
+                &[&id, &name, &json],
+            );
+            match put {
+                Err(e) if e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => Err(Failure::Store(StoreError::NoSuchGame(game_place(id)))),
+                other => Ok(other.map(|_| ())?),
+            }
+        })
+    }
+
+    /// Take game `id` for `owner` (a process; `address`: where others reach it) for `ttl`, if it
+    /// is free, its lease has expired, or it is already `owner`'s (then renewed); else say who
+    /// holds it. Times are the database's clock.
+    pub fn acquire_lease(&self, id: &str, owner: &str, address: &str, ttl: Duration) -> Result<Lease, StoreError> {
+        let ms = ttl.as_millis().min(i64::MAX as u128) as i64;
+        for _ in 0..3 {
+            let taken = self.run("take the game's lease", |c| {
+                let row = c.query_opt(
+                    "UPDATE games SET owner = $2, owner_address = $3, lease_until = now() + $4::BIGINT * INTERVAL '1 millisecond' \
+                     WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until IS NULL OR lease_until <= now()) RETURNING id",
+                    &[&id, &owner, &address, &ms],
+                )?;
+                if row.is_some() {
+                    return Ok(Some(Lease::Acquired));
+                }
+                let held = c.query_opt(
+                    "SELECT owner, owner_address, GREATEST(EXTRACT(EPOCH FROM (lease_until - now())), 0)::FLOAT8 FROM games WHERE id = $1",
+                    &[&id],
+                )?;
+                let Some(held) = held else { return Err(Failure::Store(StoreError::NoSuchGame(game_place(id)))) };
+                let (owner, address, secs): (Option<String>, Option<String>, Option<f64>) =
+                    (held.try_get(0)?, held.try_get(1)?, held.try_get(2)?);
+                Ok(match (owner, secs) {
+                    // Released or expired between the two statements: try again.
+                    (None, _) | (_, None) => None,
+                    (Some(owner), Some(secs)) => Some(Lease::HeldBy {
+                        owner,
+                        address: address.unwrap_or_default(),
+                        expires_in: Duration::from_secs_f64(secs.max(0.0)),
+                    }),
+                })
+            })?;
+            if let Some(lease) = taken {
+                return Ok(lease);
+            }
+        }
+        Err(StoreError::Busy(game_place(id)))
+    }
+
+    /// Renew every live lease of `owner` for `ttl` (one statement); the ids it still holds.
+    /// A lease that expired is not renewed (another process may have taken the game): the
+    /// owner must acquire it again.
+    pub fn renew_leases(&self, owner: &str, ttl: Duration) -> Result<Vec<String>, StoreError> {
+        let ms = ttl.as_millis().min(i64::MAX as u128) as i64;
+        self.run("renew the leases", |c| {
+            let rows = c.query(
+                "UPDATE games SET lease_until = now() + $2::BIGINT * INTERVAL '1 millisecond' \
+                 WHERE owner = $1 AND lease_until > now() RETURNING id",
+                &[&owner, &ms],
+            )?;
+            let mut ids: Vec<String> = rows.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?;
+            ids.sort();
+            Ok(ids)
+        })
+    }
+
+    /// Give up `owner`'s lease on game `id` (nothing if another holds it).
+    pub fn release_lease(&self, id: &str, owner: &str) -> Result<(), StoreError> {
+        self.run("release the game's lease", |c| {
+            c.execute(
+                "UPDATE games SET owner = NULL, owner_address = NULL, lease_until = NULL WHERE id = $1 AND owner = $2",
+                &[&id, &owner],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// The number of moves of each game of `ids` that exists, in the order asked (one query: a
+    /// process following games others own polls this).
+    pub fn heads(&self, ids: &[String]) -> Result<Vec<(String, u64)>, StoreError> {
+        let found: HashMap<String, u64> = self.run("read the games' heads", |c| {
+            let rows = c.query("SELECT id, head_seq FROM games WHERE id = ANY($1)", &[&ids])?;
+            let mut out = HashMap::with_capacity(rows.len());
+            for r in rows {
+                out.insert(r.try_get::<_, String>(0)?, r.try_get::<_, i64>(1)?.max(0) as u64);
+            }
+            Ok(out)
+        })?;
+        Ok(ids.iter().filter_map(|id| found.get(id).map(|seq| (id.clone(), *seq))).collect())
+    }
+}
+
+/// Insert `row` after chain value `prev`; the chain value after it.
+fn insert_event(c: &mut Conn, id: &str, row: &EventRow, prev: &str, seats: &[String]) -> Result<String, Failure> {
+    let seat = seats.get(row.seat.idx()).ok_or_else(|| {
+        Failure::Store(StoreError::BadRow { path: game_place(id), seq: row.seq, what: format!("no seat {} in this game", row.seat.0) })
+    })?;
+    let h = chain::extend(prev, row, seats);
+    let r = &row.record;
+    c.execute(
+        INSERT_EVENT,
+        &[
+            &id,
+            &(row.seq as i64),
+            &row.at,
+            seat,
+            &row.move_text,
+            &row.move_json,
+            &r.random_json,
+            &r.reveals,
+            &r.public_log,
+            &json_strings(&r.seat_logs),
+            &r.state_hash,
+            &h,
+        ],
+    )?;
+    Ok(h)
+}
+
+/// One game of a [`PgDatabase`]: an [`EventStore`], and its chat.
+pub struct PgStore {
+    db: PgDatabase,
+    id: String,
+    place: PathBuf,
+    /// Between `lock` and `commit`/`rollback`: the connection whose transaction holds the
+    /// game's row, and the head as it stands in that transaction.
+    locked: RefCell<Option<(Conn, (u64, String))>>,
+    /// The seats' ids, read once (a game's seats never change).
+    seats: OnceCell<Vec<String>>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore").field("db", &self.db.pool.label).field("id", &self.id).finish()
+    }
+}
+
+/// A `Record` from five columns starting at `at`: the public log, the seats' logs (a JSON
+/// array), random outcomes, reveals, state hash; what is wrong if the seats' logs cannot be
+/// read.
+fn record_at(r: &Row, at: usize) -> Result<Result<Record, &'static str>, postgres::Error> {
+    let logs: String = r.try_get(at + 1)?;
+    let Ok(seat_logs) = serde_json::from_str::<Vec<String>>(&logs) else { return Ok(Err("the seats' logs cannot be read")) };
+    Ok(Ok(Record {
+        public_log: r.try_get(at)?,
+        seat_logs,
+        random_json: r.try_get(at + 2)?,
+        reveals: r.try_get(at + 3)?,
+        state_hash: r.try_get(at + 4)?,
+    }))
+}
+
+impl PgStore {
+    /// The game's id in its database.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The database the game is in.
+    pub fn database(&self) -> &PgDatabase {
+        &self.db
+    }
+
+    fn error(&self, doing: &str, e: Failure) -> StoreError {
+        match e {
+            Failure::Store(e) => e,
+            Failure::Pg(e) => self.db.pool.error(doing, &e),
+        }
+    }
+
+    /// Run `f` on the locked connection if the lock is held (to read what this transaction
+    /// wrote), else on a pooled one.
+    fn read<T>(&self, doing: &str, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, StoreError> {
+        if let Some((conn, _)) = self.locked.borrow_mut().as_mut() {
+            return f(conn).map_err(|e| self.error(doing, e));
+        }
+        self.db.pool.run(f).map_err(|e| self.error(doing, e))
+    }
+
+    fn header_on(&self, c: &mut Conn) -> Result<GameHeader, Failure> {
+        let damaged = |what: String| Failure::Store(StoreError::Damaged { path: self.place.clone(), seq: 0, what });
+        let row = c.query_opt(SELECT_HEADER, &[&self.id])?.ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
+        let typed = (|| -> Result<_, postgres::Error> {
+            Ok((
+                row.try_get::<_, Option<String>>(0)?,
+                row.try_get::<_, String>(1)?,
+                row.try_get::<_, String>(2)?,
+                row.try_get::<_, String>(3)?,
+                row.try_get::<_, i64>(4)?,
+                row.try_get::<_, String>(5)?,
+                row.try_get::<_, String>(6)?,
+                record_at(&row, 7)?,
+            ))
+        })();
+        let (game, created_at, engine_version, rules_version, seed, options, seats, setup) =
+            typed.map_err(|_| damaged("a stored value has the wrong type".into()))?;
+        if serde_json::from_str::<serde_json::Value>(&options).is_err() {
+            return Err(damaged("the game options cannot be read".into()));
+        }
+        let seats: Vec<String> = serde_json::from_str(&seats).map_err(|_| damaged("the seats cannot be read".into()))?;
+        let setup = setup.map_err(|what| damaged(what.into()))?;
+        if setup.seat_logs.len() != seats.len() {
+            return Err(damaged("its private logs do not match the game's seats".into()));
+        }
+        Ok(GameHeader { game, created_at, engine_version, rules_version, seed: seed as u64, options, seats, setup })
+    }
+
+    /// The rows, checked against the chain, and the head they were checked against.
+    fn rows_on(&self, c: &mut Conn) -> Result<(Vec<EventRow>, (u64, String)), Failure> {
+        let header = self.header_on(c)?;
+        let game = c
+            .query_opt("SELECT header_hash, head_seq, head_hash FROM games WHERE id = $1", &[&self.id])?
+            .ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
+        let (header_hash, head_seq, head_hash): (String, i64, String) = (game.try_get(0)?, game.try_get(1)?, game.try_get(2)?);
+        let mut h = chain::start(&header);
+        if header_hash != h {
+            return Err(Failure::Store(StoreError::Damaged {
+                path: self.place.clone(),
+                seq: 0,
+                what: "its header (creation, versions, seed, options or setup) does not match the integrity chain".into(),
+            }));
+        }
+        let rows = c.query(
+            "SELECT seq, at, seat, move_text, move_json, public_log, seat_logs, random_json, reveals, state_hash, chain \
+             FROM events WHERE game_id = $1 ORDER BY seq",
+            &[&self.id],
+        )?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (i, r) in rows.iter().enumerate() {
+            let seq = i as u64 + 1;
+            let damaged = |what: String| Failure::Store(StoreError::Damaged { path: self.place.clone(), seq, what });
+            let typed = (|| -> Result<_, postgres::Error> {
+                Ok((
+                    r.try_get::<_, i64>(0)?,
+                    r.try_get::<_, String>(1)?,
+                    r.try_get::<_, String>(2)?,
+                    r.try_get::<_, String>(3)?,
+                    r.try_get::<_, String>(4)?,
+                    record_at(r, 5)?,
+                    r.try_get::<_, String>(10)?,
+                ))
+            })();
+            let (stored_seq, at, seat, move_text, move_json, record, stored_chain) =
+                typed.map_err(|_| damaged("a stored value has the wrong type".into()))?;
+            if stored_seq != seq as i64 {
+                return Err(damaged(format!("move {seq} is missing (the next stored row is numbered {stored_seq})")));
+            }
+            let record = record.map_err(|what| damaged(what.into()))?;
+            if record.seat_logs.len() != header.seats.len() {
+                return Err(damaged("its private logs do not match the game's seats".into()));
+            }
+            let seat = header.seats.iter().position(|s| *s == seat).ok_or_else(|| damaged(format!("unknown seat {seat:?}")))?;
+            let row = EventRow { seq, at, seat: Seat(seat as u8), move_text, move_json, record };
+            h = chain::extend(&h, &row, &header.seats);
+            if stored_chain != h {
+                return Err(damaged("its content does not match the integrity chain".into()));
+            }
+            out.push(row);
+        }
+        let found = out.len() as u64;
+        let head_seq = head_seq.max(0) as u64;
+        if head_seq > found {
+            return Err(Failure::Store(StoreError::Truncated { path: self.place.clone(), head: head_seq, found }));
+        }
+        if head_seq != found || head_hash != h {
+            return Err(Failure::Store(StoreError::Damaged {
+                path: self.place.clone(),
+                seq: 0,
+                what: "its record of the last move does not match the moves stored".into(),
+            }));
+        }
+        Ok((out, (found, h)))
+    }
+
+    fn in_lock(&self) -> Result<(), StoreError> {
+        if self.locked.borrow().is_none() {
+            return Err(StoreError::WriteFailed { path: self.place.clone(), what: "a write outside the write lock (engine fault)".into() });
+        }
+        Ok(())
+    }
+
+    /// Run `f` on the locked connection with the head of the transaction.
+    fn write<T>(&self, doing: &str, f: impl FnOnce(&mut Conn, &mut (u64, String)) -> Result<T, Failure>) -> Result<T, StoreError> {
+        self.in_lock()?;
+        let mut locked = self.locked.borrow_mut();
+        let (conn, head) = locked.as_mut().expect("checked");
+        f(conn, head).map_err(|e| self.error(doing, e))
+    }
+
+    /// The game's chat, in the order stored.
+    pub fn chat(&self) -> Result<Vec<ChatMessage>, StoreError> {
+        self.read("read the chat", |c| {
+            let rows = c.query("SELECT id, at, sender, audience, text FROM chat WHERE game_id = $1 ORDER BY id", &[&self.id])?;
+            let mut out = Vec::with_capacity(rows.len());
+            for r in rows {
+                out.push(ChatMessage {
+                    id: r.try_get::<_, i64>(0)?.max(0) as u64,
+                    at: r.try_get(1)?,
+                    from: r.try_get(2)?,
+                    to: r.try_get(3)?,
+                    text: r.try_get(4)?,
+                });
+            }
+            Ok(out)
+        })
+    }
+
+    /// How many chat messages the game holds.
+    pub fn chat_len(&self) -> Result<u64, StoreError> {
+        self.read("count the chat", |c| {
+            let row = c.query_opt("SELECT COUNT(*) FROM chat WHERE game_id = $1", &[&self.id])?;
+            Ok(row.map(|r| r.try_get::<_, i64>(0)).transpose()?.unwrap_or(0).max(0) as u64)
+        })
+    }
+
+    /// Store a chat message (durably, on its own; never inside a move's write), numbered after
+    /// the last. Writers of one game's chat take turns on the game's row (as moves do, so a
+    /// message waits for a move being stored): numbering under a lock, where retrying after a
+    /// lost race let a writer lose every time to a faster one.
+    pub fn add_chat(&self, from: &str, to: &str, text: &str) -> Result<ChatMessage, StoreError> {
+        if self.locked.borrow().is_some() {
+            return Err(StoreError::WriteFailed {
+                path: self.place.clone(),
+                what: "a chat message inside a move's write (engine fault)".into(),
+            });
+        }
+        let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let id = self.read("store the chat message", |c| {
+            c.client.batch_execute(&format!("BEGIN; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+            let added = (|| -> Result<i64, Failure> {
+                if c.query_opt(LOCK_GAME, &[&self.id])?.is_none() {
+                    return Err(Failure::Store(StoreError::NoSuchGame(self.place.clone())));
+                }
+                let row = c.query_opt(
+                    "INSERT INTO chat (game_id, id, at, sender, audience, text) \
+                     SELECT $1, COALESCE(MAX(id), 0) + 1, $2, $3, $4, $5 FROM chat WHERE game_id = $1 RETURNING id",
+                    &[&self.id, &at, &from, &to, &text],
+                )?;
+                Ok(row.map(|r| r.try_get::<_, i64>(0)).transpose()?.unwrap_or(0))
+            })();
+            match added {
+                Ok(id) => {
+                    c.client.batch_execute("COMMIT")?;
+                    Ok(id)
+                }
+                Err(e) => {
+                    let _ = c.client.batch_execute("ROLLBACK");
+                    Err(e)
+                }
+            }
+        })?;
+        Ok(ChatMessage { id: id.max(0) as u64, at, from: from.into(), to: to.into(), text: text.into() })
+    }
+
+    /// Store chat messages as they were (their numbers and times: a game moved between
+    /// stores), in one transaction.
+    pub fn restore_chat(&self, messages: &[ChatMessage]) -> Result<(), StoreError> {
+        self.read("store the chat", |c| {
+            let mut tx = c.client.transaction()?;
+            for m in messages {
+                tx.execute(
+                    "INSERT INTO chat (game_id, id, at, sender, audience, text) VALUES ($1, $2, $3, $4, $5, $6)",
+                    &[&self.id, &(m.id as i64), &m.at, &m.from, &m.to, &m.text],
+                )?;
+            }
+            tx.commit()?;
+            Ok(())
+        })
+    }
+}
+
+impl EventStore for PgStore {
+    fn header(&self) -> Result<GameHeader, StoreError> {
+        self.read("read the game", |c| self.header_on(c))
+    }
+
+    fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
+        self.rows_and_head().map(|(rows, _)| rows)
+    }
+
+    fn rows_and_head(&self) -> Result<(Vec<EventRow>, (u64, String)), StoreError> {
+        if let Some((conn, _)) = self.locked.borrow_mut().as_mut() {
+            return self.rows_on(conn).map_err(|e| self.error("read the moves", e));
+        }
+        // One snapshot: the header, the rows and the head as of one moment, even while another
+        // process writes.
+        self.db
+            .pool
+            .run(|c| {
+                c.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+                let result = self.rows_on(c);
+                let _ = c.client.batch_execute(if result.is_ok() { "COMMIT" } else { "ROLLBACK" });
+                result
+            })
+            .map_err(|e| self.error("read the moves", e))
+    }
+
+    fn head(&self) -> Result<(u64, String), StoreError> {
+        if let Some((_, head)) = self.locked.borrow().as_ref() {
+            return Ok(head.clone());
+        }
+        self.read("read the game's head", |c| {
+            let row = c
+                .query_opt("SELECT head_seq, head_hash FROM games WHERE id = $1", &[&self.id])?
+                .ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
+            Ok((row.try_get::<_, i64>(0)?.max(0) as u64, row.try_get(1)?))
+        })
+    }
+
+    fn lock(&mut self) -> Result<(), StoreError> {
+        if self.locked.borrow().is_some() {
+            return Err(StoreError::WriteFailed { path: self.place.clone(), what: "the write lock taken twice (engine fault)".into() });
+        }
+        let pool = &self.db.pool;
+        for attempt in 0..2 {
+            let (mut conn, reused) = pool.get()?;
+            let begun = conn
+                .client
+                .batch_execute(&format!("BEGIN; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))
+                .map_err(Failure::Pg)
+                .and_then(|()| {
+                    let row = conn.query_opt(LOCK_GAME, &[&self.id])?;
+                    let row = row.ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
+                    Ok((row.try_get::<_, i64>(0)?.max(0) as u64, row.try_get::<_, String>(1)?))
+                });
+            match begun {
+                Ok(head) => {
+                    *self.locked.borrow_mut() = Some((conn, head));
+                    return Ok(());
+                }
+                Err(e) => {
+                    let stale = conn.client.is_closed();
+                    if stale {
+                        drop(conn);
+                        pool.discard();
+                    } else {
+                        let _ = conn.client.batch_execute("ROLLBACK");
+                        pool.put(conn);
+                    }
+                    // An idle connection gone stale (the database restarted): once more, on
+                    // a new one.
+                    if stale && reused && attempt == 0 {
+                        pool.drop_idle();
+                        continue;
+                    }
+                    return Err(self.error("lock the game", e));
+                }
+            }
+        }
+        Err(StoreError::Database { place: pool.label.clone(), what: "the database cannot be reached".into() })
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        let Some((mut conn, _)) = self.locked.borrow_mut().take() else {
+            return Err(StoreError::WriteFailed {
+                path: self.place.clone(),
+                what: "a commit without the write lock (engine fault)".into(),
+            });
+        };
+        let done = conn.client.batch_execute("COMMIT");
+        let stale = conn.client.is_closed();
+        if stale {
+            drop(conn);
+            self.db.pool.discard();
+        } else {
+            if done.is_err() {
+                let _ = conn.client.batch_execute("ROLLBACK");
+            }
+            self.db.pool.put(conn);
+        }
+        match done {
+            Ok(()) => Ok(()),
+            // The connection went during the commit: the database may or may not have it.
+            Err(_) if stale => Err(StoreError::WriteFailed {
+                path: self.place.clone(),
+                what: "the database did not confirm the write (its connection was lost): reload to see whether it was stored".into(),
+            }),
+            Err(e) => Err(self.error("store the move", Failure::Pg(e))),
+        }
+    }
+
+    fn rollback(&mut self) {
+        if let Some((mut conn, _)) = self.locked.borrow_mut().take() {
+            let _ = conn.client.batch_execute("ROLLBACK");
+            if conn.client.is_closed() {
+                drop(conn);
+                self.db.pool.discard();
+            } else {
+                self.db.pool.put(conn);
+            }
+        }
+    }
+
+    fn append(&mut self, row: &EventRow) -> Result<(), StoreError> {
+        if self.seats.get().is_none() {
+            let seats = self.header()?.seats;
+            let _ = self.seats.set(seats);
+        }
+        let seats = self.seats.get().map(Vec::as_slice).unwrap_or_default();
+        let (id, place) = (self.id.clone(), self.place.clone());
+        self.write("store the move", |c, head| {
+            if row.seq != head.0 + 1 {
+                return Err(Failure::Store(StoreError::BadRow {
+                    path: place.clone(),
+                    seq: row.seq,
+                    what: format!("out of sequence: the last stored move is {}", head.0),
+                }));
+            }
+            let h = insert_event(c, &id, row, &head.1, seats).map_err(|e| match e {
+                // The unique key (game_id, seq): another process stored this move number first.
+                Failure::Pg(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                    Failure::Store(StoreError::Conflict { path: place.clone(), seq: row.seq })
+                }
+                other => other,
+            })?;
+            c.execute(SET_HEAD, &[&id, &(row.seq as i64), &h])?;
+            *head = (row.seq, h);
+            Ok(())
+        })
+    }
+
+    fn truncate_after(&mut self, seq: u64) -> Result<(), StoreError> {
+        self.in_lock()?;
+        let start = if seq == 0 { Some(chain::start(&self.header()?)) } else { None };
+        let (id, place) = (self.id.clone(), self.place.clone());
+        self.write("undo the move", |c, head| {
+            let hash = match start {
+                Some(h) => h,
+                None => c
+                    .query_opt("SELECT chain FROM events WHERE game_id = $1 AND seq = $2", &[&id, &(seq as i64)])?
+                    .ok_or_else(|| Failure::Store(StoreError::BadRow { path: place.clone(), seq, what: "no such move to undo to".into() }))?
+                    .try_get(0)?,
+            };
+            c.execute("DELETE FROM events WHERE game_id = $1 AND seq > $2", &[&id, &(seq as i64)])?;
+            c.execute(SET_HEAD, &[&id, &(seq as i64), &hash])?;
+            *head = (seq, hash);
+            Ok(())
+        })
+    }
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        self.rollback();
+    }
+}

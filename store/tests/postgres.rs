@@ -1,0 +1,457 @@
+//! The PostgreSQL store against a real PostgreSQL (`arbiter-pgtest`: a server of its own in a
+//! temporary folder, a database per test). Without PostgreSQL each test prints the skip line
+//! and passes; `ARBITER_REQUIRE_POSTGRES=1` (`.ci/run`) makes that a failure.
+
+use arbiter_games::{catalogue, MINESWEEPER};
+use arbiter_kernel::Seat;
+use arbiter_pgtest::PgServer;
+use arbiter_store::{log_for, AnyStore, EventStore, GamePlace, Lease, PgDatabase, PgStore, Session, SessionError, SqliteStore, StoreError};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+/// A fresh database of the shared test server, named after the test.
+fn database(name: &str) -> Option<(&'static PgServer, PgDatabase)> {
+    let pg = arbiter_pgtest::shared()?;
+    let url = pg.new_database(name);
+    Some((pg, PgDatabase::connect(&url).unwrap_or_else(|e| panic!("connect {url}: {e}"))))
+}
+
+/// A small deterministic choice (xorshift): the same moves in every run.
+fn pick(state: &mut u64, n: usize) -> usize {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    (*state % n as u64) as usize
+}
+
+/// A board large enough for a long game.
+fn board() -> serde_json::Value {
+    json!({"width": 20, "height": 20, "mines": 40})
+}
+
+/// Play up to `n` moves chosen among the legal ones by `seed` (an open one move in eight, so
+/// that the game lasts: opens reveal, flags do not); the texts played.
+fn play_moves<S: EventStore>(s: &mut Session<S>, seed: u64, n: usize) -> Vec<String> {
+    let mut state = seed | 1;
+    let mut played = Vec::new();
+    for i in 0..n {
+        if s.game().decision().is_none() {
+            break;
+        }
+        let all = s.game().legal_moves();
+        let quiet: Vec<String> = all.iter().filter(|m| !m.starts_with("open")).cloned().collect();
+        let moves = if i % 8 == 3 || quiet.is_empty() { all } else { quiet };
+        let m = moves[pick(&mut state, moves.len())].clone();
+        s.play(&m, None).unwrap_or_else(|e| panic!("{m}: {e}"));
+        played.push(m);
+    }
+    played
+}
+
+fn pg_session(
+    db: &PgDatabase,
+    id: &str,
+    kind: &'static dyn arbiter_kernel::GameKind,
+    options: serde_json::Value,
+    seed: u64,
+) -> Session<PgStore> {
+    Session::create_with(kind, &options, seed, |header| db.create_game(id, header)).unwrap()
+}
+
+fn open(db: &PgDatabase, id: &str) -> Result<Session<PgStore>, SessionError> {
+    Session::load(db.open_game(id)?, &catalogue())
+}
+
+/// (seq, chain) of every row, as stored.
+fn sqlite_chains(path: &std::path::Path) -> Vec<(i64, String)> {
+    let c = rusqlite::Connection::open(path).unwrap();
+    let mut q = c.prepare("SELECT seq, chain FROM events ORDER BY seq").unwrap();
+    q.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().collect::<Result<_, _>>().unwrap()
+}
+
+fn pg_chains(pg: &PgServer, db: &str, id: &str) -> Vec<(i64, String)> {
+    pg.psql(db, &format!("SELECT seq, chain FROM events WHERE game_id = '{id}' ORDER BY seq"))
+        .lines()
+        .map(|l| {
+            let (seq, chain) = l.split_once('|').unwrap();
+            (seq.parse().unwrap(), chain.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_same_game_gives_identical_rows_chains_and_replay_in_both_stores() {
+    let Some((pg, db)) = database("same_game") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.arbiter");
+    let mut sqlite = Session::create(&path, &MINESWEEPER, &board(), 11).unwrap();
+    let played = play_moves(&mut sqlite, 3, 80);
+    assert!(played.len() > 40, "a game long enough, with random outcomes and reveals: {}", played.len());
+    assert!(sqlite.rows().iter().any(|r| r.record.reveals && r.record.random_json != "[]"));
+
+    // The SQLite rows appended one by one into PostgreSQL: the same chain, row for row.
+    let mut store = db.create_game("copied", sqlite.header()).unwrap();
+    for row in sqlite.rows() {
+        store.lock().unwrap();
+        store.append(row).unwrap();
+        store.commit().unwrap();
+    }
+    let copied = open(&db, "copied").unwrap();
+    assert_eq!(copied.header(), sqlite.header());
+    assert_eq!(copied.rows(), sqlite.rows());
+    assert_eq!(copied.game().state_hash(), sqlite.game().state_hash());
+    assert_eq!(copied.store().head().unwrap(), sqlite.store().head().unwrap());
+    assert_eq!(pg_chains(pg, "same_game", "copied"), sqlite_chains(&path));
+    for viewer in [None, Some(Seat(0))] {
+        assert_eq!(
+            log_for(copied.header(), copied.rows(), viewer, copied.game()),
+            log_for(sqlite.header(), sqlite.rows(), viewer, sqlite.game())
+        );
+    }
+
+    // The same moves played through a session on PostgreSQL: the same records (only the
+    // times differ), the same game.
+    let mut live = pg_session(&db, "live", &MINESWEEPER, board(), 11);
+    for m in &played {
+        live.play(m, None).unwrap();
+    }
+    let strip = |rows: &[arbiter_store::EventRow]| -> Vec<_> {
+        rows.iter().map(|r| (r.seq, r.seat, r.move_text.clone(), r.move_json.clone(), r.record.clone())).collect()
+    };
+    let reopened = open(&db, "live").unwrap();
+    assert_eq!(strip(reopened.rows()), strip(sqlite.rows()));
+    assert_eq!(reopened.game().state_hash(), sqlite.game().state_hash());
+    assert_eq!(reopened.game().view(Some(Seat(0))), sqlite.game().view(Some(Seat(0))));
+}
+
+#[test]
+fn undo_deletes_the_row_and_moves_the_head_back() {
+    let Some((_pg, db)) = database("undo") else { return };
+    let mut s = pg_session(&db, "m", &MINESWEEPER, json!({"width": 9, "height": 9, "mines": 10}), 5);
+    s.play("flag a1", None).unwrap();
+    s.play("flag b2", None).unwrap();
+    let undone = s.undo().unwrap();
+    assert_eq!(undone.move_text, "flag b2");
+    assert_eq!(s.seq(), 1);
+    let reopened = open(&db, "m").unwrap();
+    assert_eq!(reopened.rows(), s.rows());
+    assert_eq!(reopened.store().head().unwrap().0, 1);
+    // Undo back to no move at all, then play on.
+    s.undo().unwrap();
+    assert_eq!(open(&db, "m").unwrap().seq(), 0);
+    s.play("open e5", None).unwrap();
+    let e = s.undo().unwrap_err().to_string();
+    assert!(e.contains("revealed"), "{e}");
+    assert_eq!(open(&db, "m").unwrap().seq(), 1);
+}
+
+fn damaged_at(db: &PgDatabase, id: &str) -> u64 {
+    match open(db, id) {
+        Err(SessionError::Store(StoreError::Damaged { seq, .. })) => seq,
+        Err(e) => panic!("not damage: {e}"),
+        Ok(_) => panic!("the edit was not found"),
+    }
+}
+
+#[test]
+fn an_edited_row_is_damaged_at_its_move_and_a_deleted_last_row_is_truncated() {
+    let Some((pg, db)) = database("tamper") else { return };
+    for id in ["a", "b", "c", "d", "e"] {
+        let mut s = pg_session(&db, id, &MINESWEEPER, board(), 2);
+        play_moves(&mut s, 9, 12);
+        assert_eq!(s.seq(), 12);
+    }
+    let sql = |q: &str| pg.psql("tamper", q);
+    sql("UPDATE events SET state_hash = '0000000000000000' WHERE game_id = 'a' AND seq = 7");
+    assert_eq!(damaged_at(&db, "a"), 7);
+    sql("UPDATE events SET public_log = public_log || ' (edited)' WHERE game_id = 'b' AND seq = 3");
+    assert_eq!(damaged_at(&db, "b"), 3);
+    sql("UPDATE games SET seed = seed + 1 WHERE id = 'c'");
+    assert_eq!(damaged_at(&db, "c"), 0);
+    let e = open(&db, "c").err().unwrap().to_string();
+    assert!(e.contains("game c is damaged in its header"), "{e}");
+    sql("DELETE FROM events WHERE game_id = 'd' AND seq = 12");
+    match open(&db, "d") {
+        Err(SessionError::Store(e @ StoreError::Truncated { head: 12, found: 11, .. })) => {
+            assert_eq!(e.to_string(), "game d is truncated: it records 12 move(s) but holds only 11")
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("a deleted row was not found"),
+    }
+    // A row in the middle: "move N is missing".
+    sql("DELETE FROM events WHERE game_id = 'e' AND seq = 5");
+    assert_eq!(damaged_at(&db, "e"), 5);
+    // The others' edits did not touch anything else: no game is read from another's rows.
+    for id in ["a", "b", "c", "d", "e"] {
+        assert!(open(&db, id).is_err());
+    }
+    let fine = pg_session(&db, "f", &MINESWEEPER, json!({}), 1);
+    drop(fine);
+    assert!(open(&db, "f").is_ok());
+}
+
+#[test]
+fn two_sessions_racing_to_append_the_same_move_number_never_both_succeed() {
+    let Some((_pg, db)) = database("race") else { return };
+    let options = json!({"width": 12, "height": 12, "mines": 10});
+    drop(pg_session(&db, "race", &MINESWEEPER, options, 8));
+    let rounds = 40;
+    let barrier = Arc::new(Barrier::new(2));
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let (db, barrier) = (db.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let mut s = open(&db, "race").unwrap();
+                let mut outcomes = Vec::new();
+                for round in 0..rounds {
+                    // Both sessions read the game at the same point, then both flag the same
+                    // cell: move number round + 1 for each.
+                    barrier.wait();
+                    assert_eq!(s.seq(), round as u64, "each session saw the other's moves");
+                    let cell = format!("{}{}", char::from(b'a' + (round % 12) as u8), round / 12 + 1);
+                    let text = format!("flag {cell}");
+                    let outcome = match s.play(&text, None) {
+                        Ok((row, _)) => Ok(row.seq),
+                        Err(SessionError::Rejected(r)) => Err(r.to_string()),
+                        Err(e) => panic!("{text}: {e}"),
+                    };
+                    // The loser judged its move against the winner's: its session holds it.
+                    assert_eq!(s.seq(), round as u64 + 1);
+                    assert_eq!(s.rows().last().unwrap().move_text, text);
+                    outcomes.push(outcome);
+                    barrier.wait();
+                }
+                outcomes
+            })
+        })
+        .collect();
+    let results: Vec<Vec<Result<u64, String>>> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let mut wins = [0, 0];
+    for round in 0..rounds {
+        let (a, b) = (&results[0][round], &results[1][round]);
+        assert!(a.is_ok() != b.is_ok(), "round {round}: exactly one stores the move: {a:?} {b:?}");
+        let won = a.as_ref().or(b.as_ref()).unwrap();
+        assert_eq!(*won, round as u64 + 1);
+        let lost = a.as_ref().err().or(b.as_ref().err()).unwrap();
+        assert!(lost.contains("flagged already"), "{lost}");
+        wins[usize::from(b.is_ok())] += 1;
+    }
+    let stored = open(&db, "race").unwrap();
+    assert_eq!(stored.seq(), rounds as u64, "no move stored twice");
+    eprintln!("race: wins {wins:?}");
+}
+
+#[test]
+fn the_unique_key_refuses_a_second_copy_of_a_move_number() {
+    let Some((pg, db)) = database("unique") else { return };
+    let mut s = pg_session(&db, "u", &MINESWEEPER, json!({}), 4);
+    s.play("flag a1", None).unwrap();
+    let next = s.game().legal_moves().into_iter().find(|m| m.starts_with("flag")).unwrap();
+    // Another writer that did not take the game's lock stored move 2 without moving the head.
+    pg.psql(
+        "unique",
+        "INSERT INTO events SELECT game_id, 2, at, seat, 'flag b1', move_json, random_json, reveals, public_log, seat_logs, state_hash, chain \
+         FROM events WHERE game_id = 'u' AND seq = 1",
+    );
+    let mut store = db.open_game("u").unwrap();
+    let row = arbiter_store::EventRow { seq: 2, ..s.rows()[0].clone() };
+    store.lock().unwrap();
+    let e = store.append(&row).unwrap_err();
+    store.rollback();
+    assert!(matches!(e, StoreError::Conflict { seq: 2, .. }), "{e}");
+    assert_eq!(e.to_string(), "game u: another process stored move 2 first: reload");
+    // Through a session: read again, never a second copy (the stray row is then damage).
+    let e = s.play(&next, None).unwrap_err();
+    assert!(matches!(e, SessionError::Store(StoreError::Damaged { .. })), "{e}");
+    assert_eq!(pg.psql("unique", "SELECT COUNT(*) FROM events WHERE game_id = 'u'"), "2");
+}
+
+#[test]
+fn leases_are_taken_held_expire_renew_and_release() {
+    let Some((_pg, db)) = database("leases") else { return };
+    drop(pg_session(&db, "g", &MINESWEEPER, json!({}), 1));
+    drop(pg_session(&db, "h", &MINESWEEPER, json!({}), 1));
+    let long = Duration::from_secs(30);
+    assert_eq!(db.acquire_lease("g", "p1", "10.0.0.1:80", long).unwrap(), Lease::Acquired);
+    match db.acquire_lease("g", "p2", "10.0.0.2:80", long).unwrap() {
+        Lease::HeldBy { owner, address, expires_in } => {
+            assert_eq!((owner.as_str(), address.as_str()), ("p1", "10.0.0.1:80"));
+            assert!(expires_in <= long && expires_in > Duration::from_secs(20), "{expires_in:?}");
+        }
+        Lease::Acquired => panic!("two owners"),
+    }
+    // Its own owner renews.
+    assert_eq!(db.acquire_lease("g", "p1", "10.0.0.1:80", long).unwrap(), Lease::Acquired);
+    assert_eq!(db.acquire_lease("h", "p1", "10.0.0.1:80", long).unwrap(), Lease::Acquired);
+    assert_eq!(db.renew_leases("p1", long).unwrap(), ["g", "h"]);
+    assert_eq!(db.renew_leases("p2", long).unwrap(), Vec::<String>::new());
+    // Released by another: nothing; by its owner: free.
+    db.release_lease("h", "p2").unwrap();
+    assert!(matches!(db.acquire_lease("h", "p2", "b", long).unwrap(), Lease::HeldBy { .. }));
+    db.release_lease("h", "p1").unwrap();
+    assert_eq!(db.acquire_lease("h", "p2", "b", long).unwrap(), Lease::Acquired);
+    // A short lease expires and is taken over; its old owner no longer renews it.
+    let short = Duration::from_millis(300);
+    db.release_lease("g", "p1").unwrap();
+    assert_eq!(db.acquire_lease("g", "p1", "a", short).unwrap(), Lease::Acquired);
+    assert!(matches!(db.acquire_lease("g", "p2", "b", long).unwrap(), Lease::HeldBy { .. }));
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(db.renew_leases("p1", long).unwrap(), Vec::<String>::new(), "an expired lease is not renewed");
+    assert_eq!(db.acquire_lease("g", "p2", "b", long).unwrap(), Lease::Acquired);
+    assert_eq!(db.renew_leases("p2", long).unwrap(), ["g", "h"]);
+    assert!(matches!(db.acquire_lease("g", "p1", "a", long).unwrap(), Lease::HeldBy { owner, .. } if owner == "p2"));
+    assert!(matches!(db.acquire_lease("nope", "p1", "a", long), Err(StoreError::NoSuchGame(_))));
+}
+
+#[test]
+fn heads_docs_ids_and_deletion() {
+    let Some((_pg, db)) = database("heads") else { return };
+    for (id, n) in [("one", 1), ("two", 2), ("three", 3)] {
+        let mut s = pg_session(&db, id, &MINESWEEPER, json!({}), 1);
+        for i in 0..n {
+            s.play(&format!("flag a{}", i + 1), None).unwrap();
+        }
+    }
+    assert_eq!(db.game_ids().unwrap(), ["one", "two", "three"], "oldest first");
+    let ask: Vec<String> = ["three", "missing", "one", "two"].map(String::from).to_vec();
+    assert_eq!(db.heads(&ask).unwrap(), [("three".to_string(), 3), ("one".to_string(), 1), ("two".to_string(), 2)]);
+    assert_eq!(db.doc("two", "seats").unwrap(), None);
+    db.put_doc("two", "seats", "{\"a\":1}").unwrap();
+    db.put_doc("two", "other", "[]").unwrap();
+    assert_eq!(db.doc("two", "seats").unwrap().as_deref(), Some("{\"a\":1}"));
+    db.put_doc("two", "seats", "{\"a\":2}").unwrap();
+    assert_eq!(db.doc("two", "seats").unwrap().as_deref(), Some("{\"a\":2}"));
+    assert_eq!(db.doc("one", "seats").unwrap(), None);
+    assert!(matches!(db.put_doc("missing", "seats", "{}"), Err(StoreError::NoSuchGame(_))));
+    db.open_game("two").unwrap().add_chat("us", "all", "hello").unwrap();
+    db.delete_game("two").unwrap();
+    assert_eq!(db.game_ids().unwrap(), ["one", "three"]);
+    assert_eq!(db.doc("two", "seats").unwrap(), None);
+    assert!(matches!(db.open_game("two"), Err(StoreError::NoSuchGame(_))));
+    assert!(matches!(db.delete_game("two"), Err(StoreError::NoSuchGame(_))));
+    // The id is free again.
+    drop(pg_session(&db, "two", &MINESWEEPER, json!({}), 1));
+    assert_eq!(open(&db, "two").unwrap().seq(), 0);
+}
+
+#[test]
+fn chat_is_numbered_in_order_even_from_four_writers_at_once() {
+    let Some((_pg, db)) = database("chat") else { return };
+    drop(pg_session(&db, "c", &MINESWEEPER, json!({}), 1));
+    let store = db.open_game("c").unwrap();
+    assert_eq!(store.chat().unwrap(), []);
+    assert_eq!(store.chat_len().unwrap(), 0);
+    let first = store.add_chat("p1", "all", "hi").unwrap();
+    assert_eq!((first.id, first.from.as_str(), first.to.as_str(), first.text.as_str()), (1, "p1", "all", "hi"));
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                let store = db.open_game("c").unwrap();
+                (0..25).map(|i| store.add_chat(&format!("w{t}"), "all", &format!("{i}")).unwrap().id).collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut ids: Vec<u64> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, (2..=101).collect::<Vec<_>>());
+    let chat = store.chat().unwrap();
+    assert_eq!(chat.len(), 101);
+    assert_eq!(store.chat_len().unwrap(), 101);
+    assert!(chat.windows(2).all(|w| w[0].id + 1 == w[1].id));
+    // Through AnyStore, as a host keeps it.
+    let any = AnyStore::Postgres(db.open_game("c").unwrap());
+    assert_eq!(any.chat().unwrap(), chat);
+    assert_eq!(any.add_chat("p2", "us", "psst").unwrap().id, 102);
+}
+
+#[test]
+fn create_and_open_refuse_clearly() {
+    let Some((pg, db)) = database("refusals") else { return };
+    let options = json!({});
+    drop(pg_session(&db, "x", &MINESWEEPER, options.clone(), 1));
+    let e = Session::create_with(&MINESWEEPER, &options, 1, |h| db.create_game("x", h)).err().unwrap();
+    assert!(matches!(e, SessionError::Store(StoreError::Exists(_))), "{e}");
+    assert_eq!(e.to_string(), "game x already exists");
+    let e = open(&db, "y").err().unwrap();
+    assert_eq!(e.to_string(), "game y: no such saved game");
+    assert!(matches!(db.open_game(""), Err(StoreError::BadId(_))));
+    assert!(matches!(db.open_game("a\nb"), Err(StoreError::BadId(_))));
+    // The schema is made once; a database written by a newer Arbiter is refused.
+    let again = PgDatabase::connect(&format!("postgres://arbiter@127.0.0.1:{}/refusals", pg.port())).unwrap();
+    assert_eq!(again.game_ids().unwrap(), ["x"]);
+    // Through the server's Unix socket (its folder percent-encoded as the URL's host).
+    let folder = pg.socket_dir().display().to_string().replace('/', "%2F");
+    let by_socket = PgDatabase::connect(&format!("postgres://arbiter@{folder}:{}/refusals", pg.port())).unwrap();
+    assert_eq!(by_socket.game_ids().unwrap(), ["x"]);
+    assert!(by_socket.label().starts_with("PostgreSQL database refusals at /"), "{}", by_socket.label());
+    pg.psql("refusals", "UPDATE arbiter_schema SET version = 99");
+    let e = PgDatabase::connect(&format!("postgres://arbiter@127.0.0.1:{}/refusals", pg.port())).unwrap_err();
+    assert!(matches!(e, StoreError::NewerSchema { found: 99, .. }), "{e}");
+    assert!(e.to_string().contains("newer than this Arbiter reads (1)"), "{e}");
+    // A database that holds someone else's `games` table.
+    let url = pg.new_database("foreign");
+    pg.psql("foreign", "CREATE TABLE games (name TEXT)");
+    let e = PgDatabase::connect(&url).unwrap_err().to_string();
+    assert!(e.contains("a database of its own"), "{e}");
+    // Nothing listens there: said plainly, no driver wording.
+    let e = PgDatabase::connect("postgres://arbiter@127.0.0.1:1/none").unwrap_err().to_string();
+    assert_eq!(e, "PostgreSQL database none at 127.0.0.1:1: the database cannot be reached (to connect)");
+    let e = PgDatabase::connect(&format!("postgres://arbiter@127.0.0.1:{}/no_such_db", pg.port())).unwrap_err().to_string();
+    assert!(e.ends_with("no such database"), "{e}");
+    let e = PgDatabase::connect("mysql://nobody").unwrap_err().to_string();
+    assert!(e.contains("expected postgres://USER@HOST[:PORT]/DATABASE"), "{e}");
+}
+
+#[test]
+fn a_host_chooses_its_store_at_run_time() {
+    let Some((_pg, db)) = database("any_store") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.arbiter");
+    let options = json!({"width": 9, "height": 9, "mines": 10});
+    for place in [GamePlace::File(&path), GamePlace::Postgres { db: &db, id: "m" }] {
+        let mut s = Session::<AnyStore>::create_in(place, &MINESWEEPER, &options, 5).unwrap();
+        s.play("flag a1", None).unwrap();
+        s.play("open e5", None).unwrap();
+        s.store().add_chat("player", "all", "hello").unwrap();
+        let reopened = Session::<AnyStore>::open_in(place, &catalogue()).unwrap();
+        assert_eq!(reopened.seq(), 2);
+        assert_eq!(reopened.game().state_hash(), s.game().state_hash());
+        assert_eq!(reopened.store().chat_len().unwrap(), 1);
+        assert!(!reopened.store().is_read_only());
+    }
+    let file = SqliteStore::open(&path).unwrap();
+    let pg = db.open_game("m").unwrap();
+    let strip = |rows: Vec<arbiter_store::EventRow>| -> Vec<_> { rows.into_iter().map(|r| (r.move_text, r.record)).collect() };
+    assert_eq!(strip(file.rows().unwrap()), strip(pg.rows().unwrap()));
+}
+
+#[test]
+fn a_restarted_database_is_reached_again() {
+    let Some(pg) = PgServer::start() else { return };
+    let db = PgDatabase::connect(pg.url()).unwrap();
+    let mut s = pg_session(&db, "r", &MINESWEEPER, json!({}), 1);
+    s.play("flag a1", None).unwrap();
+    db.put_doc("r", "seats", "{}").unwrap();
+    // Idle connections in the pool, then the server crashes and comes back.
+    pg.restart();
+    s.play("flag a2", None).unwrap();
+    assert_eq!(db.game_ids().unwrap(), ["r"]);
+    pg.restart();
+    assert_eq!(db.doc("r", "seats").unwrap().as_deref(), Some("{}"));
+    pg.restart();
+    assert_eq!(open(&db, "r").unwrap().seq(), 2);
+}
+
+#[test]
+fn the_last_handle_may_be_dropped_inside_an_async_runtime() {
+    let Some((_pg, db)) = database("async_drop") else { return };
+    let store = db.open_game("none").err();
+    assert!(matches!(store, Some(StoreError::NoSuchGame(_))));
+    // The pool now holds an idle connection, whose closing blocks on its own runtime: a server
+    // dropping its last handle inside its async runtime must not panic.
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    runtime.block_on(async move { drop(db) });
+}
