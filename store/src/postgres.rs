@@ -37,6 +37,9 @@ pub const PG_SCHEMA_VERSION: i32 = 1;
 /// How long a writer waits for another writer's lock on a game, and for a free connection,
 /// before "busy, try again" (SQLite's wait too).
 const WAIT: Duration = Duration::from_secs(10);
+/// The longest a statement may run, or a transaction stay open doing nothing, before the
+/// database ends it (its locks released): well above `WAIT`, far below a stuck peer's hours.
+const STATEMENT_LIMIT: Duration = Duration::from_secs(30);
 /// Connections one [`PgDatabase`] opens at most (PostgreSQL's default limit is 100 for all
 /// processes together).
 const MAX_CONNECTIONS: usize = 16;
@@ -372,6 +375,19 @@ impl PgDatabase {
         }
         if config.get_application_name().is_none() {
             config.application_name("arbiter");
+        }
+        // A peer gone silent (its machine lost, a network cut) is noticed in about a minute,
+        // not after the operating system's two hours of keepalive: a write lock it held would
+        // otherwise block its game that long. And no statement or open transaction of this
+        // process waits forever behind another's row lock (the lease statements included;
+        // `lock` bounds its own wait further). Options the URL sets itself are kept.
+        config.keepalives(true).keepalives_idle(Duration::from_secs(30)).tcp_user_timeout(Duration::from_secs(60));
+        if config.get_options().is_none() {
+            config.options(&format!(
+                "-c statement_timeout={} -c idle_in_transaction_session_timeout={}",
+                STATEMENT_LIMIT.as_millis(),
+                STATEMENT_LIMIT.as_millis()
+            ));
         }
         let host = config
             .get_hosts()
@@ -906,7 +922,7 @@ impl PgStore {
         }
         let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let id = self.read("store the chat message", |c| {
-            c.client.batch_execute(&format!("BEGIN; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+            c.client.batch_execute(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
             let added = (|| -> Result<i64, Failure> {
                 if c.query_opt(LOCK_GAME, &[&self.id])?.is_none() {
                     return Err(Failure::Store(StoreError::NoSuchGame(self.place.clone())));
@@ -994,9 +1010,12 @@ impl EventStore for PgStore {
         let pool = &self.db.pool;
         for attempt in 0..2 {
             let (mut conn, reused) = pool.get()?;
+            // READ COMMITTED said, not assumed: a writer that waited for the row lock then
+            // reads the row as the other writer left it (a database whose default level is
+            // serializable would fail every contended lock instead).
             let begun = conn
                 .client
-                .batch_execute(&format!("BEGIN; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))
+                .batch_execute(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))
                 .map_err(Failure::Pg)
                 .and_then(|()| {
                     let row = conn.query_opt(LOCK_GAME, &[&self.id])?;

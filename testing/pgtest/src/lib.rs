@@ -161,7 +161,13 @@ impl PgServer {
         let mut server = PgServer { data: dir.join("data"), dir, bindir, port: 0, run_as, url: String::new(), watchdog: None };
         // From here on, Drop cleans up whatever was made.
         server.own_folder()?;
-        server.watchdog = server.start_watchdog().ok();
+        server.watchdog = match server.start_watchdog() {
+            Ok(w) => Some(w),
+            Err(e) => {
+                eprintln!("arbiter-pgtest: no watchdog ({e}): a test process killed may leave {} running", server.dir.display());
+                None
+            }
+        };
         server.initdb()?;
         server.start_server()?;
         server.url = server.new_database("arbiter");
@@ -248,13 +254,23 @@ impl PgServer {
             None => String::new(),
         };
         let script = format!(
-            "while kill -0 {pid} 2>/dev/null; do sleep 1; done; {stop}'{pg_ctl}' -D '{data}' stop -m immediate; rm -rf '{dir}'",
+            "trap '' INT HUP TERM; while kill -0 {pid} 2>/dev/null; do sleep 1; done; {stop}'{pg_ctl}' -D '{data}' stop -m immediate; rm -rf '{dir}'",
             pid = std::process::id(),
             pg_ctl = self.bindir.join("pg_ctl").display(),
             data = self.data.display(),
             dir = self.dir.display(),
         );
-        Command::new("sh").args(["-c", &script]).current_dir("/").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()
+        // A process group of its own, signals ignored: a Ctrl-C at the terminal (sent to the
+        // test's group) stops the tests, not the watchdog that cleans up after them.
+        use std::os::unix::process::CommandExt;
+        Command::new("sh")
+            .args(["-c", &script])
+            .current_dir("/")
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
     }
 
     /// The URL of the database `arbiter`: `postgres://arbiter@127.0.0.1:PORT/arbiter`.
