@@ -119,6 +119,39 @@ pub fn extend(prev: &str, row: &EventRow, seats: &[String]) -> String {
 }
 
 /// The head after `rows`: their number and the chain value after the last.
+/// A stored move's fields as a store read them, before they are checked.
+pub(crate) struct Stored {
+    pub seq: i64,
+    pub at: String,
+    pub seat: String,
+    pub move_text: String,
+    pub move_json: String,
+    pub record: Result<Record, &'static str>,
+    pub chain: String,
+}
+
+/// The checks every store makes of its row number `seq` (the `seq`-th read, in order): it is
+/// numbered `seq`, its record reads, it holds one private log per seat (a log for no seat would
+/// be outside the chain) and names a seat of the game; the chain `h` is extended over it and,
+/// when `chained`, must equal the stored value. The row, or what is damaged in it.
+pub(crate) fn check_row(header: &GameHeader, seq: u64, stored: Stored, h: &mut String, chained: bool) -> Result<EventRow, String> {
+    let Stored { seq: stored_seq, at, seat, move_text, move_json, record, chain } = stored;
+    if stored_seq != seq as i64 {
+        return Err(format!("move {seq} is missing (the next stored row is numbered {stored_seq})"));
+    }
+    let record = record.map_err(String::from)?;
+    if record.seat_logs.len() != header.seats.len() {
+        return Err("its private logs do not match the game's seats".into());
+    }
+    let seat = header.seats.iter().position(|s| *s == seat).ok_or_else(|| format!("unknown seat {seat:?}"))?;
+    let row = EventRow { seq, at, seat: arbiter_kernel::Seat(seat as u8), move_text, move_json, record };
+    *h = extend(h, &row, &header.seats);
+    if chained && chain != *h {
+        return Err("its content does not match the integrity chain".into());
+    }
+    Ok(row)
+}
+
 pub fn head(header: &GameHeader, rows: &[EventRow]) -> (u64, String) {
     (rows.len() as u64, rows.iter().fold(start(header), |h, r| extend(&h, r, &header.seats)))
 }

@@ -22,7 +22,6 @@
 //! a trusted network or a local socket.
 
 use crate::{chain, ChatMessage, EventRow, EventStore, GameHeader, Record, StoreError};
-use arbiter_kernel::Seat;
 use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls, Row, Statement};
 use std::cell::{OnceCell, RefCell};
@@ -838,20 +837,8 @@ impl PgStore {
             })();
             let (stored_seq, at, seat, move_text, move_json, record, stored_chain) =
                 typed.map_err(|_| damaged("a stored value has the wrong type".into()))?;
-            if stored_seq != seq as i64 {
-                return Err(damaged(format!("move {seq} is missing (the next stored row is numbered {stored_seq})")));
-            }
-            let record = record.map_err(|what| damaged(what.into()))?;
-            if record.seat_logs.len() != header.seats.len() {
-                return Err(damaged("its private logs do not match the game's seats".into()));
-            }
-            let seat = header.seats.iter().position(|s| *s == seat).ok_or_else(|| damaged(format!("unknown seat {seat:?}")))?;
-            let row = EventRow { seq, at, seat: Seat(seat as u8), move_text, move_json, record };
-            h = chain::extend(&h, &row, &header.seats);
-            if stored_chain != h {
-                return Err(damaged("its content does not match the integrity chain".into()));
-            }
-            out.push(row);
+            let stored = chain::Stored { seq: stored_seq, at, seat, move_text, move_json, record, chain: stored_chain };
+            out.push(chain::check_row(&header, seq, stored, &mut h, true).map_err(damaged)?);
         }
         let found = out.len() as u64;
         let head_seq = head_seq.max(0) as u64;

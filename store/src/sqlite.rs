@@ -7,7 +7,6 @@
 //! and the folder's lock, shared by every game of the folder).
 
 use crate::{chain, EventRow, EventStore, GameHeader, Record, StoreError};
-use arbiter_kernel::Seat;
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
 
@@ -478,21 +477,8 @@ impl SqliteStore {
                 StoreError::Damaged { what, .. } => damaged(what),
                 other => other,
             })?;
-            if stored_seq != seq as i64 {
-                return Err(damaged(format!("move {seq} is missing (the next stored row is numbered {stored_seq})")));
-            }
-            let record = record.map_err(|what| damaged(what.into()))?;
-            // One private log per seat: a log for no seat would be outside the chain.
-            if record.seat_logs.len() != header.seats.len() {
-                return Err(damaged("its private logs do not match the game's seats".into()));
-            }
-            let seat = header.seats.iter().position(|s| *s == seat).ok_or_else(|| damaged(format!("unknown seat {seat:?}")))?;
-            let row = EventRow { seq, at, seat: Seat(seat as u8), move_text, move_json, record };
-            h = chain::extend(&h, &row, &header.seats);
-            if chained && stored_chain != h {
-                return Err(damaged("its content does not match the integrity chain".into()));
-            }
-            out.push(row);
+            let stored = chain::Stored { seq: stored_seq, at, seat, move_text, move_json, record, chain: stored_chain };
+            out.push(chain::check_row(&header, seq, stored, &mut h, chained).map_err(damaged)?);
         }
         if chained {
             let (head_seq, head_hash) = self.head()?;

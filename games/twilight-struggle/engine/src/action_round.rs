@@ -68,7 +68,7 @@ pub fn event_would_occur(p: Position, card: CardId, side: Side) -> bool {
     p.event_possible(card, side)
 }
 
-const MODES: [PlayMode; 5] = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
+const MODES: [PlayMode; 5] = PlayMode::ALL;
 
 /// The cards a play may use.
 fn cards(p: Position, pt: &PlayTask) -> CardSet {
@@ -130,16 +130,6 @@ enum Condition {
 const CONDITIONS: [Condition; 5] =
     [Condition::Usable, Condition::ScoringLock, Condition::OpponentEvent, Condition::ModeAllowed, Condition::Mode];
 
-fn mode_index(mode: PlayMode) -> usize {
-    match mode {
-        PlayMode::Event => 0,
-        PlayMode::Ops => 1,
-        PlayMode::OpsThenEvent => 2,
-        PlayMode::EventThenOps => 3,
-        PlayMode::Space => 4,
-    }
-}
-
 /// The arbitrator of a card play. What holds for the whole decision (the cards and modes the
 /// task allows, the scoring-card lock, the Ops modifiers, the card sets of each [`Condition`])
 /// is worked out once.
@@ -190,7 +180,7 @@ impl<'a> Judge<'a> {
         let mut j =
             Judge { p, pt, explain, cards, scoring_lock, mods, occurs, scoring, opponents, space, allowed: [CardSet::default(); 5] };
         for mode in MODES {
-            j.allowed[mode_index(mode)] = CardSet(CONDITIONS.iter().fold(u128::MAX, |m, c| m & j.passing(mode, *c).0));
+            j.allowed[mode.index()] = CardSet(CONDITIONS.iter().fold(u128::MAX, |m, c| m & j.passing(mode, *c).0));
         }
         j
     }
@@ -247,7 +237,7 @@ impl<'a> Judge<'a> {
         let mut out = Vec::with_capacity(self.allowed.iter().map(|s| s.len()).sum::<usize>() + 1);
         for card in self.cards.iter() {
             for mode in MODES {
-                if self.allowed[mode_index(mode)].contains(card) {
+                if self.allowed[mode.index()].contains(card) {
                     out.push(Move::Play { card, mode });
                 }
             }
@@ -308,7 +298,7 @@ impl<'a> Judge<'a> {
     }
 
     fn check_play(&self, card: CardId, mode: PlayMode) -> Result<(), Illegal> {
-        if self.allowed[mode_index(mode)].contains(card) {
+        if self.allowed[mode.index()].contains(card) {
             return Ok(());
         }
         match CONDITIONS.iter().find(|c| !self.passing(mode, **c).contains(card)) {

@@ -41,6 +41,22 @@ pub enum PlayMode {
 }
 
 impl PlayMode {
+    /// Every mode, in the order of [`PlayMode::index`]: the card-play judge's sets per mode
+    /// and the learning action space number the modes so.
+    pub const ALL: [PlayMode; 5] = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
+
+    /// This mode's place in [`PlayMode::ALL`] (a match, not a search: asked for every listed
+    /// card play).
+    pub fn index(self) -> usize {
+        match self {
+            PlayMode::Event => 0,
+            PlayMode::Ops => 1,
+            PlayMode::OpsThenEvent => 2,
+            PlayMode::EventThenOps => 3,
+            PlayMode::Space => 4,
+        }
+    }
+
     const WORDS: [(PlayMode, &'static str); 5] = [
         (PlayMode::OpsThenEvent, "ops then event"),
         (PlayMode::EventThenOps, "event then ops"),
