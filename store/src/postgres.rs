@@ -735,7 +735,10 @@ impl std::fmt::Debug for PgStore {
 /// read.
 fn record_at(r: &Row, at: usize) -> Result<Result<Record, &'static str>, postgres::Error> {
     let logs: String = r.try_get(at + 1)?;
-    let Ok(seat_logs) = serde_json::from_str::<Vec<String>>(&logs) else { return Ok(Err("the seats' logs cannot be read")) };
+    let seat_logs = match Record::seat_logs_from(&logs) {
+        Ok(l) => l,
+        Err(what) => return Ok(Err(what)),
+    };
     Ok(Ok(Record {
         public_log: r.try_get(at)?,
         seat_logs,

@@ -20,6 +20,11 @@ pub struct Record {
 const AT: char = '@';
 
 impl Record {
+    /// The seats' private logs as a store keeps them (one JSON array), or what is wrong.
+    pub(crate) fn seat_logs_from(json: &str) -> Result<Vec<String>, &'static str> {
+        serde_json::from_str(json).map_err(|_| "the seats' logs cannot be read")
+    }
+
     /// The record of `report`, for a game of `seats` seats whose state hash is now `hash`.
     pub fn new(report: &Report, hash: u64, seats: usize) -> Record {
         let public = || report.log.iter().filter(|l| l.to == Audience::Public);

@@ -714,7 +714,10 @@ fn json_strings(list: &[String]) -> String {
 /// is wrong if the seats' logs cannot be read.
 fn record_at(r: &rusqlite::Row, at: usize) -> rusqlite::Result<Result<Record, &'static str>> {
     let logs: String = r.get(at + 1)?;
-    let Ok(seat_logs) = serde_json::from_str::<Vec<String>>(&logs) else { return Ok(Err("the seats' logs cannot be read")) };
+    let seat_logs = match Record::seat_logs_from(&logs) {
+        Ok(l) => l,
+        Err(what) => return Ok(Err(what)),
+    };
     Ok(Ok(Record { public_log: r.get(at)?, seat_logs, random_json: r.get(at + 2)?, reveals: r.get(at + 3)?, state_hash: r.get(at + 4)? }))
 }
 
