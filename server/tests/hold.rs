@@ -112,6 +112,36 @@ async fn tcp_from(ip: &str, addr: std::net::SocketAddr) -> tokio::net::TcpStream
     s.connect(addr).await.unwrap()
 }
 
+/// A connection from `ip` on which one request was answered 200 and which is kept alive (so it
+/// holds its place); `None` if the server refused it.
+async fn admitted_from(ip: &str, addr: std::net::SocketAddr) -> Option<tokio::net::TcpStream> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tcp_from(ip, addr).await;
+    s.write_all(b"GET /api/kinds HTTP/1.1\r\nhost: arbiter\r\n\r\n").await.unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    // The whole answer: its head, then as many bytes as its content-length says.
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut buf)).await.expect("an answer within 10 s").unwrap();
+        got.extend_from_slice(&buf[..n]);
+        let raw = String::from_utf8_lossy(&got).into_owned();
+        if let Some((head, body)) = raw.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap()));
+            if n == 0 || length.is_some_and(|l| body.len() >= l) {
+                let (status, v) = answer(&raw);
+                return match status {
+                    200 => Some(s),
+                    503 => None,
+                    other => panic!("200 or 503 for a connection from a third address, not {other}: {v}"),
+                };
+            }
+        }
+        assert!(n > 0, "the server closed the connection without a whole answer: {raw:?}");
+    }
+}
+
 /// What the server sends until it closes the connection (10 s at most), and how long it took.
 async fn read_to_close(s: &mut tokio::net::TcpStream) -> (String, Duration) {
     use tokio::io::AsyncReadExt;
@@ -175,6 +205,9 @@ async fn connections_are_capped_per_address_and_in_all() {
     let srv = server(&dir, |c| {
         c.max_connections_per_address = 4;
         c.max_connections = 6;
+        // The idle connections must outlive a slow machine's test (the header deadline closes
+        // an idle connection: another test's subject).
+        c.header_timeout = Duration::from_secs(120);
     })
     .await;
     let url = format!("http://{}/api/kinds", srv.addr);
@@ -211,8 +244,21 @@ async fn connections_are_capped_per_address_and_in_all() {
     assert!(retry && e["error"].as_str().unwrap().contains("your address"), "{e}");
     let (status, _, v) = get("127.0.0.2").await;
     assert_eq!(status, 200, "another address is served: {v}");
-    for _ in 0..2 {
-        idle.push(tcp_from("127.0.0.3", srv.addr).await);
+    // Fill the server with two kept-alive connections from a third address. Each is held only
+    // once it was answered 200 (admitted): the connection the 200 above came on may still hold
+    // its place for a moment after its client dropped it, and an idle connection the server
+    // refused would look the same as one it admitted.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut kept = 0;
+    while kept < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "the server admitted only {kept} of 2 connections within 10 s");
+        match admitted_from("127.0.0.3", srv.addr).await {
+            Some(s) => {
+                idle.push(s);
+                kept += 1;
+            }
+            None => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
     }
     let (status, _, e) = until("127.0.0.4", 503).await;
     assert_eq!(status, 503, "{e}");
