@@ -2,7 +2,7 @@
 //! schema refusal, undo, and durability under `kill -9`.
 
 use arbiter_games::{catalogue, ts_options, TwilightSession, TWILIGHT_STRUGGLE};
-use arbiter_store::{EventStore, ReplayError, Session, SessionError, SqliteStore, StoreError};
+use arbiter_store::{EventStore, Journal, ReplayError, Session, SessionError, SqliteStore, StoreError};
 use arbiter_twilight::contract::seat;
 use arbiter_twilight::{Game, Options};
 use pretty_assertions::assert_eq;
@@ -469,6 +469,8 @@ fn replay_can_stop_at_any_move_and_step_forward() {
 // ------------------------------------------------------------------ kill -9
 
 const WRITER_ENV: &str = "ARBITER_KILL_TEST_WRITER";
+/// The writer's journal: `write-ahead` (the server's), else the rollback journal (the CLI's).
+const WRITER_JOURNAL_ENV: &str = "ARBITER_KILL_TEST_JOURNAL";
 
 /// Not a test on its own: when run by `kill_9_never_loses_an_accepted_move_nor_corrupts`, this
 /// process writes random moves and undoes some of them. Before each write it announces it
@@ -480,10 +482,15 @@ fn kill_test_writer() {
         return;
     };
     let path = PathBuf::from(path);
+    let journal = match std::env::var(WRITER_JOURNAL_ENV).as_deref() {
+        Ok("write-ahead") => Journal::WriteAhead,
+        _ => Journal::Rollback,
+    };
     let mut s = if path.exists() {
-        Session::open(&path, &catalogue()).unwrap()
+        Session::load(SqliteStore::open_with(&path, journal).unwrap(), &catalogue()).unwrap()
     } else {
-        Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), 99).unwrap()
+        let options = ts_options(Options::default());
+        Session::create_with(&TWILIGHT_STRUGGLE, &options, 99, |h| SqliteStore::create_with(&path, h, journal)).unwrap()
     };
     let mut rng = ChaCha8Rng::seed_from_u64(s.seq());
     use std::io::Write;
@@ -518,8 +525,61 @@ enum InFlight {
     Undo,
 }
 
+/// A server's file (a write-ahead log, `Journal::WriteAhead`): while it is open its latest
+/// moves are in `NAME-wal` beside it, and the two together hold every acknowledged move; once
+/// it is closed, the file alone does. A log left by an earlier file of the same name is never
+/// folded into a new one.
+#[test]
+fn a_write_ahead_file_holds_every_move_with_its_log_while_open_and_alone_once_closed() {
+    let dir = tmp();
+    let path = dir.path().join("w.arbiter");
+    let options = ts_options(Options::default());
+    let mut s = Session::create_with(&TWILIGHT_STRUGGLE, &options, 7, |h| SqliteStore::create_with(&path, h, Journal::WriteAhead)).unwrap();
+    play_random(&mut s, &mut ChaCha8Rng::seed_from_u64(7), 30);
+    let moves: Vec<String> = s.rows().iter().map(|r| r.move_text.clone()).collect();
+    assert_eq!(moves.len(), 30);
+    let wal = dir.path().join("w.arbiter-wal");
+    assert!(wal.exists(), "the moves went through the log");
+    // The file with its log, copied while the game is open (as after a crash).
+    let copy = dir.path().join("copy.arbiter");
+    std::fs::copy(&path, &copy).unwrap();
+    std::fs::copy(&wal, dir.path().join("copy.arbiter-wal")).unwrap();
+    let reopened = Session::open(&copy, &catalogue()).unwrap();
+    assert_eq!(reopened.rows().iter().map(|r| r.move_text.clone()).collect::<Vec<_>>(), moves);
+    drop(reopened);
+    // Closed: the log folded in and gone; the file alone holds every move.
+    drop(s);
+    assert!(!wal.exists(), "closing folds the log into the file");
+    let alone = dir.path().join("alone.arbiter");
+    std::fs::copy(&path, &alone).unwrap();
+    let reopened = Session::open(&alone, &catalogue()).unwrap();
+    assert_eq!(reopened.rows().iter().map(|r| r.move_text.clone()).collect::<Vec<_>>(), moves);
+    // A stale log beside a name is refused, not folded into the new game.
+    let stale = dir.path().join("n.arbiter");
+    std::fs::write(dir.path().join("n.arbiter-wal"), b"left behind").unwrap();
+    let e = Session::create_with(&TWILIGHT_STRUGGLE, &options, 8, |h| SqliteStore::create_with(&stale, h, Journal::WriteAhead))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("write-ahead log") && e.contains("remove it first"), "{e}");
+    assert!(!stale.exists(), "no file made");
+}
+
 #[test]
 fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
+    kill_9_with(Journal::Rollback);
+}
+
+/// The same with a write-ahead log (a server's files): a kill leaves the log beside the file,
+/// and the next open (here with the rollback journal, as `arbiter replay` would, which folds
+/// the log in) finds every acknowledged move; the writer's next round opens it in WAL mode
+/// again.
+#[test]
+fn kill_9_never_loses_an_accepted_move_nor_corrupts_with_a_write_ahead_log() {
+    kill_9_with(Journal::WriteAhead);
+}
+
+fn kill_9_with(journal: Journal) {
     use std::io::{BufRead, BufReader, Read};
     use std::process::{Command, Stdio};
     let dir = tmp();
@@ -540,6 +600,13 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
         let mut child = Command::new(&exe)
             .args(["kill_test_writer", "--exact", "--nocapture", "--test-threads=1"])
             .env(WRITER_ENV, &path)
+            .env(
+                WRITER_JOURNAL_ENV,
+                match journal {
+                    Journal::Rollback => "rollback",
+                    Journal::WriteAhead => "write-ahead",
+                },
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -641,7 +708,7 @@ fn kill_9_never_loses_an_accepted_move_nor_corrupts() {
         }
     }
     eprintln!(
-        "100 kills over {} game(s): {moves_in_flight} with a move in flight, {undos_in_flight} with an undo in flight, \
+        "{journal:?}: 100 kills over {} game(s): {moves_in_flight} with a move in flight, {undos_in_flight} with an undo in flight, \
          {applied_in_flight} in-flight write(s) found committed, {acked_after_kill} acknowledgement(s) read after the kill",
         games + 1
     );

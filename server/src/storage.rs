@@ -13,7 +13,7 @@
 
 use crate::seats::SeatsFile;
 use arbiter_kernel::{Catalogue, GameKind};
-use arbiter_store::{AnyStore, GamePlace, Lease, PgDatabase, SessionError, SqliteStore};
+use arbiter_store::{AnyStore, GamePlace, Journal, Lease, PgDatabase, SessionError, SqliteStore};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -89,7 +89,9 @@ impl Storage {
         seed: u64,
     ) -> Result<Session, SessionError> {
         match self {
-            Storage::Files { data } => Session::create_in(GamePlace::File(&Self::game_path(data, id)), kind, options, seed),
+            Storage::Files { data } => {
+                Session::create_in(GamePlace::File(&Self::game_path(data, id), Journal::WriteAhead), kind, options, seed)
+            }
             Storage::Postgres { db, .. } => Session::create_in(GamePlace::Postgres { db, id }, kind, options, seed),
         }
     }
@@ -98,7 +100,15 @@ impl Storage {
     pub fn discard_game(&self, id: &str) {
         match self {
             Storage::Files { data } => {
-                let _ = std::fs::remove_file(Self::game_path(data, id));
+                let path = Self::game_path(data, id);
+                // With its SQLite companions: a write-ahead log left behind would be folded
+                // into the next file of this name.
+                for suffix in ["-wal", "-shm", "-journal"] {
+                    let mut companion = path.clone().into_os_string();
+                    companion.push(suffix);
+                    let _ = std::fs::remove_file(companion);
+                }
+                let _ = std::fs::remove_file(path);
             }
             Storage::Postgres { db, .. } => {
                 if let Err(e) = db.delete_game(id) {
@@ -125,7 +135,7 @@ impl Storage {
     /// Open game `id` to play it: every move replayed and verified.
     pub fn open_game(&self, id: &str, games: &Catalogue) -> Result<Session, SessionError> {
         match self {
-            Storage::Files { data } => Session::open_in(GamePlace::File(&Self::game_path(data, id)), games),
+            Storage::Files { data } => Session::open_in(GamePlace::File(&Self::game_path(data, id), Journal::WriteAhead), games),
             Storage::Postgres { db, .. } => Session::open_in(GamePlace::Postgres { db, id }, games),
         }
     }

@@ -2,7 +2,7 @@
 //! the player is told it was accepted.
 
 use crate::{
-    AnyStore, EventRow, EventStore, GameHeader, PgDatabase, Record, Replay, SessionError, SqliteStore, StoreError, ENGINE_VERSION,
+    AnyStore, EventRow, EventStore, GameHeader, Journal, PgDatabase, Record, Replay, SessionError, SqliteStore, StoreError, ENGINE_VERSION,
 };
 use arbiter_kernel::{seat_id, Catalogue, GameKind, Match, Refusal, Report, Seat};
 use std::path::Path;
@@ -49,8 +49,8 @@ impl Session<SqliteStore> {
 /// Where a game is kept, for a host that chooses its store at run time.
 #[derive(Clone, Copy, Debug)]
 pub enum GamePlace<'a> {
-    /// A SQLite file.
-    File(&'a Path),
+    /// A SQLite file, its writes committed through the journal given.
+    File(&'a Path, Journal),
     /// Game `id` of a PostgreSQL database.
     Postgres { db: &'a PgDatabase, id: &'a str },
 }
@@ -64,7 +64,7 @@ impl Session<AnyStore> {
         seed: u64,
     ) -> Result<Self, SessionError> {
         Self::create_with(kind, options, seed, |header| match place {
-            GamePlace::File(path) => SqliteStore::create(path, header).map(AnyStore::Sqlite),
+            GamePlace::File(path, journal) => SqliteStore::create_with(path, header, journal).map(AnyStore::Sqlite),
             GamePlace::Postgres { db, id } => db.create_game(id, header).map(AnyStore::Postgres),
         })
     }
@@ -72,7 +72,7 @@ impl Session<AnyStore> {
     /// Open the game at `place`, replaying and verifying every move (see [`Session::open`]).
     pub fn open_in(place: GamePlace<'_>, games: &Catalogue) -> Result<Self, SessionError> {
         let store = match place {
-            GamePlace::File(path) => AnyStore::Sqlite(SqliteStore::open(path)?),
+            GamePlace::File(path, journal) => AnyStore::Sqlite(SqliteStore::open_with(path, journal)?),
             GamePlace::Postgres { db, id } => AnyStore::Postgres(db.open_game(id)?),
         };
         Self::load(store, games)

@@ -145,18 +145,50 @@ fn write_error(path: &Path, e: rusqlite::Error) -> StoreError {
     }
 }
 
+/// How a game file commits a write (ARCHITECTURE.md, "One file holds everything
+/// acknowledged"). Both are durable: a write is acknowledged only after its fsync.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Journal {
+    /// A rollback journal kept between writes (`journal_mode = PERSIST`): the file alone holds
+    /// every acknowledged write at any moment between writes (a player copies it during play).
+    /// Four fsyncs a write. The CLI's, and every file's by default.
+    Rollback,
+    /// A write-ahead log (`journal_mode = WAL`): one fsync a write (issue 25, the server's
+    /// throughput). While the file is open its latest writes are in `NAME-wal` beside it; the
+    /// last connection to close folds them in and removes it (the file alone again), and a
+    /// process killed meanwhile leaves it for the next open to fold in. A server's, whose
+    /// files nobody copies while it holds them.
+    WriteAhead,
+}
+
+/// A write-ahead log folded into its file once it holds this many pages (SQLite's default is
+/// 1,000: 4 MB beside every open game), and cut back to this size after (SQLite keeps it at its
+/// largest otherwise).
+const WAL_PAGES: u32 = 128;
+
 impl SqliteStore {
-    fn configure(conn: &Connection, path: &Path, writable: bool) -> Result<(), StoreError> {
+    fn configure(conn: &Connection, path: &Path, writable: bool, journal: Journal) -> Result<(), StoreError> {
         conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS.into())).map_err(|e| read_error(path, e))?;
         if writable {
-            // A file written by an older Arbiter may be in WAL mode: setting a rollback journal
-            // folds the -wal file in. (A rollback journal's mode is the connection's own: a
-            // reader, or an older Arbiter deleting its journal, writes the same file format.)
+            // A file in the other mode (a server's, an older Arbiter's) is switched: into a
+            // rollback journal folds the -wal file in. (A rollback journal's mode is the
+            // connection's own: a reader, or an older Arbiter deleting its journal, writes the
+            // same file format.) A switch refused because another connection has the file open
+            // leaves it in its mode, as durable as the other.
             let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(|e| read_error(path, e))?;
-            if !mode.eq_ignore_ascii_case("persist") {
-                let _: rusqlite::Result<String> = conn.query_row("PRAGMA journal_mode = PERSIST", [], |r| r.get(0));
+            let want = match journal {
+                Journal::Rollback => "persist",
+                Journal::WriteAhead => "wal",
+            };
+            if !mode.eq_ignore_ascii_case(want) {
+                let _: rusqlite::Result<String> = conn.query_row(&format!("PRAGMA journal_mode = {want}"), [], |r| r.get(0));
+            }
+            if journal == Journal::WriteAhead {
+                conn.execute_batch(&format!("PRAGMA wal_autocheckpoint = {WAL_PAGES}; PRAGMA journal_size_limit = {};", WAL_PAGES * 4096))
+                    .map_err(|e| read_error(path, e))?;
             }
         }
+        // In WAL mode too: FULL syncs the log at every commit (NORMAL would not).
         conn.execute_batch("PRAGMA synchronous = FULL;").map_err(|e| read_error(path, e))
     }
 
@@ -164,8 +196,25 @@ impl SqliteStore {
     /// beside its final name and linked into place only once complete, so a creation killed
     /// midway leaves no half-made file at `path` (only a hidden temporary one, never read).
     pub fn create(path: &Path, header: &GameHeader) -> Result<SqliteStore, StoreError> {
+        Self::create_with(path, header, Journal::Rollback)
+    }
+
+    /// [`SqliteStore::create`], its writes committed through `journal`.
+    pub fn create_with(path: &Path, header: &GameHeader, journal: Journal) -> Result<SqliteStore, StoreError> {
         if path.exists() {
             return Err(StoreError::Exists(path.into()));
+        }
+        // SQLite would fold a write-ahead log left by an earlier file of this name (a game
+        // removed while its server was killed) into the new one.
+        let stale = path.with_file_name(format!("{}-wal", path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()));
+        if stale.exists() {
+            return Err(StoreError::WriteFailed {
+                path: path.into(),
+                what: format!(
+                    "the write-ahead log {} of an earlier file of this name is still beside it: remove it first",
+                    stale.display()
+                ),
+            });
         }
         let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
@@ -187,7 +236,7 @@ impl SqliteStore {
         let _ = std::fs::remove_file(&temp);
         placed?;
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(|e| write_error(path, e))?;
-        Self::configure(&conn, path, true)?;
+        Self::configure(&conn, path, true, journal)?;
         let seats = std::cell::OnceCell::from(header.seats.clone());
         Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current(), seats })
     }
@@ -210,7 +259,7 @@ impl SqliteStore {
         }
         let mut conn = Connection::open_with_flags(at, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
             .map_err(|e| write_error(path, e))?;
-        Self::configure(&conn, path, true)?;
+        Self::configure(&conn, path, true, Journal::Rollback)?;
         // Written once under a temporary name: its journal goes with the write, not kept
         // beside a name nobody opens again.
         conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get::<_, String>(0)).map_err(|e| write_error(path, e))?;
@@ -245,15 +294,20 @@ impl SqliteStore {
     /// Open an existing game file, checking that it is one and that its schema is known. A
     /// file that cannot be written (its mode, its folder) is opened read-only.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
-        Self::open_as(path, true)
+        Self::open_as(path, true, Journal::Rollback)
+    }
+
+    /// [`SqliteStore::open`], its writes committed through `journal`.
+    pub fn open_with(path: &Path, journal: Journal) -> Result<SqliteStore, StoreError> {
+        Self::open_as(path, true, journal)
     }
 
     /// Open an existing game file only to read it: never written, never upgraded.
     pub fn open_read_only(path: &Path) -> Result<SqliteStore, StoreError> {
-        Self::open_as(path, false)
+        Self::open_as(path, false, Journal::Rollback)
     }
 
-    fn open_as(path: &Path, write: bool) -> Result<SqliteStore, StoreError> {
+    fn open_as(path: &Path, write: bool, journal: Journal) -> Result<SqliteStore, StoreError> {
         if !path.is_file() {
             return Err(StoreError::Sqlite { path: path.into(), what: "no such saved game".into() });
         }
@@ -300,7 +354,7 @@ impl SqliteStore {
         if mismatched {
             return Err(StoreError::Damaged { path: path.into(), seq: 0, what: "its schema version does not match its tables".into() });
         }
-        Self::configure(&conn, path, writable)?;
+        Self::configure(&conn, path, writable, journal)?;
         let layout = if version >= 3 { Layout::current() } else { Layout::legacy(&conn).map_err(|e| read_error(path, e))? };
         let mut store = SqliteStore { conn, path: path.into(), read_only: !writable, version, layout, seats: std::cell::OnceCell::new() };
         if version == 1 && writable {

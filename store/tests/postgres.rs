@@ -411,7 +411,7 @@ fn a_host_chooses_its_store_at_run_time() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.arbiter");
     let options = json!({"width": 9, "height": 9, "mines": 10});
-    for place in [GamePlace::File(&path), GamePlace::Postgres { db: &db, id: "m" }] {
+    for place in [GamePlace::File(&path, arbiter_store::Journal::Rollback), GamePlace::Postgres { db: &db, id: "m" }] {
         let mut s = Session::<AnyStore>::create_in(place, &MINESWEEPER, &options, 5).unwrap();
         s.play("flag a1", None).unwrap();
         s.play("open e5", None).unwrap();

@@ -60,6 +60,6 @@ pub fn open_game(dir: &std::path::Path, id: &str, on_postgres: bool) -> arbiter_
             Session::open_in(GamePlace::Postgres { db: &db, id }, &games).unwrap()
         })
     } else {
-        Session::open_in(GamePlace::File(&dir.join(format!("{id}.arbiter"))), &games).unwrap()
+        Session::open_in(GamePlace::File(&dir.join(format!("{id}.arbiter")), arbiter_store::Journal::WriteAhead), &games).unwrap()
     }
 }
