@@ -13,6 +13,10 @@
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
+/// The allocator `arbiter serve` runs with (cli/src/main.rs): the server measured as it ships.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
