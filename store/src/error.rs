@@ -48,6 +48,10 @@ pub enum StoreError {
     /// move number refused a second one): nothing was stored; reload and judge again.
     #[error("{path}: another process stored move {seq} first: reload")]
     Conflict { path: PathBuf, seq: u64 },
+    /// A database store lost its connection during a write's `COMMIT` and could not be asked
+    /// again whether the write was stored (unreachable still): it may or may not be.
+    #[error("{0}: the database did not confirm the write (its connection was lost) and cannot be asked again yet: it may or may not be stored; reload to see")]
+    Unconfirmed(PathBuf),
     /// A game id the store cannot hold.
     #[error("{0:?} is not a game id: 1 to 200 characters, none of them control characters")]
     BadId(String),

@@ -311,6 +311,16 @@ impl Drop for Pool {
     }
 }
 
+/// What a write whose `COMMIT` got no answer did, asked again on another connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Settled {
+    Stored,
+    Absent,
+    /// The database could not be asked (unreachable still, or the lost transaction's backend
+    /// held the game's row past the lock's wait), or its answer fits neither.
+    Unknown,
+}
+
 /// A failure inside the store: already a [`StoreError`], or the driver's, to be named.
 enum Failure {
     Store(StoreError),
@@ -466,7 +476,14 @@ impl PgDatabase {
     }
 
     fn store(&self, id: &str) -> PgStore {
-        PgStore { db: self.clone(), id: id.into(), place: game_place(id), locked: RefCell::new(None), seats: OnceCell::new() }
+        PgStore {
+            db: self.clone(),
+            id: id.into(),
+            place: game_place(id),
+            locked: RefCell::new(None),
+            begun: RefCell::new((0, String::new())),
+            seats: OnceCell::new(),
+        }
     }
 
     /// Create game `id` from its header, with no moves yet; fails if the id is taken.
@@ -490,7 +507,8 @@ impl PgDatabase {
         }
         let start = chain::start(header);
         let s = &header.setup;
-        self.run("create the game", |c| {
+        let mut end = start.clone();
+        let answered = self.run("create the game", |c| {
             c.client.batch_execute("BEGIN")?;
             let result = (|| {
                 let created = c.execute(
@@ -519,6 +537,7 @@ impl PgDatabase {
                     other => other?,
                 };
                 let mut h = start.clone();
+                end = start.clone();
                 for row in rows {
                     h = insert_event(c, id, row, &h, &header.seats).map_err(|e| match e {
                         Failure::Pg(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
@@ -528,17 +547,69 @@ impl PgDatabase {
                     })?;
                 }
                 c.execute(SET_HEAD, &[&id, &(rows.len() as i64), &h])?;
+                end = h;
                 Ok(())
             })();
             match result {
-                Ok(()) => c.client.batch_execute("COMMIT").map_err(Failure::Pg),
+                Ok(()) => match c.client.batch_execute("COMMIT") {
+                    Ok(()) => Ok(true),
+                    // No answer to the COMMIT: settled below, on another connection.
+                    Err(e) if c.client.is_closed() || e.code() == Some(&SqlState::T_R_STATEMENT_COMPLETION_UNKNOWN) => Ok(false),
+                    Err(e) => Err(Failure::Pg(e)),
+                },
                 Err(e) => {
                     let _ = c.client.batch_execute("ROLLBACK");
                     Err(e)
                 }
             }
         })?;
+        if !answered {
+            match self.settle_import(id, &start, rows.len() as u64, &end) {
+                Settled::Stored => {}
+                Settled::Absent => {
+                    return Err(StoreError::WriteFailed {
+                        path: place,
+                        what: "the connection to the database was lost before the game was committed, and the database, asked \
+                               again on a new connection, does not hold it"
+                            .into(),
+                    })
+                }
+                Settled::Unknown => return Err(StoreError::Unconfirmed(place)),
+            }
+        }
         Ok(self.store(id))
+    }
+
+    /// Whether game `id`, created from header hash `start` with `moves` moves ending at chain
+    /// value `end`, is stored, after its `COMMIT` got no answer. The lost transaction inserted
+    /// the game's row, which no `SELECT` sees until it commits: an insert of the same id
+    /// waits for it to end instead (then rolled back), so the answer is never read while the
+    /// lost transaction may still commit.
+    fn settle_import(&self, id: &str, start: &str, moves: u64, end: &str) -> Settled {
+        let asked = self.pool.run(|c| {
+            c.client.batch_execute(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+            let found = (|| -> Result<Settled, Failure> {
+                let free = c.query_opt(
+                    "INSERT INTO games (id, created_at, engine_version, rules_version, seed, options_json, seats_json, \
+                     setup_public_log, setup_seat_logs, setup_random_json, setup_reveals, setup_state_hash, header_hash, head_seq, \
+                     head_hash) VALUES ($1, '', '', '', 0, '{}', '[]', '', '[]', '', false, '', '', 0, '') \
+                     ON CONFLICT (id) DO NOTHING RETURNING id",
+                    &[&id],
+                )?;
+                if free.is_some() {
+                    return Ok(Settled::Absent);
+                }
+                let Some(game) = c.query_opt("SELECT header_hash, head_seq, head_hash FROM games WHERE id = $1", &[&id])? else {
+                    return Ok(Settled::Unknown);
+                };
+                let (header_hash, head_seq, head_hash): (String, i64, String) = (game.try_get(0)?, game.try_get(1)?, game.try_get(2)?);
+                // Another game of the same id (made after ours was lost) is not ours.
+                Ok(if header_hash == start && head_seq == moves as i64 && head_hash == end { Settled::Stored } else { Settled::Absent })
+            })();
+            let _ = c.client.batch_execute("ROLLBACK");
+            found
+        });
+        asked.unwrap_or(Settled::Unknown)
     }
 
     /// Open game `id` (a [`StoreError::NoSuchGame`] if there is none). Nothing is read yet:
@@ -720,6 +791,8 @@ pub struct PgStore {
     /// Between `lock` and `commit`/`rollback`: the connection whose transaction holds the
     /// game's row, and the head as it stands in that transaction.
     locked: RefCell<Option<(Conn, (u64, String))>>,
+    /// The head when the write lock was taken: what a lost `COMMIT` is settled against.
+    begun: RefCell<(u64, String)>,
     /// The seats' ids, read once (a game's seats never change).
     seats: OnceCell<Vec<String>>,
 }
@@ -856,6 +929,49 @@ impl PgStore {
             }));
         }
         Ok((out, (found, h)))
+    }
+
+    /// What became of a write from head `begun` to head `end` whose `COMMIT` got no answer,
+    /// asked on another connection under the game's row lock: the lost transaction updated
+    /// that row, so the lock waits until it has ended (committed or rolled back) if its backend
+    /// still holds it, up to the lock's wait. An append is stored if the row of its move
+    /// number holds its chain value (which covers the whole record up to it); an undo if the
+    /// last row it removed is gone and the head is where it left it. A write that was stored
+    /// and then undone by another process reads as absent: the record no longer holds it
+    /// either way.
+    fn settle(&self, begun: &(u64, String), end: &(u64, String)) -> Settled {
+        if begun == end {
+            // Nothing was written: nothing to lose.
+            return Settled::Stored;
+        }
+        let id = self.id.as_str();
+        let asked = self.db.pool.run(|c| {
+            c.client.batch_execute(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+            let found = (|| -> Result<Settled, Failure> {
+                let Some(head) = c.query_opt(LOCK_GAME, &[&id])? else { return Ok(Settled::Absent) };
+                let head = (head.try_get::<_, i64>(0)?.max(0) as u64, head.try_get::<_, String>(1)?);
+                let chain_at = |c: &mut Conn, seq: u64| -> Result<Option<String>, Failure> {
+                    let row = c.query_opt("SELECT chain FROM events WHERE game_id = $1 AND seq = $2", &[&id, &(seq as i64)])?;
+                    Ok(row.map(|r| r.try_get(0)).transpose()?)
+                };
+                Ok(if end.0 > begun.0 {
+                    if chain_at(c, end.0)?.as_deref() == Some(end.1.as_str()) {
+                        Settled::Stored
+                    } else {
+                        Settled::Absent
+                    }
+                } else if chain_at(c, begun.0)?.as_deref() == Some(begun.1.as_str()) {
+                    Settled::Absent
+                } else if head == *end {
+                    Settled::Stored
+                } else {
+                    Settled::Unknown
+                })
+            })();
+            let _ = c.client.batch_execute("ROLLBACK");
+            found
+        });
+        asked.unwrap_or(Settled::Unknown)
     }
 
     fn in_lock(&self) -> Result<(), StoreError> {
@@ -1014,6 +1130,7 @@ impl EventStore for PgStore {
                 });
             match begun {
                 Ok(head) => {
+                    *self.begun.borrow_mut() = head.clone();
                     *self.locked.borrow_mut() = Some((conn, head));
                     return Ok(());
                 }
@@ -1040,7 +1157,7 @@ impl EventStore for PgStore {
     }
 
     fn commit(&mut self) -> Result<(), StoreError> {
-        let Some((mut conn, _)) = self.locked.borrow_mut().take() else {
+        let Some((mut conn, end)) = self.locked.borrow_mut().take() else {
             return Err(StoreError::WriteFailed {
                 path: self.place.clone(),
                 what: "a commit without the write lock (engine fault)".into(),
@@ -1059,11 +1176,21 @@ impl EventStore for PgStore {
         }
         match done {
             Ok(()) => Ok(()),
-            // The connection went during the commit: the database may or may not have it.
-            Err(_) if stale => Err(StoreError::WriteFailed {
-                path: self.place.clone(),
-                what: "the database did not confirm the write (its connection was lost): reload to see whether it was stored".into(),
-            }),
+            // No answer to the COMMIT (the connection went, or CockroachDB's "result is
+            // ambiguous"): the database may or may not have the write. Asked again, not guessed.
+            Err(e) if stale || e.code() == Some(&SqlState::T_R_STATEMENT_COMPLETION_UNKNOWN) => {
+                let begun = self.begun.borrow().clone();
+                match self.settle(&begun, &end) {
+                    Settled::Stored => Ok(()),
+                    Settled::Absent => Err(StoreError::WriteFailed {
+                        path: self.place.clone(),
+                        what: "the connection to the database was lost before the write was committed, and the database, asked \
+                               again on a new connection, does not hold it"
+                            .into(),
+                    }),
+                    Settled::Unknown => Err(StoreError::Unconfirmed(self.place.clone())),
+                }
+            }
             Err(e) => Err(self.error("store the move", Failure::Pg(e))),
         }
     }

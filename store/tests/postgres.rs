@@ -4,7 +4,7 @@
 
 use arbiter_games::{catalogue, MINESWEEPER};
 use arbiter_kernel::Seat;
-use arbiter_pgtest::PgServer;
+use arbiter_pgtest::{Cut, CutProxy, PgServer};
 use arbiter_store::{log_for, AnyStore, EventStore, GamePlace, Lease, PgDatabase, PgStore, Session, SessionError, SqliteStore, StoreError};
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -454,4 +454,81 @@ fn the_last_handle_may_be_dropped_inside_an_async_runtime() {
     // dropping its last handle inside its async runtime must not panic.
     let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
     runtime.block_on(async move { drop(db) });
+}
+
+/// A fresh database reached through a proxy that can lose a `COMMIT`.
+fn proxied(name: &str) -> Option<(CutProxy, PgDatabase)> {
+    let pg = arbiter_pgtest::shared()?;
+    let url = pg.new_database(name);
+    let proxy = CutProxy::start(pg.port());
+    let db = PgDatabase::connect(&proxy.url(&url)).unwrap_or_else(|e| panic!("connect through the proxy: {e}"));
+    Some((proxy, db))
+}
+
+#[test]
+fn a_move_whose_commit_got_no_answer_is_settled_by_asking_again() {
+    let Some((proxy, db)) = proxied("lost_commit") else { return };
+    let mut s = pg_session(&db, "g", &MINESWEEPER, json!({}), 4);
+    s.play("flag a1", None).unwrap();
+    // The COMMIT reached the database and its answer was lost: stored, and said so.
+    proxy.arm(Cut::AfterCommit);
+    let (row, _) = s.play("flag b1", None).unwrap();
+    assert_eq!((row.seq, proxy.cuts()), (2, 1));
+    assert_eq!(open(&db, "g").unwrap().rows().last().unwrap().move_text, "flag b1");
+    // The COMMIT never reached it: nothing stored, and said so; the session has not moved.
+    proxy.arm(Cut::BeforeCommit);
+    let e = s.play("flag c1", None).unwrap_err();
+    assert_eq!(proxy.cuts(), 2);
+    assert!(matches!(e, SessionError::Store(StoreError::WriteFailed { .. })), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "game g: the move was not stored: the connection to the database was lost before the write was committed, and the \
+         database, asked again on a new connection, does not hold it"
+    );
+    assert_eq!(s.seq(), 2);
+    assert_eq!(open(&db, "g").unwrap().seq(), 2);
+    s.play("flag c1", None).unwrap();
+    // An undo likewise: stored when its COMMIT got through, absent when it did not.
+    proxy.arm(Cut::BeforeCommit);
+    assert!(matches!(s.undo(), Err(SessionError::Store(StoreError::WriteFailed { .. }))));
+    assert_eq!((s.seq(), open(&db, "g").unwrap().seq()), (3, 3));
+    proxy.arm(Cut::AfterCommit);
+    assert_eq!(s.undo().unwrap().move_text, "flag c1");
+    assert_eq!((s.seq(), open(&db, "g").unwrap().seq(), proxy.cuts()), (2, 2, 4));
+    // The database unreachable when asked again: the old answer, "it may or may not be stored".
+    proxy.arm(Cut::AfterCommitThenDown);
+    let e = s.play("flag d1", None).unwrap_err();
+    assert!(matches!(e, SessionError::Store(StoreError::Unconfirmed(_))), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "game g: the database did not confirm the write (its connection was lost) and cannot be asked again yet: it may or may \
+         not be stored; reload to see"
+    );
+    proxy.up();
+    let mut s = open(&db, "g").unwrap();
+    assert_eq!(s.rows().last().unwrap().move_text, "flag d1", "it was stored");
+    s.play("flag e1", None).unwrap();
+    assert_eq!(open(&db, "g").unwrap().seq(), 4);
+}
+
+#[test]
+fn a_created_game_whose_commit_got_no_answer_is_settled_by_asking_again() {
+    let Some((proxy, db)) = proxied("lost_create") else { return };
+    let create = |id: &str| Session::create_with(&MINESWEEPER, &json!({}), 3, |header| db.create_game(id, header));
+    proxy.arm(Cut::AfterCommit);
+    create("a").unwrap();
+    assert_eq!(proxy.cuts(), 1);
+    assert_eq!(open(&db, "a").unwrap().seq(), 0);
+    proxy.arm(Cut::BeforeCommit);
+    let e = create("b").err().unwrap();
+    assert_eq!(proxy.cuts(), 2);
+    assert!(matches!(e, SessionError::Store(StoreError::WriteFailed { .. })), "{e}");
+    assert!(matches!(db.open_game("b"), Err(StoreError::NoSuchGame(_))));
+    // Nothing was left behind: the id is free.
+    create("b").unwrap();
+    proxy.arm(Cut::AfterCommitThenDown);
+    let e = create("c").err().unwrap();
+    assert!(matches!(e, SessionError::Store(StoreError::Unconfirmed(_))), "{e}");
+    proxy.up();
+    assert_eq!(db.game_ids().unwrap(), ["a", "b", "c"]);
 }
