@@ -126,9 +126,19 @@ pub enum Lease {
 struct Conn {
     client: Client,
     prepared: HashMap<&'static str, Statement>,
+    /// Whether any statement was answered since the connection was taken from the pool: a
+    /// connection that fails before that sent nothing the database acted on (see [`Repeat`]).
+    answered: bool,
 }
 
 impl Conn {
+    /// Run `sql` (statements without parameters: `BEGIN`, `COMMIT`…).
+    fn batch(&mut self, sql: &str) -> Result<(), postgres::Error> {
+        self.client.batch_execute(sql)?;
+        self.answered = true;
+        Ok(())
+    }
+
     fn statement(&mut self, sql: &'static str) -> Result<Statement, postgres::Error> {
         if let Some(s) = self.prepared.get(sql) {
             return Ok(s.clone());
@@ -140,17 +150,23 @@ impl Conn {
 
     fn query(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<Vec<Row>, postgres::Error> {
         let s = self.statement(sql)?;
-        self.client.query(&s, params)
+        let rows = self.client.query(&s, params)?;
+        self.answered = true;
+        Ok(rows)
     }
 
     fn query_opt(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<Option<Row>, postgres::Error> {
         let s = self.statement(sql)?;
-        self.client.query_opt(&s, params)
+        let row = self.client.query_opt(&s, params)?;
+        self.answered = true;
+        Ok(row)
     }
 
     fn execute(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<u64, postgres::Error> {
         let s = self.statement(sql)?;
-        self.client.execute(&s, params)
+        let n = self.client.execute(&s, params)?;
+        self.answered = true;
+        Ok(n)
     }
 }
 
@@ -174,14 +190,15 @@ impl Pool {
         let deadline = Instant::now() + WAIT;
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if let Some(c) = state.idle.pop() {
+            if let Some(mut c) = state.idle.pop() {
+                c.answered = false;
                 return Ok((c, true));
             }
             if state.open < MAX_CONNECTIONS {
                 state.open += 1;
                 drop(state);
                 return match self.config.connect(NoTls) {
-                    Ok(client) => Ok((Conn { client, prepared: HashMap::new() }, false)),
+                    Ok(client) => Ok((Conn { client, prepared: HashMap::new(), answered: false }, false)),
                     Err(e) => {
                         self.discard();
                         Err(self.error("connect", &e))
@@ -217,15 +234,19 @@ impl Pool {
 
     /// Run `f` on a connection outside a transaction; once more on a new connection if an idle
     /// one turned out closed (the database restarted since: the other idle ones are dropped
-    /// too). Every use of `run` is safe to repeat after a connection closed under it (a lease,
-    /// a document, a read; a chat message, at worst, twice).
-    fn run<T>(&self, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, Failure> {
+    /// too), when `repeat` allows it: never a write whose `COMMIT` may have been sent.
+    fn run<T>(&self, repeat: Repeat, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, Failure> {
         let (mut conn, reused) = self.get().map_err(Failure::Store)?;
         let result = f(&mut conn);
         let closed = conn.client.is_closed();
+        let sent = conn.answered;
         self.give_back(conn);
+        let again = match repeat {
+            Repeat::Always => true,
+            Repeat::UntilAnswered => !sent,
+        };
         match result {
-            Err(Failure::Pg(_)) if closed && reused => {
+            Err(Failure::Pg(_)) if closed && reused && again => {
                 self.drop_idle();
                 let (mut conn, _) = self.get().map_err(Failure::Store)?;
                 let result = f(&mut conn);
@@ -311,6 +332,19 @@ impl Drop for Pool {
     }
 }
 
+/// Whether [`Pool::run`] may run a call again on a new connection when the idle one it took
+/// turned out closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Repeat {
+    /// Doing it twice does no harm: a read, a lease taken, renewed or released, a document
+    /// replaced by the same text.
+    Always,
+    /// A write transaction, repeated only if the connection failed before any statement was
+    /// answered: its first statement is its `BEGIN`, so nothing of the write reached the
+    /// database. Once anything was answered its `COMMIT` may have been sent and acted on.
+    UntilAnswered,
+}
+
 /// What a write whose `COMMIT` got no answer did, asked again on another connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Settled {
@@ -319,6 +353,22 @@ enum Settled {
     /// The database could not be asked (unreachable still, or the lost transaction's backend
     /// held the game's row past the lock's wait), or its answer fits neither.
     Unknown,
+}
+
+/// Whether a failed `COMMIT` got no answer (the connection `client` lost, or CockroachDB's
+/// "result is ambiguous"): the database may or may not have the write.
+fn unanswered(client: &Client, e: &postgres::Error) -> bool {
+    client.is_closed() || e.code() == Some(&SqlState::T_R_STATEMENT_COMPLETION_UNKNOWN)
+}
+
+/// `COMMIT` on `c`; [`StoreError::Unconfirmed`] if it got no answer (the write may or may not
+/// be stored), for writes not worth settling (a deletion, a restored chat).
+fn commit_or_unconfirmed(c: &mut Conn, place: &std::path::Path) -> Result<(), Failure> {
+    match c.batch("COMMIT") {
+        Ok(()) => Ok(()),
+        Err(e) if unanswered(&c.client, &e) => Err(Failure::Store(StoreError::Unconfirmed(place.to_path_buf()))),
+        Err(e) => Err(Failure::Pg(e)),
+    }
 }
 
 /// A failure inside the store: already a [`StoreError`], or the driver's, to be named.
@@ -421,8 +471,8 @@ impl PgDatabase {
         &self.pool.label
     }
 
-    fn run<T>(&self, doing: &str, f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, StoreError> {
-        self.pool.run(f).map_err(|e| match e {
+    fn run<T>(&self, doing: &str, repeat: Repeat, f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, StoreError> {
+        self.pool.run(repeat, f).map_err(|e| match e {
             Failure::Store(e) => e,
             Failure::Pg(e) => self.pool.error(doing, &e),
         })
@@ -434,7 +484,7 @@ impl PgDatabase {
         let mut tries = 0;
         loop {
             tries += 1;
-            let made = self.run("create Arbiter's tables", |c| {
+            let made = self.run("create Arbiter's tables", Repeat::Always, |c| {
                 let found =
                     c.client.query_one("SELECT to_regclass('arbiter_schema') IS NOT NULL, to_regclass('games') IS NOT NULL", &[])?;
                 let (ours, games): (bool, bool) = (found.try_get(0)?, found.try_get(1)?);
@@ -508,8 +558,8 @@ impl PgDatabase {
         let start = chain::start(header);
         let s = &header.setup;
         let mut end = start.clone();
-        let answered = self.run("create the game", |c| {
-            c.client.batch_execute("BEGIN")?;
+        let answered = self.run("create the game", Repeat::UntilAnswered, |c| {
+            c.batch("BEGIN")?;
             let result = (|| {
                 let created = c.execute(
                     INSERT_GAME,
@@ -551,14 +601,14 @@ impl PgDatabase {
                 Ok(())
             })();
             match result {
-                Ok(()) => match c.client.batch_execute("COMMIT") {
+                Ok(()) => match c.batch("COMMIT") {
                     Ok(()) => Ok(true),
                     // No answer to the COMMIT: settled below, on another connection.
-                    Err(e) if c.client.is_closed() || e.code() == Some(&SqlState::T_R_STATEMENT_COMPLETION_UNKNOWN) => Ok(false),
+                    Err(e) if unanswered(&c.client, &e) => Ok(false),
                     Err(e) => Err(Failure::Pg(e)),
                 },
                 Err(e) => {
-                    let _ = c.client.batch_execute("ROLLBACK");
+                    let _ = c.batch("ROLLBACK");
                     Err(e)
                 }
             }
@@ -586,8 +636,8 @@ impl PgDatabase {
     /// waits for it to end instead (then rolled back), so the answer is never read while the
     /// lost transaction may still commit.
     fn settle_import(&self, id: &str, start: &str, moves: u64, end: &str) -> Settled {
-        let asked = self.pool.run(|c| {
-            c.client.batch_execute(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+        let asked = self.pool.run(Repeat::Always, |c| {
+            c.batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
             let found = (|| -> Result<Settled, Failure> {
                 let free = c.query_opt(
                     "INSERT INTO games (id, created_at, engine_version, rules_version, seed, options_json, seats_json, \
@@ -606,7 +656,7 @@ impl PgDatabase {
                 // Another game of the same id (made after ours was lost) is not ours.
                 Ok(if header_hash == start && head_seq == moves as i64 && head_hash == end { Settled::Stored } else { Settled::Absent })
             })();
-            let _ = c.client.batch_execute("ROLLBACK");
+            let _ = c.batch("ROLLBACK");
             found
         });
         asked.unwrap_or(Settled::Unknown)
@@ -616,7 +666,8 @@ impl PgDatabase {
     /// [`crate::Session::load`] reads and verifies it.
     pub fn open_game(&self, id: &str) -> Result<PgStore, StoreError> {
         check_id(id)?;
-        let found = self.run("find the game", |c| Ok(c.query_opt("SELECT 1 FROM games WHERE id = $1", &[&id])?.is_some()))?;
+        let found =
+            self.run("find the game", Repeat::Always, |c| Ok(c.query_opt("SELECT 1 FROM games WHERE id = $1", &[&id])?.is_some()))?;
         if !found {
             return Err(StoreError::NoSuchGame(game_place(id)));
         }
@@ -625,7 +676,7 @@ impl PgDatabase {
 
     /// Every game's id, the oldest first (by creation time, then id).
     pub fn game_ids(&self) -> Result<Vec<String>, StoreError> {
-        self.run("list the games", |c| {
+        self.run("list the games", Repeat::Always, |c| {
             let rows = c.query("SELECT id FROM games ORDER BY created_at, id", &[])?;
             Ok(rows.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?)
         })
@@ -634,16 +685,26 @@ impl PgDatabase {
     /// Delete game `id` with its moves, chat and documents (one transaction).
     pub fn delete_game(&self, id: &str) -> Result<(), StoreError> {
         check_id(id)?;
-        let deleted = self.run("delete the game", |c| {
-            let mut tx = c.client.transaction()?;
-            for sql in
-                ["DELETE FROM docs WHERE game_id = $1", "DELETE FROM chat WHERE game_id = $1", "DELETE FROM events WHERE game_id = $1"]
-            {
-                tx.execute(sql, &[&id])?;
+        let deleted = self.run("delete the game", Repeat::UntilAnswered, |c| {
+            c.batch("BEGIN")?;
+            let deleted = (|| -> Result<u64, Failure> {
+                for sql in
+                    ["DELETE FROM docs WHERE game_id = $1", "DELETE FROM chat WHERE game_id = $1", "DELETE FROM events WHERE game_id = $1"]
+                {
+                    c.execute(sql, &[&id])?;
+                }
+                Ok(c.execute("DELETE FROM games WHERE id = $1", &[&id])?)
+            })();
+            match deleted {
+                Ok(n) => {
+                    commit_or_unconfirmed(c, &game_place(id))?;
+                    Ok(n)
+                }
+                Err(e) => {
+                    let _ = c.batch("ROLLBACK");
+                    Err(e)
+                }
             }
-            let n = tx.execute("DELETE FROM games WHERE id = $1", &[&id])?;
-            tx.commit()?;
-            Ok(n)
         })?;
         if deleted == 0 {
             return Err(StoreError::NoSuchGame(game_place(id)));
@@ -654,7 +715,7 @@ impl PgDatabase {
     /// The host's document `name` of game `id` (opaque JSON text, outside the integrity chain:
     /// the server keeps its seats here), if stored.
     pub fn doc(&self, id: &str, name: &str) -> Result<Option<String>, StoreError> {
-        self.run("read a document of the game", |c| {
+        self.run("read a document of the game", Repeat::Always, |c| {
             let row = c.query_opt("SELECT json FROM docs WHERE game_id = $1 AND name = $2", &[&id, &name])?;
             Ok(row.map(|r| r.try_get(0)).transpose()?)
         })
@@ -662,7 +723,7 @@ impl PgDatabase {
 
     /// Store (or replace) the host's document `name` of game `id`.
     pub fn put_doc(&self, id: &str, name: &str, json: &str) -> Result<(), StoreError> {
-        self.run("store a document of the game", |c| {
+        self.run("store a document of the game", Repeat::Always, |c| {
             let put = c.execute(
                 "INSERT INTO docs (game_id, name, json) VALUES ($1, $2, $3) ON CONFLICT (game_id, name) DO UPDATE SET json = EXCLUDED.json",
                 &[&id, &name, &json],
@@ -680,7 +741,7 @@ impl PgDatabase {
     pub fn acquire_lease(&self, id: &str, owner: &str, address: &str, ttl: Duration) -> Result<Lease, StoreError> {
         let ms = ttl.as_millis().min(i64::MAX as u128) as i64;
         for _ in 0..3 {
-            let taken = self.run("take the game's lease", |c| {
+            let taken = self.run("take the game's lease", Repeat::Always, |c| {
                 let row = c.query_opt(
                     "UPDATE games SET owner = $2, owner_address = $3, lease_until = now() + $4::BIGINT * INTERVAL '1 millisecond' \
                      WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until IS NULL OR lease_until <= now()) RETURNING id",
@@ -718,7 +779,7 @@ impl PgDatabase {
     /// owner must acquire it again.
     pub fn renew_leases(&self, owner: &str, ttl: Duration) -> Result<Vec<String>, StoreError> {
         let ms = ttl.as_millis().min(i64::MAX as u128) as i64;
-        self.run("renew the leases", |c| {
+        self.run("renew the leases", Repeat::Always, |c| {
             let rows = c.query(
                 "UPDATE games SET lease_until = now() + $2::BIGINT * INTERVAL '1 millisecond' \
                  WHERE owner = $1 AND lease_until > now() RETURNING id",
@@ -732,7 +793,7 @@ impl PgDatabase {
 
     /// Give up `owner`'s lease on game `id` (nothing if another holds it).
     pub fn release_lease(&self, id: &str, owner: &str) -> Result<(), StoreError> {
-        self.run("release the game's lease", |c| {
+        self.run("release the game's lease", Repeat::Always, |c| {
             c.execute(
                 "UPDATE games SET owner = NULL, owner_address = NULL, lease_until = NULL WHERE id = $1 AND owner = $2",
                 &[&id, &owner],
@@ -744,7 +805,7 @@ impl PgDatabase {
     /// The number of moves of each game of `ids` that exists, in the order asked (one query: a
     /// process following games others own polls this).
     pub fn heads(&self, ids: &[String]) -> Result<Vec<(String, u64)>, StoreError> {
-        let found: HashMap<String, u64> = self.run("read the games' heads", |c| {
+        let found: HashMap<String, u64> = self.run("read the games' heads", Repeat::Always, |c| {
             let rows = c.query("SELECT id, head_seq FROM games WHERE id = ANY($1)", &[&ids])?;
             let mut out = HashMap::with_capacity(rows.len());
             for r in rows {
@@ -841,11 +902,11 @@ impl PgStore {
 
     /// Run `f` on the locked connection if the lock is held (to read what this transaction
     /// wrote), else on a pooled one.
-    fn read<T>(&self, doing: &str, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, StoreError> {
+    fn read<T>(&self, doing: &str, repeat: Repeat, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, StoreError> {
         if let Some((conn, _)) = self.locked.borrow_mut().as_mut() {
             return f(conn).map_err(|e| self.error(doing, e));
         }
-        self.db.pool.run(f).map_err(|e| self.error(doing, e))
+        self.db.pool.run(repeat, f).map_err(|e| self.error(doing, e))
     }
 
     fn header_on(&self, c: &mut Conn) -> Result<GameHeader, Failure> {
@@ -945,8 +1006,8 @@ impl PgStore {
             return Settled::Stored;
         }
         let id = self.id.as_str();
-        let asked = self.db.pool.run(|c| {
-            c.client.batch_execute(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+        let asked = self.db.pool.run(Repeat::Always, |c| {
+            c.batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
             let found = (|| -> Result<Settled, Failure> {
                 let Some(head) = c.query_opt(LOCK_GAME, &[&id])? else { return Ok(Settled::Absent) };
                 let head = (head.try_get::<_, i64>(0)?.max(0) as u64, head.try_get::<_, String>(1)?);
@@ -968,7 +1029,7 @@ impl PgStore {
                     Settled::Unknown
                 })
             })();
-            let _ = c.client.batch_execute("ROLLBACK");
+            let _ = c.batch("ROLLBACK");
             found
         });
         asked.unwrap_or(Settled::Unknown)
@@ -991,7 +1052,7 @@ impl PgStore {
 
     /// The game's chat, in the order stored.
     pub fn chat(&self) -> Result<Vec<ChatMessage>, StoreError> {
-        self.read("read the chat", |c| {
+        self.read("read the chat", Repeat::Always, |c| {
             let rows = c.query("SELECT id, at, sender, audience, text FROM chat WHERE game_id = $1 ORDER BY id", &[&self.id])?;
             let mut out = Vec::with_capacity(rows.len());
             for r in rows {
@@ -1009,7 +1070,7 @@ impl PgStore {
 
     /// How many chat messages the game holds.
     pub fn chat_len(&self) -> Result<u64, StoreError> {
-        self.read("count the chat", |c| {
+        self.read("count the chat", Repeat::Always, |c| {
             let row = c.query_opt("SELECT COUNT(*) FROM chat WHERE game_id = $1", &[&self.id])?;
             Ok(row.map(|r| r.try_get::<_, i64>(0)).transpose()?.unwrap_or(0).max(0) as u64)
         })
@@ -1027,8 +1088,8 @@ impl PgStore {
             });
         }
         let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let id = self.read("store the chat message", |c| {
-            c.client.batch_execute(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+        let id = self.read("store the chat message", Repeat::UntilAnswered, |c| {
+            c.batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
             let added = (|| -> Result<i64, Failure> {
                 if c.query_opt(LOCK_GAME, &[&self.id])?.is_none() {
                     return Err(Failure::Store(StoreError::NoSuchGame(self.place.clone())));
@@ -1041,39 +1102,86 @@ impl PgStore {
                 Ok(row.map(|r| r.try_get::<_, i64>(0)).transpose()?.unwrap_or(0))
             })();
             match added {
-                Ok(id) => {
-                    c.client.batch_execute("COMMIT")?;
-                    Ok(id)
-                }
+                Ok(id) => match c.batch("COMMIT") {
+                    Ok(()) => Ok((id, true)),
+                    // No answer to the COMMIT: settled below, on another connection.
+                    Err(e) if unanswered(&c.client, &e) => Ok((id, false)),
+                    Err(e) => Err(Failure::Pg(e)),
+                },
                 Err(e) => {
-                    let _ = c.client.batch_execute("ROLLBACK");
+                    let _ = c.batch("ROLLBACK");
                     Err(e)
                 }
             }
         })?;
-        Ok(ChatMessage { id: id.max(0) as u64, at, from: from.into(), to: to.into(), text: text.into() })
+        let (id, answered) = id;
+        let message = ChatMessage { id: id.max(0) as u64, at, from: from.into(), to: to.into(), text: text.into() };
+        if !answered {
+            match self.settle_chat(&message) {
+                Settled::Stored => {}
+                Settled::Absent => {
+                    return Err(StoreError::WriteFailed {
+                        path: self.place.clone(),
+                        what: "the connection to the database was lost before the chat message was committed, and the database, \
+                               asked again on a new connection, does not hold it"
+                            .into(),
+                    })
+                }
+                Settled::Unknown => return Err(StoreError::Unconfirmed(self.place.clone())),
+            }
+        }
+        Ok(message)
+    }
+
+    /// Whether chat `message` is stored, after its `COMMIT` got no answer: asked under the
+    /// game's row lock, which the lost transaction held (so the answer waits for it to end).
+    fn settle_chat(&self, m: &ChatMessage) -> Settled {
+        let asked = self.db.pool.run(Repeat::Always, |c| {
+            c.batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+            let found = (|| -> Result<Settled, Failure> {
+                if c.query_opt(LOCK_GAME, &[&self.id])?.is_none() {
+                    return Ok(Settled::Absent);
+                }
+                let row = c.query_opt(
+                    "SELECT 1 FROM chat WHERE game_id = $1 AND id = $2 AND at = $3 AND sender = $4 AND audience = $5 AND text = $6",
+                    &[&self.id, &(m.id as i64), &m.at, &m.from, &m.to, &m.text],
+                )?;
+                Ok(if row.is_some() { Settled::Stored } else { Settled::Absent })
+            })();
+            let _ = c.batch("ROLLBACK");
+            found
+        });
+        asked.unwrap_or(Settled::Unknown)
     }
 
     /// Store chat messages as they were (their numbers and times: a game moved between
     /// stores), in one transaction.
     pub fn restore_chat(&self, messages: &[ChatMessage]) -> Result<(), StoreError> {
-        self.read("store the chat", |c| {
-            let mut tx = c.client.transaction()?;
-            for m in messages {
-                tx.execute(
-                    "INSERT INTO chat (game_id, id, at, sender, audience, text) VALUES ($1, $2, $3, $4, $5, $6)",
-                    &[&self.id, &(m.id as i64), &m.at, &m.from, &m.to, &m.text],
-                )?;
+        self.read("store the chat", Repeat::UntilAnswered, |c| {
+            c.batch("BEGIN")?;
+            let stored = (|| -> Result<(), Failure> {
+                for m in messages {
+                    c.execute(
+                        "INSERT INTO chat (game_id, id, at, sender, audience, text) VALUES ($1, $2, $3, $4, $5, $6)",
+                        &[&self.id, &(m.id as i64), &m.at, &m.from, &m.to, &m.text],
+                    )?;
+                }
+                Ok(())
+            })();
+            match stored {
+                Ok(()) => commit_or_unconfirmed(c, &self.place),
+                Err(e) => {
+                    let _ = c.batch("ROLLBACK");
+                    Err(e)
+                }
             }
-            tx.commit()?;
-            Ok(())
         })
     }
 }
 
 impl EventStore for PgStore {
     fn header(&self) -> Result<GameHeader, StoreError> {
-        self.read("read the game", |c| self.header_on(c))
+        self.read("read the game", Repeat::Always, |c| self.header_on(c))
     }
 
     fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
@@ -1088,10 +1196,10 @@ impl EventStore for PgStore {
         // process writes.
         self.db
             .pool
-            .run(|c| {
-                c.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+            .run(Repeat::Always, |c| {
+                c.batch("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
                 let result = self.rows_on(c);
-                let _ = c.client.batch_execute(if result.is_ok() { "COMMIT" } else { "ROLLBACK" });
+                let _ = c.batch(if result.is_ok() { "COMMIT" } else { "ROLLBACK" });
                 result
             })
             .map_err(|e| self.error("read the moves", e))
@@ -1101,7 +1209,7 @@ impl EventStore for PgStore {
         if let Some((_, head)) = self.locked.borrow().as_ref() {
             return Ok(head.clone());
         }
-        self.read("read the game's head", |c| {
+        self.read("read the game's head", Repeat::Always, |c| {
             let row = c
                 .query_opt("SELECT head_seq, head_hash FROM games WHERE id = $1", &[&self.id])?
                 .ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
@@ -1140,7 +1248,7 @@ impl EventStore for PgStore {
                         drop(conn);
                         pool.discard();
                     } else {
-                        let _ = conn.client.batch_execute("ROLLBACK");
+                        let _ = conn.batch("ROLLBACK");
                         pool.put(conn);
                     }
                     // An idle connection gone stale (the database restarted): once more, on
@@ -1163,14 +1271,15 @@ impl EventStore for PgStore {
                 what: "a commit without the write lock (engine fault)".into(),
             });
         };
-        let done = conn.client.batch_execute("COMMIT");
+        let done = conn.batch("COMMIT");
         let stale = conn.client.is_closed();
+        let lost = matches!(&done, Err(e) if unanswered(&conn.client, e));
         if stale {
             drop(conn);
             self.db.pool.discard();
         } else {
             if done.is_err() {
-                let _ = conn.client.batch_execute("ROLLBACK");
+                let _ = conn.batch("ROLLBACK");
             }
             self.db.pool.put(conn);
         }
@@ -1178,7 +1287,7 @@ impl EventStore for PgStore {
             Ok(()) => Ok(()),
             // No answer to the COMMIT (the connection went, or CockroachDB's "result is
             // ambiguous"): the database may or may not have the write. Asked again, not guessed.
-            Err(e) if stale || e.code() == Some(&SqlState::T_R_STATEMENT_COMPLETION_UNKNOWN) => {
+            Err(_) if lost => {
                 let begun = self.begun.borrow().clone();
                 match self.settle(&begun, &end) {
                     Settled::Stored => Ok(()),
@@ -1197,7 +1306,7 @@ impl EventStore for PgStore {
 
     fn rollback(&mut self) {
         if let Some((mut conn, _)) = self.locked.borrow_mut().take() {
-            let _ = conn.client.batch_execute("ROLLBACK");
+            let _ = conn.batch("ROLLBACK");
             if conn.client.is_closed() {
                 drop(conn);
                 self.db.pool.discard();
@@ -1258,5 +1367,44 @@ impl EventStore for PgStore {
 impl Drop for PgStore {
     fn drop(&mut self) {
         self.rollback();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_pgtest::CutProxy;
+    use std::cell::Cell;
+
+    /// How many times `run` called its function when the connection it was given (reused from
+    /// the pool) closed after `answers` statements were answered.
+    fn calls(repeat: Repeat, answers: usize) -> Option<usize> {
+        let pg = arbiter_pgtest::shared()?;
+        let url = pg.new_database(&format!("repeat_{}_{answers}", repeat == Repeat::Always));
+        let proxy = CutProxy::start(pg.port());
+        let db = PgDatabase::connect(&proxy.url(&url)).unwrap();
+        // The pool holds the connection that prepared the schema: the next call reuses it.
+        let n = Cell::new(0);
+        let _ = db.pool.run(repeat, |c| {
+            n.set(n.get() + 1);
+            for _ in 0..answers {
+                c.batch("SELECT 1")?;
+            }
+            if n.get() == 1 {
+                proxy.down();
+                proxy.up();
+            }
+            c.batch("SELECT 1")?;
+            Ok(())
+        });
+        Some(n.get())
+    }
+
+    #[test]
+    fn a_call_is_repeated_after_a_closed_connection_only_if_its_kind_allows() {
+        let Some(closed_at_once) = calls(Repeat::UntilAnswered, 0) else { return };
+        assert_eq!(closed_at_once, 2, "nothing was answered: nothing of the write was sent");
+        assert_eq!(calls(Repeat::UntilAnswered, 1), Some(1), "a statement was answered: its COMMIT may have been sent");
+        assert_eq!(calls(Repeat::Always, 1), Some(2), "a read or an idempotent write is repeated");
     }
 }

@@ -532,3 +532,41 @@ fn a_created_game_whose_commit_got_no_answer_is_settled_by_asking_again() {
     proxy.up();
     assert_eq!(db.game_ids().unwrap(), ["a", "b", "c"]);
 }
+
+#[test]
+fn a_write_is_repeated_on_a_new_connection_only_when_nothing_of_it_was_sent() {
+    let Some((proxy, db)) = proxied("repeat") else { return };
+    let mut s = pg_session(&db, "g", &MINESWEEPER, json!({}), 4);
+    let chat = db.open_game("g").unwrap();
+    chat.add_chat("s1", "all", "hello").unwrap();
+    // The COMMIT's answer lost on a pooled connection: stored once (settled), never repeated.
+    proxy.arm(Cut::AfterCommit);
+    let m = chat.add_chat("s1", "all", "once").unwrap();
+    assert_eq!((m.id, proxy.cuts()), (2, 1));
+    assert_eq!(chat.chat().unwrap().iter().map(|m| m.text.as_str()).collect::<Vec<_>>(), ["hello", "once"]);
+    // Lost before the database had it: not stored, said so, not repeated behind the caller.
+    proxy.arm(Cut::BeforeCommit);
+    let e = chat.add_chat("s1", "all", "lost").unwrap_err();
+    assert!(matches!(e, StoreError::WriteFailed { .. }), "{e}");
+    assert_eq!((chat.chat_len().unwrap(), proxy.cuts()), (2, 2));
+    // Every pooled connection closed while idle (the database restarted): each write's BEGIN
+    // fails before anything of it is sent, so it is run again on a new connection.
+    for round in 0..4 {
+        proxy.down();
+        proxy.up();
+        match round {
+            0 => assert_eq!(chat.add_chat("s1", "all", "again").unwrap().id, 3),
+            1 => drop(pg_session(&db, "h", &MINESWEEPER, json!({}), 5)),
+            2 => db.open_game("h").unwrap().restore_chat(&chat.chat().unwrap()).unwrap(),
+            _ => drop(db.open_game("h").unwrap().chat().unwrap()),
+        }
+    }
+    // A deletion whose COMMIT got no answer says it may or may not have happened (it did).
+    proxy.arm(Cut::AfterCommit);
+    let e = db.delete_game("h").unwrap_err();
+    assert!(matches!(e, StoreError::Unconfirmed(_)), "{e}");
+    proxy.down();
+    proxy.up();
+    s.play("flag a1", None).unwrap();
+    assert_eq!((chat.chat_len().unwrap(), db.game_ids().unwrap(), open(&db, "g").unwrap().seq()), (3, vec!["g".to_string()], 1));
+}
