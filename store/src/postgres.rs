@@ -111,6 +111,7 @@ const INSERT_EVENT: &str = "INSERT INTO events (game_id, seq, at, seat, move_tex
      seat_logs, state_hash, chain) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
 const SET_HEAD: &str = "UPDATE games SET head_seq = $2, head_hash = $3 WHERE id = $1";
 const LOCK_GAME: &str = "SELECT head_seq, head_hash FROM games WHERE id = $1 FOR UPDATE";
+const READ_HEAD: &str = "SELECT head_seq, head_hash FROM games WHERE id = $1";
 
 /// Whether a lease is this process's now.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,6 +177,9 @@ struct Pool {
     label: String,
     state: Mutex<PoolState>,
     freed: Condvar,
+    /// A fault injected by a test: `lock` reads the head without locking the row, as a writer
+    /// that skipped the lock would, so that the unique key alone decides a race.
+    skip_row_lock: std::sync::atomic::AtomicBool,
 }
 
 struct PoolState {
@@ -460,10 +464,24 @@ impl PgDatabase {
         let port = config.get_ports().first().copied().unwrap_or(5432);
         let db = config.get_dbname().or(config.get_user()).unwrap_or("postgres");
         let label = format!("PostgreSQL database {db} at {host}:{port}");
-        let pool = Pool { config, label, state: Mutex::new(PoolState { idle: Vec::new(), open: 0 }), freed: Condvar::new() };
+        let pool = Pool {
+            config,
+            label,
+            state: Mutex::new(PoolState { idle: Vec::new(), open: 0 }),
+            freed: Condvar::new(),
+            skip_row_lock: Default::default(),
+        };
         let db = PgDatabase { pool: Arc::new(pool) };
         db.prepare_schema()?;
         Ok(db)
+    }
+
+    /// Fault injection for tests, never for use: this handle's writes read the game's head
+    /// without locking its row (as a writer that skipped the lock would), so that only the
+    /// store's unique key on (game, move number) stands between two writers of one move.
+    #[doc(hidden)]
+    pub fn fault_skip_row_lock(&self) {
+        self.pool.skip_row_lock.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The database as messages name it ("PostgreSQL database DB at HOST:PORT").
@@ -1210,9 +1228,7 @@ impl EventStore for PgStore {
             return Ok(head.clone());
         }
         self.read("read the game's head", Repeat::Always, |c| {
-            let row = c
-                .query_opt("SELECT head_seq, head_hash FROM games WHERE id = $1", &[&self.id])?
-                .ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
+            let row = c.query_opt(READ_HEAD, &[&self.id])?.ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
             Ok((row.try_get::<_, i64>(0)?.max(0) as u64, row.try_get(1)?))
         })
     }
@@ -1232,7 +1248,8 @@ impl EventStore for PgStore {
                 .batch_execute(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))
                 .map_err(Failure::Pg)
                 .and_then(|()| {
-                    let row = conn.query_opt(LOCK_GAME, &[&self.id])?;
+                    let skip = pool.skip_row_lock.load(std::sync::atomic::Ordering::SeqCst);
+                    let row = conn.query_opt(if skip { READ_HEAD } else { LOCK_GAME }, &[&self.id])?;
                     let row = row.ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
                     Ok((row.try_get::<_, i64>(0)?.max(0) as u64, row.try_get::<_, String>(1)?))
                 });

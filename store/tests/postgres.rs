@@ -570,3 +570,127 @@ fn a_write_is_repeated_on_a_new_connection_only_when_nothing_of_it_was_sent() {
     s.play("flag a1", None).unwrap();
     assert_eq!((chat.chat_len().unwrap(), db.game_ids().unwrap(), open(&db, "g").unwrap().seq()), (3, vec!["g".to_string()], 1));
 }
+
+/// Two handles on one database, as two processes have: the game created by the first, at
+/// move `n` after `moves` (flags, so that nothing is revealed and every cell stays open).
+fn two_processes(name: &str, moves: &[&str]) -> Option<(PgDatabase, PgDatabase)> {
+    let pg = arbiter_pgtest::shared()?;
+    let url = pg.new_database(name);
+    let (a, b) = (PgDatabase::connect(&url).unwrap(), PgDatabase::connect(&url).unwrap());
+    let mut s = pg_session(&a, "g", &MINESWEEPER, json!({}), 6);
+    for m in moves {
+        s.play(m, None).unwrap();
+    }
+    Some((a, b))
+}
+
+#[test]
+fn a_session_behind_another_process_judges_its_move_again_under_the_row_lock() {
+    let Some((a, b)) = two_processes("behind", &["flag a1", "flag a2"]) else { return };
+    // A loaded the game at move 2; B (another process) stores move 3; A then plays its own
+    // move 3. A's lock re-reads the head under the game's row lock, finds B's move, reads the
+    // game again and judges A's move against it: the key is never reached.
+    let conflicts = std::rc::Rc::new(std::cell::Cell::new(0));
+    let store = Interleaved { inner: a.open_game("g").unwrap(), between: None, conflicts: conflicts.clone() };
+    let mut sa = Session::load(store, &catalogue()).unwrap();
+    let mut sb = open(&b, "g").unwrap();
+    sb.play("flag b1", None).unwrap();
+    let (row, _) = sa.play("flag b2", None).unwrap();
+    assert_eq!((row.seq, sa.seq()), (4, 4), "stored after B's move, as move 4");
+    assert_eq!(sa.rows()[2].move_text, "flag b1", "A's session now holds B's move");
+    // Now the same cell: B flags c1 as move 5; A, still at move 4, flags c1 too: refused with
+    // the game's own reason, against the position B left.
+    sb = open(&b, "g").unwrap();
+    sb.play("flag c1", None).unwrap();
+    let e = sa.play("flag c1", None).unwrap_err();
+    let SessionError::Rejected(r) = e else { panic!("{e}") };
+    assert!(r.to_string().contains("flagged already"), "{r}");
+    assert_eq!(sa.seq(), 5, "A's session read B's move");
+    assert_eq!(conflicts.get(), 0, "the row lock's head decided, not the key");
+    let stored = open(&a, "g").unwrap();
+    let texts: Vec<&str> = stored.rows().iter().map(|r| r.move_text.as_str()).collect();
+    assert_eq!(texts, ["flag a1", "flag a2", "flag b1", "flag b2", "flag c1"], "never two moves of one number");
+}
+
+/// A store that runs `between` once, right after taking the write lock (another process's
+/// write landing between this writer's read of the head and its append), and counts the
+/// appends the unique key refused.
+struct Interleaved {
+    inner: PgStore,
+    between: Option<Box<dyn FnOnce()>>,
+    conflicts: std::rc::Rc<std::cell::Cell<usize>>,
+}
+
+impl EventStore for Interleaved {
+    fn header(&self) -> Result<arbiter_store::GameHeader, StoreError> {
+        self.inner.header()
+    }
+    fn rows(&self) -> Result<Vec<arbiter_store::EventRow>, StoreError> {
+        self.inner.rows()
+    }
+    fn rows_and_head(&self) -> Result<(Vec<arbiter_store::EventRow>, (u64, String)), StoreError> {
+        self.inner.rows_and_head()
+    }
+    fn head(&self) -> Result<(u64, String), StoreError> {
+        self.inner.head()
+    }
+    fn lock(&mut self) -> Result<(), StoreError> {
+        self.inner.lock()?;
+        if let Some(f) = self.between.take() {
+            f();
+        }
+        Ok(())
+    }
+    fn commit(&mut self) -> Result<(), StoreError> {
+        self.inner.commit()
+    }
+    fn rollback(&mut self) {
+        self.inner.rollback()
+    }
+    fn append(&mut self, row: &arbiter_store::EventRow) -> Result<(), StoreError> {
+        let appended = self.inner.append(row);
+        if let Err(StoreError::Conflict { .. }) = appended {
+            self.conflicts.set(self.conflicts.get() + 1);
+        }
+        appended
+    }
+    fn truncate_after(&mut self, seq: u64) -> Result<(), StoreError> {
+        self.inner.truncate_after(seq)
+    }
+}
+
+#[test]
+fn the_unique_keys_conflict_makes_the_session_read_again_and_judge_again() {
+    for (theirs, mine, expected) in [("flag b1", "flag b2", Ok(4)), ("flag b1", "flag b1", Err("flagged already"))] {
+        let name = if expected.is_ok() { "key_legal" } else { "key_refused" };
+        let Some((a, b)) = two_processes(name, &["flag a1", "flag a2"]) else { return };
+        // A writer that skips the row lock: only the unique key stands between it and B.
+        a.fault_skip_row_lock();
+        let conflicts = std::rc::Rc::new(std::cell::Cell::new(0));
+        let b_moves = move || {
+            let mut sb = open(&b, "g").unwrap();
+            sb.play(theirs, None).unwrap();
+        };
+        let store = Interleaved { inner: a.open_game("g").unwrap(), between: Some(Box::new(b_moves)), conflicts: conflicts.clone() };
+        let mut sa = Session::load(store, &catalogue()).unwrap();
+        // A reads head 2 under its (skipped) lock, B stores move 3, A appends its move 3: the key
+        // refuses it, and the session reads the game again and judges A's move again.
+        let outcome = match sa.play(mine, None) {
+            Ok((row, _)) => Ok(row.seq),
+            Err(SessionError::Rejected(r)) => Err(r.to_string()),
+            Err(e) => panic!("{mine}: {e}"),
+        };
+        assert_eq!(conflicts.get(), 1, "{name}: the key refused A's first append");
+        match (outcome, expected) {
+            (Ok(seq), Ok(want)) => assert_eq!(seq, want),
+            (Err(why), Err(want)) => assert!(why.contains(want), "{why}"),
+            (got, want) => panic!("{name}: {got:?}, expected {want:?}"),
+        }
+        assert_eq!(sa.rows()[2].move_text, theirs, "A's session holds B's move 3");
+        let stored = open(&a, "g").unwrap();
+        let mut texts: Vec<&str> = stored.rows().iter().map(|r| r.move_text.as_str()).collect();
+        assert_eq!(texts.drain(..3).collect::<Vec<_>>(), ["flag a1", "flag a2", theirs]);
+        assert_eq!(texts, if expected.is_ok() { vec![mine] } else { vec![] }, "never two moves 3");
+        assert_eq!(sa.seq(), stored.seq());
+    }
+}
