@@ -239,7 +239,26 @@ impl Pool {
     /// Run `f` on a connection outside a transaction; once more on a new connection if an idle
     /// one turned out closed (the database restarted since: the other idle ones are dropped
     /// too), when `repeat` allows it: never a write whose `COMMIT` may have been sent.
+    /// A call the database aborted to keep it apart from another transaction (SQLSTATE 40001
+    /// or 40P01: nothing of it was stored) is run again after [`contention_backoff`], and
+    /// answers [`StoreError::Busy`] when that gives up.
     fn run<T>(&self, repeat: Repeat, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, Failure> {
+        let mut attempt = 0;
+        loop {
+            match self.run_once(repeat, &mut f) {
+                Err(Failure::Pg(e)) if e.code().is_some_and(contended) => match contention_backoff(attempt) {
+                    Some(pause) => {
+                        attempt += 1;
+                        std::thread::sleep(pause);
+                    }
+                    None => return Err(Failure::Store(StoreError::Busy(PathBuf::from(&self.label)))),
+                },
+                other => return other,
+            }
+        }
+    }
+
+    fn run_once<T>(&self, repeat: Repeat, f: &mut impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, Failure> {
         let (mut conn, reused) = self.get().map_err(Failure::Store)?;
         let result = f(&mut conn);
         let closed = conn.client.is_closed();
@@ -297,10 +316,10 @@ impl Pool {
                 what(format!("could not {doing}"))
             };
         };
-        if *code == SqlState::LOCK_NOT_AVAILABLE
+        if contended(code) {
+            StoreError::Contended(place)
+        } else if *code == SqlState::LOCK_NOT_AVAILABLE
             || *code == SqlState::QUERY_CANCELED
-            || *code == SqlState::T_R_SERIALIZATION_FAILURE
-            || *code == SqlState::T_R_DEADLOCK_DETECTED
             || *code == SqlState::TOO_MANY_CONNECTIONS
             || *code == SqlState::CANNOT_CONNECT_NOW
         {
@@ -357,6 +376,29 @@ enum Settled {
     /// The database could not be asked (unreachable still, or the lost transaction's backend
     /// held the game's row past the lock's wait), or its answer fits neither.
     Unknown,
+}
+
+/// Whether the database aborted a transaction to keep it apart from another, so that running
+/// it again is safe and may succeed: a serialization failure (40001, which CockroachDB also
+/// uses for "restart transaction") or a deadlock (40P01). Not 40003 (the outcome unknown:
+/// settled, never repeated) nor a lock wait that timed out (55P03: busy).
+fn contended(code: &SqlState) -> bool {
+    *code == SqlState::T_R_SERIALIZATION_FAILURE || *code == SqlState::T_R_DEADLOCK_DETECTED
+}
+
+/// How long to wait before running a contended write again for the `attempt`-th time (0 the
+/// first), or `None` to give up (busy): 5 attempts in all, about 10, 20, 40 and 80 ms apart,
+/// each stretched by up to half again so that writers that collided do not collide again in
+/// step.
+pub(crate) fn contention_backoff(attempt: u32) -> Option<Duration> {
+    const RETRIES: u32 = 4;
+    if attempt >= RETRIES {
+        return None;
+    }
+    let base = 10u64 << attempt;
+    // Jitter from the clock's nanoseconds: no generator needed for spreading a few retries.
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    Some(Duration::from_millis(base + u64::from(nanos) % (base / 2 + 1)))
 }
 
 /// Whether a failed `COMMIT` got no answer (the connection `client` lost, or CockroachDB's
@@ -1423,5 +1465,35 @@ mod tests {
         assert_eq!(closed_at_once, 2, "nothing was answered: nothing of the write was sent");
         assert_eq!(calls(Repeat::UntilAnswered, 1), Some(1), "a statement was answered: its COMMIT may have been sent");
         assert_eq!(calls(Repeat::Always, 1), Some(2), "a read or an idempotent write is repeated");
+    }
+}
+
+#[cfg(test)]
+mod classification {
+    use super::*;
+
+    #[test]
+    fn serialization_failures_and_deadlocks_are_retried_and_nothing_else() {
+        for (code, retried) in [
+            ("40001", true),  // serialization failure; CockroachDB's "restart transaction"
+            ("40P01", true),  // deadlock detected
+            ("40003", false), // statement completion unknown: settled, never repeated
+            ("55P03", false), // lock not available: busy
+            ("57014", false), // query canceled (statement timeout)
+            ("23505", false), // unique violation: a Conflict
+            ("40002", false), // integrity constraint violation at commit
+        ] {
+            assert_eq!(contended(&SqlState::from_code(code)), retried, "{code}");
+        }
+    }
+
+    #[test]
+    fn the_backoff_grows_and_gives_up_after_four_retries() {
+        let pauses: Vec<Duration> = (0..).map_while(contention_backoff).collect();
+        assert_eq!(pauses.len(), 4);
+        for (i, p) in pauses.iter().enumerate() {
+            let base = Duration::from_millis(10 << i);
+            assert!(*p >= base && *p <= base + base / 2, "{i}: {p:?}");
+        }
     }
 }

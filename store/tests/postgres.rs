@@ -694,3 +694,56 @@ fn the_unique_keys_conflict_makes_the_session_read_again_and_judge_again() {
         assert_eq!(sa.seq(), stored.seq());
     }
 }
+
+#[test]
+fn a_write_the_database_aborts_as_a_serialization_failure_is_retried_then_busy() {
+    let Some((pg, db)) = database("contended") else { return };
+    let mut s = pg_session(&db, "g", &MINESWEEPER, json!({}), 4);
+    s.play("flag a1", None).unwrap();
+    // A real 40001 from the server: a trigger that raises it for the first N rows it sees,
+    // counted by a sequence (a sequence is not rolled back with the aborted transaction).
+    pg.psql(
+        "contended",
+        "CREATE SEQUENCE faults; \
+         CREATE FUNCTION fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+           IF nextval('faults') <= TG_ARGV[0]::bigint THEN \
+             RAISE EXCEPTION 'injected' USING ERRCODE = 'serialization_failure'; \
+           END IF; RETURN NEW; END $$",
+    );
+    // The attempts a write made (the sequence's last value), the trigger then removed.
+    let attempts = |trigger: &str, table: &str| -> String {
+        let n = pg.psql("contended", "SELECT last_value FROM faults");
+        pg.psql("contended", &format!("DROP TRIGGER {trigger} ON {table}; ALTER SEQUENCE faults RESTART"));
+        n
+    };
+    // Aborted at the insert twice, then stored: one row.
+    pg.psql("contended", "CREATE TRIGGER at_insert BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fault('2')");
+    assert_eq!(s.play("flag a2", None).unwrap().0.seq, 2);
+    assert_eq!(attempts("at_insert", "events"), "3");
+    // Aborted at COMMIT (a deferred trigger, as a serializable commit fails) twice, then stored.
+    pg.psql(
+        "contended",
+        "CREATE CONSTRAINT TRIGGER at_commit AFTER INSERT ON events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW \
+         EXECUTE FUNCTION fault('2')",
+    );
+    assert_eq!(s.play("flag a3", None).unwrap().0.seq, 3);
+    assert_eq!(attempts("at_commit", "events"), "3");
+    // Aborted every time: five attempts, then busy; nothing stored.
+    pg.psql("contended", "CREATE TRIGGER at_insert BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fault('1000')");
+    let e = s.play("flag a4", None).unwrap_err();
+    assert!(matches!(e, SessionError::Store(StoreError::Busy(_))), "{e}");
+    let shown = e.to_string();
+    assert!(shown.starts_with("PostgreSQL database contended at 127.0.0.1:"), "{shown}");
+    assert!(shown.ends_with(" is busy: another Arbiter is writing to it; nothing was stored, try again"), "{shown}");
+    assert_eq!(attempts("at_insert", "events"), "5");
+    assert_eq!((s.seq(), open(&db, "g").unwrap().seq()), (3, 3));
+    // The database's own writes outside a move likewise (a chat message).
+    let chat = db.open_game("g").unwrap();
+    pg.psql("contended", "CREATE TRIGGER at_insert BEFORE INSERT ON chat FOR EACH ROW EXECUTE FUNCTION fault('2')");
+    assert_eq!(chat.add_chat("s1", "all", "hello").unwrap().id, 1);
+    assert_eq!(attempts("at_insert", "chat"), "3");
+    pg.psql("contended", "CREATE TRIGGER at_insert BEFORE INSERT ON chat FOR EACH ROW EXECUTE FUNCTION fault('1000')");
+    assert!(matches!(chat.add_chat("s1", "all", "lost"), Err(StoreError::Busy(_))));
+    assert_eq!(attempts("at_insert", "chat"), "5");
+    assert_eq!(chat.chat_len().unwrap(), 1);
+}
