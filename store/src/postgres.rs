@@ -781,6 +781,23 @@ impl PgDatabase {
         })
     }
 
+    /// Every game's document `name`, as (game id, JSON text), the oldest game first (by
+    /// creation time, then id), in one query: a host that reads one document of every game
+    /// (the server's lobby, each second) costs one round trip, not one per game.
+    pub fn docs(&self, name: &str) -> Result<Vec<(String, String)>, StoreError> {
+        self.run("read the games' documents", Repeat::Always, |c| {
+            let rows = c.query(
+                "SELECT d.game_id, d.json FROM docs d JOIN games g ON g.id = d.game_id WHERE d.name = $1 ORDER BY g.created_at, g.id",
+                &[&name],
+            )?;
+            let mut out = Vec::with_capacity(rows.len());
+            for r in rows {
+                out.push((r.try_get(0)?, r.try_get(1)?));
+            }
+            Ok(out)
+        })
+    }
+
     /// Store (or replace) the host's document `name` of game `id`.
     pub fn put_doc(&self, id: &str, name: &str, json: &str) -> Result<(), StoreError> {
         self.run("store a document of the game", Repeat::Always, |c| {

@@ -747,3 +747,32 @@ fn a_write_the_database_aborts_as_a_serialization_failure_is_retried_then_busy()
     assert_eq!(attempts("at_insert", "chat"), "5");
     assert_eq!(chat.chat_len().unwrap(), 1);
 }
+
+#[test]
+fn every_games_document_of_one_name_is_read_in_one_query() {
+    let Some((proxy, db)) = proxied("docs") else { return };
+    let ids: Vec<String> = (0..20).map(|i| format!("g{i:02}")).collect();
+    for (i, id) in ids.iter().enumerate() {
+        drop(pg_session(&db, id, &MINESWEEPER, json!({}), i as u64));
+        // Every game but every fifth has its facts; each has another document too.
+        if i % 5 != 0 {
+            db.put_doc(id, "listing", &format!("{{\"n\":{i}}}")).unwrap();
+        }
+        db.put_doc(id, "seats", "{}").unwrap();
+    }
+    let want: Vec<(String, String)> =
+        ids.iter().enumerate().filter(|(i, _)| i % 5 != 0).map(|(i, id)| (id.clone(), format!("{{\"n\":{i}}}"))).collect();
+    // The old way: the games' ids, then one query per game.
+    let before = proxy.statements();
+    let one_by_one: Vec<(String, String)> =
+        db.game_ids().unwrap().into_iter().filter_map(|id| db.doc(&id, "listing").unwrap().map(|d| (id, d))).collect();
+    let per_game = proxy.statements() - before;
+    let before = proxy.statements();
+    let all = db.docs("listing").unwrap();
+    let at_once = proxy.statements() - before;
+    assert_eq!(all, want, "the oldest game first, only those with the document");
+    assert_eq!(one_by_one, want);
+    assert_eq!((per_game, at_once), (21, 1), "statements: one per game and the list, then one");
+    assert_eq!(db.docs("none").unwrap(), []);
+    eprintln!("docs: 20 games, {per_game} statements one by one, {at_once} at once");
+}

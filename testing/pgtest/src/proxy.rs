@@ -42,6 +42,8 @@ struct Shared {
     down: AtomicBool,
     /// The clients' ends, to close them all.
     clients: Mutex<Vec<TcpStream>>,
+    /// Statements run: simple queries ('Q') and executions of prepared ones ('E').
+    statements: AtomicUsize,
 }
 
 impl Shared {
@@ -109,6 +111,13 @@ impl CutProxy {
     /// Cut the next `COMMIT` any client sends this way (once; then [`Cut::Off`] again).
     pub fn arm(&self, cut: Cut) {
         *self.armed.lock().unwrap_or_else(|p| p.into_inner()) = cut;
+    }
+
+    /// How many statements clients ran through the proxy so far (simple queries and
+    /// executions of prepared statements; preparing one is not counted): a test's measure of
+    /// the round trips a call costs.
+    pub fn statements(&self) -> usize {
+        self.shared.statements.load(Ordering::SeqCst)
     }
 
     /// How many `COMMIT`s were cut so far.
@@ -186,6 +195,9 @@ fn pipe(mut client: TcpStream, mut server: TcpStream, armed: Arc<Mutex<Cut>>, cu
             let Some(head) = read_n(&mut client, 5) else { break };
             let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
             let Some(body) = read_n(&mut client, len.saturating_sub(4)) else { break };
+            if matches!(head[0], b'Q' | b'E') {
+                shared.statements.fetch_add(1, Ordering::SeqCst);
+            }
             let is_commit = head[0] == b'Q' && body.strip_suffix(&[0]).is_some_and(|q| q.trim_ascii().eq_ignore_ascii_case(b"COMMIT"));
             if is_commit {
                 let cut = std::mem::replace(&mut *armed.lock().unwrap_or_else(|p| p.into_inner()), Cut::Off);
