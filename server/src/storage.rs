@@ -258,14 +258,15 @@ impl Storage {
         }
     }
 
-    /// Every game's lobby facts as stored by the processes serving them (a database only).
+    /// Every game's lobby facts as stored by the processes serving them (a database only), in
+    /// one query.
     pub fn listings(&self) -> Vec<(String, String)> {
         match self {
             Storage::Files { .. } => Vec::new(),
-            Storage::Postgres { db, .. } => {
-                let ids = db.game_ids().unwrap_or_default();
-                ids.into_iter().filter_map(|id| db.doc(&id, LISTING_DOC).ok().flatten().map(|d| (id, d))).collect()
-            }
+            Storage::Postgres { db, .. } => db.docs(LISTING_DOC).unwrap_or_else(|e| {
+                eprintln!("arbiter serve: the games' lobby facts cannot be read: {e}");
+                Vec::new()
+            }),
         }
     }
 

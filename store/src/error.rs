@@ -48,6 +48,16 @@ pub enum StoreError {
     /// move number refused a second one): nothing was stored; reload and judge again.
     #[error("{path}: another process stored move {seq} first: reload")]
     Conflict { path: PathBuf, seq: u64 },
+    /// The database aborted the write to keep it apart from another transaction (a
+    /// serialization failure or a deadlock, SQLSTATE 40001 or 40P01; CockroachDB's "restart
+    /// transaction"): nothing was stored, and running it again is safe. [`crate::Session`]
+    /// retries it with a short backoff and answers [`StoreError::Busy`] if it keeps failing.
+    #[error("{0}: the database aborted the write to keep it apart from another; nothing was stored, try again")]
+    Contended(PathBuf),
+    /// A database store lost its connection during a write's `COMMIT` and could not be asked
+    /// again whether the write was stored (unreachable still): it may or may not be.
+    #[error("{0}: the database did not confirm the write (its connection was lost) and cannot be asked again yet: it may or may not be stored; reload to see")]
+    Unconfirmed(PathBuf),
     /// A game id the store cannot hold.
     #[error("{0:?} is not a game id: 1 to 200 characters, none of them control characters")]
     BadId(String),

@@ -111,6 +111,7 @@ const INSERT_EVENT: &str = "INSERT INTO events (game_id, seq, at, seat, move_tex
      seat_logs, state_hash, chain) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
 const SET_HEAD: &str = "UPDATE games SET head_seq = $2, head_hash = $3 WHERE id = $1";
 const LOCK_GAME: &str = "SELECT head_seq, head_hash FROM games WHERE id = $1 FOR UPDATE";
+const READ_HEAD: &str = "SELECT head_seq, head_hash FROM games WHERE id = $1";
 
 /// Whether a lease is this process's now.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,9 +127,19 @@ pub enum Lease {
 struct Conn {
     client: Client,
     prepared: HashMap<&'static str, Statement>,
+    /// Whether any statement was answered since the connection was taken from the pool: a
+    /// connection that fails before that sent nothing the database acted on (see [`Repeat`]).
+    answered: bool,
 }
 
 impl Conn {
+    /// Run `sql` (statements without parameters: `BEGIN`, `COMMIT`…).
+    fn batch(&mut self, sql: &str) -> Result<(), postgres::Error> {
+        self.client.batch_execute(sql)?;
+        self.answered = true;
+        Ok(())
+    }
+
     fn statement(&mut self, sql: &'static str) -> Result<Statement, postgres::Error> {
         if let Some(s) = self.prepared.get(sql) {
             return Ok(s.clone());
@@ -140,17 +151,23 @@ impl Conn {
 
     fn query(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<Vec<Row>, postgres::Error> {
         let s = self.statement(sql)?;
-        self.client.query(&s, params)
+        let rows = self.client.query(&s, params)?;
+        self.answered = true;
+        Ok(rows)
     }
 
     fn query_opt(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<Option<Row>, postgres::Error> {
         let s = self.statement(sql)?;
-        self.client.query_opt(&s, params)
+        let row = self.client.query_opt(&s, params)?;
+        self.answered = true;
+        Ok(row)
     }
 
     fn execute(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<u64, postgres::Error> {
         let s = self.statement(sql)?;
-        self.client.execute(&s, params)
+        let n = self.client.execute(&s, params)?;
+        self.answered = true;
+        Ok(n)
     }
 }
 
@@ -160,6 +177,9 @@ struct Pool {
     label: String,
     state: Mutex<PoolState>,
     freed: Condvar,
+    /// A fault injected by a test: `lock` reads the head without locking the row, as a writer
+    /// that skipped the lock would, so that the unique key alone decides a race.
+    skip_row_lock: std::sync::atomic::AtomicBool,
 }
 
 struct PoolState {
@@ -174,14 +194,15 @@ impl Pool {
         let deadline = Instant::now() + WAIT;
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if let Some(c) = state.idle.pop() {
+            if let Some(mut c) = state.idle.pop() {
+                c.answered = false;
                 return Ok((c, true));
             }
             if state.open < MAX_CONNECTIONS {
                 state.open += 1;
                 drop(state);
                 return match self.config.connect(NoTls) {
-                    Ok(client) => Ok((Conn { client, prepared: HashMap::new() }, false)),
+                    Ok(client) => Ok((Conn { client, prepared: HashMap::new(), answered: false }, false)),
                     Err(e) => {
                         self.discard();
                         Err(self.error("connect", &e))
@@ -217,15 +238,38 @@ impl Pool {
 
     /// Run `f` on a connection outside a transaction; once more on a new connection if an idle
     /// one turned out closed (the database restarted since: the other idle ones are dropped
-    /// too). Every use of `run` is safe to repeat after a connection closed under it (a lease,
-    /// a document, a read; a chat message, at worst, twice).
-    fn run<T>(&self, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, Failure> {
+    /// too), when `repeat` allows it: never a write whose `COMMIT` may have been sent.
+    /// A call the database aborted to keep it apart from another transaction (SQLSTATE 40001
+    /// or 40P01: nothing of it was stored) is run again after [`contention_backoff`], and
+    /// answers [`StoreError::Busy`] when that gives up.
+    fn run<T>(&self, repeat: Repeat, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, Failure> {
+        let mut attempt = 0;
+        loop {
+            match self.run_once(repeat, &mut f) {
+                Err(Failure::Pg(e)) if e.code().is_some_and(contended) => match contention_backoff(attempt) {
+                    Some(pause) => {
+                        attempt += 1;
+                        std::thread::sleep(pause);
+                    }
+                    None => return Err(Failure::Store(StoreError::Busy(PathBuf::from(&self.label)))),
+                },
+                other => return other,
+            }
+        }
+    }
+
+    fn run_once<T>(&self, repeat: Repeat, f: &mut impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, Failure> {
         let (mut conn, reused) = self.get().map_err(Failure::Store)?;
         let result = f(&mut conn);
         let closed = conn.client.is_closed();
+        let sent = conn.answered;
         self.give_back(conn);
+        let again = match repeat {
+            Repeat::Always => true,
+            Repeat::UntilAnswered => !sent,
+        };
         match result {
-            Err(Failure::Pg(_)) if closed && reused => {
+            Err(Failure::Pg(_)) if closed && reused && again => {
                 self.drop_idle();
                 let (mut conn, _) = self.get().map_err(Failure::Store)?;
                 let result = f(&mut conn);
@@ -272,10 +316,10 @@ impl Pool {
                 what(format!("could not {doing}"))
             };
         };
-        if *code == SqlState::LOCK_NOT_AVAILABLE
+        if contended(code) {
+            StoreError::Contended(place)
+        } else if *code == SqlState::LOCK_NOT_AVAILABLE
             || *code == SqlState::QUERY_CANCELED
-            || *code == SqlState::T_R_SERIALIZATION_FAILURE
-            || *code == SqlState::T_R_DEADLOCK_DETECTED
             || *code == SqlState::TOO_MANY_CONNECTIONS
             || *code == SqlState::CANNOT_CONNECT_NOW
         {
@@ -308,6 +352,68 @@ impl Drop for Pool {
         // async runtime's thread (a server dropping its last handle there, at shutdown): they
         // are closed on a thread of their own.
         let _ = std::thread::Builder::new().name("arbiter-pg-close".into()).spawn(move || drop(idle));
+    }
+}
+
+/// Whether [`Pool::run`] may run a call again on a new connection when the idle one it took
+/// turned out closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Repeat {
+    /// Doing it twice does no harm: a read, a lease taken, renewed or released, a document
+    /// replaced by the same text.
+    Always,
+    /// A write transaction, repeated only if the connection failed before any statement was
+    /// answered: its first statement is its `BEGIN`, so nothing of the write reached the
+    /// database. Once anything was answered its `COMMIT` may have been sent and acted on.
+    UntilAnswered,
+}
+
+/// What a write whose `COMMIT` got no answer did, asked again on another connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Settled {
+    Stored,
+    Absent,
+    /// The database could not be asked (unreachable still, or the lost transaction's backend
+    /// held the game's row past the lock's wait), or its answer fits neither.
+    Unknown,
+}
+
+/// Whether the database aborted a transaction to keep it apart from another, so that running
+/// it again is safe and may succeed: a serialization failure (40001, which CockroachDB also
+/// uses for "restart transaction") or a deadlock (40P01). Not 40003 (the outcome unknown:
+/// settled, never repeated) nor a lock wait that timed out (55P03: busy).
+fn contended(code: &SqlState) -> bool {
+    *code == SqlState::T_R_SERIALIZATION_FAILURE || *code == SqlState::T_R_DEADLOCK_DETECTED
+}
+
+/// How long to wait before running a contended write again for the `attempt`-th time (0 the
+/// first), or `None` to give up (busy): 5 attempts in all, about 10, 20, 40 and 80 ms apart,
+/// each stretched by up to half again so that writers that collided do not collide again in
+/// step.
+pub(crate) fn contention_backoff(attempt: u32) -> Option<Duration> {
+    const RETRIES: u32 = 4;
+    if attempt >= RETRIES {
+        return None;
+    }
+    let base = 10u64 << attempt;
+    // Jitter from the clock's nanoseconds: no generator needed for spreading a few retries.
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    Some(Duration::from_millis(base + u64::from(nanos) % (base / 2 + 1)))
+}
+
+/// Whether a failed `COMMIT` got no answer (the connection `client` lost, or CockroachDB's
+/// "result is ambiguous"): the database may or may not have the write.
+fn unanswered(client: &Client, e: &postgres::Error) -> bool {
+    client.is_closed() || e.code() == Some(&SqlState::T_R_STATEMENT_COMPLETION_UNKNOWN)
+}
+
+/// `COMMIT` on `c`; [`StoreError::Unconfirmed`] if it got no answer (the write may or may not
+/// be stored), for writes not worth settling (a deletion, a restored chat).
+fn commit_or_unconfirmed(c: &mut Conn, place: &std::path::Path) -> Result<(), Failure> {
+    match c.batch("COMMIT") {
+        Ok(()) => Ok(()),
+        Err(e) if unanswered(&c.client, &e) => Err(Failure::Store(StoreError::Unconfirmed(place.to_path_buf()))),
+        Err(e) => Err(Failure::Pg(e)),
     }
 }
 
@@ -400,10 +506,24 @@ impl PgDatabase {
         let port = config.get_ports().first().copied().unwrap_or(5432);
         let db = config.get_dbname().or(config.get_user()).unwrap_or("postgres");
         let label = format!("PostgreSQL database {db} at {host}:{port}");
-        let pool = Pool { config, label, state: Mutex::new(PoolState { idle: Vec::new(), open: 0 }), freed: Condvar::new() };
+        let pool = Pool {
+            config,
+            label,
+            state: Mutex::new(PoolState { idle: Vec::new(), open: 0 }),
+            freed: Condvar::new(),
+            skip_row_lock: Default::default(),
+        };
         let db = PgDatabase { pool: Arc::new(pool) };
         db.prepare_schema()?;
         Ok(db)
+    }
+
+    /// Fault injection for tests, never for use: this handle's writes read the game's head
+    /// without locking its row (as a writer that skipped the lock would), so that only the
+    /// store's unique key on (game, move number) stands between two writers of one move.
+    #[doc(hidden)]
+    pub fn fault_skip_row_lock(&self) {
+        self.pool.skip_row_lock.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The database as messages name it ("PostgreSQL database DB at HOST:PORT").
@@ -411,8 +531,8 @@ impl PgDatabase {
         &self.pool.label
     }
 
-    fn run<T>(&self, doing: &str, f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, StoreError> {
-        self.pool.run(f).map_err(|e| match e {
+    fn run<T>(&self, doing: &str, repeat: Repeat, f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, StoreError> {
+        self.pool.run(repeat, f).map_err(|e| match e {
             Failure::Store(e) => e,
             Failure::Pg(e) => self.pool.error(doing, &e),
         })
@@ -424,7 +544,7 @@ impl PgDatabase {
         let mut tries = 0;
         loop {
             tries += 1;
-            let made = self.run("create Arbiter's tables", |c| {
+            let made = self.run("create Arbiter's tables", Repeat::Always, |c| {
                 let found =
                     c.client.query_one("SELECT to_regclass('arbiter_schema') IS NOT NULL, to_regclass('games') IS NOT NULL", &[])?;
                 let (ours, games): (bool, bool) = (found.try_get(0)?, found.try_get(1)?);
@@ -466,7 +586,14 @@ impl PgDatabase {
     }
 
     fn store(&self, id: &str) -> PgStore {
-        PgStore { db: self.clone(), id: id.into(), place: game_place(id), locked: RefCell::new(None), seats: OnceCell::new() }
+        PgStore {
+            db: self.clone(),
+            id: id.into(),
+            place: game_place(id),
+            locked: RefCell::new(None),
+            begun: RefCell::new((0, String::new())),
+            seats: OnceCell::new(),
+        }
     }
 
     /// Create game `id` from its header, with no moves yet; fails if the id is taken.
@@ -490,8 +617,9 @@ impl PgDatabase {
         }
         let start = chain::start(header);
         let s = &header.setup;
-        self.run("create the game", |c| {
-            c.client.batch_execute("BEGIN")?;
+        let mut end = start.clone();
+        let answered = self.run("create the game", Repeat::UntilAnswered, |c| {
+            c.batch("BEGIN")?;
             let result = (|| {
                 let created = c.execute(
                     INSERT_GAME,
@@ -519,6 +647,7 @@ impl PgDatabase {
                     other => other?,
                 };
                 let mut h = start.clone();
+                end = start.clone();
                 for row in rows {
                     h = insert_event(c, id, row, &h, &header.seats).map_err(|e| match e {
                         Failure::Pg(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
@@ -528,24 +657,77 @@ impl PgDatabase {
                     })?;
                 }
                 c.execute(SET_HEAD, &[&id, &(rows.len() as i64), &h])?;
+                end = h;
                 Ok(())
             })();
             match result {
-                Ok(()) => c.client.batch_execute("COMMIT").map_err(Failure::Pg),
+                Ok(()) => match c.batch("COMMIT") {
+                    Ok(()) => Ok(true),
+                    // No answer to the COMMIT: settled below, on another connection.
+                    Err(e) if unanswered(&c.client, &e) => Ok(false),
+                    Err(e) => Err(Failure::Pg(e)),
+                },
                 Err(e) => {
-                    let _ = c.client.batch_execute("ROLLBACK");
+                    let _ = c.batch("ROLLBACK");
                     Err(e)
                 }
             }
         })?;
+        if !answered {
+            match self.settle_import(id, &start, rows.len() as u64, &end) {
+                Settled::Stored => {}
+                Settled::Absent => {
+                    return Err(StoreError::WriteFailed {
+                        path: place,
+                        what: "the connection to the database was lost before the game was committed, and the database, asked \
+                               again on a new connection, does not hold it"
+                            .into(),
+                    })
+                }
+                Settled::Unknown => return Err(StoreError::Unconfirmed(place)),
+            }
+        }
         Ok(self.store(id))
+    }
+
+    /// Whether game `id`, created from header hash `start` with `moves` moves ending at chain
+    /// value `end`, is stored, after its `COMMIT` got no answer. The lost transaction inserted
+    /// the game's row, which no `SELECT` sees until it commits: an insert of the same id
+    /// waits for it to end instead (then rolled back), so the answer is never read while the
+    /// lost transaction may still commit.
+    fn settle_import(&self, id: &str, start: &str, moves: u64, end: &str) -> Settled {
+        let asked = self.pool.run(Repeat::Always, |c| {
+            c.batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+            let found = (|| -> Result<Settled, Failure> {
+                let free = c.query_opt(
+                    "INSERT INTO games (id, created_at, engine_version, rules_version, seed, options_json, seats_json, \
+                     setup_public_log, setup_seat_logs, setup_random_json, setup_reveals, setup_state_hash, header_hash, head_seq, \
+                     head_hash) VALUES ($1, '', '', '', 0, '{}', '[]', '', '[]', '', false, '', '', 0, '') \
+                     ON CONFLICT (id) DO NOTHING RETURNING id",
+                    &[&id],
+                )?;
+                if free.is_some() {
+                    return Ok(Settled::Absent);
+                }
+                let Some(game) = c.query_opt("SELECT header_hash, head_seq, head_hash FROM games WHERE id = $1", &[&id])? else {
+                    return Ok(Settled::Unknown);
+                };
+                let (header_hash, head_seq, head_hash): (String, i64, String) = (game.try_get(0)?, game.try_get(1)?, game.try_get(2)?);
+                // Another game of the same id (made after ours was lost) is not ours.
+                Ok(if header_hash == start && head_seq == moves as i64 && head_hash == end { Settled::Stored } else { Settled::Absent })
+            })();
+            let _ = c.batch("ROLLBACK");
+            found
+        });
+        asked.unwrap_or(Settled::Unknown)
     }
 
     /// Open game `id` (a [`StoreError::NoSuchGame`] if there is none). Nothing is read yet:
     /// [`crate::Session::load`] reads and verifies it.
     pub fn open_game(&self, id: &str) -> Result<PgStore, StoreError> {
         check_id(id)?;
-        let found = self.run("find the game", |c| Ok(c.query_opt("SELECT 1 FROM games WHERE id = $1", &[&id])?.is_some()))?;
+        let found =
+            self.run("find the game", Repeat::Always, |c| Ok(c.query_opt("SELECT 1 FROM games WHERE id = $1", &[&id])?.is_some()))?;
         if !found {
             return Err(StoreError::NoSuchGame(game_place(id)));
         }
@@ -554,7 +736,7 @@ impl PgDatabase {
 
     /// Every game's id, the oldest first (by creation time, then id).
     pub fn game_ids(&self) -> Result<Vec<String>, StoreError> {
-        self.run("list the games", |c| {
+        self.run("list the games", Repeat::Always, |c| {
             let rows = c.query("SELECT id FROM games ORDER BY created_at, id", &[])?;
             Ok(rows.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?)
         })
@@ -563,16 +745,26 @@ impl PgDatabase {
     /// Delete game `id` with its moves, chat and documents (one transaction).
     pub fn delete_game(&self, id: &str) -> Result<(), StoreError> {
         check_id(id)?;
-        let deleted = self.run("delete the game", |c| {
-            let mut tx = c.client.transaction()?;
-            for sql in
-                ["DELETE FROM docs WHERE game_id = $1", "DELETE FROM chat WHERE game_id = $1", "DELETE FROM events WHERE game_id = $1"]
-            {
-                tx.execute(sql, &[&id])?;
+        let deleted = self.run("delete the game", Repeat::UntilAnswered, |c| {
+            c.batch("BEGIN")?;
+            let deleted = (|| -> Result<u64, Failure> {
+                for sql in
+                    ["DELETE FROM docs WHERE game_id = $1", "DELETE FROM chat WHERE game_id = $1", "DELETE FROM events WHERE game_id = $1"]
+                {
+                    c.execute(sql, &[&id])?;
+                }
+                Ok(c.execute("DELETE FROM games WHERE id = $1", &[&id])?)
+            })();
+            match deleted {
+                Ok(n) => {
+                    commit_or_unconfirmed(c, &game_place(id))?;
+                    Ok(n)
+                }
+                Err(e) => {
+                    let _ = c.batch("ROLLBACK");
+                    Err(e)
+                }
             }
-            let n = tx.execute("DELETE FROM games WHERE id = $1", &[&id])?;
-            tx.commit()?;
-            Ok(n)
         })?;
         if deleted == 0 {
             return Err(StoreError::NoSuchGame(game_place(id)));
@@ -583,15 +775,32 @@ impl PgDatabase {
     /// The host's document `name` of game `id` (opaque JSON text, outside the integrity chain:
     /// the server keeps its seats here), if stored.
     pub fn doc(&self, id: &str, name: &str) -> Result<Option<String>, StoreError> {
-        self.run("read a document of the game", |c| {
+        self.run("read a document of the game", Repeat::Always, |c| {
             let row = c.query_opt("SELECT json FROM docs WHERE game_id = $1 AND name = $2", &[&id, &name])?;
             Ok(row.map(|r| r.try_get(0)).transpose()?)
         })
     }
 
+    /// Every game's document `name`, as (game id, JSON text), the oldest game first (by
+    /// creation time, then id), in one query: a host that reads one document of every game
+    /// (the server's lobby, each second) costs one round trip, not one per game.
+    pub fn docs(&self, name: &str) -> Result<Vec<(String, String)>, StoreError> {
+        self.run("read the games' documents", Repeat::Always, |c| {
+            let rows = c.query(
+                "SELECT d.game_id, d.json FROM docs d JOIN games g ON g.id = d.game_id WHERE d.name = $1 ORDER BY g.created_at, g.id",
+                &[&name],
+            )?;
+            let mut out = Vec::with_capacity(rows.len());
+            for r in rows {
+                out.push((r.try_get(0)?, r.try_get(1)?));
+            }
+            Ok(out)
+        })
+    }
+
     /// Store (or replace) the host's document `name` of game `id`.
     pub fn put_doc(&self, id: &str, name: &str, json: &str) -> Result<(), StoreError> {
-        self.run("store a document of the game", |c| {
+        self.run("store a document of the game", Repeat::Always, |c| {
             let put = c.execute(
                 "INSERT INTO docs (game_id, name, json) VALUES ($1, $2, $3) ON CONFLICT (game_id, name) DO UPDATE SET json = EXCLUDED.json",
                 &[&id, &name, &json],
@@ -609,7 +818,7 @@ impl PgDatabase {
     pub fn acquire_lease(&self, id: &str, owner: &str, address: &str, ttl: Duration) -> Result<Lease, StoreError> {
         let ms = ttl.as_millis().min(i64::MAX as u128) as i64;
         for _ in 0..3 {
-            let taken = self.run("take the game's lease", |c| {
+            let taken = self.run("take the game's lease", Repeat::Always, |c| {
                 let row = c.query_opt(
                     "UPDATE games SET owner = $2, owner_address = $3, lease_until = now() + $4::BIGINT * INTERVAL '1 millisecond' \
                      WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until IS NULL OR lease_until <= now()) RETURNING id",
@@ -647,7 +856,7 @@ impl PgDatabase {
     /// owner must acquire it again.
     pub fn renew_leases(&self, owner: &str, ttl: Duration) -> Result<Vec<String>, StoreError> {
         let ms = ttl.as_millis().min(i64::MAX as u128) as i64;
-        self.run("renew the leases", |c| {
+        self.run("renew the leases", Repeat::Always, |c| {
             let rows = c.query(
                 "UPDATE games SET lease_until = now() + $2::BIGINT * INTERVAL '1 millisecond' \
                  WHERE owner = $1 AND lease_until > now() RETURNING id",
@@ -661,7 +870,7 @@ impl PgDatabase {
 
     /// Give up `owner`'s lease on game `id` (nothing if another holds it).
     pub fn release_lease(&self, id: &str, owner: &str) -> Result<(), StoreError> {
-        self.run("release the game's lease", |c| {
+        self.run("release the game's lease", Repeat::Always, |c| {
             c.execute(
                 "UPDATE games SET owner = NULL, owner_address = NULL, lease_until = NULL WHERE id = $1 AND owner = $2",
                 &[&id, &owner],
@@ -673,7 +882,7 @@ impl PgDatabase {
     /// The number of moves of each game of `ids` that exists, in the order asked (one query: a
     /// process following games others own polls this).
     pub fn heads(&self, ids: &[String]) -> Result<Vec<(String, u64)>, StoreError> {
-        let found: HashMap<String, u64> = self.run("read the games' heads", |c| {
+        let found: HashMap<String, u64> = self.run("read the games' heads", Repeat::Always, |c| {
             let rows = c.query("SELECT id, head_seq FROM games WHERE id = ANY($1)", &[&ids])?;
             let mut out = HashMap::with_capacity(rows.len());
             for r in rows {
@@ -720,6 +929,8 @@ pub struct PgStore {
     /// Between `lock` and `commit`/`rollback`: the connection whose transaction holds the
     /// game's row, and the head as it stands in that transaction.
     locked: RefCell<Option<(Conn, (u64, String))>>,
+    /// The head when the write lock was taken: what a lost `COMMIT` is settled against.
+    begun: RefCell<(u64, String)>,
     /// The seats' ids, read once (a game's seats never change).
     seats: OnceCell<Vec<String>>,
 }
@@ -768,11 +979,11 @@ impl PgStore {
 
     /// Run `f` on the locked connection if the lock is held (to read what this transaction
     /// wrote), else on a pooled one.
-    fn read<T>(&self, doing: &str, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, StoreError> {
+    fn read<T>(&self, doing: &str, repeat: Repeat, mut f: impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, StoreError> {
         if let Some((conn, _)) = self.locked.borrow_mut().as_mut() {
             return f(conn).map_err(|e| self.error(doing, e));
         }
-        self.db.pool.run(f).map_err(|e| self.error(doing, e))
+        self.db.pool.run(repeat, f).map_err(|e| self.error(doing, e))
     }
 
     fn header_on(&self, c: &mut Conn) -> Result<GameHeader, Failure> {
@@ -858,6 +1069,49 @@ impl PgStore {
         Ok((out, (found, h)))
     }
 
+    /// What became of a write from head `begun` to head `end` whose `COMMIT` got no answer,
+    /// asked on another connection under the game's row lock: the lost transaction updated
+    /// that row, so the lock waits until it has ended (committed or rolled back) if its backend
+    /// still holds it, up to the lock's wait. An append is stored if the row of its move
+    /// number holds its chain value (which covers the whole record up to it); an undo if the
+    /// last row it removed is gone and the head is where it left it. A write that was stored
+    /// and then undone by another process reads as absent: the record no longer holds it
+    /// either way.
+    fn settle(&self, begun: &(u64, String), end: &(u64, String)) -> Settled {
+        if begun == end {
+            // Nothing was written: nothing to lose.
+            return Settled::Stored;
+        }
+        let id = self.id.as_str();
+        let asked = self.db.pool.run(Repeat::Always, |c| {
+            c.batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+            let found = (|| -> Result<Settled, Failure> {
+                let Some(head) = c.query_opt(LOCK_GAME, &[&id])? else { return Ok(Settled::Absent) };
+                let head = (head.try_get::<_, i64>(0)?.max(0) as u64, head.try_get::<_, String>(1)?);
+                let chain_at = |c: &mut Conn, seq: u64| -> Result<Option<String>, Failure> {
+                    let row = c.query_opt("SELECT chain FROM events WHERE game_id = $1 AND seq = $2", &[&id, &(seq as i64)])?;
+                    Ok(row.map(|r| r.try_get(0)).transpose()?)
+                };
+                Ok(if end.0 > begun.0 {
+                    if chain_at(c, end.0)?.as_deref() == Some(end.1.as_str()) {
+                        Settled::Stored
+                    } else {
+                        Settled::Absent
+                    }
+                } else if chain_at(c, begun.0)?.as_deref() == Some(begun.1.as_str()) {
+                    Settled::Absent
+                } else if head == *end {
+                    Settled::Stored
+                } else {
+                    Settled::Unknown
+                })
+            })();
+            let _ = c.batch("ROLLBACK");
+            found
+        });
+        asked.unwrap_or(Settled::Unknown)
+    }
+
     fn in_lock(&self) -> Result<(), StoreError> {
         if self.locked.borrow().is_none() {
             return Err(StoreError::WriteFailed { path: self.place.clone(), what: "a write outside the write lock (engine fault)".into() });
@@ -875,7 +1129,7 @@ impl PgStore {
 
     /// The game's chat, in the order stored.
     pub fn chat(&self) -> Result<Vec<ChatMessage>, StoreError> {
-        self.read("read the chat", |c| {
+        self.read("read the chat", Repeat::Always, |c| {
             let rows = c.query("SELECT id, at, sender, audience, text FROM chat WHERE game_id = $1 ORDER BY id", &[&self.id])?;
             let mut out = Vec::with_capacity(rows.len());
             for r in rows {
@@ -893,7 +1147,7 @@ impl PgStore {
 
     /// How many chat messages the game holds.
     pub fn chat_len(&self) -> Result<u64, StoreError> {
-        self.read("count the chat", |c| {
+        self.read("count the chat", Repeat::Always, |c| {
             let row = c.query_opt("SELECT COUNT(*) FROM chat WHERE game_id = $1", &[&self.id])?;
             Ok(row.map(|r| r.try_get::<_, i64>(0)).transpose()?.unwrap_or(0).max(0) as u64)
         })
@@ -911,8 +1165,8 @@ impl PgStore {
             });
         }
         let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let id = self.read("store the chat message", |c| {
-            c.client.batch_execute(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+        let id = self.read("store the chat message", Repeat::UntilAnswered, |c| {
+            c.batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
             let added = (|| -> Result<i64, Failure> {
                 if c.query_opt(LOCK_GAME, &[&self.id])?.is_none() {
                     return Err(Failure::Store(StoreError::NoSuchGame(self.place.clone())));
@@ -925,39 +1179,86 @@ impl PgStore {
                 Ok(row.map(|r| r.try_get::<_, i64>(0)).transpose()?.unwrap_or(0))
             })();
             match added {
-                Ok(id) => {
-                    c.client.batch_execute("COMMIT")?;
-                    Ok(id)
-                }
+                Ok(id) => match c.batch("COMMIT") {
+                    Ok(()) => Ok((id, true)),
+                    // No answer to the COMMIT: settled below, on another connection.
+                    Err(e) if unanswered(&c.client, &e) => Ok((id, false)),
+                    Err(e) => Err(Failure::Pg(e)),
+                },
                 Err(e) => {
-                    let _ = c.client.batch_execute("ROLLBACK");
+                    let _ = c.batch("ROLLBACK");
                     Err(e)
                 }
             }
         })?;
-        Ok(ChatMessage { id: id.max(0) as u64, at, from: from.into(), to: to.into(), text: text.into() })
+        let (id, answered) = id;
+        let message = ChatMessage { id: id.max(0) as u64, at, from: from.into(), to: to.into(), text: text.into() };
+        if !answered {
+            match self.settle_chat(&message) {
+                Settled::Stored => {}
+                Settled::Absent => {
+                    return Err(StoreError::WriteFailed {
+                        path: self.place.clone(),
+                        what: "the connection to the database was lost before the chat message was committed, and the database, \
+                               asked again on a new connection, does not hold it"
+                            .into(),
+                    })
+                }
+                Settled::Unknown => return Err(StoreError::Unconfirmed(self.place.clone())),
+            }
+        }
+        Ok(message)
+    }
+
+    /// Whether chat `message` is stored, after its `COMMIT` got no answer: asked under the
+    /// game's row lock, which the lost transaction held (so the answer waits for it to end).
+    fn settle_chat(&self, m: &ChatMessage) -> Settled {
+        let asked = self.db.pool.run(Repeat::Always, |c| {
+            c.batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+            let found = (|| -> Result<Settled, Failure> {
+                if c.query_opt(LOCK_GAME, &[&self.id])?.is_none() {
+                    return Ok(Settled::Absent);
+                }
+                let row = c.query_opt(
+                    "SELECT 1 FROM chat WHERE game_id = $1 AND id = $2 AND at = $3 AND sender = $4 AND audience = $5 AND text = $6",
+                    &[&self.id, &(m.id as i64), &m.at, &m.from, &m.to, &m.text],
+                )?;
+                Ok(if row.is_some() { Settled::Stored } else { Settled::Absent })
+            })();
+            let _ = c.batch("ROLLBACK");
+            found
+        });
+        asked.unwrap_or(Settled::Unknown)
     }
 
     /// Store chat messages as they were (their numbers and times: a game moved between
     /// stores), in one transaction.
     pub fn restore_chat(&self, messages: &[ChatMessage]) -> Result<(), StoreError> {
-        self.read("store the chat", |c| {
-            let mut tx = c.client.transaction()?;
-            for m in messages {
-                tx.execute(
-                    "INSERT INTO chat (game_id, id, at, sender, audience, text) VALUES ($1, $2, $3, $4, $5, $6)",
-                    &[&self.id, &(m.id as i64), &m.at, &m.from, &m.to, &m.text],
-                )?;
+        self.read("store the chat", Repeat::UntilAnswered, |c| {
+            c.batch("BEGIN")?;
+            let stored = (|| -> Result<(), Failure> {
+                for m in messages {
+                    c.execute(
+                        "INSERT INTO chat (game_id, id, at, sender, audience, text) VALUES ($1, $2, $3, $4, $5, $6)",
+                        &[&self.id, &(m.id as i64), &m.at, &m.from, &m.to, &m.text],
+                    )?;
+                }
+                Ok(())
+            })();
+            match stored {
+                Ok(()) => commit_or_unconfirmed(c, &self.place),
+                Err(e) => {
+                    let _ = c.batch("ROLLBACK");
+                    Err(e)
+                }
             }
-            tx.commit()?;
-            Ok(())
         })
     }
 }
 
 impl EventStore for PgStore {
     fn header(&self) -> Result<GameHeader, StoreError> {
-        self.read("read the game", |c| self.header_on(c))
+        self.read("read the game", Repeat::Always, |c| self.header_on(c))
     }
 
     fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
@@ -972,10 +1273,10 @@ impl EventStore for PgStore {
         // process writes.
         self.db
             .pool
-            .run(|c| {
-                c.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+            .run(Repeat::Always, |c| {
+                c.batch("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
                 let result = self.rows_on(c);
-                let _ = c.client.batch_execute(if result.is_ok() { "COMMIT" } else { "ROLLBACK" });
+                let _ = c.batch(if result.is_ok() { "COMMIT" } else { "ROLLBACK" });
                 result
             })
             .map_err(|e| self.error("read the moves", e))
@@ -985,10 +1286,8 @@ impl EventStore for PgStore {
         if let Some((_, head)) = self.locked.borrow().as_ref() {
             return Ok(head.clone());
         }
-        self.read("read the game's head", |c| {
-            let row = c
-                .query_opt("SELECT head_seq, head_hash FROM games WHERE id = $1", &[&self.id])?
-                .ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
+        self.read("read the game's head", Repeat::Always, |c| {
+            let row = c.query_opt(READ_HEAD, &[&self.id])?.ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
             Ok((row.try_get::<_, i64>(0)?.max(0) as u64, row.try_get(1)?))
         })
     }
@@ -1008,12 +1307,14 @@ impl EventStore for PgStore {
                 .batch_execute(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))
                 .map_err(Failure::Pg)
                 .and_then(|()| {
-                    let row = conn.query_opt(LOCK_GAME, &[&self.id])?;
+                    let skip = pool.skip_row_lock.load(std::sync::atomic::Ordering::SeqCst);
+                    let row = conn.query_opt(if skip { READ_HEAD } else { LOCK_GAME }, &[&self.id])?;
                     let row = row.ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
                     Ok((row.try_get::<_, i64>(0)?.max(0) as u64, row.try_get::<_, String>(1)?))
                 });
             match begun {
                 Ok(head) => {
+                    *self.begun.borrow_mut() = head.clone();
                     *self.locked.borrow_mut() = Some((conn, head));
                     return Ok(());
                 }
@@ -1023,7 +1324,7 @@ impl EventStore for PgStore {
                         drop(conn);
                         pool.discard();
                     } else {
-                        let _ = conn.client.batch_execute("ROLLBACK");
+                        let _ = conn.batch("ROLLBACK");
                         pool.put(conn);
                     }
                     // An idle connection gone stale (the database restarted): once more, on
@@ -1040,37 +1341,48 @@ impl EventStore for PgStore {
     }
 
     fn commit(&mut self) -> Result<(), StoreError> {
-        let Some((mut conn, _)) = self.locked.borrow_mut().take() else {
+        let Some((mut conn, end)) = self.locked.borrow_mut().take() else {
             return Err(StoreError::WriteFailed {
                 path: self.place.clone(),
                 what: "a commit without the write lock (engine fault)".into(),
             });
         };
-        let done = conn.client.batch_execute("COMMIT");
+        let done = conn.batch("COMMIT");
         let stale = conn.client.is_closed();
+        let lost = matches!(&done, Err(e) if unanswered(&conn.client, e));
         if stale {
             drop(conn);
             self.db.pool.discard();
         } else {
             if done.is_err() {
-                let _ = conn.client.batch_execute("ROLLBACK");
+                let _ = conn.batch("ROLLBACK");
             }
             self.db.pool.put(conn);
         }
         match done {
             Ok(()) => Ok(()),
-            // The connection went during the commit: the database may or may not have it.
-            Err(_) if stale => Err(StoreError::WriteFailed {
-                path: self.place.clone(),
-                what: "the database did not confirm the write (its connection was lost): reload to see whether it was stored".into(),
-            }),
+            // No answer to the COMMIT (the connection went, or CockroachDB's "result is
+            // ambiguous"): the database may or may not have the write. Asked again, not guessed.
+            Err(_) if lost => {
+                let begun = self.begun.borrow().clone();
+                match self.settle(&begun, &end) {
+                    Settled::Stored => Ok(()),
+                    Settled::Absent => Err(StoreError::WriteFailed {
+                        path: self.place.clone(),
+                        what: "the connection to the database was lost before the write was committed, and the database, asked \
+                               again on a new connection, does not hold it"
+                            .into(),
+                    }),
+                    Settled::Unknown => Err(StoreError::Unconfirmed(self.place.clone())),
+                }
+            }
             Err(e) => Err(self.error("store the move", Failure::Pg(e))),
         }
     }
 
     fn rollback(&mut self) {
         if let Some((mut conn, _)) = self.locked.borrow_mut().take() {
-            let _ = conn.client.batch_execute("ROLLBACK");
+            let _ = conn.batch("ROLLBACK");
             if conn.client.is_closed() {
                 drop(conn);
                 self.db.pool.discard();
@@ -1131,5 +1443,74 @@ impl EventStore for PgStore {
 impl Drop for PgStore {
     fn drop(&mut self) {
         self.rollback();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_pgtest::CutProxy;
+    use std::cell::Cell;
+
+    /// How many times `run` called its function when the connection it was given (reused from
+    /// the pool) closed after `answers` statements were answered.
+    fn calls(repeat: Repeat, answers: usize) -> Option<usize> {
+        let pg = arbiter_pgtest::shared()?;
+        let url = pg.new_database(&format!("repeat_{}_{answers}", repeat == Repeat::Always));
+        let proxy = CutProxy::start(pg.port());
+        let db = PgDatabase::connect(&proxy.url(&url)).unwrap();
+        // The pool holds the connection that prepared the schema: the next call reuses it.
+        let n = Cell::new(0);
+        let _ = db.pool.run(repeat, |c| {
+            n.set(n.get() + 1);
+            for _ in 0..answers {
+                c.batch("SELECT 1")?;
+            }
+            if n.get() == 1 {
+                proxy.down();
+                proxy.up();
+            }
+            c.batch("SELECT 1")?;
+            Ok(())
+        });
+        Some(n.get())
+    }
+
+    #[test]
+    fn a_call_is_repeated_after_a_closed_connection_only_if_its_kind_allows() {
+        let Some(closed_at_once) = calls(Repeat::UntilAnswered, 0) else { return };
+        assert_eq!(closed_at_once, 2, "nothing was answered: nothing of the write was sent");
+        assert_eq!(calls(Repeat::UntilAnswered, 1), Some(1), "a statement was answered: its COMMIT may have been sent");
+        assert_eq!(calls(Repeat::Always, 1), Some(2), "a read or an idempotent write is repeated");
+    }
+}
+
+#[cfg(test)]
+mod classification {
+    use super::*;
+
+    #[test]
+    fn serialization_failures_and_deadlocks_are_retried_and_nothing_else() {
+        for (code, retried) in [
+            ("40001", true),  // serialization failure; CockroachDB's "restart transaction"
+            ("40P01", true),  // deadlock detected
+            ("40003", false), // statement completion unknown: settled, never repeated
+            ("55P03", false), // lock not available: busy
+            ("57014", false), // query canceled (statement timeout)
+            ("23505", false), // unique violation: a Conflict
+            ("40002", false), // integrity constraint violation at commit
+        ] {
+            assert_eq!(contended(&SqlState::from_code(code)), retried, "{code}");
+        }
+    }
+
+    #[test]
+    fn the_backoff_grows_and_gives_up_after_four_retries() {
+        let pauses: Vec<Duration> = (0..).map_while(contention_backoff).collect();
+        assert_eq!(pauses.len(), 4);
+        for (i, p) in pauses.iter().enumerate() {
+            let base = Duration::from_millis(10 << i);
+            assert!(*p >= base && *p <= base + base / 2, "{i}: {p:?}");
+        }
     }
 }

@@ -154,26 +154,42 @@ impl<S: EventStore> Session<S> {
     /// first ([`StoreError::Conflict`]: a shared store whose writers did not take turns), the
     /// game is read again and `write` judged again against it, twice at most; never a second
     /// copy of a move.
+    ///
+    /// A write the database aborted to keep it apart from another transaction
+    /// ([`StoreError::Contended`]: nothing was stored) is run again, lock to commit, after a
+    /// short backoff; if it keeps failing the answer is [`StoreError::Busy`].
     fn locked<T>(&mut self, mut write: impl FnMut(&mut Self) -> Result<T, SessionError>) -> Result<T, SessionError> {
-        let mut tries = 0;
+        let mut conflicts = 0;
+        let mut contended = 0;
         loop {
-            tries += 1;
-            self.store.lock()?;
-            let result = self.refresh().and_then(|()| write(self));
-            match result {
-                Ok(v) => {
-                    self.store.commit()?;
-                    return Ok(v);
-                }
-                Err(SessionError::Store(StoreError::Conflict { .. })) if tries < 3 => {
-                    self.store.rollback();
+            let failed = match self.store.lock() {
+                Ok(()) => match self.refresh().and_then(|()| write(self)) {
+                    Ok(v) => match self.store.commit() {
+                        Ok(()) => return Ok(v),
+                        // The commit ended the transaction, whatever its outcome.
+                        Err(e) => SessionError::Store(e),
+                    },
+                    Err(e) => {
+                        self.store.rollback();
+                        e
+                    }
+                },
+                Err(e) => SessionError::Store(e),
+            };
+            match failed {
+                SessionError::Store(StoreError::Conflict { .. }) if conflicts < 2 => {
+                    conflicts += 1;
                     // Whatever the stored head says, read the game again.
                     self.head = (u64::MAX, String::new());
                 }
-                Err(e) => {
-                    self.store.rollback();
-                    return Err(e);
-                }
+                SessionError::Store(StoreError::Contended(place)) => match crate::postgres::contention_backoff(contended) {
+                    Some(pause) => {
+                        contended += 1;
+                        std::thread::sleep(pause);
+                    }
+                    None => return Err(SessionError::Store(StoreError::Busy(place))),
+                },
+                e => return Err(e),
             }
         }
     }

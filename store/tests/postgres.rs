@@ -4,7 +4,7 @@
 
 use arbiter_games::{catalogue, MINESWEEPER};
 use arbiter_kernel::Seat;
-use arbiter_pgtest::PgServer;
+use arbiter_pgtest::{Cut, CutProxy, PgServer};
 use arbiter_store::{log_for, AnyStore, EventStore, GamePlace, Lease, PgDatabase, PgStore, Session, SessionError, SqliteStore, StoreError};
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -454,4 +454,325 @@ fn the_last_handle_may_be_dropped_inside_an_async_runtime() {
     // dropping its last handle inside its async runtime must not panic.
     let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
     runtime.block_on(async move { drop(db) });
+}
+
+/// A fresh database reached through a proxy that can lose a `COMMIT`.
+fn proxied(name: &str) -> Option<(CutProxy, PgDatabase)> {
+    let pg = arbiter_pgtest::shared()?;
+    let url = pg.new_database(name);
+    let proxy = CutProxy::start(pg.port());
+    let db = PgDatabase::connect(&proxy.url(&url)).unwrap_or_else(|e| panic!("connect through the proxy: {e}"));
+    Some((proxy, db))
+}
+
+#[test]
+fn a_move_whose_commit_got_no_answer_is_settled_by_asking_again() {
+    let Some((proxy, db)) = proxied("lost_commit") else { return };
+    let mut s = pg_session(&db, "g", &MINESWEEPER, json!({}), 4);
+    s.play("flag a1", None).unwrap();
+    // The COMMIT reached the database and its answer was lost: stored, and said so.
+    proxy.arm(Cut::AfterCommit);
+    let (row, _) = s.play("flag b1", None).unwrap();
+    assert_eq!((row.seq, proxy.cuts()), (2, 1));
+    assert_eq!(open(&db, "g").unwrap().rows().last().unwrap().move_text, "flag b1");
+    // The COMMIT never reached it: nothing stored, and said so; the session has not moved.
+    proxy.arm(Cut::BeforeCommit);
+    let e = s.play("flag c1", None).unwrap_err();
+    assert_eq!(proxy.cuts(), 2);
+    assert!(matches!(e, SessionError::Store(StoreError::WriteFailed { .. })), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "game g: the move was not stored: the connection to the database was lost before the write was committed, and the \
+         database, asked again on a new connection, does not hold it"
+    );
+    assert_eq!(s.seq(), 2);
+    assert_eq!(open(&db, "g").unwrap().seq(), 2);
+    s.play("flag c1", None).unwrap();
+    // An undo likewise: stored when its COMMIT got through, absent when it did not.
+    proxy.arm(Cut::BeforeCommit);
+    assert!(matches!(s.undo(), Err(SessionError::Store(StoreError::WriteFailed { .. }))));
+    assert_eq!((s.seq(), open(&db, "g").unwrap().seq()), (3, 3));
+    proxy.arm(Cut::AfterCommit);
+    assert_eq!(s.undo().unwrap().move_text, "flag c1");
+    assert_eq!((s.seq(), open(&db, "g").unwrap().seq(), proxy.cuts()), (2, 2, 4));
+    // The database unreachable when asked again: the old answer, "it may or may not be stored".
+    proxy.arm(Cut::AfterCommitThenDown);
+    let e = s.play("flag d1", None).unwrap_err();
+    assert!(matches!(e, SessionError::Store(StoreError::Unconfirmed(_))), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "game g: the database did not confirm the write (its connection was lost) and cannot be asked again yet: it may or may \
+         not be stored; reload to see"
+    );
+    proxy.up();
+    let mut s = open(&db, "g").unwrap();
+    assert_eq!(s.rows().last().unwrap().move_text, "flag d1", "it was stored");
+    s.play("flag e1", None).unwrap();
+    assert_eq!(open(&db, "g").unwrap().seq(), 4);
+}
+
+#[test]
+fn a_created_game_whose_commit_got_no_answer_is_settled_by_asking_again() {
+    let Some((proxy, db)) = proxied("lost_create") else { return };
+    let create = |id: &str| Session::create_with(&MINESWEEPER, &json!({}), 3, |header| db.create_game(id, header));
+    proxy.arm(Cut::AfterCommit);
+    create("a").unwrap();
+    assert_eq!(proxy.cuts(), 1);
+    assert_eq!(open(&db, "a").unwrap().seq(), 0);
+    proxy.arm(Cut::BeforeCommit);
+    let e = create("b").err().unwrap();
+    assert_eq!(proxy.cuts(), 2);
+    assert!(matches!(e, SessionError::Store(StoreError::WriteFailed { .. })), "{e}");
+    assert!(matches!(db.open_game("b"), Err(StoreError::NoSuchGame(_))));
+    // Nothing was left behind: the id is free.
+    create("b").unwrap();
+    proxy.arm(Cut::AfterCommitThenDown);
+    let e = create("c").err().unwrap();
+    assert!(matches!(e, SessionError::Store(StoreError::Unconfirmed(_))), "{e}");
+    proxy.up();
+    assert_eq!(db.game_ids().unwrap(), ["a", "b", "c"]);
+}
+
+#[test]
+fn a_write_is_repeated_on_a_new_connection_only_when_nothing_of_it_was_sent() {
+    let Some((proxy, db)) = proxied("repeat") else { return };
+    let mut s = pg_session(&db, "g", &MINESWEEPER, json!({}), 4);
+    let chat = db.open_game("g").unwrap();
+    chat.add_chat("s1", "all", "hello").unwrap();
+    // The COMMIT's answer lost on a pooled connection: stored once (settled), never repeated.
+    proxy.arm(Cut::AfterCommit);
+    let m = chat.add_chat("s1", "all", "once").unwrap();
+    assert_eq!((m.id, proxy.cuts()), (2, 1));
+    assert_eq!(chat.chat().unwrap().iter().map(|m| m.text.as_str()).collect::<Vec<_>>(), ["hello", "once"]);
+    // Lost before the database had it: not stored, said so, not repeated behind the caller.
+    proxy.arm(Cut::BeforeCommit);
+    let e = chat.add_chat("s1", "all", "lost").unwrap_err();
+    assert!(matches!(e, StoreError::WriteFailed { .. }), "{e}");
+    assert_eq!((chat.chat_len().unwrap(), proxy.cuts()), (2, 2));
+    // Every pooled connection closed while idle (the database restarted): each write's BEGIN
+    // fails before anything of it is sent, so it is run again on a new connection.
+    for round in 0..4 {
+        proxy.down();
+        proxy.up();
+        match round {
+            0 => assert_eq!(chat.add_chat("s1", "all", "again").unwrap().id, 3),
+            1 => drop(pg_session(&db, "h", &MINESWEEPER, json!({}), 5)),
+            2 => db.open_game("h").unwrap().restore_chat(&chat.chat().unwrap()).unwrap(),
+            _ => drop(db.open_game("h").unwrap().chat().unwrap()),
+        }
+    }
+    // A deletion whose COMMIT got no answer says it may or may not have happened (it did).
+    proxy.arm(Cut::AfterCommit);
+    let e = db.delete_game("h").unwrap_err();
+    assert!(matches!(e, StoreError::Unconfirmed(_)), "{e}");
+    proxy.down();
+    proxy.up();
+    s.play("flag a1", None).unwrap();
+    assert_eq!((chat.chat_len().unwrap(), db.game_ids().unwrap(), open(&db, "g").unwrap().seq()), (3, vec!["g".to_string()], 1));
+}
+
+/// Two handles on one database, as two processes have: the game created by the first, at
+/// move `n` after `moves` (flags, so that nothing is revealed and every cell stays open).
+fn two_processes(name: &str, moves: &[&str]) -> Option<(PgDatabase, PgDatabase)> {
+    let pg = arbiter_pgtest::shared()?;
+    let url = pg.new_database(name);
+    let (a, b) = (PgDatabase::connect(&url).unwrap(), PgDatabase::connect(&url).unwrap());
+    let mut s = pg_session(&a, "g", &MINESWEEPER, json!({}), 6);
+    for m in moves {
+        s.play(m, None).unwrap();
+    }
+    Some((a, b))
+}
+
+#[test]
+fn a_session_behind_another_process_judges_its_move_again_under_the_row_lock() {
+    let Some((a, b)) = two_processes("behind", &["flag a1", "flag a2"]) else { return };
+    // A loaded the game at move 2; B (another process) stores move 3; A then plays its own
+    // move 3. A's lock re-reads the head under the game's row lock, finds B's move, reads the
+    // game again and judges A's move against it: the key is never reached.
+    let conflicts = std::rc::Rc::new(std::cell::Cell::new(0));
+    let store = Interleaved { inner: a.open_game("g").unwrap(), between: None, conflicts: conflicts.clone() };
+    let mut sa = Session::load(store, &catalogue()).unwrap();
+    let mut sb = open(&b, "g").unwrap();
+    sb.play("flag b1", None).unwrap();
+    let (row, _) = sa.play("flag b2", None).unwrap();
+    assert_eq!((row.seq, sa.seq()), (4, 4), "stored after B's move, as move 4");
+    assert_eq!(sa.rows()[2].move_text, "flag b1", "A's session now holds B's move");
+    // Now the same cell: B flags c1 as move 5; A, still at move 4, flags c1 too: refused with
+    // the game's own reason, against the position B left.
+    sb = open(&b, "g").unwrap();
+    sb.play("flag c1", None).unwrap();
+    let e = sa.play("flag c1", None).unwrap_err();
+    let SessionError::Rejected(r) = e else { panic!("{e}") };
+    assert!(r.to_string().contains("flagged already"), "{r}");
+    assert_eq!(sa.seq(), 5, "A's session read B's move");
+    assert_eq!(conflicts.get(), 0, "the row lock's head decided, not the key");
+    let stored = open(&a, "g").unwrap();
+    let texts: Vec<&str> = stored.rows().iter().map(|r| r.move_text.as_str()).collect();
+    assert_eq!(texts, ["flag a1", "flag a2", "flag b1", "flag b2", "flag c1"], "never two moves of one number");
+}
+
+/// A store that runs `between` once, right after taking the write lock (another process's
+/// write landing between this writer's read of the head and its append), and counts the
+/// appends the unique key refused.
+struct Interleaved {
+    inner: PgStore,
+    between: Option<Box<dyn FnOnce()>>,
+    conflicts: std::rc::Rc<std::cell::Cell<usize>>,
+}
+
+impl EventStore for Interleaved {
+    fn header(&self) -> Result<arbiter_store::GameHeader, StoreError> {
+        self.inner.header()
+    }
+    fn rows(&self) -> Result<Vec<arbiter_store::EventRow>, StoreError> {
+        self.inner.rows()
+    }
+    fn rows_and_head(&self) -> Result<(Vec<arbiter_store::EventRow>, (u64, String)), StoreError> {
+        self.inner.rows_and_head()
+    }
+    fn head(&self) -> Result<(u64, String), StoreError> {
+        self.inner.head()
+    }
+    fn lock(&mut self) -> Result<(), StoreError> {
+        self.inner.lock()?;
+        if let Some(f) = self.between.take() {
+            f();
+        }
+        Ok(())
+    }
+    fn commit(&mut self) -> Result<(), StoreError> {
+        self.inner.commit()
+    }
+    fn rollback(&mut self) {
+        self.inner.rollback()
+    }
+    fn append(&mut self, row: &arbiter_store::EventRow) -> Result<(), StoreError> {
+        let appended = self.inner.append(row);
+        if let Err(StoreError::Conflict { .. }) = appended {
+            self.conflicts.set(self.conflicts.get() + 1);
+        }
+        appended
+    }
+    fn truncate_after(&mut self, seq: u64) -> Result<(), StoreError> {
+        self.inner.truncate_after(seq)
+    }
+}
+
+#[test]
+fn the_unique_keys_conflict_makes_the_session_read_again_and_judge_again() {
+    for (theirs, mine, expected) in [("flag b1", "flag b2", Ok(4)), ("flag b1", "flag b1", Err("flagged already"))] {
+        let name = if expected.is_ok() { "key_legal" } else { "key_refused" };
+        let Some((a, b)) = two_processes(name, &["flag a1", "flag a2"]) else { return };
+        // A writer that skips the row lock: only the unique key stands between it and B.
+        a.fault_skip_row_lock();
+        let conflicts = std::rc::Rc::new(std::cell::Cell::new(0));
+        let b_moves = move || {
+            let mut sb = open(&b, "g").unwrap();
+            sb.play(theirs, None).unwrap();
+        };
+        let store = Interleaved { inner: a.open_game("g").unwrap(), between: Some(Box::new(b_moves)), conflicts: conflicts.clone() };
+        let mut sa = Session::load(store, &catalogue()).unwrap();
+        // A reads head 2 under its (skipped) lock, B stores move 3, A appends its move 3: the key
+        // refuses it, and the session reads the game again and judges A's move again.
+        let outcome = match sa.play(mine, None) {
+            Ok((row, _)) => Ok(row.seq),
+            Err(SessionError::Rejected(r)) => Err(r.to_string()),
+            Err(e) => panic!("{mine}: {e}"),
+        };
+        assert_eq!(conflicts.get(), 1, "{name}: the key refused A's first append");
+        match (outcome, expected) {
+            (Ok(seq), Ok(want)) => assert_eq!(seq, want),
+            (Err(why), Err(want)) => assert!(why.contains(want), "{why}"),
+            (got, want) => panic!("{name}: {got:?}, expected {want:?}"),
+        }
+        assert_eq!(sa.rows()[2].move_text, theirs, "A's session holds B's move 3");
+        let stored = open(&a, "g").unwrap();
+        let mut texts: Vec<&str> = stored.rows().iter().map(|r| r.move_text.as_str()).collect();
+        assert_eq!(texts.drain(..3).collect::<Vec<_>>(), ["flag a1", "flag a2", theirs]);
+        assert_eq!(texts, if expected.is_ok() { vec![mine] } else { vec![] }, "never two moves 3");
+        assert_eq!(sa.seq(), stored.seq());
+    }
+}
+
+#[test]
+fn a_write_the_database_aborts_as_a_serialization_failure_is_retried_then_busy() {
+    let Some((pg, db)) = database("contended") else { return };
+    let mut s = pg_session(&db, "g", &MINESWEEPER, json!({}), 4);
+    s.play("flag a1", None).unwrap();
+    // A real 40001 from the server: a trigger that raises it for the first N rows it sees,
+    // counted by a sequence (a sequence is not rolled back with the aborted transaction).
+    pg.psql(
+        "contended",
+        "CREATE SEQUENCE faults; \
+         CREATE FUNCTION fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+           IF nextval('faults') <= TG_ARGV[0]::bigint THEN \
+             RAISE EXCEPTION 'injected' USING ERRCODE = 'serialization_failure'; \
+           END IF; RETURN NEW; END $$",
+    );
+    // The attempts a write made (the sequence's last value), the trigger then removed.
+    let attempts = |trigger: &str, table: &str| -> String {
+        let n = pg.psql("contended", "SELECT last_value FROM faults");
+        pg.psql("contended", &format!("DROP TRIGGER {trigger} ON {table}; ALTER SEQUENCE faults RESTART"));
+        n
+    };
+    // Aborted at the insert twice, then stored: one row.
+    pg.psql("contended", "CREATE TRIGGER at_insert BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fault('2')");
+    assert_eq!(s.play("flag a2", None).unwrap().0.seq, 2);
+    assert_eq!(attempts("at_insert", "events"), "3");
+    // Aborted at COMMIT (a deferred trigger, as a serializable commit fails) twice, then stored.
+    pg.psql(
+        "contended",
+        "CREATE CONSTRAINT TRIGGER at_commit AFTER INSERT ON events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW \
+         EXECUTE FUNCTION fault('2')",
+    );
+    assert_eq!(s.play("flag a3", None).unwrap().0.seq, 3);
+    assert_eq!(attempts("at_commit", "events"), "3");
+    // Aborted every time: five attempts, then busy; nothing stored.
+    pg.psql("contended", "CREATE TRIGGER at_insert BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fault('1000')");
+    let e = s.play("flag a4", None).unwrap_err();
+    assert!(matches!(e, SessionError::Store(StoreError::Busy(_))), "{e}");
+    let shown = e.to_string();
+    assert!(shown.starts_with("PostgreSQL database contended at 127.0.0.1:"), "{shown}");
+    assert!(shown.ends_with(" is busy: another Arbiter is writing to it; nothing was stored, try again"), "{shown}");
+    assert_eq!(attempts("at_insert", "events"), "5");
+    assert_eq!((s.seq(), open(&db, "g").unwrap().seq()), (3, 3));
+    // The database's own writes outside a move likewise (a chat message).
+    let chat = db.open_game("g").unwrap();
+    pg.psql("contended", "CREATE TRIGGER at_insert BEFORE INSERT ON chat FOR EACH ROW EXECUTE FUNCTION fault('2')");
+    assert_eq!(chat.add_chat("s1", "all", "hello").unwrap().id, 1);
+    assert_eq!(attempts("at_insert", "chat"), "3");
+    pg.psql("contended", "CREATE TRIGGER at_insert BEFORE INSERT ON chat FOR EACH ROW EXECUTE FUNCTION fault('1000')");
+    assert!(matches!(chat.add_chat("s1", "all", "lost"), Err(StoreError::Busy(_))));
+    assert_eq!(attempts("at_insert", "chat"), "5");
+    assert_eq!(chat.chat_len().unwrap(), 1);
+}
+
+#[test]
+fn every_games_document_of_one_name_is_read_in_one_query() {
+    let Some((proxy, db)) = proxied("docs") else { return };
+    let ids: Vec<String> = (0..20).map(|i| format!("g{i:02}")).collect();
+    for (i, id) in ids.iter().enumerate() {
+        drop(pg_session(&db, id, &MINESWEEPER, json!({}), i as u64));
+        // Every game but every fifth has its facts; each has another document too.
+        if i % 5 != 0 {
+            db.put_doc(id, "listing", &format!("{{\"n\":{i}}}")).unwrap();
+        }
+        db.put_doc(id, "seats", "{}").unwrap();
+    }
+    let want: Vec<(String, String)> =
+        ids.iter().enumerate().filter(|(i, _)| i % 5 != 0).map(|(i, id)| (id.clone(), format!("{{\"n\":{i}}}"))).collect();
+    // The old way: the games' ids, then one query per game.
+    let before = proxy.statements();
+    let one_by_one: Vec<(String, String)> =
+        db.game_ids().unwrap().into_iter().filter_map(|id| db.doc(&id, "listing").unwrap().map(|d| (id, d))).collect();
+    let per_game = proxy.statements() - before;
+    let before = proxy.statements();
+    let all = db.docs("listing").unwrap();
+    let at_once = proxy.statements() - before;
+    assert_eq!(all, want, "the oldest game first, only those with the document");
+    assert_eq!(one_by_one, want);
+    assert_eq!((per_game, at_once), (21, 1), "statements: one per game and the list, then one");
+    assert_eq!(db.docs("none").unwrap(), []);
+    eprintln!("docs: 20 games, {per_game} statements one by one, {at_once} at once");
 }

@@ -14,6 +14,13 @@
 //! skipping …") and returns `None`, so `cargo test` passes on a machine without it; with
 //! `ARBITER_REQUIRE_POSTGRES=1` (as `.ci/run` sets) it panics instead, so CI cannot skip the
 //! tests silently. Binaries found but a server that cannot start is always a failure.
+//!
+//! [`CutProxy`] sits between a client and the server and loses one `COMMIT` on request, before
+//! forwarding it or after the server answered it (a lost connection at a point the protocol
+//! fixes, not a timing).
+
+mod proxy;
+pub use proxy::{Cut, CutProxy};
 
 use std::io::Write;
 use std::net::TcpListener;
