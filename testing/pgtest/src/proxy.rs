@@ -165,6 +165,7 @@ fn pipe(mut client: TcpStream, mut server: TcpStream, armed: Arc<Mutex<Cut>>, cu
         std::thread::spawn(move || {
             let mut held = Vec::new();
             let mut buf = [0u8; 8192];
+            let mut answer_held = false;
             loop {
                 let n = match from.read(&mut buf) {
                     Ok(0) | Err(_) => break,
@@ -179,10 +180,19 @@ fn pipe(mut client: TcpStream, mut server: TcpStream, armed: Arc<Mutex<Cut>>, cu
                 // The answer to the `COMMIT`, kept back until its `ReadyForQuery` ('Z').
                 held.extend_from_slice(&buf[..n]);
                 if ready_for_query(&held) {
+                    answer_held = true;
                     break;
                 }
             }
-            close(&from, &to);
+            // The server gone: the client's side ends too. An answer held back: the client's
+            // side is the pipe's to end, once it has counted the cut (and taken the database
+            // down): a client that saw its connection end first could count the cuts too early,
+            // or reconnect before the database went down (seen under load).
+            if answer_held {
+                let _ = from.shutdown(Shutdown::Both);
+            } else {
+                close(&from, &to);
+            }
             // Answered, or the server gone: either way the client's side may be cut now.
             let (done, wake) = &*answered;
             *done.lock().unwrap_or_else(|p| p.into_inner()) = true;
