@@ -357,9 +357,25 @@ async fn a_client_that_answers_no_ping_is_disconnected_and_shown_away() {
     let (id, us, ussr) = (g["id"].as_str().unwrap(), g["tokens"]["us"].as_str().unwrap(), g["tokens"]["ussr"].as_str().unwrap());
     let mut silent = connect(srv.addr, id, us).await;
     assert_eq!(next(&mut silent).await.unwrap()["type"], "sync");
-    // From here on the US client reads nothing: it answers no ping.
+    // The US client reads (so its library answers pings) until the USSR has its sync: had it
+    // stopped at once, a loaded machine could take the ping interval and the pong timeout to
+    // connect the USSR, which would find the US already away.
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let reader = tokio::spawn(async move {
+        let mut stopped = stopped;
+        loop {
+            tokio::select! {
+                _ = &mut stopped => return silent,
+                m = silent.next() => assert!(matches!(m, Some(Ok(_))), "the US client was disconnected while it answered pings: {m:?}"),
+            }
+        }
+    });
     let mut live = connect(srv.addr, id, ussr).await;
     assert_eq!(next(&mut live).await.unwrap()["state"]["presence"]["us"], "connected");
+    // From here on the US client reads nothing: it answers no ping.
+    // (Should the reader have failed, its own panic is the one reported, by `reader.await`.)
+    let _ = stop.send(());
+    let silent = reader.await.unwrap();
     let t = std::time::Instant::now();
     loop {
         let v = next(&mut live).await.expect("the USSR stays connected");
