@@ -268,6 +268,15 @@ async fn connections_are_capped_per_address_and_in_all() {
     assert_eq!(status, 200, "places given back: {v}");
 }
 
+/// Wait until none of `ids` is loaded (10 s at most, far beyond the tests' unload delays).
+async fn until_unloaded<'a>(srv: &Running, ids: impl IntoIterator<Item = &'a str> + Clone, what: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while ids.clone().into_iter().any(|id| srv.hub.is_loaded(id)) {
+        assert!(std::time::Instant::now() < deadline, "{what}: still loaded after 10 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Point 3, a creation flood: an address may create its burst of games, then is refused 429
 /// with Retry-After and a JSON reason (another address is not); a game nobody opens leaves the
 /// memory soon (and loads again on demand), one that is opened stays; past the disk quota a
@@ -302,17 +311,18 @@ async fn game_creation_is_limited_per_address_unopened_games_unload_and_the_disk
     let (open_id, observer) = &ids[0];
     let mut ws = connect(srv.addr, open_id, observer).await;
     assert_eq!(next(&mut ws).await.unwrap()["type"], "sync");
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // The unload delays are timers of the server's, which a loaded machine may run late: the
+    // unloads are waited for (10 s at most), not slept for. The opened game's own delay ran
+    // out before the second wait ends (it was made first, or loaded again by its connection,
+    // before the read below): it is checked after each.
+    until_unloaded(&srv, ids[1..].iter().map(|(id, _)| id.as_str()), "a game nobody opened was unloaded").await;
     assert!(srv.hub.is_loaded(open_id), "an opened game stays");
-    for (id, _) in &ids[1..] {
-        assert!(!srv.hub.is_loaded(id), "a game nobody opened was unloaded");
-    }
     let (id, observer) = &ids[1];
     let state: Value = http.get(format!("{base}/api/games/{id}/state?token={observer}")).send().await.unwrap().json().await.unwrap();
     assert_eq!((state["game"].as_str(), state["seq"].as_u64()), (Some("minesweeper"), Some(0)), "{state}");
     assert!(srv.hub.is_loaded(id), "loaded again on demand");
-    tokio::time::sleep(Duration::from_millis(1000)).await;
-    assert!(!srv.hub.is_loaded(id), "and unloaded again, read but not opened");
+    until_unloaded(&srv, [id.as_str()], "and unloaded again, read but not opened").await;
+    assert!(srv.hub.is_loaded(open_id), "the opened game still stays");
     drop(ws);
 
     // A quota the data folder has reached: no new game, and a reason without the server's paths.
@@ -347,9 +357,25 @@ async fn a_client_that_answers_no_ping_is_disconnected_and_shown_away() {
     let (id, us, ussr) = (g["id"].as_str().unwrap(), g["tokens"]["us"].as_str().unwrap(), g["tokens"]["ussr"].as_str().unwrap());
     let mut silent = connect(srv.addr, id, us).await;
     assert_eq!(next(&mut silent).await.unwrap()["type"], "sync");
-    // From here on the US client reads nothing: it answers no ping.
+    // The US client reads (so its library answers pings) until the USSR has its sync: had it
+    // stopped at once, a loaded machine could take the ping interval and the pong timeout to
+    // connect the USSR, which would find the US already away.
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let reader = tokio::spawn(async move {
+        let mut stopped = stopped;
+        loop {
+            tokio::select! {
+                _ = &mut stopped => return silent,
+                m = silent.next() => assert!(matches!(m, Some(Ok(_))), "the US client was disconnected while it answered pings: {m:?}"),
+            }
+        }
+    });
     let mut live = connect(srv.addr, id, ussr).await;
     assert_eq!(next(&mut live).await.unwrap()["state"]["presence"]["us"], "connected");
+    // From here on the US client reads nothing: it answers no ping.
+    // (Should the reader have failed, its own panic is the one reported, by `reader.await`.)
+    let _ = stop.send(());
+    let silent = reader.await.unwrap();
     let t = std::time::Instant::now();
     loop {
         let v = next(&mut live).await.expect("the USSR stays connected");

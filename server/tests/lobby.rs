@@ -88,11 +88,6 @@ async fn next_of(ws: &mut Ws, kind: &str) -> Value {
     }
 }
 
-/// Whether a message of type `kind` comes within `ms` milliseconds.
-async fn hears(ws: &mut Ws, kind: &str, ms: u64) -> Option<Value> {
-    tokio::time::timeout(Duration::from_millis(ms), next_of(ws, kind)).await.ok()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lobby_lists_open_listed_games_with_public_facts_only() {
     let dir = tempfile::tempdir().unwrap();
@@ -269,7 +264,9 @@ async fn chat_reaches_its_audience_and_is_kept_with_the_game() {
     // Over the WebSocket, a refusal is a `rejected` message.
     ussr.send(Message::Text(json!({ "type": "chat", "text": "" }).to_string().into())).await.unwrap();
     assert!(next_of(&mut ussr, "rejected").await["error"].as_str().unwrap().contains("empty"));
-    assert!(hears(&mut obs, "chat", 300).await.is_some_and(|m| m["from"] == "us"), "the spam to all reached the observer");
+    // Read until it comes (10 s at most): the observer's connection forwards it on a task of
+    // its own, which a loaded machine may run late (it had 300 ms).
+    assert_eq!(next_of(&mut obs, "chat").await["from"], "us", "the spam to all reached the observer");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

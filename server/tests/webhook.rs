@@ -101,6 +101,20 @@ async fn until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     panic!("waited 5 s for {what}");
 }
 
+/// The seat's webhook answer (`GET …/webhook`) once it reports a delivery (10 s at most).
+async fn last_delivery(http: &reqwest::Client, url: &str) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, v) = call(http, reqwest::Method::GET, url.to_string(), None).await;
+        assert_eq!(status, 200, "{v}");
+        if !v["last"].is_null() {
+            return v;
+        }
+        assert!(std::time::Instant::now() < deadline, "no delivery reported within 10 s: {v}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_seat_that_comes_to_decide_is_called_once_without_its_token() {
     let dir = tempfile::tempdir().unwrap();
@@ -138,7 +152,9 @@ async fn the_seat_that_comes_to_decide_is_called_once_without_its_token() {
     for t in [&g.us, &g.ussr, &g.observer] {
         assert!(!text.contains(t.as_str()), "a token in the webhook's body: {text}");
     }
-    let (_, v) = call(&http, reqwest::Method::GET, format!("{hook}?token={}", g.us), None).await;
+    // The server records the delivery once it has read the endpoint's answer, which may come
+    // after the endpoint counted the call: asked until it is there.
+    let v = last_delivery(&http, &format!("{hook}?token={}", g.us)).await;
     assert_eq!(
         (v["last"]["ok"].as_bool(), v["last"]["attempts"].as_u64(), v["last"]["status"].as_u64()),
         (Some(true), Some(1), Some(200)),
@@ -165,13 +181,7 @@ async fn a_failing_endpoint_is_retried_and_a_slow_one_never_holds_a_move_back() 
     ussr_plays_until_us_decides(&http, &g).await;
     let last = until("the third attempt", || (e.got.lock().unwrap().len() == 3).then_some(())).await;
     let _ = last;
-    let v = loop {
-        let (_, v) = call(&http, reqwest::Method::GET, format!("{hook}?token={}", g.us), None).await;
-        if !v["last"].is_null() {
-            break v;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    };
+    let v = last_delivery(&http, &format!("{hook}?token={}", g.us)).await;
     assert_eq!((v["last"]["ok"].as_bool(), v["last"]["attempts"].as_u64()), (Some(true), Some(3)), "{v}");
 
     // An endpoint that never answers until released: the moves are acknowledged meanwhile.
