@@ -563,6 +563,17 @@ fn a_write_ahead_file_holds_every_move_with_its_log_while_open_and_alone_once_cl
         .to_string();
     assert!(e.contains("write-ahead log") && e.contains("remove it first"), "{e}");
     assert!(!stale.exists(), "no file made");
+    // Likewise a rollback journal that would be played back into it (its header not zeroed);
+    // one kept between writes (zeroed) holds nothing and is no obstacle.
+    let other = dir.path().join("j.arbiter");
+    std::fs::write(dir.path().join("j.arbiter-journal"), b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7 hot").unwrap();
+    let e = Session::create_with(&TWILIGHT_STRUGGLE, &options, 9, |h| SqliteStore::create_with(&other, h, Journal::WriteAhead))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("unfinished journal") && e.contains("remove it first"), "{e}");
+    std::fs::write(dir.path().join("j.arbiter-journal"), [0u8; 28]).unwrap();
+    Session::create_with(&TWILIGHT_STRUGGLE, &options, 9, |h| SqliteStore::create_with(&other, h, Journal::WriteAhead)).unwrap();
 }
 
 #[test]

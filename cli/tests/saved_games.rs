@@ -353,6 +353,64 @@ fn a_read_only_game_reads_and_refuses_writes() {
     assert_eq!(std::fs::read(&f).unwrap(), before, "the read-only game changed");
 }
 
+/// A server's game file whose latest move is still in its write-ahead log (as when the server
+/// was killed), copied with its `-wal` to a folder the user cannot write, where SQLite cannot
+/// make the log's index: reading it is refused with what to do, never shown without that move
+/// (an immutable read would skip the log). In a folder the user can write it reads whole. Run
+/// as `nobody` through setpriv when the tests run as root.
+#[test]
+fn a_game_whose_latest_move_is_in_its_write_ahead_log_is_never_read_without_it() {
+    use arbiter_store::{Journal, Session, SqliteStore};
+    use std::os::unix::fs::PermissionsExt;
+    let root = is_root();
+    if root && !Path::new("/usr/bin/setpriv").exists() {
+        panic!("running as root without setpriv: cannot try the read-only cases as another user");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = game(dir.path(), "w.arbiter");
+    assert_eq!(seq(&f), 2);
+    // The server's way: the file in WAL mode, one more move, the session still open (the log
+    // not folded in).
+    let m = first_move(&f);
+    let mut live = Session::load(SqliteStore::open_with(&f, Journal::WriteAhead).unwrap(), &arbiter_games::catalogue()).unwrap();
+    live.play(&m, None).unwrap();
+    let wal = dir.path().join("w.arbiter-wal");
+    assert!(std::fs::metadata(&wal).unwrap().len() > 0, "the move is in the log");
+    let ro = tempfile::tempdir().unwrap();
+    let copy = ro.path().join("w.arbiter");
+    std::fs::copy(&f, &copy).unwrap();
+    std::fs::copy(&wal, ro.path().join("w.arbiter-wal")).unwrap();
+    drop(live);
+    if root {
+        for p in [ro.path().to_path_buf(), copy.clone(), ro.path().join("w.arbiter-wal")] {
+            std::os::unix::fs::chown(&p, Some(65534), Some(65534)).unwrap();
+        }
+    }
+    let as_user = |args: &[&str]| -> Output {
+        let mut c = if root {
+            let mut c = Command::new("/usr/bin/setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(cargo_bin("arbiter"));
+            c
+        } else {
+            Command::new(cargo_bin("arbiter"))
+        };
+        c.args(args).env("NO_COLOR", "1").env("HOME", "/tmp").output().unwrap()
+    };
+    let file = copy.to_str().unwrap();
+    std::fs::set_permissions(ro.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
+    for args in [vec!["state", file, "--json"], vec!["log", file], vec!["replay", file]] {
+        let o = as_user(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?} read the game without its log: {}", String::from_utf8_lossy(&o.stdout));
+        assert!(err.contains("write-ahead log") && err.contains("to a folder you can write"), "{args:?}: {err}");
+    }
+    std::fs::set_permissions(ro.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = as_user(&["state", file, "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let state: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(state["seq"], 3, "the move in the log is read");
+}
+
 fn is_root() -> bool {
     // The owner of a file this process just created is its effective user.
     use std::os::unix::fs::MetadataExt;

@@ -173,15 +173,23 @@ impl SqliteStore {
             // A file in the other mode (a server's, an older Arbiter's) is switched: into a
             // rollback journal folds the -wal file in. (A rollback journal's mode is the
             // connection's own: a reader, or an older Arbiter deleting its journal, writes the
-            // same file format.) A switch refused because another connection has the file open
-            // leaves it in its mode, as durable as the other.
-            let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(|e| read_error(path, e))?;
+            // same file format.) A switch SQLite refuses leaves the connection as it was: a file
+            // another connection holds in WAL mode stays in it (synced at every commit, as
+            // durable); a connection left in SQLite's default DELETE mode, whose unlinked
+            // journal a power loss could bring back, is set to PERSIST.
+            let mode = |conn: &Connection| -> Result<String, StoreError> {
+                conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(|e| read_error(path, e))
+            };
             let want = match journal {
                 Journal::Rollback => "persist",
                 Journal::WriteAhead => "wal",
             };
-            if !mode.eq_ignore_ascii_case(want) {
+            if !mode(conn)?.eq_ignore_ascii_case(want) {
                 let _: rusqlite::Result<String> = conn.query_row(&format!("PRAGMA journal_mode = {want}"), [], |r| r.get(0));
+                let now = mode(conn)?;
+                if !now.eq_ignore_ascii_case("wal") && !now.eq_ignore_ascii_case("persist") {
+                    conn.query_row("PRAGMA journal_mode = PERSIST", [], |r| r.get::<_, String>(0)).map_err(|e| write_error(path, e))?;
+                }
             }
             if journal == Journal::WriteAhead {
                 conn.execute_batch(&format!("PRAGMA wal_autocheckpoint = {WAL_PAGES}; PRAGMA journal_size_limit = {};", WAL_PAGES * 4096))
@@ -205,15 +213,14 @@ impl SqliteStore {
             return Err(StoreError::Exists(path.into()));
         }
         // SQLite would fold a write-ahead log left by an earlier file of this name (a game
-        // removed while its server was killed) into the new one.
-        let stale = path.with_file_name(format!("{}-wal", path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()));
-        if stale.exists() {
+        // removed while its server was killed) into the new one, and play a hot journal back
+        // into it.
+        let (wal, journal_file) = (beside(path, "-wal"), beside(path, "-journal"));
+        let stale = [(wal.exists(), &wal, "write-ahead log"), (hot_journal(&journal_file), &journal_file, "unfinished journal")];
+        if let Some((_, file, what)) = stale.iter().find(|(left, _, _)| *left) {
             return Err(StoreError::WriteFailed {
                 path: path.into(),
-                what: format!(
-                    "the write-ahead log {} of an earlier file of this name is still beside it: remove it first",
-                    stale.display()
-                ),
+                what: format!("the {what} {} of an earlier file of this name is still beside it: remove it first", file.display()),
             });
         }
         let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
@@ -327,7 +334,20 @@ impl SqliteStore {
         let mut conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(|e| read_error(path, e))?;
         let app = match conn.query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0)) {
             Ok(a) => a,
-            // A read-only file left in WAL mode by an older Arbiter: read it as immutable.
+            // A read-only file in WAL mode, where SQLite may not make the log's index (`-shm`):
+            // with no log beside it (everything folded in), read it as immutable. An immutable
+            // read skips the log, so a file whose latest moves are still in one (a server's,
+            // killed) is refused rather than shown as it was at its last fold.
+            Err(_) if !writable && std::fs::metadata(beside(path, "-wal")).is_ok_and(|m| m.len() > 0) => {
+                return Err(StoreError::Sqlite {
+                    path: path.into(),
+                    what: format!(
+                        "its latest moves are in its write-ahead log ({}), which can be read only where its index (-shm) can be \
+                         made beside it: copy the file with its -wal to a folder you can write",
+                        beside(path, "-wal").display()
+                    ),
+                });
+            }
             Err(_) if !writable => {
                 let uri = format!("file:{}?immutable=1", path.display());
                 conn = Connection::open_with_flags(uri, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI)
@@ -715,18 +735,21 @@ fn check_length(path: &Path, file: std::fs::File) -> Result<(), StoreError> {
     if pages == 0 || be32(24) != be32(92) {
         return Ok(());
     }
-    let beside = |suffix: &str| {
-        let mut p = path.as_os_str().to_owned();
-        p.push(suffix);
-        std::path::PathBuf::from(p)
-    };
-    if hot_journal(&beside("-journal")) || beside("-wal").exists() {
+    if hot_journal(&beside(path, "-journal")) || beside(path, "-wal").exists() {
         return Ok(());
     }
     if size < page_size * pages {
         return cut(Some(page_size * pages));
     }
     Ok(())
+}
+
+/// `path` with `suffix` added to its name: SQLite's companions of a file (`-journal`, `-wal`,
+/// `-shm`).
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
 }
 
 /// Whether a rollback journal may hold a write to finish or undo: it exists and its header is
