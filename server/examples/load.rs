@@ -6,6 +6,10 @@
 //!
 //! `cargo run --release -p arbiter-server --example load -- [--games 200] [--moves 40] [--addr HOST:PORT[,HOST:PORT…]]`
 //!
+//! `--created-first`: every game is created before any plays (a barrier), and moves per second
+//! are timed from then: the moves of games under way, without 200 creations (each a new file,
+//! its fsyncs and a seats file) running beside the first moves.
+//!
 //! On PostgreSQL: `--postgres` (a throwaway server, arbiter-pgtest) or `--store URL`, and
 //! `--servers N` in-process servers on that one database (each request to the next server in
 //! turn: the owner of a game serves a share, the others forward).
@@ -51,11 +55,24 @@ async fn main() {
     };
     println!("{} server(s) on {}", bases.len(), if store.is_some() { "one PostgreSQL database" } else { "saved game files (SQLite)" });
     let http = reqwest::Client::builder().pool_max_idle_per_host(games).build().unwrap();
+    let created_first = std::env::args().any(|a| a == "--created-first");
+    let barrier = created_first.then(|| std::sync::Arc::new(tokio::sync::Barrier::new(games)));
+    // When the last game was created (with --created-first): the moves are timed from then.
+    let all_created = std::sync::Arc::new(std::sync::OnceLock::new());
     let started = Instant::now();
     let mut tasks = Vec::new();
     for g in 0..games {
-        let (http, bases) = (http.clone(), bases.clone());
-        tasks.push(tokio::spawn(async move { play(&http, &bases, g as u64, moves).await }));
+        let (http, bases, barrier, all_created) = (http.clone(), bases.clone(), barrier.clone(), all_created.clone());
+        tasks.push(tokio::spawn(async move {
+            play(&http, &bases, g as u64, moves, || async move {
+                if let Some(b) = barrier {
+                    if b.wait().await.is_leader() {
+                        let _ = all_created.set(Instant::now());
+                    }
+                }
+            })
+            .await
+        }));
     }
     let mut latencies: Vec<Duration> = Vec::new();
     let mut ended = 0;
@@ -64,14 +81,15 @@ async fn main() {
         latencies.extend(l);
         ended += usize::from(over);
     }
-    let wall = started.elapsed();
+    let wall = all_created.get().copied().unwrap_or(started).elapsed();
     latencies.sort();
     let pct =
         |p: f64| latencies.get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1))).copied().unwrap_or_default();
     println!(
-        "{games} concurrent games, up to {moves} moves each, {} moves in {:.2} s ({ended} games ended)",
+        "{games} concurrent games, up to {moves} moves each, {} moves in {:.2} s ({ended} games ended){}",
         latencies.len(),
-        wall.as_secs_f64()
+        wall.as_secs_f64(),
+        if created_first { ", every game created before the first move" } else { "" }
     );
     println!("{:.0} moves/s", latencies.len() as f64 / wall.as_secs_f64());
     println!(
@@ -94,7 +112,13 @@ struct Decision {
 /// One game: random legal moves as whoever decides. Returns each move's round trip and
 /// whether the game ended. With several servers, each request goes to the next one in turn (as
 /// a load balancer spreading requests would): a game's owner serves some, the others forward.
-async fn play(http: &reqwest::Client, bases: &[String], seed: u64, moves: usize) -> (Vec<Duration>, bool) {
+async fn play<F: std::future::Future<Output = ()>>(
+    http: &reqwest::Client,
+    bases: &[String],
+    seed: u64,
+    moves: usize,
+    created: impl FnOnce() -> F,
+) -> (Vec<Duration>, bool) {
     let mut turn = seed as usize;
     let mut next = || {
         turn += 1;
@@ -106,6 +130,7 @@ async fn play(http: &reqwest::Client, bases: &[String], seed: u64, moves: usize)
     let id = v["id"].as_str().unwrap_or_else(|| panic!("no game made: {v}")).to_string();
     let token = |s: &str| v["tokens"][s].as_str().unwrap().to_string();
     let (us, ussr) = (token("us"), token("ussr"));
+    created().await;
     let mut x = seed.wrapping_add(1);
     let mut out = Vec::new();
     for _ in 0..moves {
