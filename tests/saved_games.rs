@@ -555,25 +555,21 @@ fn a_write_ahead_file_holds_every_move_with_its_log_while_open_and_alone_once_cl
     let reopened = Session::open(&alone, &catalogue()).unwrap();
     assert_eq!(reopened.rows().iter().map(|r| r.move_text.clone()).collect::<Vec<_>>(), moves);
     // A stale log beside a name is refused, not folded into the new game.
+    let create_at =
+        |at: &Path| Session::create_with(&TWILIGHT_STRUGGLE, &options, 8, |h| SqliteStore::create_with(at, h, Journal::WriteAhead));
     let stale = dir.path().join("n.arbiter");
     std::fs::write(dir.path().join("n.arbiter-wal"), b"left behind").unwrap();
-    let e = Session::create_with(&TWILIGHT_STRUGGLE, &options, 8, |h| SqliteStore::create_with(&stale, h, Journal::WriteAhead))
-        .err()
-        .expect("refused")
-        .to_string();
+    let e = create_at(&stale).err().expect("refused").to_string();
     assert!(e.contains("write-ahead log") && e.contains("remove it first"), "{e}");
     assert!(!stale.exists(), "no file made");
     // Likewise a rollback journal that would be played back into it (its header not zeroed);
     // one kept between writes (zeroed) holds nothing and is no obstacle.
     let other = dir.path().join("j.arbiter");
     std::fs::write(dir.path().join("j.arbiter-journal"), b"\xd9\xd5\x05\xf9\x20\xa1\x63\xd7 hot").unwrap();
-    let e = Session::create_with(&TWILIGHT_STRUGGLE, &options, 9, |h| SqliteStore::create_with(&other, h, Journal::WriteAhead))
-        .err()
-        .expect("refused")
-        .to_string();
+    let e = create_at(&other).err().expect("refused").to_string();
     assert!(e.contains("unfinished journal") && e.contains("remove it first"), "{e}");
     std::fs::write(dir.path().join("j.arbiter-journal"), [0u8; 28]).unwrap();
-    Session::create_with(&TWILIGHT_STRUGGLE, &options, 9, |h| SqliteStore::create_with(&other, h, Journal::WriteAhead)).unwrap();
+    create_at(&other).unwrap();
 }
 
 #[test]

@@ -310,10 +310,7 @@ fn a_forged_random_outcome_is_reported_without_the_deck() {
 #[test]
 fn a_read_only_game_reads_and_refuses_writes() {
     use std::os::unix::fs::PermissionsExt;
-    let root = is_root();
-    if root && !Path::new("/usr/bin/setpriv").exists() {
-        panic!("running as root without setpriv: cannot try the read-only cases as another user");
-    }
+    let root = is_root_with_setpriv();
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let f = game(dir.path(), "ro.arbiter");
@@ -323,16 +320,7 @@ fn a_read_only_game_reads_and_refuses_writes() {
         std::os::unix::fs::chown(dir.path(), Some(65534), Some(65534)).unwrap();
         std::os::unix::fs::chown(&f, Some(65534), Some(65534)).unwrap();
     }
-    let as_user = |args: &[&str]| -> Output {
-        let mut c = if root {
-            let mut c = Command::new("/usr/bin/setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(cargo_bin("arbiter"));
-            c
-        } else {
-            Command::new(cargo_bin("arbiter"))
-        };
-        c.args(args).env("NO_COLOR", "1").env("HOME", "/tmp").output().unwrap()
-    };
+    let as_user = |args: &[&str]| arbiter_as_user(root, args);
     let before = std::fs::read(&f).unwrap();
     for (file_mode, dir_mode) in [(0o444, 0o755), (0o644, 0o555)] {
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(file_mode)).unwrap();
@@ -362,10 +350,7 @@ fn a_read_only_game_reads_and_refuses_writes() {
 fn a_game_whose_latest_move_is_in_its_write_ahead_log_is_never_read_without_it() {
     use arbiter_store::{Journal, Session, SqliteStore};
     use std::os::unix::fs::PermissionsExt;
-    let root = is_root();
-    if root && !Path::new("/usr/bin/setpriv").exists() {
-        panic!("running as root without setpriv: cannot try the read-only cases as another user");
-    }
+    let root = is_root_with_setpriv();
     let dir = tempfile::tempdir().unwrap();
     let f = game(dir.path(), "w.arbiter");
     assert_eq!(seq(&f), 2);
@@ -386,16 +371,7 @@ fn a_game_whose_latest_move_is_in_its_write_ahead_log_is_never_read_without_it()
             std::os::unix::fs::chown(&p, Some(65534), Some(65534)).unwrap();
         }
     }
-    let as_user = |args: &[&str]| -> Output {
-        let mut c = if root {
-            let mut c = Command::new("/usr/bin/setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(cargo_bin("arbiter"));
-            c
-        } else {
-            Command::new(cargo_bin("arbiter"))
-        };
-        c.args(args).env("NO_COLOR", "1").env("HOME", "/tmp").output().unwrap()
-    };
+    let as_user = |args: &[&str]| arbiter_as_user(root, args);
     let file = copy.to_str().unwrap();
     std::fs::set_permissions(ro.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
     for args in [vec!["state", file, "--json"], vec!["log", file], vec!["replay", file]] {
@@ -409,6 +385,29 @@ fn a_game_whose_latest_move_is_in_its_write_ahead_log_is_never_read_without_it()
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let state: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(state["seq"], 3, "the move in the log is read");
+}
+
+/// Whether the tests run as root, in which case the read-only cases run as `nobody` through
+/// setpriv (root may write anything).
+fn is_root_with_setpriv() -> bool {
+    let root = is_root();
+    if root && !Path::new("/usr/bin/setpriv").exists() {
+        panic!("running as root without setpriv: cannot try the read-only cases as another user");
+    }
+    root
+}
+
+/// `arbiter ARGS` as a user who is not root: `nobody` through setpriv when `root`, else this
+/// process's own user.
+fn arbiter_as_user(root: bool, args: &[&str]) -> Output {
+    let mut c = if root {
+        let mut c = Command::new("/usr/bin/setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(cargo_bin("arbiter"));
+        c
+    } else {
+        Command::new(cargo_bin("arbiter"))
+    };
+    c.args(args).env("NO_COLOR", "1").env("HOME", "/tmp").output().unwrap()
 }
 
 fn is_root() -> bool {
