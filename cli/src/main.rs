@@ -425,14 +425,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 if !force {
                     return Err(Failure::Rejected(format!("{} exists; use --force to overwrite it", file.display())));
                 }
-                std::fs::remove_file(&file)?;
-                // SQLite's rollback journal, write-ahead log and shared-memory files belong to
-                // the old game too (a journal left hot would be played into the new one).
-                for suffix in ["-journal", "-wal", "-shm"] {
-                    let mut side_file = file.clone().into_os_string();
-                    side_file.push(suffix);
-                    let _ = std::fs::remove_file(side_file);
-                }
+                // With SQLite's companions, which belong to the old game too.
+                SqliteStore::remove(&file)?;
             }
             Session::create(&file, kind, &options, seed)?;
             // The seed is not printed: with it, the hidden cards and future draws can be rebuilt.

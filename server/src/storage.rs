@@ -100,15 +100,9 @@ impl Storage {
     pub fn discard_game(&self, id: &str) {
         match self {
             Storage::Files { data } => {
-                let path = Self::game_path(data, id);
-                // With its SQLite companions: a write-ahead log left behind would be folded
-                // into the next file of this name.
-                for suffix in ["-wal", "-shm", "-journal"] {
-                    let mut companion = path.clone().into_os_string();
-                    companion.push(suffix);
-                    let _ = std::fs::remove_file(companion);
-                }
-                let _ = std::fs::remove_file(path);
+                // With its SQLite companions: a log left behind would be applied to the next
+                // file of this name.
+                let _ = SqliteStore::remove(&Self::game_path(data, id));
             }
             Storage::Postgres { db, .. } => {
                 if let Err(e) = db.delete_game(id) {

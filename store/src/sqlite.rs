@@ -207,6 +207,18 @@ impl SqliteStore {
         Self::create_with(path, header, Journal::Rollback)
     }
 
+    /// Remove the game file at `path` with SQLite's companions beside it (its journal,
+    /// write-ahead log and the log's index: a hot journal or a log left behind would be
+    /// applied to the next file of that name). The file goes first: if it cannot be removed,
+    /// its companions stay with it. A companion that is not there is no error.
+    pub fn remove(path: &Path) -> std::io::Result<()> {
+        std::fs::remove_file(path)?;
+        for suffix in ["-journal", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(beside(path, suffix));
+        }
+        Ok(())
+    }
+
     /// [`SqliteStore::create`], its writes committed through `journal`.
     pub fn create_with(path: &Path, header: &GameHeader, journal: Journal) -> Result<SqliteStore, StoreError> {
         if path.exists() {
