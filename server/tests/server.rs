@@ -643,14 +643,18 @@ async fn games_are_created_and_joined_through_the_generic_contract() {
     let (status, e) = post(&http, &format!("{base}/api/games/{id}/join"), json!({})).await;
     assert_eq!(status, 409);
     assert!(e["error"].as_str().unwrap().contains("game full"), "{e}");
-    let m = post(&http, &format!("{base}/api/games/{id}/moves?token={token}"), json!({ "move": "open c3" })).await;
+    // A flag first: it cannot end the game (a first open may win a board of 3 mines outright,
+    // its seed being random here), so the refusal below meets a game still going.
+    let m = post(&http, &format!("{base}/api/games/{id}/moves?token={token}"), json!({ "move": "flag a1" })).await;
     assert_eq!(m.0, 200, "{}", m.1);
     // A refusal names the game's rule.
     let (status, e) = post(&http, &format!("{base}/api/games/{id}/moves?token={token}"), json!({ "move": "open z9" })).await;
     assert_eq!(status, 422, "{e}");
     assert_eq!(e["rule"], "Minesweeper rules", "{e}");
+    let m = post(&http, &format!("{base}/api/games/{id}/moves?token={token}"), json!({ "move": "open c3" })).await;
+    assert_eq!(m.0, 200, "{}", m.1);
     let state: Value = http.get(format!("{base}/api/games/{id}/state?token={token}")).send().await.unwrap().json().await.unwrap();
-    assert_eq!((state["game"].as_str(), state["width"].as_u64(), state["seq"].as_u64()), (Some("minesweeper"), Some(5), Some(1)));
+    assert_eq!((state["game"].as_str(), state["width"].as_u64(), state["seq"].as_u64()), (Some("minesweeper"), Some(5), Some(2)));
     // The first open never loses; while the game goes on, no mine is shown.
     assert_ne!(state["outcome"], "lost");
     if state["outcome"].is_null() {
