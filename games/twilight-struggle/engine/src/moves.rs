@@ -247,30 +247,39 @@ fn unquote(s: &str) -> &str {
 }
 
 fn norm(s: &str) -> String {
-    s.chars().filter(|c| !matches!(c, '"' | '\'')).collect::<String>().to_lowercase()
+    normalized(s).collect()
 }
 
-/// Exact name first, then a unique prefix.
-fn resolve<T: Copy>(query: &str, names: impl Iterator<Item = (T, String)>) -> Result<T, Vec<String>> {
+/// `s` as names are compared: quotes dropped, lower case (as [`norm`], without allocating).
+fn normalized(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.chars().filter(|c| !matches!(c, '"' | '\'')).flat_map(char::to_lowercase)
+}
+
+/// Exact name first, then a unique prefix. The names are compared as they come, never copied
+/// (a move's text names a country or a card; the server parses every move it stores).
+fn resolve<'a, T: Copy, I: Iterator<Item = (T, &'a str)>>(query: &str, names: impl Fn() -> I) -> Result<T, Vec<String>> {
     let q = norm(unquote(query));
-    let all: Vec<(T, String)> = names.collect();
     if q.is_empty() {
         return Err(Vec::new());
     }
-    if let Some((id, _)) = all.iter().find(|(_, n)| norm(n) == q) {
-        return Ok(*id);
+    if let Some((id, _)) = names().find(|(_, n)| normalized(n).eq(q.chars())) {
+        return Ok(id);
     }
-    let hits: Vec<&(T, String)> = all.iter().filter(|(_, n)| norm(n).starts_with(&q)).collect();
-    match hits.as_slice() {
-        [(id, _)] => Ok(*id),
-        _ => Err(hits.iter().map(|(_, n)| n.clone()).collect()),
+    let mut hits = names().filter(|(_, n)| {
+        let mut name = normalized(n);
+        q.chars().all(|c| name.next() == Some(c))
+    });
+    match (hits.next(), hits.next()) {
+        (Some((id, _)), None) => Ok(id),
+        (first, second) => Err(first.into_iter().chain(second).chain(hits).map(|(_, n)| n.to_string()).collect()),
     }
 }
 
 pub fn find_country(s: &str) -> Result<CountryId, ParseError> {
     let map = Map::standard();
-    let names =
-        map.countries.iter().flat_map(|c| std::iter::once((c.id, c.name.clone())).chain(c.aliases.iter().map(move |a| (c.id, a.clone()))));
+    let names = || {
+        map.countries.iter().flat_map(|c| std::iter::once((c.id, c.name.as_str())).chain(c.aliases.iter().map(move |a| (c.id, a.as_str()))))
+    };
     resolve(s, names).map_err(|hits| {
         if hits.len() > 1 {
             ParseError::Ambiguous(s.trim().to_string(), hits.join(", "))
@@ -290,7 +299,7 @@ pub fn find_card_preferring(s: &str, cards: &CardDb, prefer: CardSet) -> Result<
     if norm(unquote(s)) == "china" {
         return Ok(CardId::CHINA);
     }
-    resolve(s, cards.all().map(|c| (c.id, c.name.clone()))).or_else(|hits| {
+    resolve(s, || cards.all().map(|c| (c.id, c.name.as_str()))).or_else(|hits| {
         if hits.len() > 1 {
             let preferred: Vec<CardId> = hits.iter().filter_map(|h| cards.by_name(h)).filter(|c| prefer.contains(*c)).collect();
             if let [only] = preferred.as_slice() {
