@@ -436,10 +436,8 @@ impl Shape {
 
     /// Write row `i`'s observation (for the deciding seat), mask, seat and frame.
     fn write_row(&self, slot: &mut Slot, obs: &mut [f32], mask: &mut [bool], seat: &mut i64, frame: &mut i64) -> Result<(), String> {
-        self.record_legal(slot)?;
         self.write_observation(slot, obs, seat, frame)?;
-        self.write_mask(slot, mask);
-        Ok(())
+        self.write_mask(slot, mask)
     }
 
     /// Row `i`'s observation (for the deciding seat), seat and frame; the decider recorded.
@@ -455,32 +453,23 @@ impl Shape {
         }
     }
 
-    /// The batch's own record of the legal ids of `slot`'s decision (the list and its bit
-    /// set). Asked in the step phase, right after the game moved: the game's list of legal
-    /// moves is then still in the nearest cache (numbering it in the mask phase, after the
-    /// other games' observations, read it back from farther: 8 % of a batch's time, perf).
-    fn record_legal(&self, slot: &mut Slot) -> Result<(), String> {
+    /// Row `i`'s mask, and the batch's own record of the legal ids (the list and its bit set).
+    fn write_mask(&self, slot: &mut Slot, mask: &mut [bool]) -> Result<(), String> {
+        mask.fill(false);
         slot.legal.fill(0);
         slot.game.legal_actions(&mut slot.scratch);
         if slot.scratch.is_empty() {
             return Err("the decision has legal moves but none in the action space (the game's encoding leaves them out)".into());
         }
         for &id in &slot.scratch {
-            if let Some(w) = slot.legal.get_mut(id as usize / 64) {
-                *w |= 1u64 << (id % 64);
+            if let Some(m) = mask.get_mut(id as usize) {
+                *m = true;
+                if let Some(w) = slot.legal.get_mut(id as usize / 64) {
+                    *w |= 1u64 << (id % 64);
+                }
             }
         }
         Ok(())
-    }
-
-    /// Row `i`'s mask, from the ids [`Shape::record_legal`] recorded.
-    fn write_mask(&self, slot: &Slot, mask: &mut [bool]) {
-        mask.fill(false);
-        for &id in &slot.scratch {
-            if let Some(m) = mask.get_mut(id as usize) {
-                *m = true;
-            }
-        }
     }
 
     fn reset(&self, index: usize, slot: &mut Slot) -> Result<(), String> {
@@ -491,8 +480,7 @@ impl Shape {
     }
 
     /// Play `actions` (already checked against the masks) on `slots`, starting at index
-    /// `first`, writing their rows. Every game is stepped (its legal ids numbered) first, then
-    /// every row written: each
+    /// `first`, writing their rows. Every game is stepped first, then every row written: each
     /// phase runs its own code over all the games, whose instructions then stay in the cache
     /// (a game's step and its observation together overflow it; measured with cachegrind:
     /// BENCHMARKS.md, "The Python batch in phases").
@@ -518,19 +506,13 @@ impl Shape {
                 (stepped, failed) = (k, Err(e));
                 break;
             }
-            if let Err(e) = self.record_legal(slot) {
-                // This game moved: its row shows where it is (a mask of no ids), the rest
-                // keep theirs.
-                (stepped, failed) = (k + 1, Err(format!("game {i}: {e}")));
-                break;
-            }
         }
         for (k, slot) in slots.iter_mut().enumerate().take(stepped) {
             self.write_observation(slot, &mut obs[k * self.obs..(k + 1) * self.obs], &mut seats[k], &mut frames[k])
                 .map_err(|e| format!("game {}: {e}", first + k))?;
         }
         for (k, slot) in slots.iter_mut().enumerate().take(stepped) {
-            self.write_mask(slot, &mut mask[k * self.actions..(k + 1) * self.actions]);
+            self.write_mask(slot, &mut mask[k * self.actions..(k + 1) * self.actions]).map_err(|e| format!("game {}: {e}", first + k))?;
         }
         failed
     }
