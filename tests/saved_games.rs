@@ -535,6 +535,15 @@ fn a_write_ahead_file_holds_every_move_with_its_log_while_open_and_alone_once_cl
     let path = dir.path().join("w.arbiter");
     let options = ts_options(Options::default());
     let mut s = Session::create_with(&TWILIGHT_STRUGGLE, &options, 7, |h| SqliteStore::create_with(&path, h, Journal::WriteAhead)).unwrap();
+    // Made a write-ahead file from the start (its header's format bytes 18 and 19 are 2), so
+    // nothing beside it was made for the switch: no journal, no temporary file left (only the
+    // log and its index an open write-ahead file has).
+    let header = std::fs::read(&path).unwrap();
+    assert_eq!(header[18..20], [2, 2], "a write-ahead file's header");
+    let mut beside: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    beside.sort();
+    assert_eq!(beside, ["w.arbiter", "w.arbiter-shm", "w.arbiter-wal"]);
     play_random(&mut s, &mut ChaCha8Rng::seed_from_u64(7), 30);
     let moves: Vec<String> = s.rows().iter().map(|r| r.move_text.clone()).collect();
     assert_eq!(moves.len(), 30);

@@ -171,7 +171,9 @@ impl SeatsFile {
             .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
             .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| format!("cannot sync {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        // The rename on the disk before the seat is acknowledged.
+        arbiter_store::sync_folder(path).map_err(|e| format!("cannot sync the folder of {}: {e}", path.display()))
     }
 }
 

@@ -238,7 +238,7 @@ impl SqliteStore {
         let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         let temp = path.with_file_name(format!(".{name}.new-{}-{nanos}", std::process::id()));
-        let made = Self::write_new(&temp, path, header);
+        let made = Self::write_new(&temp, path, header, journal);
         let placed = made.and_then(|()| {
             // No-clobber: a hard link fails if `path` appeared meanwhile; where links are not
             // supported, a rename after a last check.
@@ -254,6 +254,10 @@ impl SqliteStore {
         });
         let _ = std::fs::remove_file(&temp);
         placed?;
+        // The new name on the disk before the game is acknowledged (a link or rename is the
+        // folder's write, not the file's).
+        sync_folder(path)
+            .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("its folder could not be synced: {e}") })?;
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(|e| write_error(path, e))?;
         Self::configure(&conn, path, true, journal)?;
         let seats = std::cell::OnceCell::from(header.seats.clone());
@@ -262,7 +266,7 @@ impl SqliteStore {
 
     /// Write a complete new game file at `at` and close it (errors name `path`, the file the
     /// user asked for).
-    fn write_new(at: &Path, path: &Path, header: &GameHeader) -> Result<(), StoreError> {
+    fn write_new(at: &Path, path: &Path, header: &GameHeader, journal: Journal) -> Result<(), StoreError> {
         // Readable by its owner only (0600, whatever the umask): a saved game holds its seed,
         // from which anyone rebuilds every hand. Made empty here, so SQLite opens it as a new
         // database; SQLite gives its journal the database's mode.
@@ -279,9 +283,12 @@ impl SqliteStore {
         let mut conn = Connection::open_with_flags(at, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
             .map_err(|e| write_error(path, e))?;
         Self::configure(&conn, path, true, Journal::Rollback)?;
-        // Written once under a temporary name: its journal goes with the write, not kept
-        // beside a name nobody opens again.
-        conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get::<_, String>(0)).map_err(|e| write_error(path, e))?;
+        // Written once under a temporary name, with no journal: a creation that fails midway
+        // leaves only the temporary file, which is removed (a journal made and removed beside
+        // it was a file system's inode allocation more per game: on a server starting many
+        // games at once, a share of the CPU; BENCHMARKS.md, issue 25). The commit still syncs
+        // the file.
+        conn.query_row("PRAGMA journal_mode = OFF", [], |r| r.get::<_, String>(0)).map_err(|e| write_error(path, e))?;
         let tx = conn.transaction().map_err(|e| write_error(path, e))?;
         tx.execute_batch(SCHEMA).map_err(|e| write_error(path, e))?;
         tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"))
@@ -307,6 +314,12 @@ impl SqliteStore {
         )
         .map_err(|e| write_error(path, e))?;
         tx.commit().map_err(|e| write_error(path, e))?;
+        if journal == Journal::WriteAhead {
+            // Marked a write-ahead file now (its header), so that opening it at its name
+            // switches nothing: switching there writes the header through a rollback journal,
+            // made and removed for that one write. No log is made until the first write.
+            conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).map_err(|e| write_error(path, e))?;
+        }
         conn.close().map_err(|(_, e)| write_error(path, e))
     }
 
@@ -754,6 +767,22 @@ fn check_length(path: &Path, file: std::fs::File) -> Result<(), StoreError> {
         return cut(Some(page_size * pages));
     }
     Ok(())
+}
+
+/// Sync the folder holding `path`, so that a name just linked, renamed or made in it survives
+/// a crash (a file's own sync does not cover its name). Nothing to do where folders cannot be
+/// opened (not Unix).
+pub fn sync_folder(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        std::fs::File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        Ok(())
+    }
 }
 
 /// `path` with `suffix` added to its name: SQLite's companions of a file (`-journal`, `-wal`,
