@@ -535,9 +535,9 @@ fn a_write_ahead_file_holds_every_move_with_its_log_while_open_and_alone_once_cl
     let path = dir.path().join("w.arbiter");
     let options = ts_options(Options::default());
     let mut s = Session::create_with(&TWILIGHT_STRUGGLE, &options, 7, |h| SqliteStore::create_with(&path, h, Journal::WriteAhead)).unwrap();
-    // Made a write-ahead file from the start (its header's format bytes 18 and 19 are 2), so
-    // nothing beside it was made for the switch: no journal, no temporary file left (only the
-    // log and its index an open write-ahead file has).
+    // A write-ahead file (its header's format bytes 18 and 19 are 2) with nothing left beside
+    // it: no journal, no temporary file (only the log and its index an open write-ahead file
+    // has). That the temporary file is marked before it is linked: store/src/sqlite.rs's test.
     let header = std::fs::read(&path).unwrap();
     assert_eq!(header[18..20], [2, 2], "a write-ahead file's header");
     let mut beside: Vec<String> =

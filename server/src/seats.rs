@@ -172,8 +172,13 @@ impl SeatsFile {
             .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| format!("cannot sync {}: {e}", tmp.display()))?;
         std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        // The rename on the disk before the seat is acknowledged.
-        arbiter_store::sync_folder(path).map_err(|e| format!("cannot sync the folder of {}: {e}", path.display()))
+        // The rename on the disk before the seat is acknowledged. Once renamed the new file is
+        // the one read, so a failed folder sync is said, not answered as a failed save (the
+        // server would then hold other seats than the file).
+        if let Err(e) = arbiter_store::sync_folder(path) {
+            eprintln!("arbiter serve: {}: saved, but its folder could not be synced: {e}", path.display());
+        }
+        Ok(())
     }
 }
 

@@ -255,9 +255,12 @@ impl SqliteStore {
         let _ = std::fs::remove_file(&temp);
         placed?;
         // The new name on the disk before the game is acknowledged (a link or rename is the
-        // folder's write, not the file's).
-        sync_folder(path)
-            .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("its folder could not be synced: {e}") })?;
+        // folder's write, not the file's). A game whose name may not survive is not made: the
+        // file (ours: the link refuses to replace one) is removed again.
+        if let Err(e) = sync_folder(path) {
+            let _ = Self::remove(path);
+            return Err(StoreError::WriteFailed { path: path.into(), what: format!("its folder could not be synced: {e}") });
+        }
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(|e| write_error(path, e))?;
         Self::configure(&conn, path, true, journal)?;
         let seats = std::cell::OnceCell::from(header.seats.clone());
@@ -317,7 +320,8 @@ impl SqliteStore {
         if journal == Journal::WriteAhead {
             // Marked a write-ahead file now (its header), so that opening it at its name
             // switches nothing: switching there writes the header through a rollback journal,
-            // made and removed for that one write. No log is made until the first write.
+            // made and removed for that one write. This connection makes no log beside the
+            // temporary name (it reads nothing more before closing).
             conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).map_err(|e| write_error(path, e))?;
         }
         conn.close().map_err(|(_, e)| write_error(path, e))
@@ -776,7 +780,11 @@ pub fn sync_folder(path: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        std::fs::File::open(dir)?.sync_all()
+        match std::fs::File::open(dir)?.sync_all() {
+            // A file system that does not sync folders (as SQLite, which ignores this too).
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::InvalidInput | std::io::ErrorKind::Unsupported) => Ok(()),
+            other => other,
+        }
     }
     #[cfg(not(unix))]
     {
@@ -987,5 +995,46 @@ impl EventStore for SqliteStore {
         };
         self.conn.execute("DELETE FROM events WHERE seq > ?1", params![seq as i64]).map_err(|e| write_error(&self.path, e))?;
         self.set_head(seq, &hash)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> GameHeader {
+        let record = Record {
+            public_log: String::new(),
+            seat_logs: vec![String::new(); 2],
+            random_json: "[]".into(),
+            reveals: false,
+            state_hash: "0".into(),
+        };
+        GameHeader {
+            game: Some("a-game".into()),
+            created_at: "2026-11-27T00:00:00.000Z".into(),
+            engine_version: "0".into(),
+            rules_version: "0".into(),
+            seed: 1,
+            options: "{}".into(),
+            seats: vec!["north".into(), "south".into()],
+            setup: record,
+        }
+    }
+
+    /// A new file is written whole under its temporary name with no journal, and a server's is
+    /// marked a write-ahead file there (header bytes 18 and 19: 2; a rollback file's are 1), so
+    /// that opening it at its name switches nothing; nothing is left beside it.
+    #[test]
+    fn a_new_file_is_written_alone_and_in_its_journal_mode() {
+        for (journal, format) in [(Journal::WriteAhead, 2u8), (Journal::Rollback, 1)] {
+            let dir = tempfile::tempdir().expect("a temporary folder");
+            let at = dir.path().join(".g.arbiter.new");
+            SqliteStore::write_new(&at, &dir.path().join("g.arbiter"), &header(), journal).expect("written");
+            let bytes = std::fs::read(&at).expect("read");
+            assert_eq!(bytes[18..20], [format, format], "{journal:?}");
+            let beside: Vec<_> = std::fs::read_dir(dir.path()).expect("listed").map(|e| e.expect("an entry").file_name()).collect();
+            assert_eq!(beside, [std::ffi::OsString::from(".g.arbiter.new")], "{journal:?}");
+        }
     }
 }
