@@ -171,11 +171,13 @@ impl<'a> Judge<'a> {
         let scoring = CardSet(cards.0 & p.cards().scoring_cards().0);
         let opponents = CardSet(cards.0 & p.cards().events_of(pt.side.opponent()).0);
         // The card-independent part of the space race judged once (most turns it is closed).
-        let space_open = pt.modes.allows(PlayMode::Space) && crate::space_race::next_box(p, pt.side, false).is_ok();
-        let space = if space_open {
-            CardSet(cards.0 & !scoring.0).iter().filter(|c| crate::space_race::check_with(p, &mods, pt.side, *c, false).is_ok()).collect()
-        } else {
-            CardSet::default()
+        let next_box = if pt.modes.allows(PlayMode::Space) { crate::space_race::next_box(p, pt.side, false).ok() } else { None };
+        let space = match next_box {
+            Some(next) => CardSet(cards.0 & !scoring.0)
+                .iter()
+                .filter(|c| crate::space_race::card_suffices(p, &mods, pt.side, *c, next, false).is_ok())
+                .collect(),
+            None => CardSet::default(),
         };
         let mut j =
             Judge { p, pt, explain, cards, scoring_lock, mods, occurs, scoring, opponents, space, allowed: [CardSet::default(); 5] };
