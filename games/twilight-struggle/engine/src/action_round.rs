@@ -19,15 +19,16 @@ use crate::turn::{action_rounds, base_action_rounds};
 pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
     // Whether there is a round `round` is judged when it would begin, so a round granted during
     // the turn (North Sea Oil, the Space Station reached) is played (§4.5D).
-    let last = action_rounds(ctx.pos(), Side::Us).max(action_rounds(ctx.pos(), Side::Ussr));
-    if round > last {
+    // Each side's count judged once (it asks every effect in play).
+    let rounds = Side::BOTH.map(|s| action_rounds(ctx.pos(), s));
+    if round > rounds[0].max(rounds[1]) {
         return;
     }
     match side {
         Side::Ussr => ctx.push(Task::ActionRound { round, side: Side::Us }),
         Side::Us => ctx.push(Task::ActionRound { round: round + 1, side: Side::Ussr }),
     }
-    if round > action_rounds(ctx.pos(), side) {
+    if round > rounds[side.idx()] {
         return;
     }
     // Effects that last "until the next action round" of this side end now.
