@@ -60,7 +60,9 @@ pub struct Agreement {
 /// this seed), checking the invariants after every move and the agreement of the move list
 /// with validation at every decision.
 pub fn random_game(seed: u64, options: Options, agreement: Option<Agreement>) -> Result<Playout, String> {
-    let rules = arbiter_twilight_cards::ruleset();
+    // Under the interest check: every effect in play is asked about everything, and one that
+    // answers outside its declared interest faults the move (the same games otherwise).
+    let rules = arbiter_twilight_cards::ruleset_checking_interest();
     let (mut g, _) = Game::new(rules, options, Randomness::seeded(seed));
     let mut rng = ChaCha8Rng::seed_from_u64(arbiter_twilight::playout::chooser_seed(seed));
     let mut check_rng = ChaCha8Rng::seed_from_u64(seed.wrapping_mul(31) + 7);

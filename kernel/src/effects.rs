@@ -82,6 +82,17 @@ impl<Ev> Reactions<Ev> {
         !std::mem::replace(&mut self.reacting, true)
     }
 
+    /// How many events wait to be handled.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
     /// The next event to react to; `None` when quiet (handling then ends).
     #[inline]
     pub fn next(&mut self) -> Option<Ev> {

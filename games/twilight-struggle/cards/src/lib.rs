@@ -79,21 +79,109 @@ fn parse_texts(json: &str) -> Result<Vec<String>, String> {
 /// The standard ruleset: all card data plus every implemented event. Built once.
 pub fn ruleset() -> Arc<Ruleset> {
     static RULES: OnceLock<Arc<Ruleset>> = OnceLock::new();
+    RULES.get_or_init(|| Arc::new(build())).clone()
+}
+
+/// The standard ruleset under the interest check (`Ruleset::check_interest`): every effect in
+/// play is asked about everything, and one answering outside its declared interest faults the
+/// move. The same games as `ruleset()`; slower. For the soak test.
+pub fn ruleset_checking_interest() -> Arc<Ruleset> {
+    static RULES: OnceLock<Arc<Ruleset>> = OnceLock::new();
     RULES
         .get_or_init(|| {
-            let mut r = Ruleset::new(card_db());
-            events::register(&mut r);
-            // Static data, checked by the tests: every card but The China Card has its event.
-            let missing = r.missing_events();
-            assert!(missing.is_empty(), "cards without a registered event: {missing:?}");
+            let mut r = build();
+            r.check_interest();
             Arc::new(r)
         })
         .clone()
 }
 
+fn build() -> Ruleset {
+    let mut r = Ruleset::new(card_db());
+    events::register(&mut r);
+    // Static data, checked by the tests: every card but The China Card has its event.
+    let missing = r.missing_events();
+    assert!(missing.is_empty(), "cards without a registered event: {missing:?}");
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A test effect that cancels every VP award and gives the USSR 1 VP when a round ends,
+    /// declaring `interest`.
+    struct Awards(arbiter_twilight::Interest);
+
+    impl arbiter_twilight::Lasting for Awards {
+        fn interest(&self) -> arbiter_twilight::Interest {
+            self.0
+        }
+        fn intercept(
+            &self,
+            _p: arbiter_twilight::Position,
+            _e: &arbiter_twilight::effect::Effect,
+            what: &arbiter_twilight::Intent,
+        ) -> arbiter_twilight::Verdict {
+            match what {
+                arbiter_twilight::Intent::Instr { instr: arbiter_twilight::instr::Instr::Vp { .. }, .. } => {
+                    arbiter_twilight::Verdict::Cancel("cancels it".into())
+                }
+                _ => arbiter_twilight::Verdict::Allow,
+            }
+        }
+        fn react(
+            &self,
+            ctx: &mut arbiter_twilight::ctx::Ctx,
+            _e: &arbiter_twilight::effect::Effect,
+            ev: &arbiter_twilight::instr::DomainEvent,
+        ) {
+            if let arbiter_twilight::instr::DomainEvent::RoundEnded { .. } = ev {
+                ctx.exec(arbiter_twilight::instr::Instr::VpNet(-1));
+            }
+        }
+    }
+
+    /// With `interest` declared and the check on or off: (VP after a cancelled award and a round
+    /// end, the engine fault).
+    fn play_awards(interest: arbiter_twilight::Interest, check: bool) -> (i8, Option<String>) {
+        use arbiter_twilight::effect::{Effect, Expiry};
+        use arbiter_twilight::instr::{DomainEvent, Instr};
+        use arbiter_twilight::{CardId, Side};
+        let mut rules = build();
+        let card = CardId(1);
+        rules.lasting(card, Awards(interest));
+        if check {
+            rules.check_interest();
+        }
+        let mut st =
+            arbiter_twilight::State::initial(&rules, arbiter_twilight::Options::default(), arbiter_twilight::Randomness::seeded(1));
+        let mut report = arbiter_twilight::Report::default();
+        let mut ctx = arbiter_twilight::ctx::Ctx::new(&rules, &mut st, &mut report);
+        ctx.exec(Instr::AddEffect(Effect::new(card, Side::Us, Expiry::Permanent)));
+        ctx.exec(Instr::Vp { side: Side::Us, n: 3 });
+        ctx.emit(DomainEvent::RoundEnded { side: Side::Us });
+        let fault = ctx.fault.clone();
+        (st.vp, fault)
+    }
+
+    #[test]
+    fn the_interest_check_catches_an_effect_answering_outside_its_declared_interest() {
+        use arbiter_twilight::instr::{EventKind, InstrKind};
+        use arbiter_twilight::Interest;
+        let declared = Interest::NONE.instr(InstrKind::Vp).event(EventKind::RoundEnded);
+        // Declared: the award is cancelled and the round's end gives the USSR its VP.
+        assert_eq!(play_awards(declared, false), (-1, None));
+        assert_eq!(play_awards(declared, true), (-1, None));
+        assert_eq!(play_awards(Interest::ALL, true), (-1, None));
+        // Declared too narrow, the effect is never asked: the rule is silently skipped…
+        assert_eq!(play_awards(Interest::NONE, false), (3, None));
+        // …which the check turns into an engine fault, for the interception and the reaction.
+        let (_, fault) = play_awards(Interest::NONE.event(EventKind::RoundEnded), true);
+        assert!(fault.as_deref().is_some_and(|f| f.contains("objects to") && f.contains("outside its declared interest")), "{fault:?}");
+        let (_, fault) = play_awards(Interest::NONE.instr(InstrKind::Vp), true);
+        assert!(fault.as_deref().is_some_and(|f| f.contains("reacts to") && f.contains("outside its declared interest")), "{fault:?}");
+    }
 
     #[test]
     fn card_data_loads_and_matches_reference_counts() {

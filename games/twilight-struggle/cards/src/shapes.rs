@@ -98,6 +98,10 @@ impl CardEvent for Modifiers {
 }
 
 impl Lasting for Modifiers {
+    /// Neither intercepts nor reacts.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE
+    }
     fn ops_modifiers(&self, e: &Effect, out: &mut Vec<OpsModifier>) {
         for s in self.ops {
             for &b in s.who.sides(e.owner) {
@@ -344,6 +348,10 @@ impl CardEvent for Trap {
 }
 
 impl Lasting for Trap {
+    /// Asked about the trapped side's card play only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE.intent(arbiter_twilight::IntentKind::Task)
+    }
     /// The trapped side's card play becomes the escape attempt; a play an obligation narrowed
     /// to given cards (Missile Envy) becomes an escape by discarding one of them.
     fn intercept(&self, _p: Position, _e: &Effect, what: &Intent) -> Verdict {

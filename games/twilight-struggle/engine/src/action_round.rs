@@ -19,15 +19,16 @@ use crate::turn::{action_rounds, base_action_rounds};
 pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
     // Whether there is a round `round` is judged when it would begin, so a round granted during
     // the turn (North Sea Oil, the Space Station reached) is played (§4.5D).
-    let last = action_rounds(ctx.pos(), Side::Us).max(action_rounds(ctx.pos(), Side::Ussr));
-    if round > last {
+    // Each side's count judged once (it asks every effect in play).
+    let rounds = Side::BOTH.map(|s| action_rounds(ctx.pos(), s));
+    if round > rounds[0].max(rounds[1]) {
         return;
     }
     match side {
         Side::Ussr => ctx.push(Task::ActionRound { round, side: Side::Us }),
         Side::Us => ctx.push(Task::ActionRound { round: round + 1, side: Side::Ussr }),
     }
-    if round > action_rounds(ctx.pos(), side) {
+    if round > rounds[side.idx()] {
         return;
     }
     // Effects that last "until the next action round" of this side end now.
@@ -171,11 +172,13 @@ impl<'a> Judge<'a> {
         let scoring = CardSet(cards.0 & p.cards().scoring_cards().0);
         let opponents = CardSet(cards.0 & p.cards().events_of(pt.side.opponent()).0);
         // The card-independent part of the space race judged once (most turns it is closed).
-        let space_open = pt.modes.allows(PlayMode::Space) && crate::space_race::next_box(p, pt.side, false).is_ok();
-        let space = if space_open {
-            CardSet(cards.0 & !scoring.0).iter().filter(|c| crate::space_race::check_with(p, &mods, pt.side, *c, false).is_ok()).collect()
-        } else {
-            CardSet::default()
+        let next_box = if pt.modes.allows(PlayMode::Space) { crate::space_race::next_box(p, pt.side, false).ok() } else { None };
+        let space = match next_box {
+            Some(next) => CardSet(cards.0 & !scoring.0)
+                .iter()
+                .filter(|c| crate::space_race::card_suffices(p, &mods, pt.side, *c, next, false).is_ok())
+                .collect(),
+            None => CardSet::default(),
         };
         let mut j =
             Judge { p, pt, explain, cards, scoring_lock, mods, occurs, scoring, opponents, space, allowed: [CardSet::default(); 5] };

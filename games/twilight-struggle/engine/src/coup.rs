@@ -20,7 +20,13 @@ pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId, ops: u8, free: bool) -> 
         return 0;
     }
     let roll = ctx.die(side);
-    let die = pipeline::die_total(roll, side, RollKind::Coup, country.region, &ctx.pos().die_modifiers(), &ctx.rules.cards);
+    let mods = ctx.pos().die_modifiers();
+    // The trace is for the log: quiet play takes only its value.
+    let die = if ctx.logging {
+        pipeline::die_total(roll, side, RollKind::Coup, country.region, &mods, &ctx.rules.cards)
+    } else {
+        pipeline::die_quiet(roll, side, RollKind::Coup, country.region, &mods)
+    };
     let result = die.value + ops as i32 - 2 * country.stability as i32;
     log!(ctx, "Coup: roll {die}; + {ops} Ops - 2 x {} stability = {result} (§6.3.2)", country.stability);
     let mut removed = 0;

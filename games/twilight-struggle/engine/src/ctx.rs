@@ -45,10 +45,15 @@ pub struct Ctx<'a> {
     /// Counts the changes to the effects in play (added, removed, memo set), so that `drain`
     /// re-checks an effect's presence only when a reaction changed them.
     effects_changed: u32,
+    /// The cards of the effects in play (`State::effects`, which only `apply` changes), so that
+    /// an instruction or a domain event no effect in play declared an interest in costs one
+    /// AND (`Interest`). The interest check compares it with the effects at every use.
+    in_play: CardSet,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(rules: &'a Ruleset, st: &'a mut State, report: &'a mut Report) -> Ctx<'a> {
+        let in_play = effect_cards(&st.effects);
         Ctx {
             rules,
             st,
@@ -61,6 +66,7 @@ impl<'a> Ctx<'a> {
             fault: None,
             reactions: Reactions::default(),
             effects_changed: 0,
+            in_play,
         }
     }
 
@@ -163,7 +169,7 @@ impl<'a> Ctx<'a> {
             return;
         }
         if !self.st.effects.is_empty() {
-            if let Some((card, v)) = self.pos().intercept(&[], &Intent::Instr { instr: &i, cause }) {
+            if let Some((card, v)) = self.intercept(&[], &Intent::Instr { instr: &i, cause }, &[]) {
                 self.overruled(card, v);
                 return;
             }
@@ -185,7 +191,7 @@ impl<'a> Ctx<'a> {
     /// to the others: an obligation narrows a round's card play to one card (Missile Envy),
     /// then a trap replaces that play with a discard of that card (Bear Trap, Quagmire; FAQ).
     fn offer(&mut self, t: Task, answered: &mut Vec<CardId>) {
-        match self.pos().intercept_except(&[], &Intent::Task(&t), answered) {
+        match self.intercept(&[], &Intent::Task(&t), answered) {
             Some((card, Verdict::Replace(tasks, why))) => {
                 let name = self.card_name(card).to_string();
                 log!(self, "{name} {why}");
@@ -197,6 +203,27 @@ impl<'a> Ctx<'a> {
             Some((card, v)) => self.overruled(card, v),
             None => self.push(t),
         }
+    }
+
+    /// The first objection of the effects in play (and `extra`, the revealed headline cards)
+    /// but `answered` to `what` (`Position::intercept_except`: only the effects that declared
+    /// an interest in it are asked). Under the interest check (`Ruleset::check_interest`) the
+    /// others are asked too, and one that does not allow it is an engine fault.
+    pub fn intercept(&mut self, extra: &[Effect], what: &Intent, answered: &[CardId]) -> Option<(CardId, Verdict)> {
+        let checking = self.rules.checks_interest();
+        let askers = self.rules.askers(what);
+        if !checking && (self.in_play.0 | effect_cards(extra).0) & askers.0 == 0 {
+            return None;
+        }
+        let found = self.pos().intercept_except(extra, what, answered);
+        if checking {
+            self.check_in_play();
+            if let Some(card) = self.pos().undeclared_objection(extra, what, answered) {
+                let why = format!("{} objects to {what:?}, outside its declared interest (Lasting::interest)", self.card_name(card));
+                self.fault(why);
+            }
+        }
+        found
     }
 
     /// Carry out an interception's verdict and log it: "CARD" followed by the verdict's reason,
@@ -254,8 +281,14 @@ impl<'a> Ctx<'a> {
         if !self.reactions.begin() {
             return;
         }
+        let checking = self.rules.checks_interest();
         while let Some(ev) = self.reactions.next() {
-            if self.st.effects.is_empty() {
+            // Only the effects that declared an interest in this kind of event react
+            // (`Interest`); most events concern none of the effects in play.
+            let hearers = self.rules.hearers(ev.kind());
+            if checking {
+                self.check_in_play();
+            } else if self.in_play.0 & hearers.0 == 0 {
                 continue;
             }
             // The effects in play when the event happened, in order (a reaction may add or
@@ -271,14 +304,41 @@ impl<'a> Ctx<'a> {
                 if self.st.outcome.is_some() {
                     break;
                 }
+                let heard = hearers.contains(e.card);
+                if !heard && !checking {
+                    continue;
+                }
                 // An earlier reaction may have removed this effect.
                 if self.effects_changed != before && !self.st.effects.iter().any(|x| x.card == e.card) {
                     continue;
                 }
-                if let Some(h) = self.rules.get_lasting(e.card) {
+                let Some(h) = self.rules.get_lasting(e.card) else { continue };
+                if heard {
                     h.react(self, e, &ev);
+                } else {
+                    self.react_undeclared(h, e, &ev);
                 }
             }
+        }
+    }
+
+    /// The interest check: the cards kept in `in_play` are those of the effects in play.
+    fn check_in_play(&mut self) {
+        if self.in_play != effect_cards(&self.st.effects) {
+            self.fault(format!("the effects kept in play {:?} are not the state's {:?}", self.in_play, self.st.effects));
+        }
+    }
+
+    /// The interest check's side of `drain`: `h` reacts to an event it did not declare an
+    /// interest in, which must change nothing (no state, log, randomness, event or fault).
+    fn react_undeclared(&mut self, h: &dyn crate::registry::Lasting, e: &Effect, ev: &DomainEvent) {
+        let st = self.st.clone();
+        let seen = (self.report.log.len(), self.report.random.len(), self.report.revealed, self.reactions.len(), self.fault.is_some());
+        h.react(self, e, ev);
+        let after = (self.report.log.len(), self.report.random.len(), self.report.revealed, self.reactions.len(), self.fault.is_some());
+        if *self.st != st || after != seen {
+            let why = format!("{} reacts to {ev:?}, outside its declared interest (Lasting::interest)", self.card_name(e.card));
+            self.fault(why);
         }
     }
 
@@ -369,6 +429,7 @@ impl<'a> Ctx<'a> {
                 if !self.st.has_effect(e.card) {
                     self.effects_changed = self.effects_changed.wrapping_add(1);
                     self.st.effects.push(e);
+                    self.in_play.insert(e.card);
                     log!(self, "{} is now in effect", self.card_name(e.card));
                 }
             }
@@ -376,6 +437,7 @@ impl<'a> Ctx<'a> {
                 let Some(i) = self.st.effects.iter().position(|e| e.card == c) else { return };
                 self.effects_changed = self.effects_changed.wrapping_add(1);
                 let e = self.st.effects.remove(i);
+                self.in_play.remove(c);
                 log!(self, "{} is no longer in effect", self.card_name(c));
                 if e.keeps_card && self.st.table.contains(c) {
                     self.move_card(c, Pile::Discard);
@@ -525,7 +587,7 @@ impl<'a> Ctx<'a> {
             return;
         }
         let intent = Intent::Event { card, side, headline: self.st.round == 0 };
-        if let Some((by, v)) = self.pos().intercept(&[], &intent) {
+        if let Some((by, v)) = self.intercept(&[], &intent, &[]) {
             self.overruled(by, v);
             return;
         }
@@ -647,4 +709,9 @@ macro_rules! log_private {
             $ctx.log_private($side, format!($($fmt)+))
         }
     };
+}
+
+/// The cards of `effects`, as a set.
+fn effect_cards(effects: &[Effect]) -> CardSet {
+    CardSet(effects.iter().fold(0, |m, e| m | 1u128 << e.card.0))
 }

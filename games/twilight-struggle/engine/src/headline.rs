@@ -101,7 +101,7 @@ pub fn resolve(ctx: &mut Ctx) {
     let mut cancelled = Vec::new();
     for side in Side::BOTH {
         let Some(card) = cards[side.idx()] else { continue };
-        if let Some((by, v)) = ctx.pos().intercept(&revealed, &Intent::Headline { card, by: side }) {
+        if let Some((by, v)) = ctx.intercept(&revealed, &Intent::Headline { card, by: side }, &[]) {
             ctx.overruled(by, v);
             cancelled.push(card);
         }

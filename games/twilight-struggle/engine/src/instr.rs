@@ -117,3 +117,86 @@ pub enum DomainEvent {
         final_scoring: bool,
     },
 }
+
+/// The kind of an [`Instr`], without its fields: what an effect declares it may intercept
+/// ([`crate::registry::Interest`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum InstrKind {
+    AddInfluence,
+    RemoveInfluence,
+    ChangeDefcon,
+    SetDefcon,
+    Vp,
+    VpNet,
+    MilOps,
+    ResetMilOps,
+    SpaceAdvance,
+    SpaceAttempt,
+    MoveCard,
+    GiveOpenly,
+    PassChina,
+    AddEffect,
+    RemoveEffect,
+    SetEffectMemo,
+    EndGame,
+    Reveal,
+}
+
+impl InstrKind {
+    /// How many kinds there are (`Reveal` is the last).
+    pub const COUNT: u32 = InstrKind::Reveal as u32 + 1;
+}
+
+impl Instr {
+    pub fn kind(&self) -> InstrKind {
+        match self {
+            Instr::AddInfluence { .. } => InstrKind::AddInfluence,
+            Instr::RemoveInfluence { .. } => InstrKind::RemoveInfluence,
+            Instr::ChangeDefcon(_) => InstrKind::ChangeDefcon,
+            Instr::SetDefcon(_) => InstrKind::SetDefcon,
+            Instr::Vp { .. } => InstrKind::Vp,
+            Instr::VpNet(_) => InstrKind::VpNet,
+            Instr::MilOps { .. } => InstrKind::MilOps,
+            Instr::ResetMilOps => InstrKind::ResetMilOps,
+            Instr::SpaceAdvance { .. } => InstrKind::SpaceAdvance,
+            Instr::SpaceAttempt { .. } => InstrKind::SpaceAttempt,
+            Instr::MoveCard { .. } => InstrKind::MoveCard,
+            Instr::GiveOpenly { .. } => InstrKind::GiveOpenly,
+            Instr::PassChina { .. } => InstrKind::PassChina,
+            Instr::AddEffect(_) => InstrKind::AddEffect,
+            Instr::RemoveEffect(_) => InstrKind::RemoveEffect,
+            Instr::SetEffectMemo { .. } => InstrKind::SetEffectMemo,
+            Instr::EndGame(_) => InstrKind::EndGame,
+            Instr::Reveal { .. } => InstrKind::Reveal,
+        }
+    }
+}
+
+/// The kind of a [`DomainEvent`], without its fields: what an effect declares it may react to
+/// ([`crate::registry::Interest`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum EventKind {
+    DefconChanged,
+    CoupAttempted,
+    CardPlayed,
+    EventResolved,
+    RoundEnded,
+    CardToHand,
+    RegionScored,
+}
+
+impl DomainEvent {
+    pub fn kind(&self) -> EventKind {
+        match self {
+            DomainEvent::DefconChanged { .. } => EventKind::DefconChanged,
+            DomainEvent::CoupAttempted { .. } => EventKind::CoupAttempted,
+            DomainEvent::CardPlayed { .. } => EventKind::CardPlayed,
+            DomainEvent::EventResolved { .. } => EventKind::EventResolved,
+            DomainEvent::RoundEnded { .. } => EventKind::RoundEnded,
+            DomainEvent::CardToHand { .. } => EventKind::CardToHand,
+            DomainEvent::RegionScored { .. } => EventKind::RegionScored,
+        }
+    }
+}

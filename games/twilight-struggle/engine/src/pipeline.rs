@@ -166,9 +166,20 @@ pub struct DieModifier {
 pub fn die_total(roll: u8, roller: Side, kind: RollKind, region: Region, mods: &[DieModifier], cards: &CardDb) -> Traced {
     let mut v = roll as i32;
     let mut steps = Vec::new();
-    for m in mods.iter().filter(|m| m.roller == roller && m.kind == kind && m.regions.as_ref().is_none_or(|rs| rs.contains(&region))) {
+    for m in mods.iter().filter(|m| die_applies(m, roller, kind, region)) {
         v += m.add as i32;
         steps.push(Step { label: m.source.label(cards), delta: m.add as i32, value: v });
     }
     Traced { base: roll as i32, base_label: "die", steps, value: v }
+}
+
+/// `die_total` without the steps (quiet play composes no labels): the same value.
+pub fn die_quiet(roll: u8, roller: Side, kind: RollKind, region: Region, mods: &[DieModifier]) -> Traced {
+    let value = roll as i32 + mods.iter().filter(|m| die_applies(m, roller, kind, region)).map(|m| m.add as i32).sum::<i32>();
+    Traced { base: roll as i32, base_label: "die", steps: Vec::new(), value }
+}
+
+/// Does `m` modify a roll of `roller` of `kind` against a target in `region`?
+fn die_applies(m: &DieModifier, roller: Side, kind: RollKind, region: Region) -> bool {
+    m.roller == roller && m.kind == kind && m.regions.as_ref().is_none_or(|rs| rs.contains(&region))
 }

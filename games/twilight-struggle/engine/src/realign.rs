@@ -12,6 +12,12 @@ use crate::side::Side;
 
 /// The realignment modifiers of `side` for target `c`, as base-rule steps of a trace.
 pub fn modifiers(p: Position, side: Side, c: CountryId) -> Vec<pipeline::DieModifier> {
+    modifiers_in(p, side, c, true)
+}
+
+/// `modifiers`, their labels composed only with `words` (quiet play shows none; the numbers
+/// are the same either way).
+fn modifiers_in(p: Position, side: Side, c: CountryId, words: bool) -> Vec<pipeline::DieModifier> {
     let map = Map::standard();
     let country = map.country(c);
     let mut v = Vec::new();
@@ -22,24 +28,37 @@ pub fn modifiers(p: Position, side: Side, c: CountryId) -> Vec<pipeline::DieModi
         regions: None,
         add,
     };
-    let controlled: Vec<&str> = iter_mask(map.adjacency_mask(c)).filter(|a| p.st.controls(side, *a)).map(|a| map.name(a)).collect();
-    if !controlled.is_empty() {
-        v.push(rule(format!("adjacent controlled ({})", controlled.join(", ")), controlled.len() as i8));
+    let controlled = || iter_mask(map.adjacency_mask(c)).filter(|a| p.st.controls(side, *a));
+    let n = controlled().count();
+    if n > 0 {
+        let label = if words {
+            format!("adjacent controlled ({})", controlled().map(|a| map.name(a)).collect::<Vec<_>>().join(", "))
+        } else {
+            String::new()
+        };
+        v.push(rule(label, n as i8));
     }
     if p.st.inf(side, c) > p.st.inf(side.opponent(), c) {
-        v.push(rule("more Influence".into(), 1));
+        v.push(rule(if words { "more Influence".into() } else { String::new() }, 1));
     }
     if country.superpower == Some(side) {
-        v.push(rule(format!("adjacent to the {side}"), 1));
+        v.push(rule(if words { format!("adjacent to the {side}") } else { String::new() }, 1));
     }
     v.extend(p.die_modifiers());
     v
 }
 
 pub fn roll(ctx: &mut Ctx, side: Side, c: CountryId) -> Traced {
-    let mods = modifiers(ctx.pos(), side, c);
+    // The trace is for the log: quiet play takes only its value.
+    let words = ctx.logging;
+    let mods = modifiers_in(ctx.pos(), side, c, words);
     let r = ctx.die(side);
-    pipeline::die_total(r, side, RollKind::Realign, Map::standard().country(c).region, &mods, &ctx.rules.cards)
+    let region = Map::standard().country(c).region;
+    if words {
+        pipeline::die_total(r, side, RollKind::Realign, region, &mods, &ctx.rules.cards)
+    } else {
+        pipeline::die_quiet(r, side, RollKind::Realign, region, &mods)
+    }
 }
 
 pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId) {

@@ -8,11 +8,11 @@
 //! (allow / cancel / replace what is about to happen), standing moves, and extra action
 //! rounds. The trait has no method that serves a single card.
 
-use crate::card::{CardDb, CardId};
+use crate::card::{CardDb, CardId, CardSet};
 use crate::ctx::Ctx;
 use crate::effect::Effect;
 use crate::error::Illegal;
-use crate::instr::{DomainEvent, Instr};
+use crate::instr::{DomainEvent, EventKind, Instr, InstrKind};
 use crate::map::{CountryId, Region};
 use crate::moves::Move;
 use crate::permission::Veto;
@@ -256,8 +256,87 @@ pub enum ScoringModifier {
     IgnoreCountry { source: CardId, side: Side, country: CountryId },
 }
 
+/// The kinds of [`Intent`] besides instructions (those are named by [`InstrKind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntentKind {
+    Event,
+    Headline,
+    Task,
+}
+
+impl Intent<'_> {
+    /// This intent's bit in [`Interest`]: one per instruction kind, then one per other kind.
+    #[inline]
+    fn bit(&self) -> u32 {
+        1 << self.index()
+    }
+    #[inline]
+    fn index(&self) -> usize {
+        (match self {
+            Intent::Instr { instr, .. } => instr.kind() as u32,
+            Intent::Event { .. } => InstrKind::COUNT + IntentKind::Event as u32,
+            Intent::Headline { .. } => InstrKind::COUNT + IntentKind::Headline as u32,
+            Intent::Task(_) => InstrKind::COUNT + IntentKind::Task as u32,
+        }) as usize
+    }
+}
+
+/// What an effect in play may answer: the kinds of [`Intent`] its `intercept` may object to
+/// and the kinds of [`DomainEvent`] its `react` may act on, declared once by
+/// [`Lasting::interest`] and kept by the [`Ruleset`]. The engine asks an effect only about
+/// what it declared (most effects answer "allow" to everything: skipping them is most of the
+/// cost of instructions and domain events while effects are in play). A declaration too
+/// narrow would silently skip a rule, so [`Ruleset::check_interest`] turns on a mode that asks
+/// every effect anyway and faults the move when one answers outside its interest (the soak
+/// test plays in it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Interest {
+    intents: u32,
+    events: u8,
+}
+
+impl Interest {
+    /// Nothing: the effect never intercepts nor reacts (modifiers, vetoes, standing moves…).
+    pub const NONE: Interest = Interest { intents: 0, events: 0 };
+    /// Everything: what an effect that declares nothing is asked about.
+    pub const ALL: Interest = Interest { intents: u32::MAX, events: u8::MAX };
+
+    /// Also instructions of kind `k` (`Intent::Instr`).
+    pub const fn instr(self, k: InstrKind) -> Interest {
+        Interest { intents: self.intents | 1 << k as u32, ..self }
+    }
+    /// Also intents of kind `k`.
+    pub const fn intent(self, k: IntentKind) -> Interest {
+        Interest { intents: self.intents | 1 << (InstrKind::COUNT + k as u32), ..self }
+    }
+    /// Also domain events of kind `k`.
+    pub const fn event(self, k: EventKind) -> Interest {
+        Interest { events: self.events | 1 << k as u32, ..self }
+    }
+    /// May the effect object to `what`?
+    #[inline]
+    pub fn asks(&self, what: &Intent) -> bool {
+        self.intents & what.bit() != 0
+    }
+    /// May the effect react to events of kind `k`?
+    #[inline]
+    pub fn hears(&self, k: EventKind) -> bool {
+        self.events & (1 << k as u32) != 0
+    }
+}
+
+/// How many kinds of intent and of domain event there are (`Interest`'s bits).
+const INTENT_KINDS: usize = InstrKind::COUNT as usize + 3;
+const EVENT_KINDS: usize = EventKind::RegionScored as usize + 1;
+
 /// What an effect in play does. Every method has a neutral default.
 pub trait Lasting: Send + Sync + 'static {
+    /// What `intercept` may object to and `react` may act on (see [`Interest`]); asked once,
+    /// when the effect is registered. The default, everything, is always safe; an effect that
+    /// declares less is asked less, and the interest check holds it to its declaration.
+    fn interest(&self) -> Interest {
+        Interest::ALL
+    }
     fn ops_modifiers(&self, _e: &Effect, _out: &mut Vec<OpsModifier>) {}
     fn die_modifiers(&self, _e: &Effect, _out: &mut Vec<DieModifier>) {}
     fn vetoes(&self, _e: &Effect, _out: &mut Vec<Veto>) {}
@@ -287,11 +366,66 @@ pub struct Ruleset {
     pub cards: CardDb,
     events: Vec<Option<Arc<dyn Event>>>,
     lasting: Vec<Option<Arc<dyn Lasting>>>,
+    /// Each card's `Lasting::interest`, asked once at registration (`NONE` without one).
+    interest: Vec<Interest>,
+    /// The same by kind: the cards whose effect may object to each kind of intent
+    /// (`Intent::index`), and that may react to each kind of domain event, so that the effects
+    /// in play are tested with a bit each.
+    askers: [CardSet; INTENT_KINDS],
+    hearers: [CardSet; EVENT_KINDS],
+    /// The interest check: ask every effect anyway and fault an answer outside its interest.
+    check_interest: bool,
 }
 
 impl Ruleset {
     pub fn new(cards: CardDb) -> Ruleset {
-        Ruleset { cards, events: (0..=110).map(|_| None).collect(), lasting: (0..=110).map(|_| None).collect() }
+        Ruleset {
+            cards,
+            events: (0..=110).map(|_| None).collect(),
+            lasting: (0..=110).map(|_| None).collect(),
+            interest: vec![Interest::NONE; 111],
+            askers: [CardSet::default(); INTENT_KINDS],
+            hearers: [CardSet::default(); EVENT_KINDS],
+            check_interest: false,
+        }
+    }
+    /// Turn on the interest check (tests): every effect in play is asked about every intent
+    /// and domain event, and one that objects or acts outside its declared [`Interest`] is an
+    /// engine fault (the move is refused), so that a declaration too narrow cannot go unseen.
+    /// The games played are the same as without it.
+    pub fn check_interest(&mut self) {
+        self.check_interest = true;
+    }
+    pub fn checks_interest(&self) -> bool {
+        self.check_interest
+    }
+    fn declare(&mut self, card: CardId, interest: Interest) {
+        self.interest[card.idx()] = interest;
+        for (i, s) in self.askers.iter_mut().enumerate() {
+            if interest.intents & (1 << i) != 0 {
+                s.insert(card);
+            }
+        }
+        for (i, s) in self.hearers.iter_mut().enumerate() {
+            if interest.events & (1 << i) != 0 {
+                s.insert(card);
+            }
+        }
+    }
+    /// The cards whose effect may object to `what`.
+    #[inline]
+    pub fn askers(&self, what: &Intent) -> CardSet {
+        self.askers[what.index()]
+    }
+    /// The cards whose effect may react to a domain event of kind `k`.
+    #[inline]
+    pub fn hearers(&self, k: EventKind) -> CardSet {
+        self.hearers[k as usize]
+    }
+    /// What `card`'s effect declared it may answer (`NONE` without a lasting effect).
+    #[inline]
+    pub fn interest(&self, card: CardId) -> Interest {
+        self.interest.get(card.idx()).copied().unwrap_or(Interest::NONE)
     }
     /// Register `card`'s event.
     pub fn event<E: CardEvent>(&mut self, card: CardId, e: E) {
@@ -299,12 +433,14 @@ impl Ruleset {
     }
     /// Register what `card`'s effect does in play.
     pub fn lasting<L: Lasting>(&mut self, card: CardId, l: L) {
+        self.declare(card, l.interest());
         self.lasting[card.idx()] = Some(Arc::new(l));
     }
     /// Register one value as both the event and the lasting effect of `card`.
     pub fn both<T: CardEvent + Lasting>(&mut self, card: CardId, t: T) {
         let t = Arc::new(t);
         self.events[card.idx()] = Some(t.clone());
+        self.declare(card, t.interest());
         self.lasting[card.idx()] = Some(t);
     }
     pub fn get_event(&self, card: CardId) -> Option<&dyn Event> {
@@ -370,12 +506,32 @@ impl<'a> Position<'a> {
     /// led to `what`), in [`Priority`] order.
     pub fn intercept_except(&self, extra: &[Effect], what: &Intent, answered: &[CardId]) -> Option<(CardId, Verdict)> {
         // One pass (this runs before every instruction while effects are in play): the
-        // kernel's protocol, a `Narrow` answer first, else the first `Replace` answer.
+        // kernel's protocol, a `Narrow` answer first, else the first `Replace` answer. Only
+        // the effects that declared an interest in this kind of intent are asked (`Interest`).
         let rules = self.rules;
-        let extra = extra.iter().filter_map(|e| rules.get_lasting(e.card).map(|l| (e, l)));
-        let asked = self.lasting().chain(extra).filter(|(e, _)| !answered.contains(&e.card));
+        let askers = rules.askers(what);
+        // Most often no effect in play cares: one bit test each, and no protocol.
+        if !self.st.effects.iter().chain(extra).any(|e| askers.contains(e.card)) {
+            return None;
+        }
+        let asked = self.effects_asked(extra, answered).filter(|e| askers.contains(e.card));
+        let asked = asked.filter_map(|e| rules.get_lasting(e.card).map(|l| (e, l)));
         arbiter_kernel::effects::first_objection(asked, |(_, l)| l.priority(), |(e, l)| l.intercept(*self, e, what))
             .map(|((e, _), v)| (e.card, v))
+    }
+    /// The effects in play, then `extra`, but those in `answered`.
+    fn effects_asked<'b>(&'b self, extra: &'b [Effect], answered: &'b [CardId]) -> impl Iterator<Item = &'b Effect> + 'b {
+        self.st.effects.iter().chain(extra).filter(move |e| !answered.contains(&e.card))
+    }
+    /// The interest check's side of `intercept_except`: the first effect that did not declare
+    /// an interest in `what` and yet does not allow it (`Ruleset::check_interest`).
+    pub fn undeclared_objection(&self, extra: &[Effect], what: &Intent, answered: &[CardId]) -> Option<CardId> {
+        let rules = self.rules;
+        let askers = rules.askers(what);
+        self.effects_asked(extra, answered).filter(|e| !askers.contains(e.card)).find_map(|e| {
+            let l = rules.get_lasting(e.card)?;
+            (!matches!(l.intercept(*self, e, what), Verdict::Allow)).then_some(e.card)
+        })
     }
     /// Moves the effects in play offer `side` at any of its decisions.
     pub fn standing_moves(&self, side: Side) -> Vec<Move> {

@@ -52,9 +52,24 @@ pub fn check(p: Position, side: Side, card: CardId, explain: bool) -> Result<(),
 /// `check` with the Ops modifiers in play already collected.
 pub fn check_with(p: Position, mods: &[crate::pipeline::OpsModifier], side: Side, card: CardId, explain: bool) -> Result<(), Illegal> {
     let next = next_box(p, side, explain)?;
+    card_suffices(p, mods, side, card, next, explain)
+}
+
+/// The card's part of `check_with`, for the box `next_box` found: is `card` worth the Ops
+/// that box needs (§6.4.1)? A card play judges the box once and then each card with this.
+pub fn card_suffices(
+    p: Position,
+    mods: &[crate::pipeline::OpsModifier],
+    side: Side,
+    card: CardId,
+    next: &SpaceBox,
+    explain: bool,
+) -> Result<(), Illegal> {
     if crate::ctx::ops_number_with(p, mods, card, side, Spend::NOWHERE) < next.ops_needed as i32 {
-        let ops = crate::ctx::ops_value(p, card, side, Spend::NOWHERE);
-        return refuse!(explain, "§6.4.1", "{} needs a card of {} Ops; this card is worth {}", next.name, next.ops_needed, ops);
+        // The traced value (modifiers named) only for the message: listing does not read it.
+        return refuse!(explain, "§6.4.1", "{} needs a card of {} Ops; this card is worth {}", next.name, next.ops_needed, {
+            crate::ctx::ops_value(p, card, side, Spend::NOWHERE)
+        });
     }
     Ok(())
 }

@@ -209,6 +209,13 @@ impl CardEvent for MissileEnvy {
 }
 
 impl Lasting for MissileEnvy {
+    /// Asked about the round's card play it narrows; the plays and round ends that end it only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE
+            .intent(arbiter_twilight::IntentKind::Task)
+            .event(arbiter_twilight::instr::EventKind::CardPlayed)
+            .event(arbiter_twilight::instr::EventKind::RoundEnded)
+    }
     /// An obligation: it narrows the round's card play before a trap replaces it (a trapped
     /// side discards Missile Envy to the trap, FAQ).
     fn priority(&self) -> Priority {

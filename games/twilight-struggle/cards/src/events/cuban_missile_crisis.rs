@@ -32,6 +32,10 @@ impl CardEvent for CubanMissileCrisis {
 }
 
 impl Lasting for CubanMissileCrisis {
+    /// Asked about the opponent's coups only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE.event(arbiter_twilight::instr::EventKind::CoupAttempted)
+    }
     /// The loss trigger: a coup declared by the opponent ends the game before its roll.
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         if let DomainEvent::CoupAttempted { side, .. } = ev {

@@ -38,6 +38,10 @@ impl CardEvent for NuclearSubs {
 }
 
 impl Lasting for NuclearSubs {
+    /// Asked about the DEFCON drops it cancels only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE.instr(arbiter_twilight::instr::InstrKind::ChangeDefcon)
+    }
     fn intercept(&self, _p: Position, _e: &Effect, what: &Intent) -> Verdict {
         match what {
             Intent::Instr { instr: Instr::ChangeDefcon(d), cause: Cause::Coup { side: Side::Us, free: false, .. } } if *d < 0 => {

@@ -328,6 +328,10 @@ impl CardEvent for SpecialRelationship {
 struct JapanPact;
 
 impl Lasting for JapanPact {
+    /// Neither intercepts nor reacts.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE
+    }
     fn vetoes(&self, _e: &Effect, out: &mut Vec<Veto>) {
         out.push(Veto {
             source: US_JAPAN_PACT,

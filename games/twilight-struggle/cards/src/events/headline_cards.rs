@@ -23,6 +23,10 @@ impl CardEvent for Defectors {
 }
 
 impl Lasting for Defectors {
+    /// Asked about the USSR headline it cancels only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE.intent(arbiter_twilight::IntentKind::Headline)
+    }
     fn intercept(&self, p: Position, e: &Effect, what: &Intent) -> Verdict {
         match *what {
             Intent::Headline { card, by: Side::Ussr } if e.owner == Side::Us && e.card == DEFECTORS => {

@@ -285,6 +285,10 @@ impl CardEvent for Reformer {
 }
 
 impl Lasting for Reformer {
+    /// Neither intercepts nor reacts.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE
+    }
     fn vetoes(&self, e: &Effect, out: &mut Vec<Veto>) {
         out.push(Veto {
             source: THE_REFORMER,
@@ -389,6 +393,10 @@ impl CardEvent for Chernobyl {
 }
 
 impl Lasting for Chernobyl {
+    /// Neither intercepts nor reacts.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE
+    }
     fn vetoes(&self, e: &Effect, out: &mut Vec<Veto>) {
         let Memo::Region(region) = e.memo else { return };
         out.push(Veto {
@@ -528,6 +536,10 @@ impl CardEvent for AldrichAmes {
 }
 
 impl Lasting for AldrichAmes {
+    /// Asked about the cards entering the shown hand only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE.event(arbiter_twilight::instr::EventKind::CardToHand)
+    }
     /// A card entering the shown hand is revealed to the owner alone, unless it already knows
     /// it (a card given openly: SALT's pick, Missile Envy).
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
@@ -552,6 +564,10 @@ impl CardEvent for YuriAndSamantha {
 }
 
 impl Lasting for YuriAndSamantha {
+    /// Asked about the opponent's coups only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE.event(arbiter_twilight::instr::EventKind::CoupAttempted)
+    }
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         if let DomainEvent::CoupAttempted { side, .. } = *ev {
             if side == e.owner.opponent() {

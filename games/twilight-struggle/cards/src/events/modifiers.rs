@@ -128,6 +128,10 @@ impl CardEvent for Salt {
 }
 
 impl Lasting for Salt {
+    /// Neither intercepts nor reacts.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE
+    }
     fn die_modifiers(&self, e: &Effect, out: &mut Vec<DieModifier>) {
         SALT_MODIFIERS.die_modifiers(e, out);
     }

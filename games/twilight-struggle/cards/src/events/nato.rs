@@ -26,6 +26,10 @@ impl CardEvent for Nato {
 }
 
 impl Lasting for Nato {
+    /// Neither intercepts nor reacts.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE
+    }
     fn vetoes(&self, _e: &Effect, out: &mut Vec<Veto>) {
         out.push(Veto {
             source: NATO,

@@ -38,6 +38,12 @@ impl CardEvent for Norad {
 }
 
 impl Lasting for Norad {
+    /// Asked about DEFCON reaching 2, then the round's end only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE
+            .event(arbiter_twilight::instr::EventKind::DefconChanged)
+            .event(arbiter_twilight::instr::EventKind::RoundEnded)
+    }
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         match ev {
             DomainEvent::DefconChanged { to: 2, .. } => ctx.exec(Instr::SetEffectMemo { card: NORAD, memo: Memo::Flag }),

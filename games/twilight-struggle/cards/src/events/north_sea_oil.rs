@@ -21,6 +21,10 @@ impl CardEvent for NorthSeaOil {
 }
 
 impl Lasting for NorthSeaOil {
+    /// Neither intercepts nor reacts.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE
+    }
     fn extra_action_rounds(&self, p: Position, e: &Effect, side: Side) -> u8 {
         u8::from(side == e.owner && e.memo == Memo::Turn(p.st.turn))
     }

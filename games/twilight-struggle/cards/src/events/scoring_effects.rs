@@ -35,6 +35,10 @@ impl CardEvent for Formosan {
 }
 
 impl Lasting for Formosan {
+    /// Asked about the US playing The China Card only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE.event(arbiter_twilight::instr::EventKind::CardPlayed)
+    }
     fn scoring(&self, _p: Position, _e: &Effect, region: Region, _when: ScoringTime, out: &mut Vec<ScoringModifier>) {
         if region == Region::Asia {
             out.push(ScoringModifier::ExtraBattleground { source: FORMOSAN_RESOLUTION, country: country!("Taiwan"), side: Side::Us });
@@ -128,6 +132,10 @@ impl CardEvent for Shuttle {
 }
 
 impl Lasting for Shuttle {
+    /// Asked about the scoring card's event it delays for a choice; the scoring that uses it up only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE.intent(arbiter_twilight::IntentKind::Event).event(arbiter_twilight::instr::EventKind::RegionScored)
+    }
     fn scoring(&self, p: Position, e: &Effect, region: Region, when: ScoringTime, out: &mut Vec<ScoringModifier>) {
         if !matches!(region, Region::Asia | Region::MiddleEast) || when != ScoringTime::Card {
             return;

@@ -41,6 +41,12 @@ fn bury(ctx: &mut Ctx, e: &Effect, why: &str) {
 }
 
 impl Lasting for WeWillBuryYou {
+    /// Asked about the US's plays and round ends only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE
+            .event(arbiter_twilight::instr::EventKind::CardPlayed)
+            .event(arbiter_twilight::instr::EventKind::RoundEnded)
+    }
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         let us = e.owner.opponent();
         let in_us_round = ctx.st().round > 0 && ctx.st().phasing == us;
@@ -73,6 +79,10 @@ impl CardEvent for U2Incident {
 }
 
 impl Lasting for U2Incident {
+    /// Asked about UN Intervention's event only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE.event(arbiter_twilight::instr::EventKind::EventResolved)
+    }
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         if let DomainEvent::EventResolved { card: UN_INTERVENTION, side } = *ev {
             log!(ctx, "U2 Incident: the {side} plays UN Intervention as an event: the {} gains 1 more VP", e.owner);

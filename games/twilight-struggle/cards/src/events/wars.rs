@@ -57,6 +57,10 @@ impl CardEvent for FlowerPower {
 }
 
 impl Lasting for FlowerPower {
+    /// Asked about the opponent's card plays only.
+    fn interest(&self) -> arbiter_twilight::Interest {
+        arbiter_twilight::Interest::NONE.event(arbiter_twilight::instr::EventKind::CardPlayed)
+    }
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         if let DomainEvent::CardPlayed { side, card, mode, .. } = *ev {
             let info = ctx.rules.cards.info(card);
