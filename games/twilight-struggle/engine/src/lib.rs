@@ -70,7 +70,7 @@ pub use game::Game;
 pub use map::{CountryId, CountrySet, Map, Region};
 pub use moves::{Concession, Move, Notation, PlayMode};
 pub use registry::{
-    Ask, CardEvent, Cause, Intent, Lasting, NoStep, Position, Priority, Prompt, Ruleset, ScoringModifier, ScoringTime, Verdict,
+    Ask, CardEvent, Cause, Intent, Lasting, NoStep, Position, Priority, Prompt, Ruleset, ScoringModifier, ScoringTime, Verdict, Words,
 };
 pub use report::Report;
 pub use rng::Randomness;
