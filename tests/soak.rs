@@ -67,3 +67,17 @@ fn soak_and_bench_play_the_same_games() {
         assert_eq!((bench.final_hash, bench.decisions as usize), (soak.game.hash64(), soak.decisions));
     }
 }
+
+/// A quiet new game (random playouts, `arbiter bench`) is the new game, without its log: the
+/// same state and the same first decision.
+#[test]
+fn a_quiet_new_game_is_the_new_game() {
+    let rules = arbiter_twilight_cards::ruleset();
+    for seed in 0..20 {
+        let rng = || arbiter_twilight::Randomness::seeded(seed);
+        let (game, report) = arbiter_twilight::Game::new(rules.clone(), Options::default(), rng());
+        let quiet = arbiter_twilight::Game::new_quiet(rules.clone(), Options::default(), rng());
+        assert!(!report.log.is_empty(), "a new game logs its deal");
+        assert_eq!((quiet.hash64(), quiet.decision()), (game.hash64(), game.decision()), "seed {seed}");
+    }
+}

@@ -31,11 +31,23 @@ impl Game {
     /// A new game: fixed setup Influence (§3.2, §3.3), the Early War deck shuffled and dealt,
     /// then the first decision (the USSR's 6 Influence in Eastern Europe).
     pub fn new(rules: Arc<Ruleset>, options: Options, rng: Randomness) -> (Game, Report) {
+        Game::start(rules, options, rng, true)
+    }
+
+    /// The same new game as [`Game::new`] (the same state, the same first decision), without
+    /// composing its log (random playouts and benchmarks: the opening deal's lines were 1 % of
+    /// `arbiter bench`, composed to be dropped).
+    pub fn new_quiet(rules: Arc<Ruleset>, options: Options, rng: Randomness) -> Game {
+        Game::start(rules, options, rng, false).0
+    }
+
+    fn start(rules: Arc<Ruleset>, options: Options, rng: Randomness, logging: bool) -> (Game, Report) {
         let state = State::initial(&rules, options, rng);
         let mut g = Game { rules, state, legal: Vec::new(), decider: None };
         let mut report = Report::default();
         {
             let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
+            ctx.logging = logging;
             let early: CardSet = ctx.rules.cards.era_deck(Era::Early, options.optional_cards).into_iter().collect();
             ctx.shuffle_into_deck(early);
             flow::run(&mut ctx);

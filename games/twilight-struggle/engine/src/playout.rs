@@ -26,7 +26,7 @@ pub struct Playout {
 /// Play game `seed` to the end. `Err` means the engine listed a move it then refused, or
 /// reached a dead end: a bug, reported rather than hidden.
 pub fn random_game(rules: &Arc<Ruleset>, options: Options, seed: u64) -> Result<Playout, String> {
-    let (mut g, _) = Game::new(rules.clone(), options, Randomness::seeded(seed));
+    let mut g = Game::new_quiet(rules.clone(), options, Randomness::seeded(seed));
     let mut rng = ChaCha8Rng::seed_from_u64(chooser_seed(seed));
     let mut decisions = 0u64;
     loop {
