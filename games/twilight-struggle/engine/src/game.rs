@@ -168,6 +168,14 @@ impl Game {
         self.play_with(m, false)
     }
 
+    /// `play_quiet` into `report`, which is emptied first: a caller playing many moves (a
+    /// random playout) reuses one report's vectors instead of allocating a report per move.
+    pub fn play_quiet_into(&mut self, m: &Move, report: &mut Report) -> Result<(), PlayError> {
+        report.clear();
+        self.check(m)?;
+        self.apply_checked_into(m, false, report, |ctx, m| flow::apply(ctx, m))
+    }
+
     fn play_with(&mut self, m: &Move, logging: bool) -> Result<Report, PlayError> {
         self.check(m)?;
         self.apply_checked(m, logging, |ctx, m| flow::apply(ctx, m))
@@ -207,13 +215,25 @@ impl Game {
     /// Apply a validated move (by `apply`) and run to the next decision.
     fn apply_checked(&mut self, m: &Move, logging: bool, apply: impl FnOnce(&mut Ctx, &Move)) -> Result<Report, PlayError> {
         let mut report = Report::default();
+        self.apply_checked_into(m, logging, &mut report, apply)?;
+        Ok(report)
+    }
+
+    /// [`Game::apply_checked`], recording into `report` (empty).
+    fn apply_checked_into(
+        &mut self,
+        m: &Move,
+        logging: bool,
+        report: &mut Report,
+        apply: impl FnOnce(&mut Ctx, &Move),
+    ) -> Result<(), PlayError> {
         // A validated move can fail only if scripted randomness runs out: then it is applied
         // to a copy, kept only on success. Seeded randomness never runs out: apply in place.
         let scripted = self.state.rng.is_scripted();
         let mut copy = scripted.then(|| self.state.clone());
         {
             let st = copy.as_mut().unwrap_or(&mut self.state);
-            let mut ctx = Ctx::new(&self.rules, st, &mut report);
+            let mut ctx = Ctx::new(&self.rules, st, report);
             ctx.logging = logging;
             ctx.reactions = std::mem::take(&mut self.reactions);
             apply(&mut ctx, m);
@@ -233,7 +253,7 @@ impl Game {
         if let Some(next) = copy {
             self.state = next;
         }
-        Ok(report)
+        Ok(())
     }
 
     /// Parse a move in this position (see [`crate::moves`] for the notation).
