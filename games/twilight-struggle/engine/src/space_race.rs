@@ -53,8 +53,15 @@ pub fn check(p: Position, side: Side, card: CardId, explain: bool) -> Result<(),
 pub fn check_with(p: Position, mods: &[crate::pipeline::OpsModifier], side: Side, card: CardId, explain: bool) -> Result<(), Illegal> {
     let next = next_box(p, side, explain)?;
     if crate::ctx::ops_number_with(p, mods, card, side, Spend::NOWHERE) < next.ops_needed as i32 {
-        let ops = crate::ctx::ops_value(p, card, side, Spend::NOWHERE);
-        return refuse!(explain, "§6.4.1", "{} needs a card of {} Ops; this card is worth {}", next.name, next.ops_needed, ops);
+        // The value's trace (its words) only inside the explanation: listing never reads it.
+        return refuse!(
+            explain,
+            "§6.4.1",
+            "{} needs a card of {} Ops; this card is worth {}",
+            next.name,
+            next.ops_needed,
+            crate::ctx::ops_value(p, card, side, Spend::NOWHERE)
+        );
     }
     Ok(())
 }
