@@ -7,11 +7,17 @@ use crate::instr::Instr;
 use crate::log;
 use crate::map::{iter_mask, CountryId, Map};
 use crate::pipeline::{self, RollKind, Traced};
-use crate::registry::Position;
+use crate::registry::{Position, Words};
 use crate::side::Side;
 
 /// The realignment modifiers of `side` for target `c`, as base-rule steps of a trace.
 pub fn modifiers(p: Position, side: Side, c: CountryId) -> Vec<pipeline::DieModifier> {
+    modifiers_with(p, side, c, Words::Compose)
+}
+
+/// [`modifiers`], their labels composed only if `words` asks for them: a quiet roll (random
+/// playouts) reads only the numbers, and the labels were 2 % of `arbiter bench`.
+fn modifiers_with(p: Position, side: Side, c: CountryId, words: Words) -> Vec<pipeline::DieModifier> {
     let map = Map::standard();
     let country = map.country(c);
     let mut v = Vec::new();
@@ -22,22 +28,24 @@ pub fn modifiers(p: Position, side: Side, c: CountryId) -> Vec<pipeline::DieModi
         regions: None,
         add,
     };
-    let controlled: Vec<&str> = iter_mask(map.adjacency_mask(c)).filter(|a| p.st.controls(side, *a)).map(|a| map.name(a)).collect();
-    if !controlled.is_empty() {
-        v.push(rule(format!("adjacent controlled ({})", controlled.join(", ")), controlled.len() as i8));
+    let controlled = || iter_mask(map.adjacency_mask(c)).filter(|a| p.st.controls(side, *a));
+    let count = controlled().count();
+    if count > 0 {
+        let names = || controlled().map(|a| map.name(a)).collect::<Vec<_>>().join(", ");
+        v.push(rule(words.say(|| format!("adjacent controlled ({})", names())), count as i8));
     }
     if p.st.inf(side, c) > p.st.inf(side.opponent(), c) {
-        v.push(rule("more Influence".into(), 1));
+        v.push(rule(words.say(|| "more Influence".into()), 1));
     }
     if country.superpower == Some(side) {
-        v.push(rule(format!("adjacent to the {side}"), 1));
+        v.push(rule(words.say(|| format!("adjacent to the {side}")), 1));
     }
     v.extend(p.die_modifiers());
     v
 }
 
 pub fn roll(ctx: &mut Ctx, side: Side, c: CountryId) -> Traced {
-    let mods = modifiers(ctx.pos(), side, c);
+    let mods = modifiers_with(ctx.pos(), side, c, Words::when(ctx.logging));
     let r = ctx.die(side);
     pipeline::die_total(r, side, RollKind::Realign, Map::standard().country(c).region, &mods, &ctx.rules.cards)
 }
@@ -49,7 +57,7 @@ pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId) {
     log!(ctx, "{side} realigns {name}: {side} {mine}; {} {theirs} (§6.2)", side.opponent());
     let diff = mine.value - theirs.value;
     if diff == 0 {
-        ctx.log("Tie: nothing happens");
+        log!(ctx, "Tie: nothing happens");
         return;
     }
     let loser = if diff > 0 { side.opponent() } else { side };
