@@ -241,7 +241,10 @@ impl<'a> Judge<'a> {
     pub fn legal(&self) -> Vec<Move> {
         let [influence, realign, coup] = self.allowed;
         let any = influence | realign | coup;
-        let mut out = Vec::with_capacity((influence.count_ones() + realign.count_ones() + coup.count_ones()) as usize);
+        // Filled, then written by index: the count is exact (one move per bit of each set), and
+        // a write by index costs less than a push's capacity check and length update.
+        let mut out = vec![Move::Pass; (influence.count_ones() + realign.count_ones() + coup.count_ones()) as usize];
+        let mut k = 0;
         // Word by word (64 countries each): 128-bit shifts cost several instructions, and this
         // runs for every country of every Ops decision.
         for word in 0..2u32 {
@@ -254,13 +257,16 @@ impl<'a> Judge<'a> {
                 rest &= rest - 1;
                 let c = CountryId((64 * word + i) as u8);
                 if influence & bit != 0 {
-                    out.push(Move::Influence(c));
+                    out[k] = Move::Influence(c);
+                    k += 1;
                 }
                 if realign & bit != 0 {
-                    out.push(Move::Realign(c));
+                    out[k] = Move::Realign(c);
+                    k += 1;
                 }
                 if coup & bit != 0 {
-                    out.push(Move::Coup(c));
+                    out[k] = Move::Coup(c);
+                    k += 1;
                 }
             }
         }
