@@ -1057,7 +1057,7 @@ fn new_era_cards_are_shuffled_together_with_the_remaining_deck() {
 /// move as an engine fault (loudly, `PlayError::Fault`), never as a silent decline.
 #[test]
 fn an_unexpected_move_at_an_event_step_is_an_engine_fault() {
-    use arbiter_twilight::{steps, Ask, CardEvent, EventTask, Move, PlayError, Position, Ruleset};
+    use arbiter_twilight::{steps, Ask, CardEvent, EventTask, Move, PlayError, Position, Ruleset, Words};
     steps! {
         enum Broken { Ask }
     }
@@ -1067,7 +1067,7 @@ fn an_unexpected_move_at_an_event_step_is_an_engine_fault() {
         fn resolve(&self, ctx: &mut arbiter_twilight::ctx::Ctx, side: Side) {
             ctx.push(Task::Event(EventTask::new(card("Fidel"), side).at(Broken::Ask)));
         }
-        fn ask(&self, _p: Position, _s: Broken, t: &EventTask) -> Ask {
+        fn ask(&self, _p: Position, _s: Broken, t: &EventTask, _words: Words) -> Ask {
             Ask::options(t.side, "choose one", &["one", "two"])
         }
         fn answer(&self, ctx: &mut arbiter_twilight::ctx::Ctx, _s: Broken, t: EventTask, m: &Move) {

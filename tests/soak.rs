@@ -67,3 +67,40 @@ fn soak_and_bench_play_the_same_games() {
         assert_eq!((bench.final_hash, bench.decisions as usize), (soak.game.hash64(), soak.decisions));
     }
 }
+
+/// A quiet new game (random playouts, `arbiter bench`) is the new game, without its log: the
+/// same state and the same first decision.
+#[test]
+fn a_quiet_new_game_is_the_new_game() {
+    let rules = arbiter_twilight_cards::ruleset();
+    for seed in 0..20 {
+        let rng = || arbiter_twilight::Randomness::seeded(seed);
+        let (game, report) = arbiter_twilight::Game::new(rules.clone(), Options::default(), rng());
+        let quiet = arbiter_twilight::Game::new_quiet(rules.clone(), Options::default(), rng());
+        assert!(!report.log.is_empty(), "a new game logs its deal");
+        assert_eq!((quiet.hash64(), quiet.decision()), (game.hash64(), game.decision()), "seed {seed}");
+    }
+}
+
+/// Playing into one reused report records, move by move, what a fresh report of `play_quiet`
+/// records (nothing of an earlier move is left in it).
+#[test]
+fn a_reused_report_records_what_a_fresh_one_does() {
+    let rules = arbiter_twilight_cards::ruleset();
+    for seed in 0..5 {
+        let rng = || arbiter_twilight::Randomness::seeded(seed);
+        let mut fresh = arbiter_twilight::Game::new_quiet(rules.clone(), Options::default(), rng());
+        let mut reused = fresh.clone();
+        let mut report = arbiter_twilight::Report::default();
+        let mut moves = 0;
+        while let Some(d) = fresh.decision() {
+            let m = d.moves[(seed as usize * 7 + moves * 13) % d.moves.len()];
+            let expected = fresh.play_quiet(&m).unwrap();
+            reused.play_quiet_into(&m, &mut report).unwrap();
+            assert_eq!(report, expected, "seed {seed}, move {moves}");
+            moves += 1;
+        }
+        assert_eq!(reused.hash64(), fresh.hash64());
+        assert!(moves > 50, "seed {seed}: only {moves} moves");
+    }
+}

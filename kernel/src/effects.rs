@@ -93,6 +93,13 @@ impl<Ev> Reactions<Ev> {
         self.queue.is_empty()
     }
 
+    /// Forget anything pending, keeping the queue's allocation: a game may keep one queue from
+    /// move to move instead of allocating one for every move.
+    pub fn clear(&mut self) {
+        self.queue.clear();
+        self.reacting = false;
+    }
+
     /// The next event to react to; `None` when quiet (handling then ends).
     #[inline]
     pub fn next(&mut self) -> Option<Ev> {

@@ -10,7 +10,7 @@ use arbiter_twilight::pipeline::{DieModifier, OpsCondition, OpsModifier, OpsStag
 use arbiter_twilight::registry::{Intent, Verdict};
 use arbiter_twilight::state::Pile;
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Lasting, Move, NoStep, Position, Side, Task};
+use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Lasting, Move, NoStep, Position, Side, Task, Words};
 
 // ---------------------------------------------------------------- scoring cards
 
@@ -291,7 +291,7 @@ impl CardEvent for Trap {
         ctx.exec(Instr::AddEffect(Effect::new(self.card, self.victim.opponent(), Expiry::Permanent)));
     }
 
-    fn ask(&self, p: Position, _step: TrapStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: TrapStep, t: &EventTask, words: Words) -> Ask {
         let mut v: Vec<Move> = if arbiter_twilight::action_round::must_play_scoring(p, t.side).is_some() {
             Vec::new()
         } else {
@@ -306,17 +306,19 @@ impl CardEvent for Trap {
         if v.is_empty() {
             v.push(Move::Pass);
         }
-        let trap = p.cards().name(self.card);
-        let narrowed: Vec<&str> = t.picked.cards().iter().map(|c| p.cards().name(c)).collect();
-        let prompt = if narrowed.is_empty() {
-            format!("{}: {trap} is trapped: discard a card worth 2+ Ops and roll 1-4 to escape (card text)", t.side)
-        } else {
-            format!(
-                "{}: {trap} is trapped: discard {} (the card you must play this round) if it is worth 2+ Ops, and roll 1-4 to escape (card text, FAQ)",
-                t.side,
-                narrowed.join(", ")
-            )
-        };
+        let prompt = words.say(|| {
+            let trap = p.cards().name(self.card);
+            let narrowed: Vec<&str> = t.picked.cards().iter().map(|c| p.cards().name(c)).collect();
+            if narrowed.is_empty() {
+                format!("{}: {trap} is trapped: discard a card worth 2+ Ops and roll 1-4 to escape (card text)", t.side)
+            } else {
+                format!(
+                    "{}: {trap} is trapped: discard {} (the card you must play this round) if it is worth 2+ Ops, and roll 1-4 to escape (card text, FAQ)",
+                    t.side,
+                    narrowed.join(", ")
+                )
+            }
+        });
         Ask::new(t.side, prompt, v)
     }
 
@@ -489,10 +491,13 @@ impl CardEvent for TargetEvent {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         self.next(ctx, EventTask::new(self.card, side).at(TargetStep::Target).count(self.times));
     }
-    fn ask(&self, p: Position, _step: TargetStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: TargetStep, t: &EventTask, words: Words) -> Ask {
         let choices = arbiter_twilight::map::iter_mask(self.targets(p, t)).map(Move::Target).collect();
-        let left = if self.times > 1 { format!(" ({} left)", t.count) } else { String::new() };
-        Ask::new(t.side, format!("{}: {}: `target COUNTRY`: {}{left}", t.side, p.cards().name(self.card), self.what), choices)
+        let prompt = words.say(|| {
+            let left = if self.times > 1 { format!(" ({} left)", t.count) } else { String::new() };
+            format!("{}: {}: `target COUNTRY`: {}{left}", t.side, p.cards().name(self.card), self.what)
+        });
+        Ask::new(t.side, prompt, choices)
     }
     fn answer(&self, ctx: &mut Ctx, _step: TargetStep, t: EventTask, m: &Move) {
         match m {
@@ -601,12 +606,12 @@ impl CardEvent for ClaimChinaCard {
             }
         }
     }
-    fn ask(&self, p: Position, _step: ClaimStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: ClaimStep, t: &EventTask, words: Words) -> Ask {
         let (choices, what) = match &self.otherwise {
             Otherwise::Place(m, what) => (m.options(p, t), *what),
             Otherwise::Vp(_) => (Vec::new(), ""),
         };
-        Ask::new(t.side, format!("{}: {}: {what} ({} left)", t.side, p.cards().name(self.card), t.count), choices)
+        Ask::new(t.side, words.say(|| format!("{}: {}: {what} ({} left)", t.side, p.cards().name(self.card), t.count)), choices)
     }
     fn answer(&self, ctx: &mut Ctx, _step: ClaimStep, t: EventTask, m: &Move) {
         let Otherwise::Place(markers, _) = &self.otherwise else { return ctx.unexpected(&t, m) };

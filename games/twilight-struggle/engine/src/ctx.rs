@@ -40,8 +40,9 @@ pub struct Ctx<'a> {
     pub(crate) listed_decider: std::cell::Cell<Option<Side>>,
     /// An engine fault (card code met a move or step it does not know): the move is refused.
     pub fault: Option<String>,
-    /// What happened, for the effects in play to react to, one event at a time.
-    reactions: Reactions<DomainEvent>,
+    /// What happened, for the effects in play to react to, one event at a time. `Game` lends
+    /// it the queue of the move before (emptied), so that a move allocates none.
+    pub(crate) reactions: Reactions<DomainEvent>,
     /// Counts the changes to the effects in play (added, removed, memo set), so that `drain`
     /// re-checks an effect's presence only when a reaction changed them.
     effects_changed: u32,

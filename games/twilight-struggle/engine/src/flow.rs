@@ -7,7 +7,7 @@ use crate::ctx::Ctx;
 use crate::error::Illegal;
 use crate::log;
 use crate::moves::{Move, Notation};
-use crate::registry::{Ask, Position, Prompt};
+use crate::registry::{Ask, Position, Prompt, Words};
 use crate::side::Side;
 use crate::state::{EndReason, Outcome};
 use crate::{action_round, headline, ops, setup, turn};
@@ -22,10 +22,11 @@ pub struct Decision {
     pub moves: Vec<Move>,
 }
 
-/// The pending step of an event, as its card describes it; `None` for a step the card does
-/// not know (an engine fault: no decision can be made there).
-fn ask(p: Position, e: &EventTask) -> Option<Ask> {
-    p.rules.get_event(e.card)?.ask(p, e)
+/// The pending step of an event, as its card describes it (its prompt composed only if
+/// `words` asks for it); `None` for a step the card does not know (an engine fault: no
+/// decision can be made there).
+fn ask(p: Position, e: &EventTask, words: Words) -> Option<Ask> {
+    p.rules.get_event(e.card)?.ask(p, e, words)
 }
 
 /// Who decides the task on top of the stack.
@@ -35,7 +36,7 @@ pub fn decider(p: Position, t: &Task) -> Side {
         Some(Pending::PlayCard(pt)) => pt.side,
         Some(Pending::UsBonus { .. }) => Side::Us,
         Some(Pending::Ops(o)) => o.side,
-        Some(Pending::Event(e)) => ask(p, e).map(|a| a.decider).unwrap_or(e.side),
+        Some(Pending::Event(e)) => ask(p, e, Words::Skip).map(|a| a.decider).unwrap_or(e.side),
         None => p.st.phasing,
     }
 }
@@ -47,7 +48,7 @@ pub fn prompt(p: Position, t: &Task) -> Prompt {
         Some(Pending::HeadlineChoose { side }) => format!("{side}: choose your headline card (§4.5C)"),
         Some(Pending::PlayCard(pt)) => return action_round::prompt(p, pt),
         Some(Pending::Ops(o)) => ops::prompt(p, o),
-        Some(Pending::Event(e)) => return ask(p, e).map(|a| a.prompt).unwrap_or_default(),
+        Some(Pending::Event(e)) => return ask(p, e, Words::Compose).map(|a| a.prompt).unwrap_or_default(),
         Some(Pending::SpaceDiscard { side }) => {
             format!("{side}: you may discard one held card (space race box 6, §6.4.4), or pass")
         }
@@ -59,7 +60,7 @@ pub fn prompt(p: Position, t: &Task) -> Prompt {
 /// The labels of `choose` options at the decision on top of the stack.
 pub fn labels(p: Position) -> &'static [&'static str] {
     match p.st.stack.last().and_then(Task::pending) {
-        Some(Pending::Event(e)) => ask(p, e).map(|a| a.labels).unwrap_or(&[]),
+        Some(Pending::Event(e)) => ask(p, e, Words::Skip).map(|a| a.labels).unwrap_or(&[]),
         Some(
             Pending::SetupPlace { .. }
             | Pending::UsBonus { .. }
@@ -99,7 +100,7 @@ pub fn listing(p: Position) -> (Vec<Move>, Option<Side>) {
         return (Vec::new(), None);
     }
     let (mut v, side) = match t.pending() {
-        Some(Pending::Event(e)) => match ask(p, e) {
+        Some(Pending::Event(e)) => match ask(p, e, Words::Skip) {
             Some(a) => (a.choices, a.decider),
             None => return (Vec::new(), Some(e.side)),
         },
@@ -238,7 +239,7 @@ fn judge(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> 
         Some(Pending::Ops(o)) => ops::Judge::new(p, o, explain).check(m),
         Some(Pending::SpaceDiscard { side }) => turn::space_discard_check(p, side, m, explain),
         Some(Pending::Event(e)) => {
-            let Some(a) = ask(p, e) else {
+            let Some(a) = ask(p, e, Words::when(explain)) else {
                 return Err(Illegal::new("no such decision", "engine"));
             };
             if a.choices.contains(m) {
@@ -369,7 +370,7 @@ fn no_moves(ctx: &mut Ctx, t: Task) {
                 ctx.push(Task::Continue(next));
             }
         }
-        Some(Pending::Event(e)) if ask(ctx.pos(), e).is_none() => {
+        Some(Pending::Event(e)) if ask(ctx.pos(), e, Words::Skip).is_none() => {
             ctx.fault(format!("{}: unknown event step {}", ctx.card_name(e.card), e.step))
         }
         Some(Pending::Event(e)) => log!(ctx, "{}: no legal choice remains", ctx.card_name(e.card)),

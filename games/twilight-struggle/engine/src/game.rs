@@ -5,6 +5,7 @@ use crate::card::{CardId, CardSet, Era};
 use crate::ctx::Ctx;
 use crate::error::{ParseError, PlayError};
 use crate::flow::{self, Decision, Task};
+use crate::instr::DomainEvent;
 use crate::map::Map;
 use crate::moves::{Move, Notation};
 use crate::registry::{Position, Ruleset};
@@ -13,6 +14,7 @@ use crate::rng::Randomness;
 use crate::side::Side;
 use crate::state::{China, Options, Outcome, State};
 use crate::view::View;
+use arbiter_kernel::effects::Reactions;
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -25,17 +27,32 @@ pub struct Game {
     /// Who decides there, found with the legal moves (`flow::listing`); `None` when the game
     /// stopped without listing (over, or a move refused), and then asked afresh.
     decider: Option<Side>,
+    /// The reaction queue of the last move, kept (empty) for the next: each move would
+    /// otherwise allocate its own at its first domain event (1 % of `arbiter bench`).
+    reactions: Reactions<DomainEvent>,
 }
 
 impl Game {
     /// A new game: fixed setup Influence (§3.2, §3.3), the Early War deck shuffled and dealt,
     /// then the first decision (the USSR's 6 Influence in Eastern Europe).
     pub fn new(rules: Arc<Ruleset>, options: Options, rng: Randomness) -> (Game, Report) {
+        Game::start(rules, options, rng, true)
+    }
+
+    /// The same new game as [`Game::new`] (the same state, the same first decision), without
+    /// composing its log (random playouts and benchmarks: the opening deal's lines were 1 % of
+    /// `arbiter bench`, composed to be dropped).
+    pub fn new_quiet(rules: Arc<Ruleset>, options: Options, rng: Randomness) -> Game {
+        Game::start(rules, options, rng, false).0
+    }
+
+    fn start(rules: Arc<Ruleset>, options: Options, rng: Randomness, logging: bool) -> (Game, Report) {
         let state = State::initial(&rules, options, rng);
-        let mut g = Game { rules, state, legal: Vec::new(), decider: None };
+        let mut g = Game { rules, state, legal: Vec::new(), decider: None, reactions: Reactions::default() };
         let mut report = Report::default();
         {
             let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
+            ctx.logging = logging;
             let early: CardSet = ctx.rules.cards.era_deck(Era::Early, options.optional_cards).into_iter().collect();
             ctx.shuffle_into_deck(early);
             flow::run(&mut ctx);
@@ -48,7 +65,7 @@ impl Game {
     /// A game from any state (fixtures, saved games). Runs automatic tasks up to a decision.
     pub fn from_state(rules: Arc<Ruleset>, mut state: State) -> (Game, Report) {
         state.refresh_masks();
-        let mut g = Game { rules, state, legal: Vec::new(), decider: None };
+        let mut g = Game { rules, state, legal: Vec::new(), decider: None, reactions: Reactions::default() };
         let mut report = Report::default();
         let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
         flow::run(&mut ctx);
@@ -151,6 +168,14 @@ impl Game {
         self.play_with(m, false)
     }
 
+    /// `play_quiet` into `report`, which is emptied first: a caller playing many moves (a
+    /// random playout) reuses one report's vectors instead of allocating a report per move.
+    pub fn play_quiet_into(&mut self, m: &Move, report: &mut Report) -> Result<(), PlayError> {
+        report.clear();
+        self.check(m)?;
+        self.apply_checked_into(m, false, report, |ctx, m| flow::apply(ctx, m))
+    }
+
     fn play_with(&mut self, m: &Move, logging: bool) -> Result<Report, PlayError> {
         self.check(m)?;
         self.apply_checked(m, logging, |ctx, m| flow::apply(ctx, m))
@@ -190,14 +215,27 @@ impl Game {
     /// Apply a validated move (by `apply`) and run to the next decision.
     fn apply_checked(&mut self, m: &Move, logging: bool, apply: impl FnOnce(&mut Ctx, &Move)) -> Result<Report, PlayError> {
         let mut report = Report::default();
+        self.apply_checked_into(m, logging, &mut report, apply)?;
+        Ok(report)
+    }
+
+    /// [`Game::apply_checked`], recording into `report` (empty).
+    fn apply_checked_into(
+        &mut self,
+        m: &Move,
+        logging: bool,
+        report: &mut Report,
+        apply: impl FnOnce(&mut Ctx, &Move),
+    ) -> Result<(), PlayError> {
         // A validated move can fail only if scripted randomness runs out: then it is applied
         // to a copy, kept only on success. Seeded randomness never runs out: apply in place.
         let scripted = self.state.rng.is_scripted();
         let mut copy = scripted.then(|| self.state.clone());
         {
             let st = copy.as_mut().unwrap_or(&mut self.state);
-            let mut ctx = Ctx::new(&self.rules, st, &mut report);
+            let mut ctx = Ctx::new(&self.rules, st, report);
             ctx.logging = logging;
+            ctx.reactions = std::mem::take(&mut self.reactions);
             apply(&mut ctx, m);
             flow::run(&mut ctx);
             if let Some(why) = ctx.exhausted.take() {
@@ -208,11 +246,14 @@ impl Game {
             }
             self.legal = std::mem::take(&mut ctx.legal);
             self.decider = ctx.decider.take();
+            self.reactions = std::mem::take(&mut ctx.reactions);
+            // Nothing pending carries over to the next move (a game that ended mid-reaction).
+            self.reactions.clear();
         }
         if let Some(next) = copy {
             self.state = next;
         }
-        Ok(report)
+        Ok(())
     }
 
     /// Parse a move in this position (see [`crate::moves`] for the notation).

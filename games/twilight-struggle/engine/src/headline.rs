@@ -91,9 +91,12 @@ pub fn apply_choice(ctx: &mut Ctx, side: Side, m: &Move) {
 /// headline (Defectors cancels the USSR headline), then order by Ops.
 pub fn resolve(ctx: &mut Ctx) {
     let cards = ctx.st.headline;
-    let name = |c: Option<CardId>| c.map(|c| ctx.card_name(c).to_string()).unwrap_or_else(|| "nothing".into());
-    let line = format!("Headlines revealed: US {}, USSR {}", name(cards[0]), name(cards[1]));
-    ctx.log(line);
+    // Composed only when logging, as every other line (quiet play composed this one too).
+    if ctx.logging {
+        let name = |c: Option<CardId>| c.map(|c| ctx.card_name(c).to_string()).unwrap_or_else(|| "nothing".into());
+        let line = format!("Headlines revealed: US {}, USSR {}", name(cards[0]), name(cards[1]));
+        ctx.log(line);
+    }
     ctx.reveal();
     // The revealed cards act as sources too, each owned by the side that headlined it.
     let revealed: Vec<Effect> =

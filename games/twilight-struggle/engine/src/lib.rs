@@ -71,7 +71,7 @@ pub use map::{CountryId, CountrySet, Map, Region};
 pub use moves::{Concession, Move, Notation, PlayMode};
 pub use registry::{
     Ask, CardEvent, Cause, Intent, IntentKind, Interest, Lasting, NoStep, Position, Priority, Prompt, Ruleset, ScoringModifier,
-    ScoringTime, Verdict,
+    ScoringTime, Verdict, Words,
 };
 pub use report::Report;
 pub use rng::Randomness;

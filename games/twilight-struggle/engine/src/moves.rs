@@ -90,7 +90,10 @@ pub enum Concession {
     Time,
 }
 
+/// `repr(u8)`: the variant is a plain byte, not a niche in a field, so comparing moves (a listed
+/// move is checked by a scan of the listed ones, `Game::check`) reads it without decoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[repr(u8)]
 pub enum Move {
     Play { card: CardId, mode: PlayMode },
     Headline(CardId),

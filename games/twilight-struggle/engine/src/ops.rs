@@ -23,6 +23,15 @@ pub fn value(p: Position, o: &OpsTask, spend: Spend) -> Traced {
     }
 }
 
+/// [`value`]'s number alone, without its trace's words (quiet play): the same fold of the same
+/// modifiers (`pipeline::ops_number`).
+fn value_number(p: Position, o: &OpsTask, spend: Spend) -> i32 {
+    match o.card {
+        Some(card) => ctx::ops_number(p, card, o.side, spend),
+        None => o.granted as i32,
+    }
+}
+
 fn spend_after(o: &OpsTask, c: CountryId) -> Spend {
     let map = Map::standard();
     Spend {
@@ -232,7 +241,10 @@ impl<'a> Judge<'a> {
     pub fn legal(&self) -> Vec<Move> {
         let [influence, realign, coup] = self.allowed;
         let any = influence | realign | coup;
-        let mut out = Vec::with_capacity((influence.count_ones() + realign.count_ones() + coup.count_ones()) as usize);
+        // Filled, then written by index: the count is exact (one move per bit of each set), and
+        // a write by index costs less than a push's capacity check and length update.
+        let mut out = vec![Move::Pass; (influence.count_ones() + realign.count_ones() + coup.count_ones()) as usize];
+        let mut k = 0;
         // Word by word (64 countries each): 128-bit shifts cost several instructions, and this
         // runs for every country of every Ops decision.
         for word in 0..2u32 {
@@ -245,13 +257,16 @@ impl<'a> Judge<'a> {
                 rest &= rest - 1;
                 let c = CountryId((64 * word + i) as u8);
                 if influence & bit != 0 {
-                    out.push(Move::Influence(c));
+                    out[k] = Move::Influence(c);
+                    k += 1;
                 }
                 if realign & bit != 0 {
-                    out.push(Move::Realign(c));
+                    out[k] = Move::Realign(c);
+                    k += 1;
                 }
                 if coup & bit != 0 {
-                    out.push(Move::Coup(c));
+                    out[k] = Move::Coup(c);
+                    k += 1;
                 }
             }
         }
@@ -384,10 +399,14 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
         Move::Coup(c) => {
             o.kind = Some(OpsKind::Coup);
             o.spend = spend_after(&o, c);
-            let ops = value(ctx.pos(), &o, o.spend);
-            o.spent = ops.value as u8;
-            log!(ctx, "{side} Ops value: {ops}");
-            let removed = crate::coup::resolve(ctx, side, c, ops.value as u8, o.free);
+            o.spent = if ctx.logging {
+                let ops = value(ctx.pos(), &o, o.spend);
+                ctx.log(format!("{side} Ops value: {ops}"));
+                ops.value as u8
+            } else {
+                value_number(ctx.pos(), &o, o.spend) as u8
+            };
+            let removed = crate::coup::resolve(ctx, side, c, o.spent, o.free);
             if let Some(mut then) = o.then {
                 then.picked = then.picked.with_country(c);
                 then.count = removed;
@@ -414,11 +433,15 @@ pub fn finish(ctx: &mut Ctx, o: &OpsTask, why: &str) {
     if let Some(then) = o.then {
         ctx.push(Task::Continue(then));
     }
+    // Only the log reads the value here: its trace is composed only for it.
+    if !ctx.logging {
+        return;
+    }
     let v = value(ctx.pos(), o, o.spend);
     let unused = v.value - o.spent as i32;
     if unused > 0 {
-        log!(ctx, "{} Ops value: {v}; {} spent, {unused} lost: {why}", o.side, o.spent);
+        ctx.log(format!("{} Ops value: {v}; {} spent, {unused} lost: {why}", o.side, o.spent));
     } else {
-        log!(ctx, "{} Ops value: {v}; all spent", o.side);
+        ctx.log(format!("{} Ops value: {v}; all spent", o.side));
     }
 }

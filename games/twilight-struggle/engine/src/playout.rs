@@ -4,6 +4,7 @@
 
 use crate::game::Game;
 use crate::registry::Ruleset;
+use crate::report::Report;
 use crate::rng::Randomness;
 use crate::state::{Options, Outcome};
 use rand::{Rng, SeedableRng};
@@ -26,9 +27,10 @@ pub struct Playout {
 /// Play game `seed` to the end. `Err` means the engine listed a move it then refused, or
 /// reached a dead end: a bug, reported rather than hidden.
 pub fn random_game(rules: &Arc<Ruleset>, options: Options, seed: u64) -> Result<Playout, String> {
-    let (mut g, _) = Game::new(rules.clone(), options, Randomness::seeded(seed));
+    let mut g = Game::new_quiet(rules.clone(), options, Randomness::seeded(seed));
     let mut rng = ChaCha8Rng::seed_from_u64(chooser_seed(seed));
     let mut decisions = 0u64;
+    let mut report = Report::default();
     loop {
         if let Some(outcome) = g.outcome() {
             return Ok(Playout { seed, decisions, outcome, final_hash: g.hash64() });
@@ -38,7 +40,7 @@ pub fn random_game(rules: &Arc<Ruleset>, options: Options, seed: u64) -> Result<
             return Err(format!("seed {seed}: no legal move and no outcome after {decisions} decisions"));
         }
         let m = moves[rng.random_range(0..moves.len())];
-        g.play_quiet(&m).map_err(|e| format!("seed {seed}: listed move {m:?} refused: {e}"))?;
+        g.play_quiet_into(&m, &mut report).map_err(|e| format!("seed {seed}: listed move {m:?} refused: {e}"))?;
         decisions += 1;
     }
 }

@@ -7,17 +7,17 @@ use crate::instr::Instr;
 use crate::log;
 use crate::map::{iter_mask, CountryId, Map};
 use crate::pipeline::{self, RollKind, Traced};
-use crate::registry::Position;
+use crate::registry::{Position, Words};
 use crate::side::Side;
 
 /// The realignment modifiers of `side` for target `c`, as base-rule steps of a trace.
 pub fn modifiers(p: Position, side: Side, c: CountryId) -> Vec<pipeline::DieModifier> {
-    modifiers_in(p, side, c, true)
+    modifiers_with(p, side, c, Words::Compose)
 }
 
-/// `modifiers`, their labels composed only with `words` (quiet play shows none; the numbers
-/// are the same either way).
-fn modifiers_in(p: Position, side: Side, c: CountryId, words: bool) -> Vec<pipeline::DieModifier> {
+/// [`modifiers`], their labels composed only if `words` asks for them: a quiet roll (random
+/// playouts) reads only the numbers, and the labels were 2 % of `arbiter bench`.
+fn modifiers_with(p: Position, side: Side, c: CountryId, words: Words) -> Vec<pipeline::DieModifier> {
     let map = Map::standard();
     let country = map.country(c);
     let mut v = Vec::new();
@@ -29,20 +29,16 @@ fn modifiers_in(p: Position, side: Side, c: CountryId, words: bool) -> Vec<pipel
         add,
     };
     let controlled = || iter_mask(map.adjacency_mask(c)).filter(|a| p.st.controls(side, *a));
-    let n = controlled().count();
-    if n > 0 {
-        let label = if words {
-            format!("adjacent controlled ({})", controlled().map(|a| map.name(a)).collect::<Vec<_>>().join(", "))
-        } else {
-            String::new()
-        };
-        v.push(rule(label, n as i8));
+    let count = controlled().count();
+    if count > 0 {
+        let names = || controlled().map(|a| map.name(a)).collect::<Vec<_>>().join(", ");
+        v.push(rule(words.say(|| format!("adjacent controlled ({})", names())), count as i8));
     }
     if p.st.inf(side, c) > p.st.inf(side.opponent(), c) {
-        v.push(rule(if words { "more Influence".into() } else { String::new() }, 1));
+        v.push(rule(words.say(|| "more Influence".into()), 1));
     }
     if country.superpower == Some(side) {
-        v.push(rule(if words { format!("adjacent to the {side}") } else { String::new() }, 1));
+        v.push(rule(words.say(|| format!("adjacent to the {side}")), 1));
     }
     v.extend(p.die_modifiers());
     v
@@ -50,11 +46,10 @@ fn modifiers_in(p: Position, side: Side, c: CountryId, words: bool) -> Vec<pipel
 
 pub fn roll(ctx: &mut Ctx, side: Side, c: CountryId) -> Traced {
     // The trace is for the log: quiet play takes only its value.
-    let words = ctx.logging;
-    let mods = modifiers_in(ctx.pos(), side, c, words);
+    let mods = modifiers_with(ctx.pos(), side, c, Words::when(ctx.logging));
     let r = ctx.die(side);
     let region = Map::standard().country(c).region;
-    if words {
+    if ctx.logging {
         pipeline::die_total(r, side, RollKind::Realign, region, &mods, &ctx.rules.cards)
     } else {
         pipeline::die_quiet(r, side, RollKind::Realign, region, &mods)
@@ -68,7 +63,7 @@ pub fn resolve(ctx: &mut Ctx, side: Side, c: CountryId) {
     log!(ctx, "{side} realigns {name}: {side} {mine}; {} {theirs} (§6.2)", side.opponent());
     let diff = mine.value - theirs.value;
     if diff == 0 {
-        ctx.log("Tie: nothing happens");
+        log!(ctx, "Tie: nothing happens");
         return;
     }
     let loser = if diff > 0 { side.opponent() } else { side };

@@ -54,6 +54,35 @@ impl Prompt {
     }
 }
 
+/// Whether an event's question composes its words. Listing the moves, finding the decider and
+/// checking a listed move read only the choices: composing the prompt there (a `format!` for
+/// every question, asked at every decision) was wasted work. The words are composed only for a
+/// viewer (`flow::prompt`) and for a refusal's explanation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Words {
+    Compose,
+    Skip,
+}
+
+impl Words {
+    /// `explain` of a judge: a refusal explained quotes the prompt.
+    pub fn when(compose: bool) -> Words {
+        if compose {
+            Words::Compose
+        } else {
+            Words::Skip
+        }
+    }
+    /// The words `f` composes, or nothing (no allocation) when they are not wanted.
+    #[inline]
+    pub fn say(self, f: impl FnOnce() -> String) -> String {
+        match self {
+            Words::Compose => f(),
+            Words::Skip => String::new(),
+        }
+    }
+}
+
 /// One pending event step, completely: who decides, what is asked, every legal move, and the
 /// labels of `choose` options (`choose boycott`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,8 +173,9 @@ pub trait CardEvent: Send + Sync + 'static {
     }
     /// Carry out the event for `side`.
     fn resolve(&self, ctx: &mut Ctx, side: Side);
-    /// Describe a pending step completely.
-    fn ask(&self, _p: Position, _step: Self::Step, t: &EventTask) -> Ask {
+    /// Describe a pending step completely: who decides, the choices and the labels, and the
+    /// prompt's words when `words` asks for them (compose them inside [`Words::say`]).
+    fn ask(&self, _p: Position, _step: Self::Step, t: &EventTask, _words: Words) -> Ask {
         Ask::new(t.side, "", Vec::new())
     }
     /// Apply a move the kernel checked to be among `ask`'s choices. A move the card does not
@@ -165,7 +195,7 @@ pub trait Event: Send + Sync {
     fn condition(&self, p: Position, side: Side) -> Result<(), Illegal>;
     fn resolve(&self, ctx: &mut Ctx, side: Side);
     /// `None` if the step number is not one of the card's steps (an engine fault).
-    fn ask(&self, p: Position, t: &EventTask) -> Option<Ask>;
+    fn ask(&self, p: Position, t: &EventTask, words: Words) -> Option<Ask>;
     fn answer(&self, ctx: &mut Ctx, t: EventTask, m: &Move);
     fn resume(&self, ctx: &mut Ctx, t: EventTask);
 }
@@ -180,9 +210,9 @@ impl<E: CardEvent> Event for E {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         CardEvent::resolve(self, ctx, side)
     }
-    fn ask(&self, p: Position, t: &EventTask) -> Option<Ask> {
+    fn ask(&self, p: Position, t: &EventTask, words: Words) -> Option<Ask> {
         let step = E::Step::try_from(t.step).ok()?;
-        Some(CardEvent::ask(self, p, step, t))
+        Some(CardEvent::ask(self, p, step, t, words))
     }
     fn answer(&self, ctx: &mut Ctx, t: EventTask, m: &Move) {
         match E::Step::try_from(t.step) {

@@ -52,6 +52,15 @@ pub struct Report {
 }
 
 impl Report {
+    /// Empty, keeping the vectors' allocations (`Game::play_quiet_into`).
+    pub fn clear(&mut self) {
+        let Report { log, random, revealed, events } = self;
+        log.clear();
+        random.clear();
+        *revealed = false;
+        events.clear();
+    }
+
     /// Did this move reveal anything: a random outcome or hidden information? Undo may not go
     /// back past such a move.
     pub fn reveals(&self) -> bool {

@@ -66,10 +66,15 @@ pub fn card_suffices(
     explain: bool,
 ) -> Result<(), Illegal> {
     if crate::ctx::ops_number_with(p, mods, card, side, Spend::NOWHERE) < next.ops_needed as i32 {
-        // The traced value (modifiers named) only for the message: listing does not read it.
-        return refuse!(explain, "§6.4.1", "{} needs a card of {} Ops; this card is worth {}", next.name, next.ops_needed, {
+        // The value's trace (its words) only inside the explanation: listing never reads it.
+        return refuse!(
+            explain,
+            "§6.4.1",
+            "{} needs a card of {} Ops; this card is worth {}",
+            next.name,
+            next.ops_needed,
             crate::ctx::ops_value(p, card, side, Spend::NOWHERE)
-        });
+        );
     }
     Ok(())
 }

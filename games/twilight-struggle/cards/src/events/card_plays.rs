@@ -26,7 +26,7 @@ use arbiter_twilight::Arg;
 use arbiter_twilight::{log, log_private, steps};
 use arbiter_twilight::{
     Ask, CardEvent, CardId, EventTask, Intent, Lasting, Modes, Move, NoStep, OpsTask, PlayMode, PlayTask, Position, Priority, Ruleset,
-    Side, Source, Task, Verdict,
+    Side, Source, Task, Verdict, Words,
 };
 
 struct UnIntervention;
@@ -195,9 +195,10 @@ impl CardEvent for MissileEnvy {
             (Some(_), Some(_)) => ctx.push(Task::Event(EventTask::new(MISSILE_ENVY, side).at(EnvyStep::Give))),
         }
     }
-    fn ask(&self, p: Position, _step: EnvyStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: EnvyStep, t: &EventTask, words: Words) -> Ask {
         let opp = t.side.opponent();
-        let prompt = format!("{opp}: Missile Envy: your highest-valued cards are tied: `take CARD` names the one the {} takes", t.side);
+        let prompt = words
+            .say(|| format!("{opp}: Missile Envy: your highest-valued cards are tied: `take CARD` names the one the {} takes", t.side));
         Ask::new(opp, prompt, highest(p, opp).iter().map(Move::Take).collect())
     }
     fn answer(&self, ctx: &mut Ctx, _step: EnvyStep, t: EventTask, m: &Move) {
@@ -275,11 +276,13 @@ impl CardEvent for AskNot {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.push(Task::Event(EventTask::new(ASK_NOT, side).at(AskNotStep::Discard)));
     }
-    fn ask(&self, p: Position, _step: AskNotStep, t: &EventTask) -> Ask {
-        let prompt = format!(
-            "{}: \"Ask Not What Your Country…\": `discard CARD` for each card to replace ({} so far), then `pass` to draw as many",
-            t.side, t.count
-        );
+    fn ask(&self, p: Position, _step: AskNotStep, t: &EventTask, words: Words) -> Ask {
+        let prompt = words.say(|| {
+            format!(
+                "{}: \"Ask Not What Your Country…\": `discard CARD` for each card to replace ({} so far), then `pass` to draw as many",
+                t.side, t.count
+            )
+        });
         Ask::new(t.side, prompt, p.st.hand(t.side).iter().map(Move::Discard).collect()).or_pass()
     }
     fn answer(&self, ctx: &mut Ctx, _step: AskNotStep, t: EventTask, m: &Move) {

@@ -8,7 +8,7 @@ use super::ids::CHE;
 use arbiter_twilight::ctx::Ctx;
 use arbiter_twilight::map::{iter_mask, Map};
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, EventTask, Move, OpsKind, OpsTask, Position, Region, Ruleset, Side, Task};
+use arbiter_twilight::{Ask, CardEvent, EventTask, Move, OpsKind, OpsTask, Position, Region, Ruleset, Side, Task, Words};
 
 steps! {
     enum CheStep { First, AfterFirst, Second }
@@ -38,12 +38,14 @@ impl CardEvent for Che {
         }
         ctx.push(Task::Event(t));
     }
-    fn ask(&self, _p: Position, step: CheStep, t: &EventTask) -> Ask {
+    fn ask(&self, _p: Position, step: CheStep, t: &EventTask, words: Words) -> Ask {
         let which = if step == CheStep::First { "a" } else { "a second, different" };
-        let prompt = format!(
-            "{}: Che: `choose coup` to coup {which} non-battleground country in Central America, South America or Africa with this card's Ops, or `pass`",
-            t.side
-        );
+        let prompt = words.say(|| {
+            format!(
+                "{}: Che: `choose coup` to coup {which} non-battleground country in Central America, South America or Africa with this card's Ops, or `pass`",
+                t.side
+            )
+        });
         Ask::options(t.side, prompt, &["coup"]).or_pass()
     }
     fn answer(&self, ctx: &mut Ctx, step: CheStep, t: EventTask, m: &Move) {

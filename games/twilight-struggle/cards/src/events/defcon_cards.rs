@@ -11,7 +11,7 @@ use arbiter_twilight::scoring::{levels_now, Level};
 use arbiter_twilight::state::{EndReason, Outcome};
 use arbiter_twilight::Arg;
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Move, NoStep, OpsTask, Position, Region, Ruleset, Side, Task};
+use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Move, NoStep, OpsTask, Position, Region, Ruleset, Side, Task, Words};
 
 /// DEFCON −1, then the US gains 5 − DEFCON VP.
 struct DuckAndCover;
@@ -73,12 +73,14 @@ impl CardEvent for Wargames {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.push(Task::Event(EventTask::new(WARGAMES, side).at(WargamesStep::Decide)));
     }
-    fn ask(&self, _p: Position, _step: WargamesStep, t: &EventTask) -> Ask {
-        let prompt = format!(
-            "{}: Wargames: `choose end the game` (the {} gains 6 VP, then the leader wins) or `choose continue`",
-            t.side,
-            t.side.opponent()
-        );
+    fn ask(&self, _p: Position, _step: WargamesStep, t: &EventTask, words: Words) -> Ask {
+        let prompt = words.say(|| {
+            format!(
+                "{}: Wargames: `choose end the game` (the {} gains 6 VP, then the leader wins) or `choose continue`",
+                t.side,
+                t.side.opponent()
+            )
+        });
         Ask::options(t.side, prompt, &["end the game", "continue"])
     }
     fn answer(&self, ctx: &mut Ctx, _step: WargamesStep, t: EventTask, m: &Move) {
@@ -114,11 +116,13 @@ impl CardEvent for HowILearned {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.push(Task::Event(EventTask::new(HOW_I_LEARNED, side).at(WorryStep::Defcon)));
     }
-    fn ask(&self, p: Position, _step: WorryStep, t: &EventTask) -> Ask {
-        let prompt = format!(
-            "{}: How I Learned to Stop Worrying: set DEFCON to any level, `choose 1`..`choose 5` (now {}; 1 ends the game, the phasing player loses)",
-            t.side, p.st.defcon
-        );
+    fn ask(&self, p: Position, _step: WorryStep, t: &EventTask, words: Words) -> Ask {
+        let prompt = words.say(|| {
+            format!(
+                "{}: How I Learned to Stop Worrying: set DEFCON to any level, `choose 1`..`choose 5` (now {}; 1 ends the game, the phasing player loses)",
+                t.side, p.st.defcon
+            )
+        });
         Ask::options(t.side, prompt, LEVELS)
     }
     fn answer(&self, ctx: &mut Ctx, _step: WorryStep, t: EventTask, m: &Move) {
@@ -180,10 +184,11 @@ impl CardEvent for Summit {
         ctx.exec(Instr::Vp { side: winner, n: 2 });
         ctx.push(Task::Event(EventTask::new(SUMMIT, side).at(SummitStep::Defcon).arg(Arg::Side(winner))));
     }
-    fn ask(&self, p: Position, _step: SummitStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: SummitStep, t: &EventTask, words: Words) -> Ask {
         let Arg::Side(winner) = t.arg else { return Ask::new(t.side, "", Vec::new()) };
-        let prompt =
-            format!("{winner}: Summit: `choose improve` or `choose degrade` to move DEFCON (now {}) one level, or `pass`", p.st.defcon);
+        let prompt = words.say(|| {
+            format!("{winner}: Summit: `choose improve` or `choose degrade` to move DEFCON (now {}) one level, or `pass`", p.st.defcon)
+        });
         let mut ask = Ask::options(winner, prompt, &["improve", "degrade"]).or_pass();
         if p.st.defcon == 5 {
             ask.choices.retain(|m| *m != Move::Choose(0));

@@ -14,7 +14,7 @@ use arbiter_twilight::permission::{Action, Scope, Veto};
 use arbiter_twilight::pipeline::Spend;
 use arbiter_twilight::state::Pile;
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Lasting, Move, Position, Region, Ruleset, Side, Task};
+use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Lasting, Move, Position, Region, Ruleset, Side, Task, Words};
 
 fn in_sub(c: CountryId, s: SubRegion) -> bool {
     Map::standard().country(c).in_sub(s)
@@ -51,14 +51,17 @@ impl CardEvent for Blockade {
         }
         ctx.push(Task::Event(EventTask::new(BLOCKADE, side).at(BlockadeStep::Answer)));
     }
-    fn ask(&self, p: Position, _step: BlockadeStep, _t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: BlockadeStep, _t: &EventTask, words: Words) -> Ask {
         let mut choices: Vec<Move> = blockade_cards(p).into_iter().map(Move::Discard).collect();
         choices.push(Move::Choose(0));
         Ask {
             choices,
             ..Ask::options(
                 Side::Us,
-                "US: Blockade: `discard CARD` (a card worth 3 or more Ops) or `choose lose West Germany` (all US Influence there)",
+                words.say(|| {
+                    "US: Blockade: `discard CARD` (a card worth 3 or more Ops) or `choose lose West Germany` (all US Influence there)"
+                        .into()
+                }),
                 &["lose West Germany"],
             )
         }
@@ -121,19 +124,21 @@ impl CardEvent for EastEuropeanUnrest {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.push(Task::Event(EventTask::new(EAST_EUROPEAN_UNREST, side).at(UnrestStep::Target).count(3)));
     }
-    fn ask(&self, p: Position, _step: UnrestStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: UnrestStep, t: &EventTask, words: Words) -> Ask {
         let per = if p.st.turn >= 8 { 2 } else { 1 };
         let choices = Map::standard()
             .ids()
             .filter(|c| in_sub(*c, SubRegion::EasternEurope) && p.st.inf(t.side.opponent(), *c) > 0 && !t.picked.countries().contains(*c))
             .map(Move::Target)
             .collect();
-        let prompt = format!(
-            "{}: East European Unrest: `target COUNTRY` in Eastern Europe to remove {per} {} Influence ({} countries left)",
-            t.side,
-            t.side.opponent(),
-            t.count
-        );
+        let prompt = words.say(|| {
+            format!(
+                "{}: East European Unrest: `target COUNTRY` in Eastern Europe to remove {per} {} Influence ({} countries left)",
+                t.side,
+                t.side.opponent(),
+                t.count
+            )
+        });
         Ask::new(t.side, prompt, choices)
     }
     fn answer(&self, ctx: &mut Ctx, _step: UnrestStep, t: EventTask, m: &Move) {
@@ -162,27 +167,31 @@ impl CardEvent for DeStalinization {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.push(Task::Event(EventTask::new(DE_STALINIZATION, side).at(DeStalinStep::Remove)));
     }
-    fn ask(&self, p: Position, step: DeStalinStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, step: DeStalinStep, t: &EventTask, words: Words) -> Ask {
         let map = Map::standard();
         match step {
             DeStalinStep::Remove => {
                 let choices = map.ids().filter(|c| p.st.inf(t.side, *c) > 0).map(Move::Remove).collect();
-                let prompt = format!(
-                    "{}: De-Stalinization: `remove COUNTRY` for each Influence to move ({} of up to 4 taken), then `pass`",
-                    t.side, t.count
-                );
+                let prompt = words.say(|| {
+                    format!(
+                        "{}: De-Stalinization: `remove COUNTRY` for each Influence to move ({} of up to 4 taken), then `pass`",
+                        t.side, t.count
+                    )
+                });
                 // "Up to 4": the USSR may stop at any time, even before taking any.
                 Ask::new(t.side, prompt, choices).or_pass()
             }
             DeStalinStep::Place => {
                 let used = |c: CountryId| u8::from(t.picked.countries().contains(c)) + u8::from(t.twice.contains(c));
                 let choices = map.ids().filter(|c| !p.st.controls(t.side.opponent(), *c) && used(*c) < 2).map(Move::Influence).collect();
-                let prompt = format!(
-                    "{}: De-Stalinization: `influence COUNTRY` in countries the {} does not control, at most 2 each ({} left)",
-                    t.side,
-                    t.side.opponent(),
-                    t.count
-                );
+                let prompt = words.say(|| {
+                    format!(
+                        "{}: De-Stalinization: `influence COUNTRY` in countries the {} does not control, at most 2 each ({} left)",
+                        t.side,
+                        t.side.opponent(),
+                        t.count
+                    )
+                });
                 Ask::new(t.side, prompt, choices)
             }
         }
@@ -256,10 +265,11 @@ impl CardEvent for CambridgeFive {
             ..EventTask::new(CAMBRIDGE_FIVE, side).at(CambridgeStep::Place)
         }));
     }
-    fn ask(&self, _p: Position, _step: CambridgeStep, t: &EventTask) -> Ask {
+    fn ask(&self, _p: Position, _step: CambridgeStep, t: &EventTask, words: Words) -> Ask {
         let regions = t.picked.cards().iter().fold(0u128, |m, c| m | scoring_region_mask(c));
-        let prompt =
-            format!("{}: The Cambridge Five: `influence COUNTRY` (1 Influence in a region of a scoring card shown), or `pass`", t.side);
+        let prompt = words.say(|| {
+            format!("{}: The Cambridge Five: `influence COUNTRY` (1 Influence in a region of a scoring card shown), or `pass`", t.side)
+        });
         Ask::new(t.side, prompt, iter_mask(regions).map(Move::Influence).collect()).or_pass()
     }
     fn answer(&self, ctx: &mut Ctx, _step: CambridgeStep, t: EventTask, m: &Move) {
@@ -295,17 +305,22 @@ impl CardEvent for SpecialRelationship {
         let step = if ctx.st().has_effect(NATO) { SpecialStep::WesternEurope } else { SpecialStep::NextToUk };
         ctx.push(Task::Event(EventTask::new(SPECIAL_RELATIONSHIP, side).at(step)));
     }
-    fn ask(&self, _p: Position, step: SpecialStep, t: &EventTask) -> Ask {
+    fn ask(&self, _p: Position, step: SpecialStep, t: &EventTask, words: Words) -> Ask {
         let map = Map::standard();
         match step {
             SpecialStep::NextToUk => Ask::new(
                 t.side,
-                format!("{}: Special Relationship: `influence COUNTRY` next to the United Kingdom", t.side),
+                words.say(|| format!("{}: Special Relationship: `influence COUNTRY` next to the United Kingdom", t.side)),
                 map.country(country!("United Kingdom")).adjacent.iter().copied().map(Move::Influence).collect(),
             ),
             SpecialStep::WesternEurope => Ask::new(
                 t.side,
-                format!("{}: Special Relationship (NATO in effect): `target COUNTRY` in Western Europe for 2 Influence, and 2 VP", t.side),
+                words.say(|| {
+                    format!(
+                        "{}: Special Relationship (NATO in effect): `target COUNTRY` in Western Europe for 2 Influence, and 2 VP",
+                        t.side
+                    )
+                }),
                 map.ids().filter(|c| in_sub(*c, SubRegion::WesternEurope)).map(Move::Target).collect(),
             ),
         }

@@ -6,7 +6,7 @@ use super::ids::JUNTA;
 use arbiter_twilight::ctx::Ctx;
 use arbiter_twilight::instr::Instr;
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, EventTask, Map, Move, OpsKind, OpsTask, Position, Region, Side, Task};
+use arbiter_twilight::{Ask, CardEvent, EventTask, Map, Move, OpsKind, OpsTask, Position, Region, Side, Task, Words};
 
 pub struct Junta;
 
@@ -24,16 +24,18 @@ impl CardEvent for Junta {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.push(Task::Event(EventTask::new(JUNTA, side).at(JuntaStep::Place)));
     }
-    fn ask(&self, _p: Position, step: JuntaStep, t: &EventTask) -> Ask {
+    fn ask(&self, _p: Position, step: JuntaStep, t: &EventTask, words: Words) -> Ask {
         match step {
             JuntaStep::Place => Ask::new(
                 t.side,
-                format!("{}: Junta: choose a Central or South American country for 2 Influence (`target COUNTRY`)", t.side),
+                words.say(|| format!("{}: Junta: choose a Central or South American country for 2 Influence (`target COUNTRY`)", t.side)),
                 arbiter_twilight::map::iter_mask(latin_america()).map(Move::Target).collect(),
             ),
             JuntaStep::Ops => Ask::options(
                 t.side,
-                format!("{}: Junta: `choose coup or realign` in Central/South America with this card's Ops, or `pass`", t.side),
+                words.say(|| {
+                    format!("{}: Junta: `choose coup or realign` in Central/South America with this card's Ops, or `pass`", t.side)
+                }),
                 &["coup or realign"],
             )
             .or_pass(),

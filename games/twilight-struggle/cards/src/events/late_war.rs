@@ -46,7 +46,9 @@ use arbiter_twilight::permission::{Action, Scope, Veto};
 use arbiter_twilight::pipeline::Spend;
 use arbiter_twilight::state::Pile;
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Lasting, Move, NoStep, OpsKind, OpsTask, Position, Region, Ruleset, Side, Task};
+use arbiter_twilight::{
+    Ask, CardEvent, CardId, EventTask, Lasting, Move, NoStep, OpsKind, OpsTask, Position, Region, Ruleset, Side, Task, Words,
+};
 
 // ------------------------------------------------------------------ optional Ops after an event
 
@@ -67,10 +69,10 @@ pub struct OpsOffer {
 }
 
 impl OpsOffer {
-    pub fn ask(&self, p: Position, t: &EventTask) -> Ask {
+    pub fn ask(&self, p: Position, t: &EventTask, words: Words) -> Ask {
         Ask::options(
             t.side,
-            format!("{}: {}: `choose {}` {}, or `pass`", t.side, p.cards().name(t.card), self.label[0], self.what),
+            words.say(|| format!("{}: {}: `choose {}` {}, or `pass`", t.side, p.cards().name(t.card), self.label[0], self.what)),
             self.label,
         )
         .or_pass()
@@ -129,8 +131,8 @@ impl CardEvent for ChangesThenOps {
             Err(why) => log!(ctx, "{} gives no Operations: {why}", ctx.card_name(self.card)),
         }
     }
-    fn ask(&self, p: Position, _step: OfferStep, t: &EventTask) -> Ask {
-        self.offer.ask(p, t)
+    fn ask(&self, p: Position, _step: OfferStep, t: &EventTask, words: Words) -> Ask {
+        self.offer.ask(p, t, words)
     }
     fn answer(&self, ctx: &mut Ctx, _step: OfferStep, t: EventTask, m: &Move) {
         self.offer.answer(ctx, t, m)
@@ -235,8 +237,9 @@ impl CardEvent for StarWars {
         }
         ctx.push(Task::Event(EventTask::new(STAR_WARS, side).at(StarWarsStep::Take)));
     }
-    fn ask(&self, p: Position, _step: StarWarsStep, t: &EventTask) -> Ask {
-        let prompt = format!("{}: Star Wars: `take CARD`: a non-scoring card from the discard pile, whose event occurs at once", t.side);
+    fn ask(&self, p: Position, _step: StarWarsStep, t: &EventTask, words: Words) -> Ask {
+        let prompt = words
+            .say(|| format!("{}: Star Wars: `take CARD`: a non-scoring card from the discard pile, whose event occurs at once", t.side));
         Ask::new(t.side, prompt, star_wars_cards(p).iter().map(Move::Take).collect())
     }
     fn answer(&self, ctx: &mut Ctx, _step: StarWarsStep, t: EventTask, m: &Move) {
@@ -273,8 +276,8 @@ impl CardEvent for Reformer {
         }
         ctx.push(Task::Event(REFORMER_MARKERS.task(THE_REFORMER, side, ReformerStep::Place).count(n)));
     }
-    fn ask(&self, p: Position, _step: ReformerStep, t: &EventTask) -> Ask {
-        let prompt = format!("{}: The Reformer: add Influence in Europe, at most 2 per country ({} left)", t.side, t.count);
+    fn ask(&self, p: Position, _step: ReformerStep, t: &EventTask, words: Words) -> Ask {
+        let prompt = words.say(|| format!("{}: The Reformer: add Influence in Europe, at most 2 per country ({} left)", t.side, t.count));
         Ask::new(t.side, prompt, REFORMER_MARKERS.options(p, t))
     }
     fn answer(&self, ctx: &mut Ctx, _step: ReformerStep, t: EventTask, m: &Move) {
@@ -331,8 +334,8 @@ impl CardEvent for ThenRemove {
         (self.first)(ctx, side);
         self.next(ctx, self.markers.task(self.card, side, RemoveStep::Remove));
     }
-    fn ask(&self, p: Position, _step: RemoveStep, t: &EventTask) -> Ask {
-        let prompt = format!("{}: {}: `remove COUNTRY`: {} ({} left)", t.side, p.cards().name(self.card), self.what, t.count);
+    fn ask(&self, p: Position, _step: RemoveStep, t: &EventTask, words: Words) -> Ask {
+        let prompt = words.say(|| format!("{}: {}: `remove COUNTRY`: {} ({} left)", t.side, p.cards().name(self.card), self.what, t.count));
         Ask::new(t.side, prompt, self.markers.options(p, t))
     }
     fn answer(&self, ctx: &mut Ctx, _step: RemoveStep, t: EventTask, m: &Move) {
@@ -375,12 +378,14 @@ impl CardEvent for Chernobyl {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.push(Task::Event(EventTask::new(CHERNOBYL, side).at(ChernobylStep::Region)));
     }
-    fn ask(&self, _p: Position, _step: ChernobylStep, t: &EventTask) -> Ask {
-        let prompt = format!(
-            "{}: Chernobyl: `choose REGION`: for the rest of the turn the {} may not add Influence there with Operations",
-            t.side,
-            t.side.opponent()
-        );
+    fn ask(&self, _p: Position, _step: ChernobylStep, t: &EventTask, words: Words) -> Ask {
+        let prompt = words.say(|| {
+            format!(
+                "{}: Chernobyl: `choose REGION`: for the rest of the turn the {} may not add Influence there with Operations",
+                t.side,
+                t.side.opponent()
+            )
+        });
         Ask::options(t.side, prompt, REGION_LABELS)
     }
     fn answer(&self, ctx: &mut Ctx, _step: ChernobylStep, t: EventTask, m: &Move) {
@@ -452,7 +457,7 @@ impl CardEvent for DebtCrisis {
         }
         ctx.push(Task::Event(t.at(DebtStep::Answer)));
     }
-    fn ask(&self, p: Position, step: DebtStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, step: DebtStep, t: &EventTask, words: Words) -> Ask {
         match step {
             DebtStep::Answer => {
                 let mut choices: Vec<Move> = debt_cards(p).into_iter().map(Move::Discard).collect();
@@ -461,17 +466,19 @@ impl CardEvent for DebtCrisis {
                     choices,
                     ..Ask::options(
                         Side::Us,
-                        "US: Latin American Debt Crisis: `discard CARD` (a card worth 3 or more Ops) or `choose let the USSR double` (its Influence in 2 South American countries)",
+                        words.say(|| "US: Latin American Debt Crisis: `discard CARD` (a card worth 3 or more Ops) or `choose let the USSR double` (its Influence in 2 South American countries)".into()),
                         &["let the USSR double"],
                     )
                 }
             }
             DebtStep::Double => Ask::new(
                 t.side,
-                format!(
-                    "{}: Latin American Debt Crisis: `target COUNTRY` in South America to double your Influence ({} left)",
-                    t.side, t.count
-                ),
+                words.say(|| {
+                    format!(
+                        "{}: Latin American Debt Crisis: `target COUNTRY` in South America to double your Influence ({} left)",
+                        t.side, t.count
+                    )
+                }),
                 south_america_doubling(p, t),
             ),
         }
@@ -517,9 +524,9 @@ impl CardEvent for AldrichAmes {
         ctx.exec(Instr::Reveal { whose: victim, cards: hand, public: false });
         ctx.push(Task::Event(EventTask::new(ALDRICH_AMES, side).at(AmesStep::Discard)));
     }
-    fn ask(&self, p: Position, _step: AmesStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: AmesStep, t: &EventTask, words: Words) -> Ask {
         let victim = t.side.opponent();
-        let prompt = format!("{}: Aldrich Ames Remix: `discard CARD`: the card of the {victim} hand to discard", t.side);
+        let prompt = words.say(|| format!("{}: Aldrich Ames Remix: `discard CARD`: the card of the {victim} hand to discard", t.side));
         Ask::new(t.side, prompt, p.st.hand(victim).iter().map(Move::Discard).collect())
     }
     fn answer(&self, ctx: &mut Ctx, _step: AmesStep, t: EventTask, m: &Move) {

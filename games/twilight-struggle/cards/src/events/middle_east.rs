@@ -12,7 +12,7 @@ use arbiter_twilight::error::{illegal, Illegal};
 use arbiter_twilight::instr::Instr;
 use arbiter_twilight::state::Pile;
 use arbiter_twilight::{log, log_private, steps};
-use arbiter_twilight::{Ask, CardEvent, EventTask, Map, Move, Position, Region, Ruleset, Side, Task};
+use arbiter_twilight::{Ask, CardEvent, EventTask, Map, Move, Position, Region, Ruleset, Side, Task, Words};
 
 steps! {
     enum TehranStep { Discard }
@@ -57,10 +57,10 @@ impl CardEvent for OurManInTehran {
             ..EventTask::new(OUR_MAN_IN_TEHRAN, side).at(TehranStep::Discard)
         }));
     }
-    fn ask(&self, p: Position, _step: TehranStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: TehranStep, t: &EventTask, words: Words) -> Ask {
         let cards = looked_at(p, t);
-        let secret = format!("(the cards: {})", cards.iter().map(|c| p.cards().name(*c)).collect::<Vec<_>>().join(", "));
-        Ask::new(t.side, format!("{}: Our Man in Tehran: `discard CARD` for each card you discard, then `pass`", t.side), {
+        let secret = words.say(|| format!("(the cards: {})", cards.iter().map(|c| p.cards().name(*c)).collect::<Vec<_>>().join(", ")));
+        Ask::new(t.side, words.say(|| format!("{}: Our Man in Tehran: `discard CARD` for each card you discard, then `pass`", t.side)), {
             cards.into_iter().map(Move::Discard).collect()
         })
         .secret(secret)

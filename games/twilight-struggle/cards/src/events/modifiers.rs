@@ -7,7 +7,7 @@ use arbiter_twilight::effect::Effect;
 use arbiter_twilight::instr::Instr;
 use arbiter_twilight::pipeline::{DieModifier, OpsCondition, OpsModifier, OpsStage, RollKind};
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Map, Move, Position, Region, Ruleset, Side, Task};
+use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Map, Move, Position, Region, Ruleset, Side, Task, Words};
 
 /// "+1 Op, 4 maximum" (Containment, Brezhnev Doctrine).
 const PLUS_ONE_MAX_FOUR: &[OpsSpec] =
@@ -110,8 +110,8 @@ impl CardEvent for Salt {
             ctx.push(Task::Event(EventTask::new(SALT, side).at(SaltStep::Take)));
         }
     }
-    fn ask(&self, p: Position, _step: SaltStep, t: &EventTask) -> Ask {
-        let prompt = format!("{}: take one non-scoring card from the discard pile, or pass (SALT Negotiations)", t.side);
+    fn ask(&self, p: Position, _step: SaltStep, t: &EventTask, words: Words) -> Ask {
+        let prompt = words.say(|| format!("{}: take one non-scoring card from the discard pile, or pass (SALT Negotiations)", t.side));
         Ask::new(t.side, prompt, salt_choices(p)).or_pass()
     }
     fn answer(&self, ctx: &mut Ctx, _step: SaltStep, t: EventTask, m: &Move) {

@@ -10,7 +10,7 @@ use arbiter_twilight::instr::Instr;
 use arbiter_twilight::map::{CountryId, Map, SubRegion};
 use arbiter_twilight::permission::{Action, Scope, Veto};
 use arbiter_twilight::steps;
-use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Move, NoStep, Position, Region, Ruleset, Side, Task};
+use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Move, NoStep, Position, Region, Ruleset, Side, Task, Words};
 
 struct Nato {
     /// Freed from NATO by De Gaulle Leads France and Willy Brandt.
@@ -67,16 +67,16 @@ impl CardEvent for WarsawPact {
         ctx.exec(Instr::AddEffect(Effect::new(WARSAW_PACT, side, Expiry::Permanent)));
         ctx.push(Task::Event(EventTask::new(WARSAW_PACT, side).at(WarsawStep::Choose)));
     }
-    fn ask(&self, p: Position, step: WarsawStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, step: WarsawStep, t: &EventTask, words: Words) -> Ask {
         match step {
             WarsawStep::Choose => Ask::options(
                 t.side,
-                "USSR: Warsaw Pact Formed: `choose remove` (all US Influence from 4 Eastern European countries) or `choose add` (5 Influence in Eastern Europe, at most 2 per country)",
+                words.say(|| "USSR: Warsaw Pact Formed: `choose remove` (all US Influence from 4 Eastern European countries) or `choose add` (5 Influence in Eastern Europe, at most 2 per country)".into()),
                 &["remove", "add"],
             ),
             WarsawStep::Remove => Ask::new(
                 t.side,
-                format!("USSR: remove all US Influence from an Eastern European country ({} left)", t.count),
+                words.say(|| format!("USSR: remove all US Influence from an Eastern European country ({} left)", t.count)),
                 arbiter_twilight::map::iter_mask(
                     eastern_europe(p, t.side) & p.st.masks().presence[Side::Us.idx()] & !t.picked.countries().0,
                 )
@@ -85,7 +85,7 @@ impl CardEvent for WarsawPact {
             ),
             WarsawStep::Add => Ask::new(
                 t.side,
-                format!("USSR: add Influence in Eastern Europe, at most 2 per country ({} left)", t.count),
+                words.say(|| format!("USSR: add Influence in Eastern Europe, at most 2 per country ({} left)", t.count)),
                 ADD_FIVE.options(p, t),
             ),
         }

@@ -9,7 +9,7 @@ use arbiter_twilight::effect::Memo;
 use arbiter_twilight::effect::{Effect, Expiry};
 use arbiter_twilight::instr::{DomainEvent, Instr};
 use arbiter_twilight::steps;
-use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Map, Move, Position, Side, Task};
+use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Map, Move, Position, Side, Task, Words};
 
 pub struct Norad;
 
@@ -22,10 +22,10 @@ impl CardEvent for Norad {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.exec(Instr::AddEffect(Effect::new(NORAD, side, Expiry::Permanent)));
     }
-    fn ask(&self, p: Position, _step: NoradStep, _t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: NoradStep, _t: &EventTask, words: Words) -> Ask {
         Ask::new(
             Side::Us,
-            "US: NORAD: add 1 Influence to a country that already has US Influence",
+            words.say(|| "US: NORAD: add 1 Influence to a country that already has US Influence".into()),
             Map::standard().ids().filter(|c| p.st.inf(Side::Us, *c) > 0).map(Move::Influence).collect(),
         )
     }

@@ -6,7 +6,7 @@ use super::ids::OLYMPIC_GAMES;
 use arbiter_twilight::ctx::Ctx;
 use arbiter_twilight::instr::Instr;
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, EventTask, Move, OpsTask, Position, Side, Task};
+use arbiter_twilight::{Ask, CardEvent, EventTask, Move, OpsTask, Position, Side, Task, Words};
 
 pub struct OlympicGames;
 
@@ -19,11 +19,11 @@ impl CardEvent for OlympicGames {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.push(Task::Event(EventTask::new(OLYMPIC_GAMES, side).at(OlympicStep::Invite)));
     }
-    fn ask(&self, _p: Position, _step: OlympicStep, t: &EventTask) -> Ask {
+    fn ask(&self, _p: Position, _step: OlympicStep, t: &EventTask, words: Words) -> Ask {
         let guest = t.side.opponent();
         Ask::options(
             guest,
-            format!("{guest}: the {} sponsors the Olympic Games: `choose participate` or `choose boycott`", t.side),
+            words.say(|| format!("{guest}: the {} sponsors the Olympic Games: `choose participate` or `choose boycott`", t.side)),
             &["participate", "boycott"],
         )
     }

@@ -9,7 +9,7 @@ use arbiter_twilight::effect::{Effect, Expiry};
 use arbiter_twilight::instr::Instr;
 use arbiter_twilight::map::{Map, SubRegion};
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Move, Position, Region, Ruleset, Side, Task};
+use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Move, Position, Region, Ruleset, Side, Task, Words};
 
 steps! {
     pub enum PlaceStep { Place }
@@ -45,11 +45,11 @@ impl CardEvent for PlaceEvent {
         }
         self.next(ctx, self.markers.task(self.card, side, PlaceStep::Place));
     }
-    fn ask(&self, p: Position, _step: PlaceStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: PlaceStep, t: &EventTask, words: Words) -> Ask {
         let pass = if self.optional { "; `pass` to stop" } else { "" };
         let ask = Ask::new(
             t.side,
-            format!("{}: {} ({} left, {}){pass}", t.side, self.what, t.count, p.cards().name(self.card)),
+            words.say(|| format!("{}: {} ({} left, {}){pass}", t.side, self.what, t.count, p.cards().name(self.card))),
             self.markers.options(p, t),
         );
         if self.optional {
@@ -117,19 +117,21 @@ impl CardEvent for SouthAfricanUnrest {
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.push(Task::Event(EventTask::new(SOUTH_AFRICAN_UNREST, side).at(UnrestStep::Choose)));
     }
-    fn ask(&self, p: Position, step: UnrestStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, step: UnrestStep, t: &EventTask, words: Words) -> Ask {
         match step {
             UnrestStep::Choose => Ask::options(
                 t.side,
-                format!(
-                    "{}: South African Unrest: `choose South Africa` (2 Influence there) or `choose neighbours` (1 in South Africa and 2 in Angola and/or Botswana)",
-                    t.side
-                ),
+                words.say(|| {
+                    format!(
+                        "{}: South African Unrest: `choose South Africa` (2 Influence there) or `choose neighbours` (1 in South Africa and 2 in Angola and/or Botswana)",
+                        t.side
+                    )
+                }),
                 &["South Africa", "neighbours"],
             ),
             UnrestStep::Neighbours => Ask::new(
                 t.side,
-                format!("{}: South African Unrest: `influence COUNTRY` in Angola or Botswana ({} left)", t.side, t.count),
+                words.say(|| format!("{}: South African Unrest: `influence COUNTRY` in Angola or Botswana ({} left)", t.side, t.count)),
                 NEIGHBOURS.options(p, t),
             ),
         }

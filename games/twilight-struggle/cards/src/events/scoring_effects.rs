@@ -22,7 +22,7 @@ use arbiter_twilight::scoring::score_with_modifiers;
 use arbiter_twilight::Arg;
 use arbiter_twilight::{
     log, steps, Ask, CardEvent, CardId, EventTask, Lasting, Move, NoStep, Position, Region, Ruleset, ScoringModifier, ScoringTime, Side,
-    Task,
+    Task, Words,
 };
 
 struct Formosan;
@@ -112,16 +112,18 @@ impl CardEvent for Shuttle {
     }
     /// The US chooses the USSR battleground the scoring ignores (`arg`: the region's scoring
     /// card).
-    fn ask(&self, p: Position, _step: ShuttleStep, t: &EventTask) -> Ask {
+    fn ask(&self, p: Position, _step: ShuttleStep, t: &EventTask, words: Words) -> Ask {
         let Arg::Card(card) = t.arg else { return Ask::new(t.side, "", Vec::new()) };
         let (Some(region), Some(e)) = (shuttle_region(card), p.st.effect(SHUTTLE_DIPLOMACY)) else {
             return Ask::new(t.side, "", Vec::new());
         };
-        let prompt = format!(
-            "{}: Shuttle Diplomacy: `target COUNTRY`: the USSR-controlled battleground {} ignores (it counts for nothing, its adjacency to the US included; FAQ)",
-            t.side,
-            p.cards().name(card)
-        );
+        let prompt = words.say(|| {
+            format!(
+                "{}: Shuttle Diplomacy: `target COUNTRY`: the USSR-controlled battleground {} ignores (it counts for nothing, its adjacency to the US included; FAQ)",
+                t.side,
+                p.cards().name(card)
+            )
+        });
         Ask::new(t.side, prompt, candidates(p, e, region).into_iter().map(Move::Target).collect())
     }
     fn answer(&self, ctx: &mut Ctx, _step: ShuttleStep, t: EventTask, m: &Move) {
