@@ -92,8 +92,12 @@ fn every_encoding_keeps_the_learning_contract() {
         let mut decisions = 0;
         for seed in 0..4u64 {
             let (mut m, _) = kind.create(&serde_json::Value::Null, seed).unwrap();
+            // The same game played by text with its words: stepping by action id (a move played
+            // quietly, into a report the game keeps) reaches the same states.
+            let mut twin = m.boxed_clone();
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             while let Some(turn) = m.decision() {
+                assert_eq!(m.state_hash(), twin.state_hash(), "{}: the quiet and the worded play agree", kind.id());
                 decisions += 1;
                 let legal = m.legal_moves();
                 m.legal_actions(&mut ids);
@@ -122,7 +126,9 @@ fn every_encoding_keeps_the_learning_contract() {
                 }
                 let k = rng.random_range(0..ids.len());
                 m.step_action(turn.seat, ids[k]).unwrap_or_else(|r| panic!("{}: listed {:?} refused: {r}", kind.id(), legal[k]));
+                twin.play(turn.seat, &legal[k]).unwrap_or_else(|r| panic!("{}: listed {:?} refused by text: {r}", kind.id(), legal[k]));
             }
+            assert_eq!(m.state_hash(), twin.state_hash(), "{}", kind.id());
             assert_eq!(m.frame(), None);
             assert!(m.observe(Seat(0), &mut vec![0.0; 1]).is_err(), "{}: an observation of the wrong length is refused", kind.id());
         }

@@ -113,7 +113,12 @@ impl arbiter_kernel::Game for Game {
     fn play_quiet(&mut self, at: Seat, m: &Move) -> Result<(), Refusal> {
         let s = side(at).ok_or_else(|| Refusal::new(format!("no seat {} in Twilight Struggle", at.0), "§1"))?;
         if self.to_move() == Some(s) {
-            Game::play_quiet(self, m).map(|_| ()).map_err(Refusal::from)
+            let mut report = std::mem::take(&mut self.quiet);
+            let played = Game::play_quiet_into(self, m, &mut report);
+            // Emptied, its vectors kept: a clone of the game copies no stale lines.
+            report.clear();
+            self.quiet = report;
+            played.map_err(Refusal::from)
         } else {
             Game::play_as(self, s, m).map(|_| ()).map_err(Refusal::from)
         }

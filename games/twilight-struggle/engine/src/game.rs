@@ -30,6 +30,10 @@ pub struct Game {
     /// The reaction queue of the last move, kept (empty) for the next: each move would
     /// otherwise allocate its own at its first domain event (1 % of `arbiter bench`).
     reactions: Reactions<DomainEvent>,
+    /// The report a move played through the kernel's contract without words fills
+    /// (`Match::play_quiet`: the computer's search, the Python batch), kept empty between
+    /// moves so that each does not allocate its own (as [`Game::play_quiet_into`]'s caller).
+    pub(crate) quiet: Report,
 }
 
 impl Game {
@@ -48,7 +52,7 @@ impl Game {
 
     fn start(rules: Arc<Ruleset>, options: Options, rng: Randomness, logging: bool) -> (Game, Report) {
         let state = State::initial(&rules, options, rng);
-        let mut g = Game { rules, state, legal: Vec::new(), decider: None, reactions: Reactions::default() };
+        let mut g = Game { rules, state, legal: Vec::new(), decider: None, reactions: Reactions::default(), quiet: Report::default() };
         let mut report = Report::default();
         {
             let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
@@ -65,7 +69,7 @@ impl Game {
     /// A game from any state (fixtures, saved games). Runs automatic tasks up to a decision.
     pub fn from_state(rules: Arc<Ruleset>, mut state: State) -> (Game, Report) {
         state.refresh_masks();
-        let mut g = Game { rules, state, legal: Vec::new(), decider: None, reactions: Reactions::default() };
+        let mut g = Game { rules, state, legal: Vec::new(), decider: None, reactions: Reactions::default(), quiet: Report::default() };
         let mut report = Report::default();
         let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
         flow::run(&mut ctx);
