@@ -15,6 +15,7 @@
 //! turn: the owner of a game serves a share, the others forward).
 
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The allocator `arbiter serve` runs with (cli/src/main.rs): the server measured as it ships.
@@ -60,11 +61,13 @@ async fn main() {
     // When the last game was created (with --created-first): the moves are timed from then.
     let all_created = std::sync::Arc::new(std::sync::OnceLock::new());
     let started = Instant::now();
+    let under_way = std::sync::Arc::new(UnderWay::default());
     let mut tasks = Vec::new();
     for g in 0..games {
         let (http, bases, barrier, all_created) = (http.clone(), bases.clone(), barrier.clone(), all_created.clone());
+        let under_way = under_way.clone();
         tasks.push(tokio::spawn(async move {
-            play(&http, &bases, g as u64, moves, || async move {
+            play(&http, &bases, g as u64, moves, &under_way, || async move {
                 if let Some(b) = barrier {
                     if b.wait().await.is_leader() {
                         let _ = all_created.set(Instant::now());
@@ -92,12 +95,44 @@ async fn main() {
         if created_first { ", every game created before the first move" } else { "" }
     );
     println!("{:.0} moves/s", latencies.len() as f64 / wall.as_secs_f64());
+    // How many games were under way (created, not yet done) as each move was sent: the load a
+    // move met, whatever the order of creations and moves.
+    let sent = under_way.moves.load(Ordering::Relaxed).max(1);
+    println!(
+        "games under way as a move was sent: mean {:.0}, fewest {}",
+        under_way.sum.load(Ordering::Relaxed) as f64 / sent as f64,
+        under_way.fewest.load(Ordering::Relaxed)
+    );
     println!(
         "move round trip: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
         pct(0.50).as_secs_f64() * 1e3,
         pct(0.99).as_secs_f64() * 1e3,
         latencies.last().copied().unwrap_or_default().as_secs_f64() * 1e3
     );
+}
+
+/// The games created and not yet done, and what the moves met of them.
+struct UnderWay {
+    now: AtomicUsize,
+    /// Over every move sent: the sum of `now`, the moves, the smallest `now`.
+    sum: AtomicUsize,
+    moves: AtomicUsize,
+    fewest: AtomicUsize,
+}
+
+impl Default for UnderWay {
+    fn default() -> Self {
+        UnderWay { now: AtomicUsize::new(0), sum: AtomicUsize::new(0), moves: AtomicUsize::new(0), fewest: AtomicUsize::new(usize::MAX) }
+    }
+}
+
+impl UnderWay {
+    fn sent(&self) {
+        let now = self.now.load(Ordering::Relaxed);
+        self.sum.fetch_add(now, Ordering::Relaxed);
+        self.moves.fetch_add(1, Ordering::Relaxed);
+        self.fewest.fetch_min(now, Ordering::Relaxed);
+    }
 }
 
 /// What the client reads of a seat's decision (`GET .../moves`); the rest of the answer (the
@@ -117,6 +152,21 @@ async fn play<F: std::future::Future<Output = ()>>(
     bases: &[String],
     seed: u64,
     moves: usize,
+    under_way: &UnderWay,
+    created: impl FnOnce() -> F,
+) -> (Vec<Duration>, bool) {
+    // Counted from its creation (in `play_game`, which panics if it fails) to its end.
+    let r = play_game(http, bases, seed, moves, under_way, created).await;
+    under_way.now.fetch_sub(1, Ordering::Relaxed);
+    r
+}
+
+async fn play_game<F: std::future::Future<Output = ()>>(
+    http: &reqwest::Client,
+    bases: &[String],
+    seed: u64,
+    moves: usize,
+    under_way: &UnderWay,
     created: impl FnOnce() -> F,
 ) -> (Vec<Duration>, bool) {
     let mut turn = seed as usize;
@@ -130,6 +180,7 @@ async fn play<F: std::future::Future<Output = ()>>(
     let id = v["id"].as_str().unwrap_or_else(|| panic!("no game made: {v}")).to_string();
     let token = |s: &str| v["tokens"][s].as_str().unwrap().to_string();
     let (us, ussr) = (token("us"), token("ussr"));
+    under_way.now.fetch_add(1, Ordering::Relaxed);
     created().await;
     let mut x = seed.wrapping_add(1);
     let mut out = Vec::new();
@@ -150,6 +201,7 @@ async fn play<F: std::future::Future<Output = ()>>(
         let list = m.moves;
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let text = list[(x >> 33) as usize % list.len()].clone();
+        under_way.sent();
         let start = Instant::now();
         let base = next();
         let r = http.post(format!("{base}/api/games/{id}/moves?token={t}")).body(json!({ "move": text }).to_string()).send().await.unwrap();
