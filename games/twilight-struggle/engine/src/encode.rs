@@ -69,33 +69,73 @@ fn country_slot(c: CountryId) -> Option<u32> {
     (c.idx() < COUNTRIES).then_some(c.0 as u32)
 }
 
+/// Each variant's block as (start, length), in the variant order of [`Move`] (the order of
+/// [`variant`]); a variant without slots has length 0. `Play` adds its mode's place to the
+/// start; `Cancel` at a country and `Pass` are numbered in [`action_id`] itself.
+const BLOCKS: [(u32, u32); 13] = [
+    (PLAY, CARDS as u32),
+    (HEADLINE, CARDS as u32),
+    (INFLUENCE, COUNTRIES as u32),
+    (REMOVE, COUNTRIES as u32),
+    (COUP, COUNTRIES as u32),
+    (REALIGN, COUNTRIES as u32),
+    (TARGET, COUNTRIES as u32),
+    (DISCARD, CARDS as u32),
+    (TAKE, CARDS as u32),
+    (CHOOSE, CHOICES as u32),
+    (CANCEL, CARDS as u32),
+    (PASS, 1),
+    (0, 0),
+];
+
+/// `m`'s place in [`BLOCKS`]: its variant in declaration order, which is `Move`'s `repr(u8)`
+/// tag, so that this compiles to the tag's load (no branch).
+#[inline(always)]
+fn variant(m: &Move) -> usize {
+    match *m {
+        Move::Play { .. } => 0,
+        Move::Headline(_) => 1,
+        Move::Influence(_) => 2,
+        Move::Remove(_) => 3,
+        Move::Coup(_) => 4,
+        Move::Realign(_) => 5,
+        Move::Target(_) => 6,
+        Move::Discard(_) => 7,
+        Move::Take(_) => 8,
+        Move::Choose(_) => 9,
+        Move::Cancel { .. } => 10,
+        Move::Pass => 11,
+        Move::Concede(_) => 12,
+    }
+}
+
 /// The action id of `m`; `None` for a concession (never listed) or a number outside the map
 /// or the cards.
+///
+/// Numbered at every decision of a batch, for every listed move: the variants with one card,
+/// country or option (their number the first field) share one path, a table lookup by the tag
+/// and one bounds check, so that a list mixing them (an Operations decision lists `influence`,
+/// `realign` and `coup` country by country) takes the same branches for every move. A `match`
+/// with an arm per variant compiled to a jump table whose target changed with the variant,
+/// mispredicted about 7.7 times a decision (BENCHMARKS.md, "the Python batch, margin").
+#[inline(always)]
 pub fn action_id(m: &Move) -> Option<u32> {
-    Some(match *m {
-        Move::Play { card, mode } => PLAY + mode.index() as u32 * CARDS as u32 + card_slot(card)?,
-        Move::Headline(c) => HEADLINE + card_slot(c)?,
-        Move::Discard(c) => DISCARD + card_slot(c)?,
-        Move::Take(c) => TAKE + card_slot(c)?,
-        Move::Cancel { card, country: None } => CANCEL + card_slot(card)?,
+    let (start, len) = BLOCKS[variant(m)];
+    let slot = match *m {
+        Move::Play { card, mode } => {
+            return card_slot(card).map(|c| PLAY + mode.index() as u32 * CARDS as u32 + c);
+        }
         // One slot per country: the card is found again from the position (`move_of`). Only
         // one card's effect is cancelled at a country; two at once would share ids, which the
         // mask test (every listed move has its own id) would catch.
-        Move::Cancel { country: Some(k), .. } => CANCEL_AT + country_slot(k)?,
-        Move::Influence(k) => INFLUENCE + country_slot(k)?,
-        Move::Remove(k) => REMOVE + country_slot(k)?,
-        Move::Coup(k) => COUP + country_slot(k)?,
-        Move::Realign(k) => REALIGN + country_slot(k)?,
-        Move::Target(k) => TARGET + country_slot(k)?,
-        Move::Choose(i) => {
-            if i as usize >= CHOICES {
-                return None;
-            }
-            CHOOSE + i as u32
-        }
-        Move::Pass => PASS,
+        Move::Cancel { country: Some(k), .. } => return country_slot(k).map(|k| CANCEL_AT + k),
+        Move::Pass => return Some(PASS),
         Move::Concede(_) => return None,
-    })
+        Move::Headline(c) | Move::Discard(c) | Move::Take(c) | Move::Cancel { card: c, country: None } => c.0,
+        Move::Influence(k) | Move::Remove(k) | Move::Coup(k) | Move::Realign(k) | Move::Target(k) => k.0,
+        Move::Choose(i) => i,
+    };
+    (u32::from(slot) < len).then_some(start + u32::from(slot))
 }
 
 /// The move numbered `id` in `g`.
@@ -294,5 +334,31 @@ mod tests {
         assert_eq!(fixed_move(ACTIONS), None);
         let at = Move::Cancel { card: CardId(40), country: Some(CountryId(3)) };
         assert_eq!(action_id(&at), Some(CANCEL_AT + 3));
+    }
+
+    #[test]
+    fn numbers_outside_the_cards_the_map_or_the_options_have_no_id() {
+        let (card, country) = (CardId(CARDS as u8), CountryId(COUNTRIES as u8));
+        for m in [
+            Move::Play { card, mode: PlayMode::Space },
+            Move::Headline(card),
+            Move::Discard(card),
+            Move::Take(card),
+            Move::Cancel { card, country: None },
+            Move::Cancel { card: CardId(40), country: Some(country) },
+            Move::Influence(country),
+            Move::Remove(country),
+            Move::Coup(country),
+            Move::Realign(country),
+            Move::Target(country),
+            Move::Choose(CHOICES as u8),
+            Move::Concede(crate::moves::Concession::Resign),
+            Move::Concede(crate::moves::Concession::Time),
+        ] {
+            assert_eq!(action_id(&m), None, "{m:?}");
+        }
+        // The last slot of each block is still inside it.
+        assert_eq!(action_id(&Move::Target(CountryId(COUNTRIES as u8 - 1))), Some(CANCEL_AT - 1));
+        assert_eq!(action_id(&Move::Choose(CHOICES as u8 - 1)), Some(PASS - 1));
     }
 }
