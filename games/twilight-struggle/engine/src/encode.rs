@@ -197,18 +197,18 @@ fn frac(x: usize, max: u8) -> f32 {
     (x as f32 / max as f32).min(1.0)
 }
 
-fn set_countries(plane: &mut [f32], countries: u128) {
-    for k in crate::bits::set_bits(countries) {
-        if let Some(slot) = plane.get_mut(usize::from(k)) {
-            *slot = 1.0;
-        }
-    }
-}
-
-fn set_cards(plane: &mut [f32], cards: CardSet) {
-    for c in cards.iter() {
-        if let Some(slot) = plane.get_mut(c.idx()) {
-            *slot = 1.0;
+/// Write `plane[i]` = 1 where bit `i` of `bits` is set, else 0, for every slot of the plane
+/// (bits past its end ignored). The whole plane, not a walk over the set bits: a walk's exit
+/// was mispredicted once per plane (15 planes, about 16.6 mispredictions a decision:
+/// BENCHMARKS.md, "the Python batch, margin"), and a fixed number of slots compiles to
+/// straight-line vector code (each 32-bit word broadcast, masked and compared 4 slots at a
+/// time).
+#[inline(always)]
+fn write_bits<const N: usize>(plane: &mut [f32; N], bits: u128) {
+    let words = [bits as u32, (bits >> 32) as u32, (bits >> 64) as u32, (bits >> 96) as u32];
+    for (chunk, w) in plane.chunks_mut(32).zip(words) {
+        for (j, v) in chunk.iter_mut().enumerate() {
+            *v = if w & (1 << j) != 0 { 1.0 } else { 0.0 };
         }
     }
 }
@@ -226,17 +226,35 @@ pub fn observe_decider(g: &Game, out: &mut [f32]) -> Option<Frame> {
     Some(f)
 }
 
+/// No Influence anywhere: what the Influence planes show of a map of another size than
+/// [`COUNTRIES`] (the tests check the standard map's).
+const NO_INFLUENCE: [[u8; 2]; COUNTRIES] = [[0; 2]; COUNTRIES];
+
+/// Every value of the row is written once, plane by plane, in order (no `fill` first: a batch
+/// writes a row of 6 KB at every decision, and the planes are written whole anyway).
 fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
-    out.fill(0.0);
+    let Some((scalars, rest)) = out.split_first_chunk_mut::<SCALARS>() else {
+        // Shorter than an observation (the kernel's contract checks the length): nothing is
+        // shown.
+        out.fill(0.0);
+        return;
+    };
+    let Some((cards, rest)) = rest.split_first_chunk_mut::<{ CARD_PLANES * CARDS }>() else {
+        out.fill(0.0);
+        return;
+    };
+    let Some((countries, _)) = rest.split_first_chunk_mut::<{ COUNTRY_PLANES * COUNTRIES }>() else {
+        out.fill(0.0);
+        return;
+    };
     let st = g.state();
     let p = g.pos();
     let other = me.opponent();
-    let (scalars, rest) = out.split_at_mut(SCALARS);
-    let (cards, countries) = rest.split_at_mut(CARD_PLANES * CARDS);
     let mine = |s: Side| if s == me { 1.0 } else { 0.0 };
     let top = st.stack.last().filter(|_| frame.is_some());
     let headline_seen = |s: Side| st.headline[s.idx()].filter(|_| crate::view::headline_visible(p, s, Some(me)));
 
+    scalars.fill(0.0);
     scalars[0] = mine(Side::Ussr);
     scalars[1] = frac(st.turn as usize, 10);
     scalars[2] = frac(st.round as usize, 8);
@@ -264,6 +282,7 @@ fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
     // A headline chosen that this seat may not see yet: that it was chosen is public.
     scalars[26] = if st.headline[other.idx()].is_some() && headline_seen(other).is_none() { 1.0 } else { 0.0 };
     let mut decision_card = None;
+    let mut targets = 0;
     match top {
         Some(Task::Ops(o)) => {
             scalars[27] = frac(o.spent as usize, 4);
@@ -275,7 +294,7 @@ fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
                 None => {}
             }
             decision_card = o.card;
-            set_countries(&mut countries[4 * COUNTRIES..5 * COUNTRIES], o.targets);
+            targets = o.targets;
         }
         Some(Task::Event(e)) => {
             scalars[27] = frac(e.step as usize, 8);
@@ -286,28 +305,35 @@ fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
         _ => {}
     }
 
-    let plane = |k: usize| k * CARDS..(k + 1) * CARDS;
-    set_cards(&mut cards[plane(0)], st.hand(me));
-    set_cards(&mut cards[plane(1)], CardSet(st.known[other.idx()].0 & st.hand(other).0));
-    set_cards(&mut cards[plane(2)], st.discard);
-    set_cards(&mut cards[plane(3)], st.removed);
-    set_cards(&mut cards[plane(4)], st.effects.iter().map(|e| e.card).collect());
-    set_cards(&mut cards[plane(5)], st.table);
-    set_cards(&mut cards[plane(6)], st.in_play.iter().map(|x| x.card).collect());
-    set_cards(&mut cards[plane(7)], headline_seen(me).into_iter().collect());
-    set_cards(&mut cards[plane(8)], headline_seen(other).into_iter().collect());
-    set_cards(&mut cards[plane(9)], decision_card.into_iter().collect());
+    let one = |c: Option<CardId>| c.map_or(0, |c| 1u128.checked_shl(c.0.into()).unwrap_or(0));
+    let card_planes: [u128; CARD_PLANES] = [
+        st.hand(me).0,
+        st.known[other.idx()].0 & st.hand(other).0,
+        st.discard.0,
+        st.removed.0,
+        st.effects.iter().map(|e| e.card).collect::<CardSet>().0,
+        st.table.0,
+        st.in_play.iter().map(|x| x.card).collect::<CardSet>().0,
+        one(headline_seen(me)),
+        one(headline_seen(other)),
+        one(decision_card),
+    ];
+    for (plane, bits) in cards.as_chunks_mut::<CARDS>().0.iter_mut().zip(card_planes) {
+        write_bits(plane, bits);
+    }
 
-    // Influence where there is some, control where there is: the set bits only (most of the
-    // map is empty, and this runs at every step of a batch).
+    // Influence of each side (both planes in one pass over the map: it vectorises), then
+    // control of each side, then the countries the Operations may still target.
+    let (country_planes, _) = countries.as_chunks_mut::<COUNTRIES>();
+    let [us, ussr, rest @ ..] = country_planes else { return };
+    let influence = st.influence.first_chunk::<COUNTRIES>().unwrap_or(&NO_INFLUENCE);
+    for ((u, r), inf) in us.iter_mut().zip(ussr.iter_mut()).zip(influence) {
+        *u = frac(inf[0] as usize, 10);
+        *r = frac(inf[1] as usize, 10);
+    }
     let masks = st.masks();
-    for side in 0..2 {
-        for k in crate::bits::set_bits(masks.presence[side]).map(usize::from).take_while(|k| *k < COUNTRIES) {
-            if let Some(inf) = st.influence.get(k) {
-                countries[side * COUNTRIES + k] = frac(inf[side] as usize, 10);
-            }
-        }
-        set_countries(&mut countries[(2 + side) * COUNTRIES..(3 + side) * COUNTRIES], masks.control[side]);
+    for (plane, bits) in rest.iter_mut().zip([masks.control[0], masks.control[1], targets]) {
+        write_bits(plane, bits);
     }
     debug_assert_eq!(Map::standard().countries.len(), COUNTRIES);
 }
