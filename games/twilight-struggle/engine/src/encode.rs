@@ -220,14 +220,14 @@ const NIBBLES: [[f32; 4]; 16] = {
 /// BENCHMARKS.md, "the Python batch, margin"). Four slots at a time from a table of the 16
 /// patterns: a fixed number of slots compiles to straight-line code.
 #[inline(always)]
-fn write_bits<const N: usize>(plane: &mut [f32; N], bits: u128) {
-    let (fours, rest) = plane.as_chunks_mut::<4>();
+fn write_bits(plane: &mut [f32], bits: u128) {
+    let mut fours = plane.chunks_exact_mut(4);
     let mut b = bits;
-    for four in fours {
-        *four = NIBBLES[(b & 15) as usize];
+    for four in &mut fours {
+        four.copy_from_slice(&NIBBLES[(b & 15) as usize]);
         b >>= 4;
     }
-    for (v, x) in rest.iter_mut().zip(NIBBLES[(b & 15) as usize]) {
+    for (v, x) in fours.into_remainder().iter_mut().zip(NIBBLES[(b & 15) as usize]) {
         *v = x;
     }
 }
@@ -337,21 +337,22 @@ fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
         one(headline_seen(other)),
         one(decision_card),
     ];
-    for (plane, bits) in cards.as_chunks_mut::<CARDS>().0.iter_mut().zip(card_planes) {
+    for (plane, bits) in cards.chunks_exact_mut(CARDS).zip(card_planes) {
         write_bits(plane, bits);
     }
 
     // Influence of each side (both planes in one pass over the map: it vectorises), then
     // control of each side, then the countries the Operations may still target.
-    let (country_planes, _) = countries.as_chunks_mut::<COUNTRIES>();
-    let [us, ussr, rest @ ..] = country_planes else { return };
-    let influence = st.influence.first_chunk::<COUNTRIES>().unwrap_or(&NO_INFLUENCE);
-    for ((u, r), inf) in us.iter_mut().zip(ussr.iter_mut()).zip(influence) {
-        *u = frac(inf[0] as usize, 10);
-        *r = frac(inf[1] as usize, 10);
+    let mut planes = countries.chunks_exact_mut(COUNTRIES);
+    if let (Some(us), Some(ussr)) = (planes.next(), planes.next()) {
+        let influence = st.influence.first_chunk::<COUNTRIES>().unwrap_or(&NO_INFLUENCE);
+        for ((u, r), inf) in us.iter_mut().zip(ussr.iter_mut()).zip(influence) {
+            *u = frac(inf[0] as usize, 10);
+            *r = frac(inf[1] as usize, 10);
+        }
     }
     let masks = st.masks();
-    for (plane, bits) in rest.iter_mut().zip([masks.control[0], masks.control[1], targets]) {
+    for (plane, bits) in planes.zip([masks.control[0], masks.control[1], targets]) {
         write_bits(plane, bits);
     }
     debug_assert_eq!(Map::standard().countries.len(), COUNTRIES);
