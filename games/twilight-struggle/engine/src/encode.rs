@@ -69,33 +69,73 @@ fn country_slot(c: CountryId) -> Option<u32> {
     (c.idx() < COUNTRIES).then_some(c.0 as u32)
 }
 
+/// Each variant's block as (start, length), in the variant order of [`Move`] (the order of
+/// [`variant`]); a variant without slots has length 0. `Play` adds its mode's place to the
+/// start; `Cancel` at a country and `Pass` are numbered in [`action_id`] itself.
+const BLOCKS: [(u32, u32); 13] = [
+    (PLAY, CARDS as u32),
+    (HEADLINE, CARDS as u32),
+    (INFLUENCE, COUNTRIES as u32),
+    (REMOVE, COUNTRIES as u32),
+    (COUP, COUNTRIES as u32),
+    (REALIGN, COUNTRIES as u32),
+    (TARGET, COUNTRIES as u32),
+    (DISCARD, CARDS as u32),
+    (TAKE, CARDS as u32),
+    (CHOOSE, CHOICES as u32),
+    (CANCEL, CARDS as u32),
+    (PASS, 1),
+    (0, 0),
+];
+
+/// `m`'s place in [`BLOCKS`]: its variant in declaration order, which is `Move`'s `repr(u8)`
+/// tag, so that this compiles to the tag's load (no branch).
+#[inline(always)]
+fn variant(m: &Move) -> usize {
+    match *m {
+        Move::Play { .. } => 0,
+        Move::Headline(_) => 1,
+        Move::Influence(_) => 2,
+        Move::Remove(_) => 3,
+        Move::Coup(_) => 4,
+        Move::Realign(_) => 5,
+        Move::Target(_) => 6,
+        Move::Discard(_) => 7,
+        Move::Take(_) => 8,
+        Move::Choose(_) => 9,
+        Move::Cancel { .. } => 10,
+        Move::Pass => 11,
+        Move::Concede(_) => 12,
+    }
+}
+
 /// The action id of `m`; `None` for a concession (never listed) or a number outside the map
 /// or the cards.
+///
+/// Numbered at every decision of a batch, for every listed move: the variants with one card,
+/// country or option (their number the first field) share one path, a table lookup by the tag
+/// and one bounds check, so that a list mixing them (an Operations decision lists `influence`,
+/// `realign` and `coup` country by country) takes the same branches for every move. A `match`
+/// with an arm per variant compiled to a jump table whose target changed with the variant,
+/// mispredicted about 7.7 times a decision (BENCHMARKS.md, "the Python batch, margin").
+#[inline(always)]
 pub fn action_id(m: &Move) -> Option<u32> {
-    Some(match *m {
-        Move::Play { card, mode } => PLAY + mode.index() as u32 * CARDS as u32 + card_slot(card)?,
-        Move::Headline(c) => HEADLINE + card_slot(c)?,
-        Move::Discard(c) => DISCARD + card_slot(c)?,
-        Move::Take(c) => TAKE + card_slot(c)?,
-        Move::Cancel { card, country: None } => CANCEL + card_slot(card)?,
+    let (start, len) = BLOCKS[variant(m)];
+    let slot = match *m {
+        Move::Play { card, mode } => {
+            return card_slot(card).map(|c| PLAY + mode.index() as u32 * CARDS as u32 + c);
+        }
         // One slot per country: the card is found again from the position (`move_of`). Only
         // one card's effect is cancelled at a country; two at once would share ids, which the
         // mask test (every listed move has its own id) would catch.
-        Move::Cancel { country: Some(k), .. } => CANCEL_AT + country_slot(k)?,
-        Move::Influence(k) => INFLUENCE + country_slot(k)?,
-        Move::Remove(k) => REMOVE + country_slot(k)?,
-        Move::Coup(k) => COUP + country_slot(k)?,
-        Move::Realign(k) => REALIGN + country_slot(k)?,
-        Move::Target(k) => TARGET + country_slot(k)?,
-        Move::Choose(i) => {
-            if i as usize >= CHOICES {
-                return None;
-            }
-            CHOOSE + i as u32
-        }
-        Move::Pass => PASS,
+        Move::Cancel { country: Some(k), .. } => return country_slot(k).map(|k| CANCEL_AT + k),
+        Move::Pass => return Some(PASS),
         Move::Concede(_) => return None,
-    })
+        Move::Headline(c) | Move::Discard(c) | Move::Take(c) | Move::Cancel { card: c, country: None } => c.0,
+        Move::Influence(k) | Move::Remove(k) | Move::Coup(k) | Move::Realign(k) | Move::Target(k) => k.0,
+        Move::Choose(i) => i,
+    };
+    (u32::from(slot) < len).then_some(start + u32::from(slot))
 }
 
 /// The move numbered `id` in `g`.
@@ -157,19 +197,38 @@ fn frac(x: usize, max: u8) -> f32 {
     (x as f32 / max as f32).min(1.0)
 }
 
-fn set_countries(plane: &mut [f32], countries: u128) {
-    for k in crate::bits::set_bits(countries) {
-        if let Some(slot) = plane.get_mut(usize::from(k)) {
-            *slot = 1.0;
+/// The four slots of every 4-bit pattern: `NIBBLES[n][j]` = 1 where bit `j` of `n` is set.
+const NIBBLES: [[f32; 4]; 16] = {
+    let mut t = [[0.0; 4]; 16];
+    let mut n = 0;
+    while n < 16 {
+        let mut j = 0;
+        while j < 4 {
+            if n & (1 << j) != 0 {
+                t[n][j] = 1.0;
+            }
+            j += 1;
         }
+        n += 1;
     }
-}
+    t
+};
 
-fn set_cards(plane: &mut [f32], cards: CardSet) {
-    for c in cards.iter() {
-        if let Some(slot) = plane.get_mut(c.idx()) {
-            *slot = 1.0;
-        }
+/// Write `plane[i]` = 1 where bit `i` of `bits` is set, else 0, for every slot of the plane
+/// (bits past its end ignored). The whole plane, not a walk over the set bits: a walk's exit
+/// was mispredicted once per plane (15 planes, about 16.6 mispredictions a decision:
+/// BENCHMARKS.md, "the Python batch, margin"). Four slots at a time from a table of the 16
+/// patterns: a fixed number of slots compiles to straight-line code.
+#[inline(always)]
+fn write_bits(plane: &mut [f32], bits: u128) {
+    let mut fours = plane.chunks_exact_mut(4);
+    let mut b = bits;
+    for four in &mut fours {
+        four.copy_from_slice(&NIBBLES[(b & 15) as usize]);
+        b >>= 4;
+    }
+    for (v, x) in fours.into_remainder().iter_mut().zip(NIBBLES[(b & 15) as usize]) {
+        *v = x;
     }
 }
 
@@ -186,17 +245,35 @@ pub fn observe_decider(g: &Game, out: &mut [f32]) -> Option<Frame> {
     Some(f)
 }
 
+/// No Influence anywhere: what the Influence planes show of a map of another size than
+/// [`COUNTRIES`] (the tests check the standard map's).
+const NO_INFLUENCE: [[u8; 2]; COUNTRIES] = [[0; 2]; COUNTRIES];
+
+/// Every value of the row is written once, plane by plane, in order (no `fill` first: a batch
+/// writes a row of 6 KB at every decision, and the planes are written whole anyway).
 fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
-    out.fill(0.0);
+    let Some((scalars, rest)) = out.split_first_chunk_mut::<SCALARS>() else {
+        // Shorter than an observation (the kernel's contract checks the length): nothing is
+        // shown.
+        out.fill(0.0);
+        return;
+    };
+    let Some((cards, rest)) = rest.split_first_chunk_mut::<{ CARD_PLANES * CARDS }>() else {
+        out.fill(0.0);
+        return;
+    };
+    let Some((countries, _)) = rest.split_first_chunk_mut::<{ COUNTRY_PLANES * COUNTRIES }>() else {
+        out.fill(0.0);
+        return;
+    };
     let st = g.state();
     let p = g.pos();
     let other = me.opponent();
-    let (scalars, rest) = out.split_at_mut(SCALARS);
-    let (cards, countries) = rest.split_at_mut(CARD_PLANES * CARDS);
     let mine = |s: Side| if s == me { 1.0 } else { 0.0 };
     let top = st.stack.last().filter(|_| frame.is_some());
     let headline_seen = |s: Side| st.headline[s.idx()].filter(|_| crate::view::headline_visible(p, s, Some(me)));
 
+    scalars.fill(0.0);
     scalars[0] = mine(Side::Ussr);
     scalars[1] = frac(st.turn as usize, 10);
     scalars[2] = frac(st.round as usize, 8);
@@ -224,6 +301,7 @@ fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
     // A headline chosen that this seat may not see yet: that it was chosen is public.
     scalars[26] = if st.headline[other.idx()].is_some() && headline_seen(other).is_none() { 1.0 } else { 0.0 };
     let mut decision_card = None;
+    let mut targets = 0;
     match top {
         Some(Task::Ops(o)) => {
             scalars[27] = frac(o.spent as usize, 4);
@@ -235,7 +313,7 @@ fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
                 None => {}
             }
             decision_card = o.card;
-            set_countries(&mut countries[4 * COUNTRIES..5 * COUNTRIES], o.targets);
+            targets = o.targets;
         }
         Some(Task::Event(e)) => {
             scalars[27] = frac(e.step as usize, 8);
@@ -246,28 +324,36 @@ fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
         _ => {}
     }
 
-    let plane = |k: usize| k * CARDS..(k + 1) * CARDS;
-    set_cards(&mut cards[plane(0)], st.hand(me));
-    set_cards(&mut cards[plane(1)], CardSet(st.known[other.idx()].0 & st.hand(other).0));
-    set_cards(&mut cards[plane(2)], st.discard);
-    set_cards(&mut cards[plane(3)], st.removed);
-    set_cards(&mut cards[plane(4)], st.effects.iter().map(|e| e.card).collect());
-    set_cards(&mut cards[plane(5)], st.table);
-    set_cards(&mut cards[plane(6)], st.in_play.iter().map(|x| x.card).collect());
-    set_cards(&mut cards[plane(7)], headline_seen(me).into_iter().collect());
-    set_cards(&mut cards[plane(8)], headline_seen(other).into_iter().collect());
-    set_cards(&mut cards[plane(9)], decision_card.into_iter().collect());
+    let one = |c: Option<CardId>| c.map_or(0, |c| 1u128.checked_shl(c.0.into()).unwrap_or(0));
+    let card_planes: [u128; CARD_PLANES] = [
+        st.hand(me).0,
+        st.known[other.idx()].0 & st.hand(other).0,
+        st.discard.0,
+        st.removed.0,
+        st.effects.iter().map(|e| e.card).collect::<CardSet>().0,
+        st.table.0,
+        st.in_play.iter().map(|x| x.card).collect::<CardSet>().0,
+        one(headline_seen(me)),
+        one(headline_seen(other)),
+        one(decision_card),
+    ];
+    for (plane, bits) in cards.chunks_exact_mut(CARDS).zip(card_planes) {
+        write_bits(plane, bits);
+    }
 
-    // Influence where there is some, control where there is: the set bits only (most of the
-    // map is empty, and this runs at every step of a batch).
-    let masks = st.masks();
-    for side in 0..2 {
-        for k in crate::bits::set_bits(masks.presence[side]).map(usize::from).take_while(|k| *k < COUNTRIES) {
-            if let Some(inf) = st.influence.get(k) {
-                countries[side * COUNTRIES + k] = frac(inf[side] as usize, 10);
-            }
+    // Influence of each side (both planes in one pass over the map: it vectorises), then
+    // control of each side, then the countries the Operations may still target.
+    let mut planes = countries.chunks_exact_mut(COUNTRIES);
+    if let (Some(us), Some(ussr)) = (planes.next(), planes.next()) {
+        let influence = st.influence.first_chunk::<COUNTRIES>().unwrap_or(&NO_INFLUENCE);
+        for ((u, r), inf) in us.iter_mut().zip(ussr.iter_mut()).zip(influence) {
+            *u = frac(inf[0] as usize, 10);
+            *r = frac(inf[1] as usize, 10);
         }
-        set_countries(&mut countries[(2 + side) * COUNTRIES..(3 + side) * COUNTRIES], masks.control[side]);
+    }
+    let masks = st.masks();
+    for (plane, bits) in planes.zip([masks.control[0], masks.control[1], targets]) {
+        write_bits(plane, bits);
     }
     debug_assert_eq!(Map::standard().countries.len(), COUNTRIES);
 }
@@ -294,5 +380,31 @@ mod tests {
         assert_eq!(fixed_move(ACTIONS), None);
         let at = Move::Cancel { card: CardId(40), country: Some(CountryId(3)) };
         assert_eq!(action_id(&at), Some(CANCEL_AT + 3));
+    }
+
+    #[test]
+    fn numbers_outside_the_cards_the_map_or_the_options_have_no_id() {
+        let (card, country) = (CardId(CARDS as u8), CountryId(COUNTRIES as u8));
+        for m in [
+            Move::Play { card, mode: PlayMode::Space },
+            Move::Headline(card),
+            Move::Discard(card),
+            Move::Take(card),
+            Move::Cancel { card, country: None },
+            Move::Cancel { card: CardId(40), country: Some(country) },
+            Move::Influence(country),
+            Move::Remove(country),
+            Move::Coup(country),
+            Move::Realign(country),
+            Move::Target(country),
+            Move::Choose(CHOICES as u8),
+            Move::Concede(crate::moves::Concession::Resign),
+            Move::Concede(crate::moves::Concession::Time),
+        ] {
+            assert_eq!(action_id(&m), None, "{m:?}");
+        }
+        // The last slot of each block is still inside it.
+        assert_eq!(action_id(&Move::Target(CountryId(COUNTRIES as u8 - 1))), Some(CANCEL_AT - 1));
+        assert_eq!(action_id(&Move::Choose(CHOICES as u8 - 1)), Some(PASS - 1));
     }
 }
