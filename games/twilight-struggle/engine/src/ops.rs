@@ -173,8 +173,20 @@ impl<'a> Judge<'a> {
         let side = o.side;
         let vetoes = p.vetoes();
         let masks = p.st.masks();
-        let veto_mask = |a: Action| vetoes.iter().fold(0u128, |m, v| m | v.mask(p.st, &masks, side, a));
-        let vetoed = [veto_mask(Action::Influence), veto_mask(Action::Realign), veto_mask(Action::Coup)];
+        // Only for the activities still open: a closed one is refused before its countries are
+        // judged (`check`), and lists no move.
+        let veto_mask = |kind: OpsKind, a: Action| {
+            if o.allows(kind) {
+                vetoes.iter().fold(0u128, |m, v| m | v.mask(p.st, &masks, side, a))
+            } else {
+                0
+            }
+        };
+        let vetoed = [
+            veto_mask(OpsKind::Influence, Action::Influence),
+            veto_mask(OpsKind::Realign, Action::Realign),
+            veto_mask(OpsKind::Coup, Action::Coup),
+        ];
         let closed =
             crate::map::Region::ALL.into_iter().filter(|r| defcon::closes(p.st.defcon, *r)).fold(0u128, |m, r| m | map.region_mask(r));
         let enemy_controlled = masks.control[side.opponent().idx()];
@@ -185,6 +197,10 @@ impl<'a> Judge<'a> {
         let mut affordable = [0u128; 3];
         for a in [false, true] {
             for s in [false, true] {
+                // A way the rest can no longer be spent has no country (its value was not read).
+                if (a && !o.spend.all_in_asia) || (s && !o.spend.all_in_southeast_asia) {
+                    continue;
+                }
                 let group = (if a { asia } else { !asia }) & (if s { sea } else { !sea });
                 let left = values[a as usize][s as usize] - o.spent as i32;
                 let influence = match left {
@@ -203,7 +219,8 @@ impl<'a> Judge<'a> {
             o,
             values,
             vetoes,
-            access: access_mask(p, side),
+            // Read only for placements (`Condition::of`), and only while they are open.
+            access: if o.allows(OpsKind::Influence) { access_mask(p, side) } else { 0 },
             enemy_controlled,
             opp_presence: masks.presence[side.opponent().idx()],
             closed: if o.free { 0 } else { closed },
