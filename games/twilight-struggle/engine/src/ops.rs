@@ -2,6 +2,7 @@
 //! re-checked per marker, §6.1.2), realignment one roll at a time, or one coup. The Ops value
 //! follows how the Ops are actually spent (the China Card's and Vietnam Revolts' conditions).
 
+use crate::card::CardId;
 use crate::ctx::{self, Ctx};
 use crate::defcon;
 use crate::error::{illegal, Illegal};
@@ -9,7 +10,7 @@ use crate::log;
 use crate::map::{CountryId, Map};
 use crate::moves::Move;
 use crate::permission::Action;
-use crate::pipeline::{Spend, Traced};
+use crate::pipeline::{OpsCondition, Spend, Traced};
 use crate::refuse;
 use crate::registry::Position;
 use crate::side::Side;
@@ -154,12 +155,20 @@ const KINDS: [OpsKind; 3] = [OpsKind::Influence, OpsKind::Realign, OpsKind::Coup
 impl<'a> Judge<'a> {
     pub fn new(p: Position<'a>, o: &'a OpsTask, explain: bool) -> Judge<'a> {
         let mods = p.ops_modifiers();
+        // The fold reads how the Ops are spent only through its modifiers' conditions (§7.4;
+        // The China Card's own +1 is one, §9.6): with none of them conditional, every way of
+        // spending has one value, folded once.
+        let one_value = o.card != Some(CardId::CHINA) && mods.iter().all(|m| m.condition == OpsCondition::Always);
         let mut values = [[0; 2]; 2];
         for asia in [false, true] {
             for sea in [false, true] {
                 // Only the ways the rest may still be spent: `spend_after` narrows a condition
                 // that holds, never revives one that failed (the others stay unread).
                 if (asia && !o.spend.all_in_asia) || (sea && !o.spend.all_in_southeast_asia) {
+                    continue;
+                }
+                if one_value && (asia || sea) {
+                    values[asia as usize][sea as usize] = values[0][0];
                     continue;
                 }
                 let spend = Spend { all_in_asia: asia, all_in_southeast_asia: sea };
@@ -197,11 +206,12 @@ impl<'a> Judge<'a> {
         let mut affordable = [0u128; 3];
         for a in [false, true] {
             for s in [false, true] {
-                // A way the rest can no longer be spent has no country (its value was not read).
-                if (a && !o.spend.all_in_asia) || (s && !o.spend.all_in_southeast_asia) {
+                // A way the rest can no longer be spent has no country (its value was not read);
+                // with one value for every way, the first way's judgement covers every country.
+                if (a && !o.spend.all_in_asia) || (s && !o.spend.all_in_southeast_asia) || (one_value && (a || s)) {
                     continue;
                 }
-                let group = (if a { asia } else { !asia }) & (if s { sea } else { !sea });
+                let group = if one_value { u128::MAX } else { (if a { asia } else { !asia }) & (if s { sea } else { !sea }) };
                 let left = values[a as usize][s as usize] - o.spent as i32;
                 let influence = match left {
                     i32::MIN..=0 => 0,
