@@ -14,7 +14,7 @@ use crate::pipeline::{OpsCondition, Spend, Traced};
 use crate::refuse;
 use crate::registry::Position;
 use crate::side::Side;
-use crate::task::{OpsKind, OpsTask, Task};
+use crate::task::{KeptValues, OpsKind, OpsTask, Task};
 
 /// The Ops value if the rest is spent consistently with `spend`.
 pub fn value(p: Position, o: &OpsTask, spend: Spend) -> Traced {
@@ -75,12 +75,74 @@ pub fn access_mask(p: Position, side: Side) -> u128 {
     crate::map::iter_mask(had).fold(had | map.superpower_mask(side), |m, c| m | map.adjacency_mask(c))
 }
 
-/// The Ops value alone for spending consistent with `spend` (no trace).
-fn number(p: Position, o: &OpsTask, spend: Spend) -> i32 {
-    match o.card {
-        Some(card) => ctx::ops_number(p, card, o.side, spend),
-        None => o.granted as i32,
+/// Is the way of spending `[asia][sea]` still open to the rest of these Ops? `spend_after`
+/// narrows a condition that holds, never revives one that failed.
+fn open_way(o: &OpsTask, asia: bool, sea: bool) -> bool {
+    (!asia || o.spend.all_in_asia) && (!sea || o.spend.all_in_southeast_asia)
+}
+
+/// The Ops value of each way the rest may still be spent, `[all in Asia][all in Southeast
+/// Asia]` (0 for a way no longer open), and whether the open ways have one value. The values
+/// the last Op kept (`OpsTask::kept`) while the effects in play are unchanged, else folded.
+fn values_for(p: Position, o: &OpsTask) -> ([[i32; 2]; 2], bool) {
+    let values = match o.kept.0 {
+        Some((version, kept)) if version == p.st.effects_version.0 => kept.map(|row| row.map(i32::from)),
+        _ => return fold_values(p, o),
+    };
+    let one = [(false, true), (true, false), (true, true)]
+        .into_iter()
+        .all(|(a, s)| !open_way(o, a, s) || values[a as usize][s as usize] == values[0][0]);
+    (values, one)
+}
+
+/// [`values_for`] folded afresh from the Ops modifiers in play.
+fn fold_values(p: Position, o: &OpsTask) -> ([[i32; 2]; 2], bool) {
+    let Some(card) = o.card else {
+        let v = o.granted as i32;
+        return ([[v; 2]; 2], true);
+    };
+    let mods = p.ops_modifiers();
+    // The fold reads how the Ops are spent only through its modifiers' conditions (§7.4; The
+    // China Card's own +1 is one, §9.6): with none of them conditional, every way of spending
+    // has one value, folded once.
+    let one_value = card != CardId::CHINA && mods.iter().all(|m| m.condition == OpsCondition::Always);
+    let mut values = [[0; 2]; 2];
+    for asia in [false, true] {
+        for sea in [false, true] {
+            if !open_way(o, asia, sea) {
+                continue;
+            }
+            values[asia as usize][sea as usize] = if one_value && (asia || sea) {
+                values[0][0]
+            } else {
+                ctx::ops_number_with(p, &mods, card, o.side, Spend { all_in_asia: asia, all_in_southeast_asia: sea })
+            };
+        }
     }
+    (values, one_value)
+}
+
+/// The values to keep in the task for its next Op, under the effects' version now (none if one
+/// does not fit the kept form: then the next Op folds them again).
+fn keep(p: Position, values: [[i32; 2]; 2]) -> KeptValues {
+    let mut kept = [[0i8; 2]; 2];
+    for (k, v) in kept.iter_mut().flatten().zip(values.iter().flatten()) {
+        match i8::try_from(*v) {
+            Ok(x) => *k = x,
+            Err(_) => return KeptValues(None),
+        }
+    }
+    KeptValues(Some((p.st.effects_version.0, kept)))
+}
+
+/// Do the values `o` keeps, if they still hold, agree with those folded afresh, for every way
+/// the rest may still be spent? (The invariant checks, after every move.)
+pub fn kept_values_agree(p: Position, o: &OpsTask) -> bool {
+    let (kept, _) = values_for(p, o);
+    let (fresh, _) = fold_values(p, o);
+    [false, true]
+        .into_iter()
+        .all(|a| [false, true].into_iter().all(|s| !open_way(o, a, s) || kept[a as usize][s as usize] == fresh[a as usize][s as usize]))
 }
 
 /// A condition a country must meet to receive an Op, in the order a refusal names the first
@@ -154,30 +216,7 @@ const KINDS: [OpsKind; 3] = [OpsKind::Influence, OpsKind::Realign, OpsKind::Coup
 
 impl<'a> Judge<'a> {
     pub fn new(p: Position<'a>, o: &'a OpsTask, explain: bool) -> Judge<'a> {
-        let mods = p.ops_modifiers();
-        // The fold reads how the Ops are spent only through its modifiers' conditions (§7.4;
-        // The China Card's own +1 is one, §9.6): with none of them conditional, every way of
-        // spending has one value, folded once.
-        let one_value = o.card != Some(CardId::CHINA) && mods.iter().all(|m| m.condition == OpsCondition::Always);
-        let mut values = [[0; 2]; 2];
-        for asia in [false, true] {
-            for sea in [false, true] {
-                // Only the ways the rest may still be spent: `spend_after` narrows a condition
-                // that holds, never revives one that failed (the others stay unread).
-                if (asia && !o.spend.all_in_asia) || (sea && !o.spend.all_in_southeast_asia) {
-                    continue;
-                }
-                if one_value && (asia || sea) {
-                    values[asia as usize][sea as usize] = values[0][0];
-                    continue;
-                }
-                let spend = Spend { all_in_asia: asia, all_in_southeast_asia: sea };
-                values[asia as usize][sea as usize] = match o.card {
-                    Some(card) => ctx::ops_number_with(p, &mods, card, o.side, spend),
-                    None => o.granted as i32,
-                };
-            }
-        }
+        let (values, one_value) = values_for(p, o);
         let map = Map::standard();
         let side = o.side;
         let vetoes = p.vetoes();
@@ -208,7 +247,7 @@ impl<'a> Judge<'a> {
             for s in [false, true] {
                 // A way the rest can no longer be spent has no country (its value was not read);
                 // with one value for every way, the first way's judgement covers every country.
-                if (a && !o.spend.all_in_asia) || (s && !o.spend.all_in_southeast_asia) || (one_value && (a || s)) {
+                if !open_way(o, a, s) || (one_value && (a || s)) {
                     continue;
                 }
                 let group = if one_value { u128::MAX } else { (if a { asia } else { !asia }) & (if s { sea } else { !sea }) };
@@ -462,10 +501,13 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
     }
 }
 
-fn continue_or_finish(ctx: &mut Ctx, o: OpsTask) {
-    let total = number(ctx.pos(), &o, o.spend);
+fn continue_or_finish(ctx: &mut Ctx, mut o: OpsTask) {
+    let (values, _) = values_for(ctx.pos(), &o);
+    let total = values[o.spend.all_in_asia as usize][o.spend.all_in_southeast_asia as usize];
     if (o.spent as i32) < total {
-        // More to spend: `flow::run` finishes the task if no legal use remains.
+        // More to spend: `flow::run` finishes the task if no legal use remains. The next Op
+        // reads these values while the effects in play stay as they are.
+        o.kept = keep(ctx.pos(), values);
         ctx.push(Task::Ops(o));
     } else {
         finish(ctx, &o, "all spent");
