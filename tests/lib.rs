@@ -26,6 +26,11 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
     if st.masks() != st.compute_masks() {
         return Err("the presence/control masks disagree with the Influence table".into());
     }
+    if let Some(arbiter_twilight::Task::Ops(o)) = st.stack.last() {
+        if !arbiter_twilight::ops::kept_values_agree(g.pos(), o) {
+            return Err(format!("the Ops values kept from the last Op disagree with the effects in play: {o:?}"));
+        }
+    }
     if st.influence.len() != Map::standard().countries.len() {
         return Err("influence table has the wrong size".into());
     }

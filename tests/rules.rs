@@ -1113,3 +1113,30 @@ fn the_deciding_side_may_concede(#[case] text: &str, #[case] reason: EndReason) 
     assert!(report.log.iter().any(|l| l.text.starts_with(&format!("The {loser} "))), "{:?}", report.log);
     assert!(g.play(&m).is_err(), "nothing after the end");
 }
+
+/// The Ops values one Op keeps for the next (`OpsTask::kept`) are read only while the effects in
+/// play stay as they were; the invariant checks catch kept values that disagree with a fresh fold.
+#[test]
+fn ops_values_kept_between_markers_hold_only_while_the_effects_stay() {
+    // Duck and Cover is 3 Ops; Containment makes it 4 for the US.
+    let mut g = at_round(Side::Us, &[], |st| {
+        set_inf(st, "Israel", 1, 0);
+        give(st, Side::Us, &["Duck and Cover"]);
+        effect(st, "Containment", Side::Us);
+    });
+    play(&mut g, &["play \"Duck and Cover\" ops", "influence Israel"]);
+    let Some(Task::Ops(o)) = g.state().stack.last().cloned() else { panic!("the Ops continue: {:?}", g.state().stack.last()) };
+    let Some((version, values)) = o.kept.0 else { panic!("the first marker keeps the values") };
+    assert_eq!(values[0][0], 4);
+    assert!(arbiter_twilight::ops::kept_values_agree(g.pos(), &o));
+    let mut wrong = o;
+    wrong.kept.0 = Some((version, [[1; 2]; 2]));
+    assert!(!arbiter_twilight::ops::kept_values_agree(g.pos(), &wrong), "kept values that disagree are caught");
+    // Containment gone (a position edited by hand): 3 Ops, so two markers more, not three.
+    let mut st = g.state().clone();
+    st.effects.clear();
+    let (mut g, _) = Game::from_state(g.rules().clone(), st);
+    play(&mut g, &["influence Israel", "influence Israel"]);
+    assert!(!matches!(g.state().stack.last(), Some(Task::Ops(_))), "{:?}", g.state().stack.last());
+    assert_eq!(inf(&g, "Israel"), [4, 0]);
+}

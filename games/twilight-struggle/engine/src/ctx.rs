@@ -429,6 +429,7 @@ impl<'a> Ctx<'a> {
             Instr::AddEffect(e) => {
                 if !self.st.has_effect(e.card) {
                     self.effects_changed = self.effects_changed.wrapping_add(1);
+                    self.st.effects_version.0 = self.st.effects_version.0.wrapping_add(1);
                     self.st.effects.push(e);
                     self.in_play.insert(e.card);
                     log!(self, "{} is now in effect", self.card_name(e.card));
@@ -437,6 +438,7 @@ impl<'a> Ctx<'a> {
             Instr::RemoveEffect(c) => {
                 let Some(i) = self.st.effects.iter().position(|e| e.card == c) else { return };
                 self.effects_changed = self.effects_changed.wrapping_add(1);
+                self.st.effects_version.0 = self.st.effects_version.0.wrapping_add(1);
                 let e = self.st.effects.remove(i);
                 self.in_play.remove(c);
                 log!(self, "{} is no longer in effect", self.card_name(c));
@@ -469,6 +471,7 @@ impl<'a> Ctx<'a> {
             Instr::SetEffectMemo { card, memo } => {
                 if let Some(e) = self.st.effects.iter_mut().find(|e| e.card == card) {
                     self.effects_changed = self.effects_changed.wrapping_add(1);
+                    self.st.effects_version.0 = self.st.effects_version.0.wrapping_add(1);
                     e.memo = memo;
                 }
             }

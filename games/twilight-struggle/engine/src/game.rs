@@ -69,6 +69,8 @@ impl Game {
     /// A game from any state (fixtures, saved games). Runs automatic tasks up to a decision.
     pub fn from_state(rules: Arc<Ruleset>, mut state: State) -> (Game, Report) {
         state.refresh_masks();
+        // The effects may have been edited by hand: no value kept from them holds.
+        state.effects_version.0 = state.effects_version.0.wrapping_add(1);
         let mut g = Game { rules, state, legal: Vec::new(), decider: None, reactions: Reactions::default(), quiet: Report::default() };
         let mut report = Report::default();
         let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
@@ -330,6 +332,7 @@ impl State {
             headline: [None; 2],
             in_play: Vec::new(),
             effects: Vec::new(),
+            effects_version: Default::default(),
             table: CardSet::default(),
             known: [CardSet::default(); 2],
             round_start_presence: [0; 2],

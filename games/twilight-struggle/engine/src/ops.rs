@@ -2,6 +2,7 @@
 //! re-checked per marker, §6.1.2), realignment one roll at a time, or one coup. The Ops value
 //! follows how the Ops are actually spent (the China Card's and Vietnam Revolts' conditions).
 
+use crate::card::CardId;
 use crate::ctx::{self, Ctx};
 use crate::defcon;
 use crate::error::{illegal, Illegal};
@@ -9,11 +10,11 @@ use crate::log;
 use crate::map::{CountryId, Map};
 use crate::moves::Move;
 use crate::permission::Action;
-use crate::pipeline::{Spend, Traced};
+use crate::pipeline::{OpsCondition, Spend, Traced};
 use crate::refuse;
 use crate::registry::Position;
 use crate::side::Side;
-use crate::task::{OpsKind, OpsTask, Task};
+use crate::task::{KeptValues, OpsKind, OpsTask, Task};
 
 /// The Ops value if the rest is spent consistently with `spend`.
 pub fn value(p: Position, o: &OpsTask, spend: Spend) -> Traced {
@@ -74,12 +75,74 @@ pub fn access_mask(p: Position, side: Side) -> u128 {
     crate::map::iter_mask(had).fold(had | map.superpower_mask(side), |m, c| m | map.adjacency_mask(c))
 }
 
-/// The Ops value alone for spending consistent with `spend` (no trace).
-fn number(p: Position, o: &OpsTask, spend: Spend) -> i32 {
-    match o.card {
-        Some(card) => ctx::ops_number(p, card, o.side, spend),
-        None => o.granted as i32,
+/// Is the way of spending `[asia][sea]` still open to the rest of these Ops? `spend_after`
+/// narrows a condition that holds, never revives one that failed.
+fn open_way(o: &OpsTask, asia: bool, sea: bool) -> bool {
+    (!asia || o.spend.all_in_asia) && (!sea || o.spend.all_in_southeast_asia)
+}
+
+/// The Ops value of each way the rest may still be spent, `[all in Asia][all in Southeast
+/// Asia]` (0 for a way no longer open), and whether the open ways have one value. The values
+/// the last Op kept (`OpsTask::kept`) while the effects in play are unchanged, else folded.
+fn values_for(p: Position, o: &OpsTask) -> ([[i32; 2]; 2], bool) {
+    let values = match o.kept.0 {
+        Some((version, kept)) if version == p.st.effects_version.0 => kept.map(|row| row.map(i32::from)),
+        _ => return fold_values(p, o),
+    };
+    let one = [(false, true), (true, false), (true, true)]
+        .into_iter()
+        .all(|(a, s)| !open_way(o, a, s) || values[a as usize][s as usize] == values[0][0]);
+    (values, one)
+}
+
+/// [`values_for`] folded afresh from the Ops modifiers in play.
+fn fold_values(p: Position, o: &OpsTask) -> ([[i32; 2]; 2], bool) {
+    let Some(card) = o.card else {
+        let v = o.granted as i32;
+        return ([[v; 2]; 2], true);
+    };
+    let mods = p.ops_modifiers();
+    // The fold reads how the Ops are spent only through its modifiers' conditions (§7.4; The
+    // China Card's own +1 is one, §9.6): with none of them conditional, every way of spending
+    // has one value, folded once.
+    let one_value = card != CardId::CHINA && mods.iter().all(|m| m.condition == OpsCondition::Always);
+    let mut values = [[0; 2]; 2];
+    for asia in [false, true] {
+        for sea in [false, true] {
+            if !open_way(o, asia, sea) {
+                continue;
+            }
+            values[asia as usize][sea as usize] = if one_value && (asia || sea) {
+                values[0][0]
+            } else {
+                ctx::ops_number_with(p, &mods, card, o.side, Spend { all_in_asia: asia, all_in_southeast_asia: sea })
+            };
+        }
     }
+    (values, one_value)
+}
+
+/// The values to keep in the task for its next Op, under the effects' version now (none if one
+/// does not fit the kept form: then the next Op folds them again).
+fn keep(p: Position, values: [[i32; 2]; 2]) -> KeptValues {
+    let mut kept = [[0i8; 2]; 2];
+    for (k, v) in kept.iter_mut().flatten().zip(values.iter().flatten()) {
+        match i8::try_from(*v) {
+            Ok(x) => *k = x,
+            Err(_) => return KeptValues(None),
+        }
+    }
+    KeptValues(Some((p.st.effects_version.0, kept)))
+}
+
+/// Do the values `o` keeps, if they still hold, agree with those folded afresh, for every way
+/// the rest may still be spent? (The invariant checks, after every move.)
+pub fn kept_values_agree(p: Position, o: &OpsTask) -> bool {
+    let (kept, _) = values_for(p, o);
+    let (fresh, _) = fold_values(p, o);
+    [false, true]
+        .into_iter()
+        .all(|a| [false, true].into_iter().all(|s| !open_way(o, a, s) || kept[a as usize][s as usize] == fresh[a as usize][s as usize]))
 }
 
 /// A condition a country must meet to receive an Op, in the order a refusal names the first
@@ -153,28 +216,25 @@ const KINDS: [OpsKind; 3] = [OpsKind::Influence, OpsKind::Realign, OpsKind::Coup
 
 impl<'a> Judge<'a> {
     pub fn new(p: Position<'a>, o: &'a OpsTask, explain: bool) -> Judge<'a> {
-        let mods = p.ops_modifiers();
-        let mut values = [[0; 2]; 2];
-        for asia in [false, true] {
-            for sea in [false, true] {
-                // Only the ways the rest may still be spent: `spend_after` narrows a condition
-                // that holds, never revives one that failed (the others stay unread).
-                if (asia && !o.spend.all_in_asia) || (sea && !o.spend.all_in_southeast_asia) {
-                    continue;
-                }
-                let spend = Spend { all_in_asia: asia, all_in_southeast_asia: sea };
-                values[asia as usize][sea as usize] = match o.card {
-                    Some(card) => ctx::ops_number_with(p, &mods, card, o.side, spend),
-                    None => o.granted as i32,
-                };
-            }
-        }
+        let (values, one_value) = values_for(p, o);
         let map = Map::standard();
         let side = o.side;
         let vetoes = p.vetoes();
         let masks = p.st.masks();
-        let veto_mask = |a: Action| vetoes.iter().fold(0u128, |m, v| m | v.mask(p.st, &masks, side, a));
-        let vetoed = [veto_mask(Action::Influence), veto_mask(Action::Realign), veto_mask(Action::Coup)];
+        // Only for the activities still open: a closed one is refused before its countries are
+        // judged (`check`), and lists no move.
+        let veto_mask = |kind: OpsKind, a: Action| {
+            if o.allows(kind) {
+                vetoes.iter().fold(0u128, |m, v| m | v.mask(p.st, &masks, side, a))
+            } else {
+                0
+            }
+        };
+        let vetoed = [
+            veto_mask(OpsKind::Influence, Action::Influence),
+            veto_mask(OpsKind::Realign, Action::Realign),
+            veto_mask(OpsKind::Coup, Action::Coup),
+        ];
         let closed =
             crate::map::Region::ALL.into_iter().filter(|r| defcon::closes(p.st.defcon, *r)).fold(0u128, |m, r| m | map.region_mask(r));
         let enemy_controlled = masks.control[side.opponent().idx()];
@@ -185,7 +245,12 @@ impl<'a> Judge<'a> {
         let mut affordable = [0u128; 3];
         for a in [false, true] {
             for s in [false, true] {
-                let group = (if a { asia } else { !asia }) & (if s { sea } else { !sea });
+                // A way the rest can no longer be spent has no country (its value was not read);
+                // with one value for every way, the first way's judgement covers every country.
+                if !open_way(o, a, s) || (one_value && (a || s)) {
+                    continue;
+                }
+                let group = if one_value { u128::MAX } else { (if a { asia } else { !asia }) & (if s { sea } else { !sea }) };
                 let left = values[a as usize][s as usize] - o.spent as i32;
                 let influence = match left {
                     i32::MIN..=0 => 0,
@@ -203,7 +268,8 @@ impl<'a> Judge<'a> {
             o,
             values,
             vetoes,
-            access: access_mask(p, side),
+            // Read only for placements (`Condition::of`), and only while they are open.
+            access: if o.allows(OpsKind::Influence) { access_mask(p, side) } else { 0 },
             enemy_controlled,
             opp_presence: masks.presence[side.opponent().idx()],
             closed: if o.free { 0 } else { closed },
@@ -240,7 +306,6 @@ impl<'a> Judge<'a> {
     /// Every legal move, in country order, and for each country influence, realignment, coup.
     pub fn legal(&self) -> Vec<Move> {
         let [influence, realign, coup] = self.allowed;
-        let any = influence | realign | coup;
         // Filled, then written by index: the count is exact (one move per bit of each set), and
         // a write by index costs less than a push's capacity check and length update.
         let mut out = vec![Move::Pass; (influence.count_ones() + realign.count_ones() + coup.count_ones()) as usize];
@@ -249,14 +314,19 @@ impl<'a> Judge<'a> {
         // runs for every country of every Ops decision.
         for word in 0..2u32 {
             let half = |m: u128| (m >> (64 * word)) as u64;
-            let (influence, realign, coup) = (half(influence), half(realign), half(coup));
-            let mut rest = half(any);
-            while rest != 0 {
-                let i = rest.trailing_zeros();
+            let (mut placements, realign, coup) = (half(influence), half(realign), half(coup));
+            let first = (64 * word) as u8;
+            // The countries open to a roll or a coup are few (they hold opponent Influence,
+            // §6.2), and after the first Op only one activity is open (§6): between two of them
+            // the moves are placements alone, written as one run without asking the other sets.
+            let mut rolls = realign | coup;
+            while rolls != 0 {
+                let i = rolls.trailing_zeros();
+                rolls &= rolls - 1;
                 let bit = 1u64 << i;
-                rest &= rest - 1;
-                let c = CountryId((64 * word + i) as u8);
-                if influence & bit != 0 {
+                k = write_run(&mut out, k, placements & (bit - 1), first, Move::Influence);
+                let c = CountryId(first + i as u8);
+                if placements & bit != 0 {
                     out[k] = Move::Influence(c);
                     k += 1;
                 }
@@ -268,7 +338,10 @@ impl<'a> Judge<'a> {
                     out[k] = Move::Coup(c);
                     k += 1;
                 }
+                // The placements up to this country are written.
+                placements &= !(bit | (bit - 1));
             }
+            k = write_run(&mut out, k, placements, first, Move::Influence);
         }
         out
     }
@@ -358,6 +431,17 @@ impl<'a> Judge<'a> {
     }
 }
 
+/// Write the move `make` makes for each country of `set` (a word of countries from `first`), in
+/// country order, from `out[k]`; the index after the last one written.
+fn write_run(out: &mut [Move], mut k: usize, mut set: u64, first: u8, make: impl Fn(CountryId) -> Move) -> usize {
+    while set != 0 {
+        out[k] = make(CountryId(first + set.trailing_zeros() as u8));
+        k += 1;
+        set &= set - 1;
+    }
+    k
+}
+
 /// An activity in a player's words.
 fn kind_words(k: OpsKind) -> &'static str {
     match k {
@@ -417,10 +501,13 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
     }
 }
 
-fn continue_or_finish(ctx: &mut Ctx, o: OpsTask) {
-    let total = number(ctx.pos(), &o, o.spend);
+fn continue_or_finish(ctx: &mut Ctx, mut o: OpsTask) {
+    let (values, _) = values_for(ctx.pos(), &o);
+    let total = values[o.spend.all_in_asia as usize][o.spend.all_in_southeast_asia as usize];
     if (o.spent as i32) < total {
-        // More to spend: `flow::run` finishes the task if no legal use remains.
+        // More to spend: `flow::run` finishes the task if no legal use remains. The next Op
+        // reads these values while the effects in play stay as they are.
+        o.kept = keep(ctx.pos(), values);
         ctx.push(Task::Ops(o));
     } else {
         finish(ctx, &o, "all spent");

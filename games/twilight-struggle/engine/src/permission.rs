@@ -36,7 +36,9 @@ pub struct Veto {
     pub source: CardId,
     /// The side that may not act.
     pub actor: Side,
-    pub actions: Vec<Action>,
+    /// What it forbids (a fixed list: building the vetoes in play allocates nothing for it,
+    /// and every Ops decision builds them).
+    pub actions: &'static [Action],
     pub scope: Scope,
     /// Why, in words for the error message.
     pub reason: &'static str,

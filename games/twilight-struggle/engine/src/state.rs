@@ -169,6 +169,10 @@ pub struct State {
     pub headline: [Option<CardId>; 2],
     pub in_play: Vec<InPlay>,
     pub effects: Vec<Effect>,
+    /// Counts the changes to `effects` (added, removed, memo set: `Ctx::apply`, their only
+    /// writer; `Game::from_state` too, for positions built by hand), so that values folded from
+    /// the effects can be kept while it stays (`task::KeptValues`). Derived: not the game.
+    pub effects_version: Derived<u32>,
     /// Cards kept in front of their owner by a live effect (`Effect::keeps_card`).
     pub table: CardSet,
     /// Cards in each side's hand that the other side has been shown (CIA Created), [US, USSR].

@@ -164,6 +164,27 @@ pub struct OpsTask {
     /// The event that limits these Ops to some kinds or countries (Junta, Che, Glasnost…),
     /// named when a move outside the limits is refused.
     pub by: Option<CardId>,
+    /// The Ops values the last Op of this card found (`ops::apply`), kept for the next Op while
+    /// the effects in play stay the same: a cache, no part of the task's identity.
+    pub kept: KeptValues,
+}
+
+/// The Ops value of each way the rest of a card's Ops may be spent, `[all in Asia][all in
+/// Southeast Asia]`, with the version of the effects in play they were folded under
+/// (`State::effects_version`). The fold's only input that can change from one Op to the next is
+/// the effects' Ops modifiers (§7.4; the card, its side and the base rules stay), so the values
+/// hold while that version does. Derived data: equal and hashed as nothing, as `state::Derived`.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct KeptValues(pub Option<(u32, [[i8; 2]; 2])>);
+
+impl PartialEq for KeptValues {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for KeptValues {}
+impl std::hash::Hash for KeptValues {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
 }
 
 impl OpsTask {
@@ -181,6 +202,7 @@ impl OpsTask {
             allowed: Self::ALL,
             then: None,
             by: None,
+            kept: KeptValues(None),
         }
     }
     pub fn granted(side: Side, ops: u8) -> OpsTask {
