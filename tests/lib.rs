@@ -1,7 +1,7 @@
 //! Shared helpers for the workspace tests: random playouts and invariant checks.
 
 use arbiter_twilight::map::Map;
-use arbiter_twilight::{Game, Move, Options, Randomness, Side};
+use arbiter_twilight::{CardSet, Game, Move, Options, Randomness, Side};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -31,6 +31,19 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
     }
     if st.outcome.is_none() && g.decision().is_none() {
         return Err(format!("dead end: no decision and no outcome; stack top {:?}", st.stack.last()));
+    }
+    // The card play judges which events may take place by asking only the cards that are not
+    // `Ruleset::unconditional`: for every card, that is what asking each one answers.
+    let p = g.pos();
+    let every = CardSet(p.cards().all().fold(0, |m, c| m | 1u128 << c.id.0));
+    for s in Side::BOTH {
+        let asked: CardSet = every.iter().filter(|c| p.event_possible(*c, p.cards().info(*c).side.side().unwrap_or(s))).collect();
+        if p.events_possible(every, s) != asked {
+            return Err(format!(
+                "the events possible for the {s} ({:?}) are not those each card answers ({asked:?})",
+                p.events_possible(every, s)
+            ));
+        }
     }
     Ok(())
 }

@@ -577,8 +577,11 @@ impl<'a> Ctx<'a> {
     /// marks the card so a starred card is removed at disposal, and ends the effects the card
     /// cancels (card data). A card with no registered event is an engine fault, not a no-op.
     pub fn resolve_event(&mut self, card: CardId, side: Side) {
-        let name = self.card_name(card).to_string();
-        let Some(h) = self.rules.get_event(card) else {
+        // The rules outlive the context: the name is borrowed, not copied (this runs for
+        // every event, in quiet play too).
+        let rules = self.rules;
+        let name = rules.cards.name(card);
+        let Some(h) = rules.get_event(card) else {
             // Every card has its event (`Ruleset::missing_events` is empty for the standard
             // rules, a test keeps it so): a missing one is an engine fault, never a silent no-op.
             return self.fault(format!("no event is registered for {name}"));
@@ -601,8 +604,8 @@ impl<'a> Ctx<'a> {
         }
         log!(self, "Event: {name} ({side})");
         self.report.events.push(card);
-        for c in self.rules.cards.info(card).cancels.clone() {
-            self.exec_because(Instr::RemoveEffect(c), Cause::Event(card));
+        for c in &rules.cards.info(card).cancels {
+            self.exec_because(Instr::RemoveEffect(*c), Cause::Event(card));
         }
         self.emit(DomainEvent::EventResolved { side, card });
         h.resolve(self, side);

@@ -155,15 +155,20 @@ macro_rules! steps {
     };
 }
 
+/// A card's printed prerequisite (§5.2): `Ok` when the event may take place for `side` now.
+pub type Prerequisite = fn(Position, Side) -> Result<(), Illegal>;
+
 /// A card's event. Only `resolve` is required. An event that needs a decision pushes a
 /// [`Task::Event`] with one of its steps and answers `ask`/`answer` for it.
 pub trait CardEvent: Send + Sync + 'static {
     type Step: Step;
-    /// A printed prerequisite ("playable only if / after …", §5.2). If it fails, the card
-    /// cannot be played for its event; as the opponent's event it does not occur and a starred
-    /// card is discarded, not removed. Prevention by another card is data (`CardInfo`).
-    fn prerequisite(&self, _p: Position, _side: Side) -> Result<(), Illegal> {
-        Ok(())
+    /// A printed prerequisite ("playable only if / after …", §5.2), if the card has one. If it
+    /// fails, the card cannot be played for its event; as the opponent's event it does not
+    /// occur and a starred card is discarded, not removed. Prevention by another card is data
+    /// (`CardInfo`). Given as a function, asked once at registration: a card without one is
+    /// known to have none, so a card play does not ask every held card (`Ruleset::unconditional`).
+    fn prerequisite(&self) -> Option<Prerequisite> {
+        None
     }
     /// A condition in the event's text that, unmet, leaves the event without effect while the
     /// card counts as played for its event. Unmet, the card is discarded, not removed
@@ -191,7 +196,7 @@ pub trait CardEvent: Send + Sync + 'static {
 
 /// The object-safe form of [`CardEvent`] the kernel calls: it decodes the step.
 pub trait Event: Send + Sync {
-    fn prerequisite(&self, p: Position, side: Side) -> Result<(), Illegal>;
+    fn prerequisite(&self) -> Option<Prerequisite>;
     fn condition(&self, p: Position, side: Side) -> Result<(), Illegal>;
     fn resolve(&self, ctx: &mut Ctx, side: Side);
     /// `None` if the step number is not one of the card's steps (an engine fault).
@@ -201,8 +206,8 @@ pub trait Event: Send + Sync {
 }
 
 impl<E: CardEvent> Event for E {
-    fn prerequisite(&self, p: Position, side: Side) -> Result<(), Illegal> {
-        CardEvent::prerequisite(self, p, side)
+    fn prerequisite(&self) -> Option<Prerequisite> {
+        CardEvent::prerequisite(self)
     }
     fn condition(&self, p: Position, side: Side) -> Result<(), Illegal> {
         CardEvent::condition(self, p, side)
@@ -405,6 +410,12 @@ pub struct Ruleset {
     hearers: [CardSet; EVENT_KINDS],
     /// The interest check: ask every effect anyway and fault an answer outside its interest.
     check_interest: bool,
+    /// Each registered event's prerequisite (`CardEvent::prerequisite`, asked at registration).
+    prerequisites: Vec<Option<Prerequisite>>,
+    /// The cards whose event always may take place (`Position::event_check` always `Ok`): a
+    /// registered event with no prerequisite, no preventing card and no required card (card
+    /// data). Kept by registration, the only writer of the events.
+    unconditional: CardSet,
 }
 
 impl Ruleset {
@@ -417,6 +428,8 @@ impl Ruleset {
             askers: [CardSet::default(); INTENT_KINDS],
             hearers: [CardSet::default(); EVENT_KINDS],
             check_interest: false,
+            prerequisites: vec![None; 111],
+            unconditional: CardSet::default(),
         }
     }
     /// Turn on the interest check (tests): every effect in play is asked about every intent
@@ -459,7 +472,26 @@ impl Ruleset {
     }
     /// Register `card`'s event.
     pub fn event<E: CardEvent>(&mut self, card: CardId, e: E) {
+        self.note_event(card, CardEvent::prerequisite(&e));
         self.events[card.idx()] = Some(Arc::new(e));
+    }
+    /// Keep what `Position::event_check` reads of a newly registered event: its prerequisite,
+    /// and whether nothing can stop it (`unconditional`).
+    fn note_event(&mut self, card: CardId, prerequisite: Option<Prerequisite>) {
+        self.prerequisites[card.idx()] = prerequisite;
+        let info = self.cards.get(card);
+        let free = prerequisite.is_none() && info.is_some_and(|i| i.prevented_by.is_empty() && i.requires_any.is_empty());
+        if free {
+            self.unconditional.insert(card);
+        } else {
+            self.unconditional.remove(card);
+        }
+    }
+    /// The cards whose event may always take place when played (no prerequisite, no card that
+    /// prevents it or that it requires): `Position::events_possible` asks only about the others.
+    #[inline]
+    pub fn unconditional(&self) -> CardSet {
+        self.unconditional
     }
     /// Register what `card`'s effect does in play.
     pub fn lasting<L: Lasting>(&mut self, card: CardId, l: L) {
@@ -468,6 +500,7 @@ impl Ruleset {
     }
     /// Register one value as both the event and the lasting effect of `card`.
     pub fn both<T: CardEvent + Lasting>(&mut self, card: CardId, t: T) {
+        self.note_event(card, CardEvent::prerequisite(&t));
         let t = Arc::new(t);
         self.events[card.idx()] = Some(t.clone());
         self.declare(card, t.interest());
@@ -587,6 +620,21 @@ impl<'a> Position<'a> {
         self.event_check(card, side, false).is_ok()
     }
 
+    /// The cards of `cards` whose event may take place now, each for the side whose event it
+    /// is (`side` for a neutral or scoring card): [`Position::event_possible`] asked only of
+    /// the cards that are not [`Ruleset::unconditional`], for which it is always `Ok`.
+    pub fn events_possible(&self, cards: CardSet, side: Side) -> CardSet {
+        let free = self.rules.unconditional();
+        let mut out = CardSet(cards.0 & free.0);
+        for c in CardSet(cards.0 & !free.0).iter() {
+            let event_side = self.cards().info(c).side.side().unwrap_or(side);
+            if self.event_possible(c, event_side) {
+                out.insert(c);
+            }
+        }
+        out
+    }
+
     fn event_check(&self, card: CardId, side: Side, explain: bool) -> Result<(), Illegal> {
         let info = self.cards().info(card);
         if !info.prevented_by.is_empty() {
@@ -602,9 +650,13 @@ impl<'a> Position<'a> {
             let names: Vec<&str> = info.requires_any.iter().map(|x| self.cards().name(*x)).collect();
             return Err(Illegal::new(format!("{} needs {} to have been played first (§5.2)", info.name, names.join(" or ")), card.cite()));
         }
-        let Some(ev) = self.rules.get_event(card) else {
+        if self.rules.get_event(card).is_none() {
             return crate::refuse!(explain, "engine fault", "no event is registered for {}", self.cards().name(card));
-        };
-        ev.prerequisite(*self, side)
+        }
+        // What is checked above and here is what `Ruleset::unconditional` leaves out.
+        match self.rules.prerequisites[card.idx()] {
+            Some(prerequisite) => prerequisite(*self, side),
+            None => Ok(()),
+        }
     }
 }

@@ -14,7 +14,7 @@ use arbiter_twilight::permission::{Action, Scope, Veto};
 use arbiter_twilight::pipeline::Spend;
 use arbiter_twilight::state::Pile;
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Lasting, Move, Position, Region, Ruleset, Side, Task, Words};
+use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Lasting, Move, Position, Prerequisite, Region, Ruleset, Side, Task, Words};
 
 fn in_sub(c: CountryId, s: SubRegion) -> bool {
     Map::standard().country(c).in_sub(s)
@@ -245,12 +245,14 @@ fn scoring_region_mask(card: CardId) -> u128 {
 
 impl CardEvent for CambridgeFive {
     type Step = CambridgeStep;
-    fn prerequisite(&self, p: Position, _side: Side) -> Result<(), Illegal> {
-        if p.st.turn >= 8 {
-            illegal("The Cambridge Five cannot be played as an event in the Late War", CAMBRIDGE_FIVE.cite())
-        } else {
-            Ok(())
-        }
+    fn prerequisite(&self) -> Option<Prerequisite> {
+        Some(|p, _side| {
+            if p.st.turn >= 8 {
+                illegal("The Cambridge Five cannot be played as an event in the Late War", CAMBRIDGE_FIVE.cite())
+            } else {
+                Ok(())
+            }
+        })
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         let shown: CardSet = ctx.st().hand(side.opponent()).iter().filter(|c| ctx.rules.cards.info(*c).scoring).collect();
