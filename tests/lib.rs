@@ -44,6 +44,11 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
                 p.events_possible(every, s)
             ));
         }
+        // Only the effects that declared standing moves are asked for them (`Interest::standing`).
+        let undeclared = p.undeclared_standing_moves(s);
+        if !undeclared.is_empty() {
+            return Err(format!("effects that declared no standing moves offer the {s} {undeclared:?}"));
+        }
     }
     Ok(())
 }

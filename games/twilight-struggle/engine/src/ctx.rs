@@ -586,9 +586,13 @@ impl<'a> Ctx<'a> {
             // rules, a test keeps it so): a missing one is an engine fault, never a silent no-op.
             return self.fault(format!("no event is registered for {name}"));
         };
-        if let Err(why) = self.pos().event_allowed(card, side) {
-            log!(self, "Event of {name} does not occur: {why}");
-            return;
+        // Asked only of a card that has a prerequisite or a preventing or required card: for
+        // the others it is always `Ok` (`Ruleset::unconditional`).
+        if !rules.unconditional().contains(card) {
+            if let Err(why) = self.pos().event_allowed(card, side) {
+                log!(self, "Event of {name} does not occur: {why}");
+                return;
+            }
         }
         let intent = Intent::Event { card, side, headline: self.st.round == 0 };
         if let Some((by, v)) = self.intercept(&[], &intent, &[]) {

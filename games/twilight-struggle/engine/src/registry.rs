@@ -328,13 +328,17 @@ impl Intent<'_> {
 pub struct Interest {
     intents: u32,
     events: u8,
+    /// Whether its `standing_moves` may offer any (an effect that does not is not asked at
+    /// every decision).
+    standing: bool,
 }
 
 impl Interest {
-    /// Nothing: the effect never intercepts nor reacts (modifiers, vetoes, standing moves…).
-    pub const NONE: Interest = Interest { intents: 0, events: 0 };
+    /// Nothing: the effect never intercepts, reacts nor offers standing moves (modifiers,
+    /// vetoes…).
+    pub const NONE: Interest = Interest { intents: 0, events: 0, standing: false };
     /// Everything: what an effect that declares nothing is asked about.
-    pub const ALL: Interest = Interest { intents: u32::MAX, events: u8::MAX };
+    pub const ALL: Interest = Interest { intents: u32::MAX, events: u8::MAX, standing: true };
 
     /// Also instructions of kind `k` (`Intent::Instr`).
     pub const fn instr(self, k: InstrKind) -> Interest {
@@ -347,6 +351,10 @@ impl Interest {
     /// Also domain events of kind `k`.
     pub const fn event(self, k: EventKind) -> Interest {
         Interest { events: self.events | 1 << k as u32, ..self }
+    }
+    /// Also standing moves: `Lasting::standing_moves` may offer some (Cuban Missile Crisis).
+    pub const fn standing(self) -> Interest {
+        Interest { standing: true, ..self }
     }
     /// May the effect object to `what`?
     #[inline]
@@ -408,6 +416,8 @@ pub struct Ruleset {
     /// in play are tested with a bit each.
     askers: [CardSet; INTENT_KINDS],
     hearers: [CardSet; EVENT_KINDS],
+    /// The cards whose effect may offer standing moves (`Interest::standing`).
+    offerers: CardSet,
     /// The interest check: ask every effect anyway and fault an answer outside its interest.
     check_interest: bool,
     /// Each registered event's prerequisite (`CardEvent::prerequisite`, asked at registration).
@@ -427,6 +437,7 @@ impl Ruleset {
             interest: vec![Interest::NONE; 111],
             askers: [CardSet::default(); INTENT_KINDS],
             hearers: [CardSet::default(); EVENT_KINDS],
+            offerers: CardSet::default(),
             check_interest: false,
             prerequisites: vec![None; 111],
             unconditional: CardSet::default(),
@@ -453,6 +464,9 @@ impl Ruleset {
             if interest.events & (1 << i) != 0 {
                 s.insert(card);
             }
+        }
+        if interest.standing {
+            self.offerers.insert(card);
         }
     }
     /// The cards whose effect may object to `what`.
@@ -596,11 +610,24 @@ impl<'a> Position<'a> {
             (!matches!(l.intercept(*self, e, what), Verdict::Allow)).then_some(e.card)
         })
     }
-    /// Moves the effects in play offer `side` at any of its decisions.
+    /// Moves the effects in play offer `side` at any of its decisions: only the effects that
+    /// declared standing moves are asked (`Interest::standing`; this runs at every decision).
     pub fn standing_moves(&self, side: Side) -> Vec<Move> {
+        self.standing_moves_by(side, true)
+    }
+    /// The interest check's side of `standing_moves`: the moves offered by the effects that did
+    /// not declare standing moves, which must be none (the soak test's invariants ask it).
+    pub fn undeclared_standing_moves(&self, side: Side) -> Vec<Move> {
+        self.standing_moves_by(side, false)
+    }
+    /// The standing moves of the effects that declared them (`declared`) or of the others.
+    fn standing_moves_by(&self, side: Side, declared: bool) -> Vec<Move> {
+        let offerers = self.rules.offerers;
         let mut v = Vec::new();
-        for (e, l) in self.lasting() {
-            l.standing_moves(*self, e, side, &mut v);
+        for e in self.st.effects.iter().filter(|e| offerers.contains(e.card) == declared) {
+            if let Some(l) = self.rules.get_lasting(e.card) {
+                l.standing_moves(*self, e, side, &mut v);
+            }
         }
         v
     }
