@@ -1,6 +1,7 @@
 //! Shared helpers for the workspace tests: random playouts and invariant checks.
 
 use arbiter_twilight::map::Map;
+use arbiter_twilight::pipeline::Spend;
 use arbiter_twilight::{CardSet, Game, Move, Options, Randomness, Side};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -43,6 +44,18 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
                 "the events possible for the {s} ({:?}) are not those each card answers ({asked:?})",
                 p.events_possible(every, s)
             ));
+        }
+        // The card play judges the space race on one card of each group of `ops_groups`: every
+        // card of a group has the same Ops value, however it is spent.
+        let mods = p.ops_modifiers();
+        for g in arbiter_twilight::ctx::ops_groups(p, every) {
+            for spend in [Spend::NOWHERE, Spend::OPEN] {
+                let values: std::collections::BTreeSet<i32> =
+                    g.iter().map(|c| arbiter_twilight::ctx::ops_number_with(p, &mods, c, s, spend)).collect();
+                if values.len() != 1 {
+                    return Err(format!("the cards {g:?} of one Ops group are worth {values:?} to the {s}"));
+                }
+            }
         }
         // Only the effects that declared standing moves are asked for them (`Interest::standing`).
         let undeclared = p.undeclared_standing_moves(s);

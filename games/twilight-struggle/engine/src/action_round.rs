@@ -180,10 +180,15 @@ impl<'a> Judge<'a> {
                 // The Ops modifiers only where a card's Ops are judged (most turns the race
                 // is closed to this side: none are collected).
                 let mods = p.ops_modifiers();
-                CardSet(cards.0 & !scoring.0)
-                    .iter()
-                    .filter(|c| crate::space_race::card_suffices(p, &mods, pt.side, *c, next, false).is_ok())
-                    .collect()
+                // One card asked for each group of cards of the same Ops value.
+                let mut space = CardSet::default();
+                for group in crate::ctx::ops_groups(p, CardSet(cards.0 & !scoring.0)) {
+                    let first = group.iter().next();
+                    if first.is_some_and(|c| crate::space_race::card_suffices(p, &mods, pt.side, c, next, false).is_ok()) {
+                        space.0 |= group.0;
+                    }
+                }
+                space
             }
             None => CardSet::default(),
         };

@@ -169,6 +169,8 @@ pub struct CardDb {
     /// The scoring cards, and each side's event cards ([US, USSR]), as sets (derived once).
     scoring: CardSet,
     events_of: [CardSet; 2],
+    /// The cards of each printed Ops value, 0–4 (derived once).
+    by_ops: [CardSet; 5],
 }
 
 #[derive(Deserialize)]
@@ -195,7 +197,8 @@ impl CardDb {
         let set = |f: &dyn Fn(&CardInfo) -> bool| cards.iter().flatten().filter(|c| f(c)).map(|c| c.id).collect::<CardSet>();
         let scoring = set(&|c| c.scoring);
         let events_of = [set(&|c| c.side == CardSide::Us), set(&|c| c.side == CardSide::Ussr)];
-        let db = CardDb { cards, scoring, events_of };
+        let by_ops = [0u8, 1, 2, 3, 4].map(|n| set(&|c| c.ops == n));
+        let db = CardDb { cards, scoring, events_of, by_ops };
         db.validate()?;
         Ok(db)
     }
@@ -203,7 +206,7 @@ impl CardDb {
     fn validate(&self) -> Result<(), CardDataError> {
         let all: Vec<&CardInfo> = self.cards.iter().flatten().collect();
         let count = |f: &dyn Fn(&CardInfo) -> bool| all.iter().filter(|c| f(c)).count();
-        let checks: [(&str, usize, usize); 12] = [
+        let checks: [(&str, usize, usize); 13] = [
             ("cards", all.len(), 110),
             ("Early War cards", count(&|c| c.era == Era::Early), 39),
             ("Mid War cards", count(&|c| c.era == Era::Mid), 48),
@@ -216,6 +219,7 @@ impl CardDb {
             ("USSR cards", count(&|c| c.side == CardSide::Ussr), 40),
             ("Neutral cards", count(&|c| c.side == CardSide::Neutral), 28),
             ("scoring cards with ops", count(&|c| c.scoring && c.ops != 0), 0),
+            ("cards of more than 4 Ops", count(&|c| c.ops > 4), 0),
         ];
         for (what, got, want) in checks {
             if got != want {
@@ -252,6 +256,10 @@ impl CardDb {
     /// The cards carrying `side`'s event.
     pub fn events_of(&self, side: Side) -> CardSet {
         self.events_of[side.idx()]
+    }
+    /// The cards of each printed Ops value, 0 to 4 (every card is in one).
+    pub fn by_ops(&self) -> &[CardSet; 5] {
+        &self.by_ops
     }
     pub fn info(&self, id: CardId) -> &CardInfo {
         self.get(id).unwrap_or_else(|| panic!("no card {}", id.0))

@@ -682,6 +682,18 @@ pub fn ops_number(p: Position, card: CardId, side: Side, spend: Spend) -> i32 {
     ops_number_with(p, &p.ops_modifiers(), card, side, spend)
 }
 
+/// `cards` in the groups whose cards `ops_number_with` cannot tell apart: it reads of a card
+/// only its printed Ops and whether it is The China Card, so a judgement of the Ops value made
+/// on one card of a group holds for the whole group (the space race's, listing a card play).
+pub fn ops_groups<'a>(p: Position<'a>, cards: CardSet) -> impl Iterator<Item = CardSet> + 'a {
+    let mut china = CardSet::default();
+    if cards.contains(CardId::CHINA) {
+        china.insert(CardId::CHINA);
+    }
+    let others = CardSet(cards.0 & !china.0);
+    p.cards().by_ops().iter().map(move |g| CardSet(others.0 & g.0)).chain(std::iter::once(china)).filter(|g| !g.is_empty())
+}
+
 /// `ops_number` with the effects' modifiers already collected (one decision judges many cards).
 pub fn ops_number_with(p: Position, effect_mods: &[pipeline::OpsModifier], card: CardId, side: Side, spend: Spend) -> i32 {
     let base = p.cards().info(card).ops;

@@ -36,7 +36,8 @@ pub struct Veto {
     pub source: CardId,
     /// The side that may not act.
     pub actor: Side,
-    pub actions: Vec<Action>,
+    /// The acts forbidden (a constant list: no allocation each time the vetoes are asked).
+    pub actions: &'static [Action],
     pub scope: Scope,
     /// Why, in words for the error message.
     pub reason: &'static str,

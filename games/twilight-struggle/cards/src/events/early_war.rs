@@ -353,7 +353,7 @@ impl Lasting for JapanPact {
         out.push(Veto {
             source: US_JAPAN_PACT,
             actor: Side::Ussr,
-            actions: vec![Action::Coup, Action::Realign],
+            actions: &[Action::Coup, Action::Realign],
             scope: Scope::Country(country!("Japan")),
             reason: "the US/Japan Mutual Defense Pact forbids USSR coups and realignments in Japan",
             rule: US_JAPAN_PACT.cite(),

@@ -296,7 +296,7 @@ impl Lasting for Reformer {
         out.push(Veto {
             source: THE_REFORMER,
             actor: e.owner,
-            actions: vec![Action::Coup],
+            actions: &[Action::Coup],
             scope: Scope::Region(Region::Europe),
             reason: "after The Reformer the USSR may no longer make coup attempts in Europe",
             rule: THE_REFORMER.cite(),
@@ -407,7 +407,7 @@ impl Lasting for Chernobyl {
         out.push(Veto {
             source: CHERNOBYL,
             actor: e.owner.opponent(),
-            actions: vec![Action::Influence],
+            actions: &[Action::Influence],
             scope: Scope::Region(region),
             reason: "Chernobyl forbids adding Influence there with Operations this turn",
             rule: CHERNOBYL.cite(),

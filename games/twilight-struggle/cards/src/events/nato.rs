@@ -35,7 +35,7 @@ impl Lasting for Nato {
             source: NATO,
             actor: Side::Ussr,
             // Deluxe text: "...cannot be attacked by play of the Brush War event".
-            actions: vec![Action::Coup, Action::Realign, Action::War],
+            actions: &[Action::Coup, Action::Realign, Action::War],
             scope: Scope::ControlledBy {
                 side: Side::Us,
                 region: Region::Europe,
