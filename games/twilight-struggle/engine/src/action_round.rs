@@ -253,11 +253,14 @@ impl<'a> Judge<'a> {
         // instructions per 64-bit word on the baseline x86-64, which has no `popcnt`).
         let mut out = Vec::with_capacity(2 * 11 + 1);
         // The cards playable in some mode, each with its modes in `MODES` order.
+        // The sets read by 64-bit halves (as `CardSet::contains`), the half and shift found
+        // once per card.
         let any = self.allowed.iter().fold(0u128, |m, s| m | s.0);
+        let halves = self.allowed.map(|s| [s.0 as u64, (s.0 >> 64) as u64]);
         for card in CardSet(any).iter() {
-            let bit = 1u128 << card.0;
+            let (half, shift) = (usize::from(card.0 >= 64), card.0 & 63);
             for mode in MODES {
-                if self.allowed[mode.index()].0 & bit != 0 {
+                if (halves[mode.index()][half] >> shift) & 1 != 0 {
                     out.push(Move::Play { card, mode });
                 }
             }

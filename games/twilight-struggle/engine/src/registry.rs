@@ -426,6 +426,8 @@ pub struct Ruleset {
     /// registered event with no prerequisite, no preventing card and no required card (card
     /// data). Kept by registration, the only writer of the events.
     unconditional: CardSet,
+    /// The cards with a registered event (the others' events never take place).
+    registered: CardSet,
 }
 
 impl Ruleset {
@@ -441,6 +443,7 @@ impl Ruleset {
             check_interest: false,
             prerequisites: vec![None; 111],
             unconditional: CardSet::default(),
+            registered: CardSet::default(),
         }
     }
     /// Turn on the interest check (tests): every effect in play is asked about every intent
@@ -493,6 +496,7 @@ impl Ruleset {
     /// and whether nothing can stop it (`unconditional`).
     fn note_event(&mut self, card: CardId, prerequisite: Option<Prerequisite>) {
         self.prerequisites[card.idx()] = prerequisite;
+        self.registered.insert(card);
         let info = self.cards.get(card);
         let free = prerequisite.is_none() && info.is_some_and(|i| i.prevented_by.is_empty() && i.requires_any.is_empty());
         if free {
@@ -649,11 +653,13 @@ impl<'a> Position<'a> {
 
     /// The cards of `cards` whose event may take place now, each for the side whose event it
     /// is (`side` for a neutral or scoring card): [`Position::event_possible`] asked only of
-    /// the cards that are not [`Ruleset::unconditional`], for which it is always `Ok`.
+    /// the cards that are not [`Ruleset::unconditional`], for which it is always `Ok`, and
+    /// have a registered event.
     pub fn events_possible(&self, cards: CardSet, side: Side) -> CardSet {
         let free = self.rules.unconditional();
         let mut out = CardSet(cards.0 & free.0);
-        for c in CardSet(cards.0 & !free.0).iter() {
+        // A card with no registered event (The China Card) never: `event_check` refuses it.
+        for c in CardSet(cards.0 & !free.0 & self.rules.registered.0).iter() {
             let event_side = self.cards().info(c).side.side().unwrap_or(side);
             if self.event_possible(c, event_side) {
                 out.insert(c);
