@@ -55,6 +55,13 @@ pub struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     pub fn new(rules: &'a Ruleset, st: &'a mut State, report: &'a mut Report) -> Ctx<'a> {
         let in_play = effect_cards(&st.effects);
+        Ctx::kept(rules, st, report, in_play)
+    }
+
+    /// A context on `st` whose effects in play are the cards `in_play`, as the context of the
+    /// move before left them (`Game` keeps them between moves: reading every effect again was
+    /// 1 % of `arbiter bench`); the interest check compares them with the state's at every use.
+    pub(crate) fn kept(rules: &'a Ruleset, st: &'a mut State, report: &'a mut Report, in_play: CardSet) -> Ctx<'a> {
         Ctx {
             rules,
             st,
@@ -69,6 +76,12 @@ impl<'a> Ctx<'a> {
             effects_changed: 0,
             in_play,
         }
+    }
+
+    /// The cards of the effects in play, as this context kept them (`Game` hands them to the
+    /// next move's context).
+    pub(crate) fn effects_in_play(&self) -> CardSet {
+        self.in_play
     }
 
     pub fn pos(&self) -> Position<'_> {
