@@ -1,7 +1,8 @@
 //! Shared helpers for the workspace tests: random playouts and invariant checks.
 
 use arbiter_twilight::map::Map;
-use arbiter_twilight::{Game, Move, Options, Randomness, Side};
+use arbiter_twilight::pipeline::Spend;
+use arbiter_twilight::{CardSet, Game, Move, Options, Randomness, Side};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -36,6 +37,36 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
     }
     if st.outcome.is_none() && g.decision().is_none() {
         return Err(format!("dead end: no decision and no outcome; stack top {:?}", st.stack.last()));
+    }
+    // The card play judges which events may take place by asking only the cards that are not
+    // `Ruleset::unconditional`: for every card, that is what asking each one answers.
+    let p = g.pos();
+    let every = CardSet(p.cards().all().fold(0, |m, c| m | 1u128 << c.id.0));
+    for s in Side::BOTH {
+        let asked: CardSet = every.iter().filter(|c| p.event_possible(*c, p.cards().info(*c).side.side().unwrap_or(s))).collect();
+        if p.events_possible(every, s) != asked {
+            return Err(format!(
+                "the events possible for the {s} ({:?}) are not those each card answers ({asked:?})",
+                p.events_possible(every, s)
+            ));
+        }
+        // The card play judges the space race on one card of each group of `ops_groups`: every
+        // card of a group has the same Ops value, however it is spent.
+        let mods = p.ops_modifiers();
+        for g in arbiter_twilight::ctx::ops_groups(p, every) {
+            for spend in [Spend::NOWHERE, Spend::OPEN] {
+                let values: std::collections::BTreeSet<i32> =
+                    g.iter().map(|c| arbiter_twilight::ctx::ops_number_with(p, &mods, c, s, spend)).collect();
+                if values.len() != 1 {
+                    return Err(format!("the cards {g:?} of one Ops group are worth {values:?} to the {s}"));
+                }
+            }
+        }
+        // Only the effects that declared standing moves are asked for them (`Interest::standing`).
+        let undeclared = p.undeclared_standing_moves(s);
+        if !undeclared.is_empty() {
+            return Err(format!("effects that declared no standing moves offer the {s} {undeclared:?}"));
+        }
     }
     Ok(())
 }

@@ -19,22 +19,28 @@ use crate::turn::{action_rounds, base_action_rounds};
 pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
     // Whether there is a round `round` is judged when it would begin, so a round granted during
     // the turn (North Sea Oil, the Space Station reached) is played (§4.5D).
-    // Each side's count judged once (it asks every effect in play).
-    let rounds = Side::BOTH.map(|s| action_rounds(ctx.pos(), s));
-    if round > rounds[0].max(rounds[1]) {
-        return;
+    // Each side's count judged once (it asks every effect in play), and only beyond the
+    // turn's base rounds, which every side plays (effects and the Space Station only add).
+    if round > base_action_rounds(ctx.pos()) {
+        let rounds = Side::BOTH.map(|s| action_rounds(ctx.pos(), s));
+        if round > rounds[0].max(rounds[1]) {
+            return;
+        }
+        push_next(ctx, round, side);
+        if round > rounds[side.idx()] {
+            return;
+        }
+    } else {
+        push_next(ctx, round, side);
     }
-    match side {
-        Side::Ussr => ctx.push(Task::ActionRound { round, side: Side::Us }),
-        Side::Us => ctx.push(Task::ActionRound { round: round + 1, side: Side::Ussr }),
-    }
-    if round > rounds[side.idx()] {
-        return;
-    }
-    // Effects that last "until the next action round" of this side end now.
-    let ending: Vec<CardId> = ctx.st.effects.iter().filter(|e| e.expiry == Expiry::UntilRoundOf(side)).map(|e| e.card).collect();
-    for c in ending {
-        ctx.exec(Instr::RemoveEffect(c));
+    // Effects that last "until the next action round" of this side end now (listed only when
+    // there is one: most rounds none ends).
+    let ends = |e: &&crate::effect::Effect| e.expiry == Expiry::UntilRoundOf(side);
+    if ctx.st.effects.iter().any(|e| ends(&e)) {
+        let ending: Vec<CardId> = ctx.st.effects.iter().filter(ends).map(|e| e.card).collect();
+        for c in ending {
+            ctx.exec(Instr::RemoveEffect(c));
+        }
     }
     ctx.st.round = round;
     ctx.st.phasing = side;
@@ -46,10 +52,19 @@ pub fn begin(ctx: &mut Ctx, round: u8, side: Side) {
     ctx.push_offered(Task::PlayCard(PlayTask::round(side)));
 }
 
+/// The next action round after `round` of `side` (§4.5D: the USSR, then the US).
+fn push_next(ctx: &mut Ctx, round: u8, side: Side) {
+    match side {
+        Side::Ussr => ctx.push(Task::ActionRound { round, side: Side::Us }),
+        Side::Us => ctx.push(Task::ActionRound { round: round + 1, side: Side::Ussr }),
+    }
+}
+
 pub fn end(ctx: &mut Ctx, side: Side) {
     ctx.emit(DomainEvent::RoundEnded { side });
-    let cards: Vec<CardId> = ctx.st.in_play.iter().map(|p| p.card).collect();
-    for c in cards {
+    // Each card in play disposed of, first to last: disposal removes the card from `in_play`
+    // and puts none there (no list of them needed).
+    while let Some(c) = ctx.st.in_play.first().map(|p| p.card) {
         ctx.dispose(c);
     }
 }
@@ -59,14 +74,13 @@ pub fn end(ctx: &mut Ctx, side: Side) {
 /// China Card from forcing a hold (§9.5). Returns (scoring cards held, rounds left) when it
 /// applies.
 pub fn must_play_scoring(p: Position, side: Side) -> Option<(usize, usize)> {
-    let held = p.st.hand(side).iter().filter(|c| p.cards().info(*c).scoring).count();
+    let held = CardSet(p.st.hand(side).0 & p.cards().scoring_cards().0);
+    if held.is_empty() {
+        return None;
+    }
+    let held = held.len();
     let left = (action_rounds(p, side) as usize + 1).saturating_sub(p.st.round as usize);
-    (held > 0 && held >= left).then_some((held, left))
-}
-
-/// Whether the event on `card` would take place if `side` triggered it now.
-pub fn event_would_occur(p: Position, card: CardId, side: Side) -> bool {
-    p.event_possible(card, side)
+    (held >= left).then_some((held, left))
 }
 
 const MODES: [PlayMode; 5] = PlayMode::ALL;
@@ -140,7 +154,6 @@ pub struct Judge<'a> {
     explain: bool,
     cards: CardSet,
     scoring_lock: Option<(usize, usize)>,
-    mods: Vec<crate::pipeline::OpsModifier>,
     /// The cards whose event would take place if played now, for the side whose event it is
     /// (worked out once: every mode of a card asks).
     occurs: CardSet,
@@ -157,31 +170,29 @@ impl<'a> Judge<'a> {
     pub fn new(p: Position<'a>, pt: &'a PlayTask, explain: bool) -> Judge<'a> {
         let scoring_lock = if pt.is_round() { must_play_scoring(p, pt.side) } else { None };
         let cards = cards(p, pt);
-        let occurs = if pt.event_cancelled {
-            CardSet::default()
-        } else {
-            cards
-                .iter()
-                .filter(|c| {
-                    let event_side = p.cards().info(*c).side.side().unwrap_or(pt.side);
-                    event_would_occur(p, *c, event_side)
-                })
-                .collect()
-        };
-        let mods = p.ops_modifiers();
+        let occurs = if pt.event_cancelled { CardSet::default() } else { p.events_possible(cards, pt.side) };
         let scoring = CardSet(cards.0 & p.cards().scoring_cards().0);
         let opponents = CardSet(cards.0 & p.cards().events_of(pt.side.opponent()).0);
         // The card-independent part of the space race judged once (most turns it is closed).
         let next_box = if pt.modes.allows(PlayMode::Space) { crate::space_race::next_box(p, pt.side, false).ok() } else { None };
         let space = match next_box {
-            Some(next) => CardSet(cards.0 & !scoring.0)
-                .iter()
-                .filter(|c| crate::space_race::card_suffices(p, &mods, pt.side, *c, next, false).is_ok())
-                .collect(),
+            Some(next) => {
+                // The Ops modifiers only where a card's Ops are judged (most turns the race
+                // is closed to this side: none are collected).
+                let mods = p.ops_modifiers();
+                // One card asked for each group of cards of the same Ops value.
+                let mut space = CardSet::default();
+                for group in crate::ctx::ops_groups(p, CardSet(cards.0 & !scoring.0)) {
+                    let first = group.iter().next();
+                    if first.is_some_and(|c| crate::space_race::card_suffices(p, &mods, pt.side, c, next, false).is_ok()) {
+                        space.0 |= group.0;
+                    }
+                }
+                space
+            }
             None => CardSet::default(),
         };
-        let mut j =
-            Judge { p, pt, explain, cards, scoring_lock, mods, occurs, scoring, opponents, space, allowed: [CardSet::default(); 5] };
+        let mut j = Judge { p, pt, explain, cards, scoring_lock, occurs, scoring, opponents, space, allowed: [CardSet::default(); 5] };
         for mode in MODES {
             j.allowed[mode.index()] = CardSet(CONDITIONS.iter().fold(u128::MAX, |m, c| m & j.passing(mode, *c).0));
         }
@@ -237,10 +248,19 @@ impl<'a> Judge<'a> {
 
     /// Every legal move: each playable card in each way, and `pass` where allowed.
     pub fn legal(&self) -> Vec<Move> {
-        let mut out = Vec::with_capacity(self.allowed.iter().map(|s| s.len()).sum::<usize>() + 1);
-        for card in self.cards.iter() {
+        // Room for most card plays (a full hand and The China Card, two modes each, and
+        // `pass`; more grows the vector), without counting the sets (a count is a dozen
+        // instructions per 64-bit word on the baseline x86-64, which has no `popcnt`).
+        let mut out = Vec::with_capacity(2 * 11 + 1);
+        // The cards playable in some mode, each with its modes in `MODES` order.
+        // The sets read by 64-bit halves (as `CardSet::contains`), the half and shift found
+        // once per card.
+        let any = self.allowed.iter().fold(0u128, |m, s| m | s.0);
+        let halves = self.allowed.map(|s| [s.0 as u64, (s.0 >> 64) as u64]);
+        for card in CardSet(any).iter() {
+            let (half, shift) = (usize::from(card.0 >= 64), card.0 & 63);
             for mode in MODES {
-                if self.allowed[mode.index()].contains(card) {
+                if (halves[mode.index()][half] >> shift) & 1 != 0 {
                     out.push(Move::Play { card, mode });
                 }
             }
@@ -401,7 +421,7 @@ impl<'a> Judge<'a> {
                     PlayMode::OpsThenEvent | PlayMode::EventThenOps => {
                         refuse!(explain, "§5.2", "the event of {name} would not take place now: play it for `ops`")
                     }
-                    PlayMode::Space => match crate::space_race::check_with(p, &self.mods, side, card, explain) {
+                    PlayMode::Space => match crate::space_race::check_with(p, &p.ops_modifiers(), side, card, explain) {
                         Err(why) => Err(why),
                         Ok(()) => Err(Illegal::new("the space race refused this card (engine inconsistency)", "engine")),
                     },

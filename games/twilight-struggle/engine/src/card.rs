@@ -115,8 +115,13 @@ pub struct CardInfo {
 pub struct CardSet(pub u128);
 
 impl CardSet {
+    /// Read in the 64-bit half that holds `c` (a 128-bit shift by a variable amount takes
+    /// several instructions and a branch; this is asked throughout listing). Card numbers are
+    /// 1–110 (`CardDb::parse` refuses others).
+    #[inline]
     pub fn contains(self, c: CardId) -> bool {
-        self.0 & (1u128 << c.0) != 0
+        let half = if c.0 < 64 { self.0 as u64 } else { (self.0 >> 64) as u64 };
+        (half >> (c.0 & 63)) & 1 != 0
     }
     pub fn insert(&mut self, c: CardId) {
         self.0 |= 1u128 << c.0;
@@ -164,6 +169,8 @@ pub struct CardDb {
     /// The scoring cards, and each side's event cards ([US, USSR]), as sets (derived once).
     scoring: CardSet,
     events_of: [CardSet; 2],
+    /// The cards of each printed Ops value, 0–4 (derived once).
+    by_ops: [CardSet; 5],
 }
 
 #[derive(Deserialize)]
@@ -190,7 +197,8 @@ impl CardDb {
         let set = |f: &dyn Fn(&CardInfo) -> bool| cards.iter().flatten().filter(|c| f(c)).map(|c| c.id).collect::<CardSet>();
         let scoring = set(&|c| c.scoring);
         let events_of = [set(&|c| c.side == CardSide::Us), set(&|c| c.side == CardSide::Ussr)];
-        let db = CardDb { cards, scoring, events_of };
+        let by_ops = [0u8, 1, 2, 3, 4].map(|n| set(&|c| c.ops == n));
+        let db = CardDb { cards, scoring, events_of, by_ops };
         db.validate()?;
         Ok(db)
     }
@@ -198,7 +206,7 @@ impl CardDb {
     fn validate(&self) -> Result<(), CardDataError> {
         let all: Vec<&CardInfo> = self.cards.iter().flatten().collect();
         let count = |f: &dyn Fn(&CardInfo) -> bool| all.iter().filter(|c| f(c)).count();
-        let checks: [(&str, usize, usize); 12] = [
+        let checks: [(&str, usize, usize); 13] = [
             ("cards", all.len(), 110),
             ("Early War cards", count(&|c| c.era == Era::Early), 39),
             ("Mid War cards", count(&|c| c.era == Era::Mid), 48),
@@ -211,6 +219,7 @@ impl CardDb {
             ("USSR cards", count(&|c| c.side == CardSide::Ussr), 40),
             ("Neutral cards", count(&|c| c.side == CardSide::Neutral), 28),
             ("scoring cards with ops", count(&|c| c.scoring && c.ops != 0), 0),
+            ("cards of more than 4 Ops", count(&|c| c.ops > 4), 0),
         ];
         for (what, got, want) in checks {
             if got != want {
@@ -248,6 +257,10 @@ impl CardDb {
     pub fn events_of(&self, side: Side) -> CardSet {
         self.events_of[side.idx()]
     }
+    /// The cards of each printed Ops value, 0 to 4 (every card is in one).
+    pub fn by_ops(&self) -> &[CardSet; 5] {
+        &self.by_ops
+    }
     pub fn info(&self, id: CardId) -> &CardInfo {
         self.get(id).unwrap_or_else(|| panic!("no card {}", id.0))
     }
@@ -275,5 +288,24 @@ impl CardDb {
 impl fmt::Display for CardId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "#{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_card_set_holds_the_cards_inserted_in_either_half() {
+        let ids = [0u8, 1, 6, 63, 64, 65, 100, 110, 127];
+        for (i, &a) in ids.iter().enumerate() {
+            let mut s = CardSet::default();
+            s.insert(CardId(a));
+            s.insert(CardId(ids[(i + 3) % ids.len()]));
+            for c in 0..128u8 {
+                let expected = c == a || c == ids[(i + 3) % ids.len()];
+                assert_eq!(s.contains(CardId(c)), expected, "card {c} in {:?}", s.iter().collect::<Vec<_>>());
+            }
+        }
     }
 }

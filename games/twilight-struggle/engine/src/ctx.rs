@@ -55,6 +55,13 @@ pub struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     pub fn new(rules: &'a Ruleset, st: &'a mut State, report: &'a mut Report) -> Ctx<'a> {
         let in_play = effect_cards(&st.effects);
+        Ctx::kept(rules, st, report, in_play)
+    }
+
+    /// A context on `st` whose effects in play are the cards `in_play`, as the context of the
+    /// move before left them (`Game` keeps them between moves: reading every effect again was
+    /// 1 % of `arbiter bench`); the interest check compares them with the state's at every use.
+    pub(crate) fn kept(rules: &'a Ruleset, st: &'a mut State, report: &'a mut Report, in_play: CardSet) -> Ctx<'a> {
         Ctx {
             rules,
             st,
@@ -69,6 +76,12 @@ impl<'a> Ctx<'a> {
             effects_changed: 0,
             in_play,
         }
+    }
+
+    /// The cards of the effects in play, as this context kept them (`Game` hands them to the
+    /// next move's context).
+    pub(crate) fn effects_in_play(&self) -> CardSet {
+        self.in_play
     }
 
     pub fn pos(&self) -> Position<'_> {
@@ -580,15 +593,22 @@ impl<'a> Ctx<'a> {
     /// marks the card so a starred card is removed at disposal, and ends the effects the card
     /// cancels (card data). A card with no registered event is an engine fault, not a no-op.
     pub fn resolve_event(&mut self, card: CardId, side: Side) {
-        let name = self.card_name(card).to_string();
-        let Some(h) = self.rules.get_event(card) else {
+        // The rules outlive the context: the name is borrowed, not copied (this runs for
+        // every event, in quiet play too).
+        let rules = self.rules;
+        let name = rules.cards.name(card);
+        let Some(h) = rules.get_event(card) else {
             // Every card has its event (`Ruleset::missing_events` is empty for the standard
             // rules, a test keeps it so): a missing one is an engine fault, never a silent no-op.
             return self.fault(format!("no event is registered for {name}"));
         };
-        if let Err(why) = self.pos().event_allowed(card, side) {
-            log!(self, "Event of {name} does not occur: {why}");
-            return;
+        // Asked only of a card that has a prerequisite or a preventing or required card: for
+        // the others it is always `Ok` (`Ruleset::unconditional`).
+        if !rules.unconditional().contains(card) {
+            if let Err(why) = self.pos().event_allowed(card, side) {
+                log!(self, "Event of {name} does not occur: {why}");
+                return;
+            }
         }
         let intent = Intent::Event { card, side, headline: self.st.round == 0 };
         if let Some((by, v)) = self.intercept(&[], &intent, &[]) {
@@ -604,8 +624,8 @@ impl<'a> Ctx<'a> {
         }
         log!(self, "Event: {name} ({side})");
         self.report.events.push(card);
-        for c in self.rules.cards.info(card).cancels.clone() {
-            self.exec_because(Instr::RemoveEffect(c), Cause::Event(card));
+        for c in &rules.cards.info(card).cancels {
+            self.exec_because(Instr::RemoveEffect(*c), Cause::Event(card));
         }
         self.emit(DomainEvent::EventResolved { side, card });
         h.resolve(self, side);
@@ -676,6 +696,18 @@ pub fn ops_value(p: Position, card: CardId, side: Side, spend: Spend) -> Traced 
 /// The same value without the trace (legality checks).
 pub fn ops_number(p: Position, card: CardId, side: Side, spend: Spend) -> i32 {
     ops_number_with(p, &p.ops_modifiers(), card, side, spend)
+}
+
+/// `cards` in the groups whose cards `ops_number_with` cannot tell apart: it reads of a card
+/// only its printed Ops and whether it is The China Card, so a judgement of the Ops value made
+/// on one card of a group holds for the whole group (the space race's, listing a card play).
+pub fn ops_groups<'a>(p: Position<'a>, cards: CardSet) -> impl Iterator<Item = CardSet> + 'a {
+    let mut china = CardSet::default();
+    if cards.contains(CardId::CHINA) {
+        china.insert(CardId::CHINA);
+    }
+    let others = CardSet(cards.0 & !china.0);
+    p.cards().by_ops().iter().map(move |g| CardSet(others.0 & g.0)).chain(std::iter::once(china)).filter(|g| !g.is_empty())
 }
 
 /// `ops_number` with the effects' modifiers already collected (one decision judges many cards).

@@ -30,6 +30,9 @@ pub struct Game {
     /// The reaction queue of the last move, kept (empty) for the next: each move would
     /// otherwise allocate its own at its first domain event (1 % of `arbiter bench`).
     reactions: Reactions<DomainEvent>,
+    /// The cards of the state's effects in play, as the context of the last move kept them
+    /// (`Ctx::kept`): the next move's context starts from them instead of reading every effect.
+    in_play: CardSet,
     /// The report a move played through the kernel's contract without words fills
     /// (`Match::play_quiet`: the computer's search, the Python batch), kept empty between
     /// moves so that each does not allocate its own (as [`Game::play_quiet_into`]'s caller).
@@ -52,7 +55,15 @@ impl Game {
 
     fn start(rules: Arc<Ruleset>, options: Options, rng: Randomness, logging: bool) -> (Game, Report) {
         let state = State::initial(&rules, options, rng);
-        let mut g = Game { rules, state, legal: Vec::new(), decider: None, reactions: Reactions::default(), quiet: Report::default() };
+        let mut g = Game {
+            rules,
+            state,
+            legal: Vec::new(),
+            decider: None,
+            reactions: Reactions::default(),
+            in_play: CardSet::default(),
+            quiet: Report::default(),
+        };
         let mut report = Report::default();
         {
             let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
@@ -62,6 +73,7 @@ impl Game {
             flow::run(&mut ctx);
             g.legal = std::mem::take(&mut ctx.legal);
             g.decider = ctx.decider.take();
+            g.in_play = ctx.effects_in_play();
         }
         (g, report)
     }
@@ -71,12 +83,21 @@ impl Game {
         state.refresh_masks();
         // The effects may have been edited by hand: no value kept from them holds.
         state.effects_version.0 = state.effects_version.0.wrapping_add(1);
-        let mut g = Game { rules, state, legal: Vec::new(), decider: None, reactions: Reactions::default(), quiet: Report::default() };
+        let mut g = Game {
+            rules,
+            state,
+            legal: Vec::new(),
+            decider: None,
+            reactions: Reactions::default(),
+            in_play: CardSet::default(),
+            quiet: Report::default(),
+        };
         let mut report = Report::default();
         let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
         flow::run(&mut ctx);
         g.legal = std::mem::take(&mut ctx.legal);
         g.decider = ctx.decider.take();
+        g.in_play = ctx.effects_in_play();
         (g, report)
     }
 
@@ -239,11 +260,15 @@ impl Game {
         let mut copy = scripted.then(|| self.state.clone());
         {
             let st = copy.as_mut().unwrap_or(&mut self.state);
-            let mut ctx = Ctx::new(&self.rules, st, report);
+            let mut ctx = Ctx::kept(&self.rules, st, report, self.in_play);
             ctx.logging = logging;
             ctx.reactions = std::mem::take(&mut self.reactions);
             apply(&mut ctx, m);
             flow::run(&mut ctx);
+            // The effects of the state kept: changed in place, or the copy's if it is kept.
+            if !scripted || (ctx.exhausted.is_none() && ctx.fault.is_none()) {
+                self.in_play = ctx.effects_in_play();
+            }
             if let Some(why) = ctx.exhausted.take() {
                 return Err(PlayError::Randomness { action: self.pos().move_text(m), why });
             }

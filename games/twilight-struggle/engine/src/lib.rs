@@ -70,8 +70,8 @@ pub use game::Game;
 pub use map::{CountryId, CountrySet, Map, Region};
 pub use moves::{Concession, Move, Notation, PlayMode};
 pub use registry::{
-    Ask, CardEvent, Cause, Intent, IntentKind, Interest, Lasting, NoStep, Position, Priority, Prompt, Ruleset, ScoringModifier,
-    ScoringTime, Verdict, Words,
+    Ask, CardEvent, Cause, Intent, IntentKind, Interest, Lasting, NoStep, Position, Prerequisite, Priority, Prompt, Ruleset,
+    ScoringModifier, ScoringTime, Verdict, Words,
 };
 pub use report::Report;
 pub use rng::Randomness;

@@ -155,15 +155,20 @@ macro_rules! steps {
     };
 }
 
+/// A card's printed prerequisite (§5.2): `Ok` when the event may take place for `side` now.
+pub type Prerequisite = fn(Position, Side) -> Result<(), Illegal>;
+
 /// A card's event. Only `resolve` is required. An event that needs a decision pushes a
 /// [`Task::Event`] with one of its steps and answers `ask`/`answer` for it.
 pub trait CardEvent: Send + Sync + 'static {
     type Step: Step;
-    /// A printed prerequisite ("playable only if / after …", §5.2). If it fails, the card
-    /// cannot be played for its event; as the opponent's event it does not occur and a starred
-    /// card is discarded, not removed. Prevention by another card is data (`CardInfo`).
-    fn prerequisite(&self, _p: Position, _side: Side) -> Result<(), Illegal> {
-        Ok(())
+    /// A printed prerequisite ("playable only if / after …", §5.2), if the card has one. If it
+    /// fails, the card cannot be played for its event; as the opponent's event it does not
+    /// occur and a starred card is discarded, not removed. Prevention by another card is data
+    /// (`CardInfo`). Given as a function, asked once at registration: a card without one is
+    /// known to have none, so a card play does not ask every held card (`Ruleset::unconditional`).
+    fn prerequisite(&self) -> Option<Prerequisite> {
+        None
     }
     /// A condition in the event's text that, unmet, leaves the event without effect while the
     /// card counts as played for its event. Unmet, the card is discarded, not removed
@@ -191,7 +196,7 @@ pub trait CardEvent: Send + Sync + 'static {
 
 /// The object-safe form of [`CardEvent`] the kernel calls: it decodes the step.
 pub trait Event: Send + Sync {
-    fn prerequisite(&self, p: Position, side: Side) -> Result<(), Illegal>;
+    fn prerequisite(&self) -> Option<Prerequisite>;
     fn condition(&self, p: Position, side: Side) -> Result<(), Illegal>;
     fn resolve(&self, ctx: &mut Ctx, side: Side);
     /// `None` if the step number is not one of the card's steps (an engine fault).
@@ -201,8 +206,8 @@ pub trait Event: Send + Sync {
 }
 
 impl<E: CardEvent> Event for E {
-    fn prerequisite(&self, p: Position, side: Side) -> Result<(), Illegal> {
-        CardEvent::prerequisite(self, p, side)
+    fn prerequisite(&self) -> Option<Prerequisite> {
+        CardEvent::prerequisite(self)
     }
     fn condition(&self, p: Position, side: Side) -> Result<(), Illegal> {
         CardEvent::condition(self, p, side)
@@ -323,13 +328,17 @@ impl Intent<'_> {
 pub struct Interest {
     intents: u32,
     events: u8,
+    /// Whether its `standing_moves` may offer any (an effect that does not is not asked at
+    /// every decision).
+    standing: bool,
 }
 
 impl Interest {
-    /// Nothing: the effect never intercepts nor reacts (modifiers, vetoes, standing moves…).
-    pub const NONE: Interest = Interest { intents: 0, events: 0 };
+    /// Nothing: the effect never intercepts, reacts nor offers standing moves (modifiers,
+    /// vetoes…).
+    pub const NONE: Interest = Interest { intents: 0, events: 0, standing: false };
     /// Everything: what an effect that declares nothing is asked about.
-    pub const ALL: Interest = Interest { intents: u32::MAX, events: u8::MAX };
+    pub const ALL: Interest = Interest { intents: u32::MAX, events: u8::MAX, standing: true };
 
     /// Also instructions of kind `k` (`Intent::Instr`).
     pub const fn instr(self, k: InstrKind) -> Interest {
@@ -342,6 +351,10 @@ impl Interest {
     /// Also domain events of kind `k`.
     pub const fn event(self, k: EventKind) -> Interest {
         Interest { events: self.events | 1 << k as u32, ..self }
+    }
+    /// Also standing moves: `Lasting::standing_moves` may offer some (Cuban Missile Crisis).
+    pub const fn standing(self) -> Interest {
+        Interest { standing: true, ..self }
     }
     /// May the effect object to `what`?
     #[inline]
@@ -403,8 +416,18 @@ pub struct Ruleset {
     /// in play are tested with a bit each.
     askers: [CardSet; INTENT_KINDS],
     hearers: [CardSet; EVENT_KINDS],
+    /// The cards whose effect may offer standing moves (`Interest::standing`).
+    offerers: CardSet,
     /// The interest check: ask every effect anyway and fault an answer outside its interest.
     check_interest: bool,
+    /// Each registered event's prerequisite (`CardEvent::prerequisite`, asked at registration).
+    prerequisites: Vec<Option<Prerequisite>>,
+    /// The cards whose event always may take place (`Position::event_check` always `Ok`): a
+    /// registered event with no prerequisite, no preventing card and no required card (card
+    /// data). Kept by registration, the only writer of the events.
+    unconditional: CardSet,
+    /// The cards with a registered event (the others' events never take place).
+    registered: CardSet,
 }
 
 impl Ruleset {
@@ -416,7 +439,11 @@ impl Ruleset {
             interest: vec![Interest::NONE; 111],
             askers: [CardSet::default(); INTENT_KINDS],
             hearers: [CardSet::default(); EVENT_KINDS],
+            offerers: CardSet::default(),
             check_interest: false,
+            prerequisites: vec![None; 111],
+            unconditional: CardSet::default(),
+            registered: CardSet::default(),
         }
     }
     /// Turn on the interest check (tests): every effect in play is asked about every intent
@@ -441,6 +468,9 @@ impl Ruleset {
                 s.insert(card);
             }
         }
+        if interest.standing {
+            self.offerers.insert(card);
+        }
     }
     /// The cards whose effect may object to `what`.
     #[inline]
@@ -459,7 +489,27 @@ impl Ruleset {
     }
     /// Register `card`'s event.
     pub fn event<E: CardEvent>(&mut self, card: CardId, e: E) {
+        self.note_event(card, CardEvent::prerequisite(&e));
         self.events[card.idx()] = Some(Arc::new(e));
+    }
+    /// Keep what `Position::event_check` reads of a newly registered event: its prerequisite,
+    /// and whether nothing can stop it (`unconditional`).
+    fn note_event(&mut self, card: CardId, prerequisite: Option<Prerequisite>) {
+        self.prerequisites[card.idx()] = prerequisite;
+        self.registered.insert(card);
+        let info = self.cards.get(card);
+        let free = prerequisite.is_none() && info.is_some_and(|i| i.prevented_by.is_empty() && i.requires_any.is_empty());
+        if free {
+            self.unconditional.insert(card);
+        } else {
+            self.unconditional.remove(card);
+        }
+    }
+    /// The cards whose event may always take place when played (no prerequisite, no card that
+    /// prevents it or that it requires): `Position::events_possible` asks only about the others.
+    #[inline]
+    pub fn unconditional(&self) -> CardSet {
+        self.unconditional
     }
     /// Register what `card`'s effect does in play.
     pub fn lasting<L: Lasting>(&mut self, card: CardId, l: L) {
@@ -468,6 +518,7 @@ impl Ruleset {
     }
     /// Register one value as both the event and the lasting effect of `card`.
     pub fn both<T: CardEvent + Lasting>(&mut self, card: CardId, t: T) {
+        self.note_event(card, CardEvent::prerequisite(&t));
         let t = Arc::new(t);
         self.events[card.idx()] = Some(t.clone());
         self.declare(card, t.interest());
@@ -563,11 +614,24 @@ impl<'a> Position<'a> {
             (!matches!(l.intercept(*self, e, what), Verdict::Allow)).then_some(e.card)
         })
     }
-    /// Moves the effects in play offer `side` at any of its decisions.
+    /// Moves the effects in play offer `side` at any of its decisions: only the effects that
+    /// declared standing moves are asked (`Interest::standing`; this runs at every decision).
     pub fn standing_moves(&self, side: Side) -> Vec<Move> {
+        self.standing_moves_by(side, true)
+    }
+    /// The interest check's side of `standing_moves`: the moves offered by the effects that did
+    /// not declare standing moves, which must be none (the soak test's invariants ask it).
+    pub fn undeclared_standing_moves(&self, side: Side) -> Vec<Move> {
+        self.standing_moves_by(side, false)
+    }
+    /// The standing moves of the effects that declared them (`declared`) or of the others.
+    fn standing_moves_by(&self, side: Side, declared: bool) -> Vec<Move> {
+        let offerers = self.rules.offerers;
         let mut v = Vec::new();
-        for (e, l) in self.lasting() {
-            l.standing_moves(*self, e, side, &mut v);
+        for e in self.st.effects.iter().filter(|e| offerers.contains(e.card) == declared) {
+            if let Some(l) = self.rules.get_lasting(e.card) {
+                l.standing_moves(*self, e, side, &mut v);
+            }
         }
         v
     }
@@ -587,6 +651,23 @@ impl<'a> Position<'a> {
         self.event_check(card, side, false).is_ok()
     }
 
+    /// The cards of `cards` whose event may take place now, each for the side whose event it
+    /// is (`side` for a neutral or scoring card): [`Position::event_possible`] asked only of
+    /// the cards that are not [`Ruleset::unconditional`], for which it is always `Ok`, and
+    /// have a registered event.
+    pub fn events_possible(&self, cards: CardSet, side: Side) -> CardSet {
+        let free = self.rules.unconditional();
+        let mut out = CardSet(cards.0 & free.0);
+        // A card with no registered event (The China Card) never: `event_check` refuses it.
+        for c in CardSet(cards.0 & !free.0 & self.rules.registered.0).iter() {
+            let event_side = self.cards().info(c).side.side().unwrap_or(side);
+            if self.event_possible(c, event_side) {
+                out.insert(c);
+            }
+        }
+        out
+    }
+
     fn event_check(&self, card: CardId, side: Side, explain: bool) -> Result<(), Illegal> {
         let info = self.cards().info(card);
         if !info.prevented_by.is_empty() {
@@ -602,9 +683,13 @@ impl<'a> Position<'a> {
             let names: Vec<&str> = info.requires_any.iter().map(|x| self.cards().name(*x)).collect();
             return Err(Illegal::new(format!("{} needs {} to have been played first (§5.2)", info.name, names.join(" or ")), card.cite()));
         }
-        let Some(ev) = self.rules.get_event(card) else {
+        if self.rules.get_event(card).is_none() {
             return crate::refuse!(explain, "engine fault", "no event is registered for {}", self.cards().name(card));
-        };
-        ev.prerequisite(*self, side)
+        }
+        // What is checked above and here is what `Ruleset::unconditional` leaves out.
+        match self.rules.prerequisites[card.idx()] {
+            Some(prerequisite) => prerequisite(*self, side),
+            None => Ok(()),
+        }
     }
 }

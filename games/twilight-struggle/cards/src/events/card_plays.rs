@@ -18,15 +18,15 @@ use super::ids::*;
 use arbiter_twilight::card::CardSet;
 use arbiter_twilight::ctx::Ctx;
 use arbiter_twilight::effect::{Effect, Expiry};
-use arbiter_twilight::error::{illegal, Illegal};
+use arbiter_twilight::error::illegal;
 use arbiter_twilight::instr::DomainEvent;
 use arbiter_twilight::instr::Instr;
 use arbiter_twilight::state::Pile;
 use arbiter_twilight::Arg;
 use arbiter_twilight::{log, log_private, steps};
 use arbiter_twilight::{
-    Ask, CardEvent, CardId, EventTask, Intent, Lasting, Modes, Move, NoStep, OpsTask, PlayMode, PlayTask, Position, Priority, Ruleset,
-    Side, Source, Task, Verdict, Words,
+    Ask, CardEvent, CardId, EventTask, Intent, Lasting, Modes, Move, NoStep, OpsTask, PlayMode, PlayTask, Position, Prerequisite, Priority,
+    Ruleset, Side, Source, Task, Verdict, Words,
 };
 
 struct UnIntervention;
@@ -37,15 +37,20 @@ fn opponent_event_cards(p: Position, side: Side) -> CardSet {
 
 impl CardEvent for UnIntervention {
     type Step = NoStep;
-    fn prerequisite(&self, p: Position, side: Side) -> Result<(), Illegal> {
-        if opponent_event_cards(p, side).is_empty() {
-            illegal(
-                format!("UN Intervention is played together with a card carrying the {} event, and the {side} holds none", side.opponent()),
-                UN_INTERVENTION.cite(),
-            )
-        } else {
-            Ok(())
-        }
+    fn prerequisite(&self) -> Option<Prerequisite> {
+        Some(|p, side| {
+            if opponent_event_cards(p, side).is_empty() {
+                illegal(
+                    format!(
+                        "UN Intervention is played together with a card carrying the {} event, and the {side} holds none",
+                        side.opponent()
+                    ),
+                    UN_INTERVENTION.cite(),
+                )
+            } else {
+                Ok(())
+            }
+        })
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         ctx.push(Task::PlayCard(PlayTask {

@@ -12,6 +12,9 @@
 //!   if it has also met its required military ops (as many as the DEFCON level, §8.2). The
 //!   track values compared are those on the track (0–5).
 
+// Control is read from the kept masks (`State::masks`, equal to the Influence table's: an
+// invariant after every soak move), not recomputed over the map at each count.
+
 use super::ids::*;
 use crate::shapes::{names, Count, VpFromCount};
 use arbiter_twilight::map::Map;
@@ -19,7 +22,7 @@ use arbiter_twilight::{Position, Region, Ruleset, Side};
 
 fn kitchen_debates(p: Position, side: Side) -> Count {
     let bgs = Map::standard().battleground_mask();
-    let [us, ussr] = [Side::Us, Side::Ussr].map(|s| (p.st.controlled(s) & bgs).count_ones());
+    let [us, ussr] = [Side::Us, Side::Ussr].map(|s| (p.st.masks().control[s.idx()] & bgs).count_ones());
     let (mine, theirs) = if side == Side::Us { (us, ussr) } else { (ussr, us) };
     let vp = if mine > theirs { 2 } else { 0 };
     Count { vp, why: format!("battlegrounds controlled: {side} {mine}, {} {theirs}", side.opponent()) }
@@ -28,7 +31,7 @@ fn kitchen_debates(p: Position, side: Side) -> Count {
 fn alliance_for_progress(p: Position, side: Side) -> Count {
     let map = Map::standard();
     let area = (map.region_mask(Region::CentralAmerica) | map.region_mask(Region::SouthAmerica)) & map.battleground_mask();
-    let held = p.st.controlled(side) & area;
+    let held = p.st.masks().control[side.idx()] & area;
     Count {
         vp: held.count_ones() as u8,
         why: format!("{side}-controlled battlegrounds in Central and South America: {} ({})", held.count_ones(), names(held)),
@@ -37,7 +40,7 @@ fn alliance_for_progress(p: Position, side: Side) -> Count {
 
 fn opec(p: Position, side: Side) -> Count {
     let oil = countries!("Egypt", "Iran", "Libya", "Saudi Arabia", "Iraq", "Gulf States", "Venezuela");
-    let held = p.st.controlled(side) & oil;
+    let held = p.st.masks().control[side.idx()] & oil;
     Count { vp: held.count_ones() as u8, why: format!("{side}-controlled oil countries: {} ({})", held.count_ones(), names(held)) }
 }
 

@@ -32,9 +32,9 @@ impl CardEvent for CubanMissileCrisis {
 }
 
 impl Lasting for CubanMissileCrisis {
-    /// Asked about the opponent's coups only.
+    /// Asked about the opponent's coups only; offers the cancel as a standing move.
     fn interest(&self) -> arbiter_twilight::Interest {
-        arbiter_twilight::Interest::NONE.event(arbiter_twilight::instr::EventKind::CoupAttempted)
+        arbiter_twilight::Interest::NONE.event(arbiter_twilight::instr::EventKind::CoupAttempted).standing()
     }
     /// The loss trigger: a coup declared by the opponent ends the game before its roll.
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {

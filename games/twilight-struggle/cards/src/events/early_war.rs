@@ -14,7 +14,7 @@ use arbiter_twilight::permission::{Action, Scope, Veto};
 use arbiter_twilight::pipeline::Spend;
 use arbiter_twilight::state::Pile;
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Lasting, Move, Position, Region, Ruleset, Side, Task, Words};
+use arbiter_twilight::{Ask, CardEvent, CardId, EventTask, Lasting, Move, Position, Prerequisite, Region, Ruleset, Side, Task, Words};
 
 fn in_sub(c: CountryId, s: SubRegion) -> bool {
     Map::standard().country(c).in_sub(s)
@@ -126,11 +126,11 @@ impl CardEvent for EastEuropeanUnrest {
     }
     fn ask(&self, p: Position, _step: UnrestStep, t: &EventTask, words: Words) -> Ask {
         let per = if p.st.turn >= 8 { 2 } else { 1 };
-        let choices = Map::standard()
-            .ids()
-            .filter(|c| in_sub(*c, SubRegion::EasternEurope) && p.st.inf(t.side.opponent(), *c) > 0 && !t.picked.countries().contains(*c))
-            .map(Move::Target)
-            .collect();
+        // As sets (asked at every step): Eastern Europe, where the opponent has Influence
+        // (`InfluenceMasks::presence`), not yet targeted.
+        let open =
+            Map::standard().sub_mask(SubRegion::EasternEurope) & p.st.masks().presence[t.side.opponent().idx()] & !t.picked.countries().0;
+        let choices = iter_mask(open).map(Move::Target).collect();
         let prompt = words.say(|| {
             format!(
                 "{}: East European Unrest: `target COUNTRY` in Eastern Europe to remove {per} {} Influence ({} countries left)",
@@ -171,7 +171,9 @@ impl CardEvent for DeStalinization {
         let map = Map::standard();
         match step {
             DeStalinStep::Remove => {
-                let choices = map.ids().filter(|c| p.st.inf(t.side, *c) > 0).map(Move::Remove).collect();
+                // Where this side has Influence (`InfluenceMasks::presence`): a set, not a
+                // question per country (asked at every step).
+                let choices = iter_mask(p.st.masks().presence[t.side.idx()]).map(Move::Remove).collect();
                 let prompt = words.say(|| {
                     format!(
                         "{}: De-Stalinization: `remove COUNTRY` for each Influence to move ({} of up to 4 taken), then `pass`",
@@ -182,8 +184,11 @@ impl CardEvent for DeStalinization {
                 Ask::new(t.side, prompt, choices).or_pass()
             }
             DeStalinStep::Place => {
-                let used = |c: CountryId| u8::from(t.picked.countries().contains(c)) + u8::from(t.twice.contains(c));
-                let choices = map.ids().filter(|c| !p.st.controls(t.side.opponent(), *c) && used(*c) < 2).map(Move::Influence).collect();
+                // As sets: every country but those the opponent controls (`InfluenceMasks::control`,
+                // `State::controlled`) and those chosen twice already (`twice` holds only
+                // countries also in `picked`).
+                let open = map.all_mask() & !p.st.masks().control[t.side.opponent().idx()] & !(t.picked.countries().0 & t.twice.0);
+                let choices = iter_mask(open).map(Move::Influence).collect();
                 let prompt = words.say(|| {
                     format!(
                         "{}: De-Stalinization: `influence COUNTRY` in countries the {} does not control, at most 2 each ({} left)",
@@ -245,12 +250,14 @@ fn scoring_region_mask(card: CardId) -> u128 {
 
 impl CardEvent for CambridgeFive {
     type Step = CambridgeStep;
-    fn prerequisite(&self, p: Position, _side: Side) -> Result<(), Illegal> {
-        if p.st.turn >= 8 {
-            illegal("The Cambridge Five cannot be played as an event in the Late War", CAMBRIDGE_FIVE.cite())
-        } else {
-            Ok(())
-        }
+    fn prerequisite(&self) -> Option<Prerequisite> {
+        Some(|p, _side| {
+            if p.st.turn >= 8 {
+                illegal("The Cambridge Five cannot be played as an event in the Late War", CAMBRIDGE_FIVE.cite())
+            } else {
+                Ok(())
+            }
+        })
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         let shown: CardSet = ctx.st().hand(side.opponent()).iter().filter(|c| ctx.rules.cards.info(*c).scoring).collect();

@@ -66,7 +66,7 @@ fn shuttle_region(card: CardId) -> Option<Region> {
 /// The battlegrounds of `region` the opponent of `e`'s owner controls: those it may ignore.
 fn candidates(p: Position, e: &Effect, region: Region) -> Vec<CountryId> {
     let map = Map::standard();
-    iter_mask(map.region_mask(region) & map.battleground_mask() & p.st.controlled(e.owner.opponent())).collect()
+    iter_mask(map.region_mask(region) & map.battleground_mask() & p.st.masks().control[e.owner.opponent().idx()]).collect()
 }
 
 /// The country the US chose, if it has.
