@@ -32,6 +32,21 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
             return Err(format!("the Ops values kept from the last Op disagree with the effects in play: {o:?}"));
         }
     }
+    // The compact form `Game::check` asks agrees with the list it was made with: every listed
+    // move is in it, and no placement, roll or coup outside the list is.
+    let (listed, legal) = (g.listed(), g.legal());
+    if let Some(m) = legal.iter().find(|m| !listed.lists(legal, m)) {
+        return Err(format!("a listed move is missing from the compact form {listed:?}: {m:?}"));
+    }
+    // (A list form is the list itself: only the sets are asked.)
+    let countries = if matches!(listed, arbiter_twilight::flow::Listed::Ops(_)) { 0..=u8::MAX } else { 1..=0 };
+    for c in countries.map(arbiter_twilight::CountryId) {
+        for m in [Move::Influence(c), Move::Realign(c), Move::Coup(c)] {
+            if listed.lists(legal, &m) && !legal.contains(&m) {
+                return Err(format!("the compact form {listed:?} holds a move not listed: {m:?}"));
+            }
+        }
+    }
     if st.influence.len() != Map::standard().countries.len() {
         return Err("influence table has the wrong size".into());
     }

@@ -1114,6 +1114,33 @@ fn the_deciding_side_may_concede(#[case] text: &str, #[case] reason: EndReason) 
     assert!(g.play(&m).is_err(), "nothing after the end");
 }
 
+/// `Game::check` asks an Ops decision's listed moves by the judge's sets (`flow::Listed::Ops`),
+/// made by the listing itself: a listed move is accepted, one not listed refused with the
+/// judge's reason, and a country outside the map is refused as no country.
+#[test]
+fn an_ops_decision_checks_moves_by_the_sets_it_listed() {
+    let mut g = at_round(Side::Us, &[], |st| {
+        set_inf(st, "Israel", 1, 0);
+        give(st, Side::Us, &["Duck and Cover"]);
+    });
+    play(&mut g, &["play \"Duck and Cover\" ops"]);
+    let arbiter_twilight::flow::Listed::Ops(sets) = g.listed() else { panic!("an Ops decision lists by sets: {:?}", g.listed()) };
+    let israel = country("Israel");
+    assert_ne!(sets[0] & israel.bit(), 0, "a placement in Israel is listed");
+    let listed = arbiter_twilight::Move::Influence(israel);
+    assert!(g.legal().contains(&listed));
+    assert!(g.check(&listed).is_ok());
+    // No US Influence in or next to Afghanistan at the start of the round (§6.1.1).
+    let far = arbiter_twilight::Move::Influence(country("Afghanistan"));
+    assert!(!g.legal().contains(&far));
+    let why = g.check(&far).unwrap_err().to_string();
+    assert!(why.contains("§6.1.1"), "{why}");
+    for c in [128, 200, 255] {
+        assert!(g.check(&arbiter_twilight::Move::Coup(arbiter_twilight::CountryId(c))).is_err());
+    }
+    play(&mut g, &["influence Israel"]);
+}
+
 /// The Ops values one Op keeps for the next (`OpsTask::kept`) are read only while the effects in
 /// play stay as they were; the invariant checks catch kept values that disagree with a fresh fold.
 #[test]

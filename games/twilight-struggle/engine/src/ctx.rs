@@ -38,6 +38,10 @@ pub struct Ctx<'a> {
     /// The decider found by the last listing (`Agenda::moves`, which reads the state only),
     /// kept by `Agenda::decide` when unfolding stops there.
     pub(crate) listed_decider: std::cell::Cell<Option<Side>>,
+    /// The compact form of the legal moves, made by the same listing (`flow::Listed`).
+    pub listed: crate::flow::Listed,
+    /// The compact form the last listing made, kept by `Agenda::decide` with its moves.
+    pub(crate) listed_index: std::cell::Cell<crate::flow::Listed>,
     /// An engine fault (card code met a move or step it does not know): the move is refused.
     pub fault: Option<String>,
     /// What happened, for the effects in play to react to, one event at a time. `Game` lends
@@ -71,6 +75,8 @@ impl<'a> Ctx<'a> {
             legal: Vec::new(),
             decider: None,
             listed_decider: std::cell::Cell::new(None),
+            listed: crate::flow::Listed::List,
+            listed_index: std::cell::Cell::new(crate::flow::Listed::List),
             fault: None,
             reactions: Reactions::default(),
             effects_changed: 0,

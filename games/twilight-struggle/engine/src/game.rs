@@ -24,6 +24,8 @@ pub struct Game {
     /// The legal moves of the pending decision, as its arbitrator listed them when the game
     /// reached it (derived from `state`; not part of it).
     legal: Vec<Move>,
+    /// The compact form of `legal`, made by the same listing (`flow::Listed`): `check` asks it.
+    listed: flow::Listed,
     /// Who decides there, found with the legal moves (`flow::listing`); `None` when the game
     /// stopped without listing (over, or a move refused), and then asked afresh.
     decider: Option<Side>,
@@ -59,6 +61,7 @@ impl Game {
             rules,
             state,
             legal: Vec::new(),
+            listed: flow::Listed::List,
             decider: None,
             reactions: Reactions::default(),
             in_play: CardSet::default(),
@@ -72,6 +75,7 @@ impl Game {
             ctx.shuffle_into_deck(early);
             flow::run(&mut ctx);
             g.legal = std::mem::take(&mut ctx.legal);
+            g.listed = ctx.listed;
             g.decider = ctx.decider.take();
             g.in_play = ctx.effects_in_play();
         }
@@ -87,6 +91,7 @@ impl Game {
             rules,
             state,
             legal: Vec::new(),
+            listed: flow::Listed::List,
             decider: None,
             reactions: Reactions::default(),
             in_play: CardSet::default(),
@@ -96,6 +101,7 @@ impl Game {
         let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
         flow::run(&mut ctx);
         g.legal = std::mem::take(&mut ctx.legal);
+        g.listed = ctx.listed;
         g.decider = ctx.decider.take();
         g.in_play = ctx.effects_in_play();
         (g, report)
@@ -142,10 +148,16 @@ impl Game {
         &self.legal
     }
 
+    /// The compact form of the legal moves `check` asks (`flow::Listed`; the invariant checks
+    /// compare it with the list).
+    pub fn listed(&self) -> flow::Listed {
+        self.listed
+    }
+
     /// Is `m` legal? A listed move is (its arbitrator listed it); any other move is judged by
     /// the arbitrator again, for the reason it is refused.
     pub fn check(&self, m: &Move) -> Result<(), PlayError> {
-        if self.state.outcome.is_none() && self.legal.contains(m) {
+        if self.state.outcome.is_none() && self.listed.lists(&self.legal, m) {
             return Ok(());
         }
         if matches!(m, Move::Concede(_)) {
@@ -276,6 +288,7 @@ impl Game {
                 return Err(PlayError::Fault { action: self.pos().move_text(m), what });
             }
             self.legal = std::mem::take(&mut ctx.legal);
+            self.listed = ctx.listed;
             self.decider = ctx.decider.take();
             self.reactions = std::mem::take(&mut ctx.reactions);
             // Nothing pending carries over to the next move (a game that ended mid-reaction).

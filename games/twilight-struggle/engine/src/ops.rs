@@ -287,6 +287,11 @@ impl<'a> Judge<'a> {
         j
     }
 
+    /// The countries open to each activity (influence, realign, coup): the sets `legal` lists.
+    pub fn allowed(&self) -> [u128; 3] {
+        self.allowed
+    }
+
     /// The countries that pass `cond` for an Op of `kind`.
     fn passing(&self, kind: OpsKind, cond: Condition) -> u128 {
         match cond {
@@ -453,10 +458,6 @@ fn kind_words(k: OpsKind) -> &'static str {
 
 pub fn check(p: Position, o: &OpsTask, m: &Move) -> Result<(), Illegal> {
     Judge::new(p, o, true).check(m)
-}
-
-pub fn legal(p: Position, o: &OpsTask) -> Vec<Move> {
-    Judge::new(p, o, false).legal()
 }
 
 pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
