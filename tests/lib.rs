@@ -27,6 +27,9 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
     if st.masks() != st.compute_masks() {
         return Err("the presence/control masks disagree with the Influence table".into());
     }
+    if !g.kept_access().agrees(g.pos()) {
+        return Err(format!("the access mask kept between Ops listings disagrees with the round's start: {:?}", g.kept_access()));
+    }
     if let Some(arbiter_twilight::Task::Ops(o)) = st.stack.last() {
         if !arbiter_twilight::ops::kept_values_agree(g.pos(), o) {
             return Err(format!("the Ops values kept from the last Op disagree with the effects in play: {o:?}"));

@@ -1141,6 +1141,32 @@ fn an_ops_decision_checks_moves_by_the_sets_it_listed() {
     play(&mut g, &["influence Israel"]);
 }
 
+/// The access mask (§6.1.1) one Ops listing keeps for the next (`ops::KeptAccess`) is read only
+/// while the side and its Influence at the round's start are those it was computed from; the
+/// invariant checks catch a kept mask that disagrees.
+#[test]
+fn an_access_mask_kept_between_ops_listings_holds_only_for_its_round_start() {
+    use arbiter_twilight::ops::{access_mask, KeptAccess};
+    let mut g = at_round(Side::Us, &[], |st| {
+        set_inf(st, "Israel", 1, 0);
+        give(st, Side::Us, &["Duck and Cover"]);
+    });
+    play(&mut g, &["play \"Duck and Cover\" ops", "influence Israel"]);
+    let had = g.state().round_start_presence[Side::Us.idx()];
+    let access = access_mask(g.pos(), Side::Us);
+    assert_eq!(g.kept_access(), KeptAccess(Some((Side::Us, had, access))), "the listing kept the mask");
+    assert!(g.kept_access().agrees(g.pos()));
+    assert!(!KeptAccess(Some((Side::Us, had, access ^ country("Israel").bit()))).agrees(g.pos()), "a wrong kept mask is caught");
+    // Another round start (Afghanistan held too): the kept mask no longer holds and is computed again.
+    let mut kept = KeptAccess(Some((Side::Us, had, 0)));
+    let mut st = g.state().clone();
+    st.round_start_presence[Side::Us.idx()] |= country("Afghanistan").bit();
+    let (g2, _) = Game::from_state(g.rules().clone(), st);
+    assert!(kept.agrees(g2.pos()), "a mask for another round start is not asked");
+    assert_ne!(kept.get(g2.pos(), Side::Us) & country("Afghanistan").bit(), 0);
+    assert_eq!(kept.get(g2.pos(), Side::Us), access_mask(g2.pos(), Side::Us));
+}
+
 /// The Ops values one Op keeps for the next (`OpsTask::kept`) are read only while the effects in
 /// play stay as they were; the invariant checks catch kept values that disagree with a fresh fold.
 #[test]

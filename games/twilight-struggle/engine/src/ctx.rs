@@ -42,6 +42,9 @@ pub struct Ctx<'a> {
     pub listed: crate::flow::Listed,
     /// The compact form the last listing made, kept by `Agenda::decide` with its moves.
     pub(crate) listed_index: std::cell::Cell<crate::flow::Listed>,
+    /// The access mask the Ops listings keep (`ops::KeptAccess`), lent by `Game` from move to
+    /// move.
+    pub(crate) access: std::cell::Cell<crate::ops::KeptAccess>,
     /// An engine fault (card code met a move or step it does not know): the move is refused.
     pub fault: Option<String>,
     /// What happened, for the effects in play to react to, one event at a time. `Game` lends
@@ -77,6 +80,7 @@ impl<'a> Ctx<'a> {
             listed_decider: std::cell::Cell::new(None),
             listed: crate::flow::Listed::List,
             listed_index: std::cell::Cell::new(crate::flow::Listed::List),
+            access: std::cell::Cell::new(crate::ops::KeptAccess(None)),
             fault: None,
             reactions: Reactions::default(),
             effects_changed: 0,

@@ -136,12 +136,13 @@ impl Listed {
 /// The legal moves of the decision on top and the side that decides it (what [`decider`]
 /// answers), found together: an event's question, asked once, tells both.
 pub fn listing(p: Position) -> (Vec<Move>, Option<Side>) {
-    let (v, side, _) = listing_indexed(p);
+    let (v, side, _) = listing_indexed(p, &mut ops::KeptAccess::default());
     (v, side)
 }
 
-/// [`listing`], with the compact form of the moves the same listing made ([`Listed`]).
-pub fn listing_indexed(p: Position) -> (Vec<Move>, Option<Side>, Listed) {
+/// [`listing`], with the compact form of the moves the same listing made ([`Listed`]); an Ops
+/// decision reads its access mask from `access` where it holds (and keeps it there).
+pub fn listing_indexed(p: Position, access: &mut ops::KeptAccess) -> (Vec<Move>, Option<Side>, Listed) {
     let Some(t) = p.st.stack.last() else {
         return (Vec::new(), None, Listed::List);
     };
@@ -155,7 +156,7 @@ pub fn listing_indexed(p: Position) -> (Vec<Move>, Option<Side>, Listed) {
             None => return (Vec::new(), Some(e.side), Listed::List),
         },
         Some(Pending::Ops(o)) => {
-            let judge = ops::Judge::new(p, o, false);
+            let judge = ops::Judge::kept(p, o, false, access);
             listed = Listed::Ops(judge.allowed());
             (judge.legal(), o.side)
         }
@@ -398,7 +399,9 @@ impl arbiter_kernel::agenda::Agenda for Ctx<'_> {
         t.is_decision()
     }
     fn moves(&self) -> Vec<Move> {
-        let (moves, side, listed) = listing_indexed(self.pos());
+        let mut access = self.access.get();
+        let (moves, side, listed) = listing_indexed(self.pos(), &mut access);
+        self.access.set(access);
         self.listed_decider.set(side);
         self.listed_index.set(listed);
         moves

@@ -35,6 +35,9 @@ pub struct Game {
     /// The cards of the state's effects in play, as the context of the last move kept them
     /// (`Ctx::kept`): the next move's context starts from them instead of reading every effect.
     in_play: CardSet,
+    /// The access mask the last Ops listing kept (`ops::KeptAccess`), lent to the next move's
+    /// context: each Op of a card would otherwise fold it again.
+    access: crate::ops::KeptAccess,
     /// The report a move played through the kernel's contract without words fills
     /// (`Match::play_quiet`: the computer's search, the Python batch), kept empty between
     /// moves so that each does not allocate its own (as [`Game::play_quiet_into`]'s caller).
@@ -65,6 +68,7 @@ impl Game {
             decider: None,
             reactions: Reactions::default(),
             in_play: CardSet::default(),
+            access: crate::ops::KeptAccess(None),
             quiet: Report::default(),
         };
         let mut report = Report::default();
@@ -95,6 +99,7 @@ impl Game {
             decider: None,
             reactions: Reactions::default(),
             in_play: CardSet::default(),
+            access: crate::ops::KeptAccess(None),
             quiet: Report::default(),
         };
         let mut report = Report::default();
@@ -152,6 +157,12 @@ impl Game {
     /// compare it with the list).
     pub fn listed(&self) -> flow::Listed {
         self.listed
+    }
+
+    /// The access mask the Ops listings keep from move to move (the invariant checks ask
+    /// `ops::KeptAccess::agrees`).
+    pub fn kept_access(&self) -> crate::ops::KeptAccess {
+        self.access
     }
 
     /// Is `m` legal? A listed move is (its arbitrator listed it); any other move is judged by
@@ -275,12 +286,15 @@ impl Game {
             let mut ctx = Ctx::kept(&self.rules, st, report, self.in_play);
             ctx.logging = logging;
             ctx.reactions = std::mem::take(&mut self.reactions);
+            ctx.access.set(self.access);
             apply(&mut ctx, m);
             flow::run(&mut ctx);
             // The effects of the state kept: changed in place, or the copy's if it is kept.
             if !scripted || (ctx.exhausted.is_none() && ctx.fault.is_none()) {
                 self.in_play = ctx.effects_in_play();
             }
+            // Checked against the state at every use: kept whichever state is kept.
+            self.access = ctx.access.get();
             if let Some(why) = ctx.exhausted.take() {
                 return Err(PlayError::Randomness { action: self.pos().move_text(m), why });
             }

@@ -75,6 +75,39 @@ pub fn access_mask(p: Position, side: Side) -> u128 {
     crate::map::iter_mask(had).fold(had | map.superpower_mask(side), |m, c| m | map.adjacency_mask(c))
 }
 
+/// An access mask (§6.1.1) kept from one Ops decision's listing to the next (`Game` keeps it
+/// between moves, as it keeps the effects in play), with its only inputs: the side and that
+/// side's Influence at the start of the round (`State::round_start_presence`). It holds while
+/// they are the decision's, which every use checks. Kept outside the Ops task: the task is
+/// copied with every push and pop of the work stack, and 48 bytes more made those copies cost
+/// more than the fold they saved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeptAccess(pub Option<(Side, u128, u128)>);
+
+impl KeptAccess {
+    /// The access mask of `side` now: the kept one if it holds, else computed and kept.
+    pub fn get(&mut self, p: Position, side: Side) -> u128 {
+        let had = p.st.round_start_presence[side.idx()];
+        match self.0 {
+            Some((s, h, access)) if s == side && h == had => access,
+            _ => {
+                let access = access_mask(p, side);
+                self.0 = Some((side, had, access));
+                access
+            }
+        }
+    }
+
+    /// Does the kept mask, where it holds in `p`, agree with one computed afresh? (The
+    /// invariant checks, after every move.)
+    pub fn agrees(&self, p: Position) -> bool {
+        match self.0 {
+            Some((side, had, access)) if had == p.st.round_start_presence[side.idx()] => access == access_mask(p, side),
+            Some(_) | None => true,
+        }
+    }
+}
+
 /// Is the way of spending `[asia][sea]` still open to the rest of these Ops? `spend_after`
 /// narrows a condition that holds, never revives one that failed.
 fn open_way(o: &OpsTask, asia: bool, sea: bool) -> bool {
@@ -216,6 +249,12 @@ const KINDS: [OpsKind; 3] = [OpsKind::Influence, OpsKind::Realign, OpsKind::Coup
 
 impl<'a> Judge<'a> {
     pub fn new(p: Position<'a>, o: &'a OpsTask, explain: bool) -> Judge<'a> {
+        Judge::kept(p, o, explain, &mut KeptAccess::default())
+    }
+
+    /// [`Judge::new`], reading the access mask from `access` where it holds (and keeping it
+    /// there otherwise): the listing, from one Op of a card to the next.
+    pub fn kept(p: Position<'a>, o: &'a OpsTask, explain: bool, access: &mut KeptAccess) -> Judge<'a> {
         let (values, one_value) = values_for(p, o);
         let map = Map::standard();
         let side = o.side;
@@ -269,7 +308,7 @@ impl<'a> Judge<'a> {
             values,
             vetoes,
             // Read only for placements (`Condition::of`), and only while they are open.
-            access: if o.allows(OpsKind::Influence) { access_mask(p, side) } else { 0 },
+            access: if o.allows(OpsKind::Influence) { access.get(p, side) } else { 0 },
             enemy_controlled,
             opp_presence: masks.presence[side.opponent().idx()],
             closed: if o.free { 0 } else { closed },
