@@ -60,6 +60,24 @@ impl Game {
 
     fn start(rules: Arc<Ruleset>, options: Options, rng: Randomness, logging: bool) -> (Game, Report) {
         let state = State::initial(&rules, options, rng);
+        Game::run_from(rules, state, logging, |ctx| {
+            let early: CardSet = ctx.rules.cards.era_deck(Era::Early, options.optional_cards).into_iter().collect();
+            ctx.shuffle_into_deck(early);
+        })
+    }
+
+    /// A game from any state (fixtures, saved games). Runs automatic tasks up to a decision.
+    pub fn from_state(rules: Arc<Ruleset>, mut state: State) -> (Game, Report) {
+        state.refresh_masks();
+        // The effects may have been edited by hand: no value kept from them holds.
+        state.effects_version.0 = state.effects_version.0.wrapping_add(1);
+        Game::run_from(rules, state, true, |_| {})
+    }
+
+    /// A game on `state`: `first` runs in its context, then the automatic tasks up to a
+    /// decision, and the game keeps what that run listed (the moves, their decider, the effects
+    /// in play), as after every move.
+    fn run_from(rules: Arc<Ruleset>, state: State, logging: bool, first: impl FnOnce(&mut Ctx)) -> (Game, Report) {
         let mut g = Game {
             rules,
             state,
@@ -75,40 +93,13 @@ impl Game {
         {
             let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
             ctx.logging = logging;
-            let early: CardSet = ctx.rules.cards.era_deck(Era::Early, options.optional_cards).into_iter().collect();
-            ctx.shuffle_into_deck(early);
+            first(&mut ctx);
             flow::run(&mut ctx);
             g.legal = std::mem::take(&mut ctx.legal);
             g.listed = ctx.listed;
             g.decider = ctx.decider.take();
             g.in_play = ctx.effects_in_play();
         }
-        (g, report)
-    }
-
-    /// A game from any state (fixtures, saved games). Runs automatic tasks up to a decision.
-    pub fn from_state(rules: Arc<Ruleset>, mut state: State) -> (Game, Report) {
-        state.refresh_masks();
-        // The effects may have been edited by hand: no value kept from them holds.
-        state.effects_version.0 = state.effects_version.0.wrapping_add(1);
-        let mut g = Game {
-            rules,
-            state,
-            legal: Vec::new(),
-            listed: flow::Listed::List,
-            decider: None,
-            reactions: Reactions::default(),
-            in_play: CardSet::default(),
-            access: crate::ops::KeptAccess(None),
-            quiet: Report::default(),
-        };
-        let mut report = Report::default();
-        let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
-        flow::run(&mut ctx);
-        g.legal = std::mem::take(&mut ctx.legal);
-        g.listed = ctx.listed;
-        g.decider = ctx.decider.take();
-        g.in_play = ctx.effects_in_play();
         (g, report)
     }
 
