@@ -2,7 +2,7 @@
 
 use arbiter_twilight::map::Map;
 use arbiter_twilight::pipeline::Spend;
-use arbiter_twilight::{CardSet, Game, Move, Options, Randomness, Side};
+use arbiter_twilight::{CardSet, Game, Move, Options, PlayMode, Randomness, Side};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -35,19 +35,31 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
             return Err(format!("the Ops values kept from the last Op disagree with the effects in play: {o:?}"));
         }
     }
-    // The compact form `Game::check` asks agrees with the list it was made with: every listed
-    // move is in it, and no placement, roll or coup outside the list is.
-    let (listed, legal) = (g.listed(), g.legal());
-    if let Some(m) = legal.iter().find(|m| !listed.lists(legal, m)) {
-        return Err(format!("a listed move is missing from the compact form {listed:?}: {m:?}"));
+    // The listing kept in its own form (`Game::check` asks it, playouts take moves from it by
+    // index) lists what a listing from scratch lists, in the same order; it holds every move it
+    // numbers, and no placement, roll, coup or card play outside the list.
+    let (listing, legal) = (g.listing(), g.legal());
+    if legal != arbiter_twilight::flow::legal_moves(g.pos()) {
+        return Err(format!("the kept list {legal:?} is not what a listing from scratch lists"));
     }
-    // (A list form is the list itself: only the sets are asked.)
-    let countries = if matches!(listed, arbiter_twilight::flow::Listed::Ops(_)) { 0..=u8::MAX } else { 1..=0 };
-    for c in countries.map(arbiter_twilight::CountryId) {
-        for m in [Move::Influence(c), Move::Realign(c), Move::Coup(c)] {
-            if listed.lists(legal, &m) && !legal.contains(&m) {
-                return Err(format!("the compact form {listed:?} holds a move not listed: {m:?}"));
-            }
+    if listing.len() != legal.len() {
+        return Err(format!("the listing counts {} moves, its list {}", listing.len(), legal.len()));
+    }
+    for (i, m) in legal.iter().enumerate() {
+        if listing.get(i) != Some(*m) || !listing.contains(m) {
+            return Err(format!("move {i} of the list, {m:?}, is not move {i} of {listing:?}: {:?}", listing.get(i)));
+        }
+    }
+    let outside = (0..=u8::MAX)
+        .flat_map(|n| {
+            let c = arbiter_twilight::CountryId(n);
+            let plays = PlayMode::ALL.map(|mode| Move::Play { card: CardId(n), mode });
+            [Move::Influence(c), Move::Realign(c), Move::Coup(c)].into_iter().chain(plays)
+        })
+        .chain([Move::Pass]);
+    for m in outside {
+        if listing.contains(&m) != legal.contains(&m) {
+            return Err(format!("the listing {listing:?} and its list disagree on {m:?}"));
         }
     }
     if st.influence.len() != Map::standard().countries.len() {
@@ -189,7 +201,7 @@ fn check_interjections(g: &Game, decider: arbiter_twilight::Side, listed: &[Move
 
 /// A move like `m` but different: another country, card or way of playing.
 fn mutate(m: &Move, rng: &mut ChaCha8Rng, g: &Game) -> Move {
-    use arbiter_twilight::{CardId, CountryId, PlayMode};
+    use arbiter_twilight::CountryId;
     let country = |rng: &mut ChaCha8Rng| CountryId(rng.random_range(0..84));
     let card = |rng: &mut ChaCha8Rng| g.rules().cards.all().nth(rng.random_range(0..110)).map(|c| c.id).unwrap_or(CardId(1));
     const MODES: [PlayMode; 5] = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
@@ -253,7 +265,6 @@ pub fn check_agreement(g: &Game, moves: &[Move], universe: &[Move], a: Agreement
 
 /// Every move of every shape, over all cards and countries.
 pub fn move_universe(g: &Game) -> Vec<Move> {
-    use arbiter_twilight::{CardId, PlayMode};
     let mut v = vec![Move::Pass];
     let modes = [PlayMode::Event, PlayMode::Ops, PlayMode::OpsThenEvent, PlayMode::EventThenOps, PlayMode::Space];
     for c in g.rules().cards.all().map(|c| c.id) {

@@ -5,7 +5,7 @@ use arbiter_tests::*;
 use arbiter_twilight::flow::Task;
 use arbiter_twilight::rng::Randomness;
 use arbiter_twilight::state::{EndReason, Pile};
-use arbiter_twilight::{Game, Side};
+use arbiter_twilight::{Game, Move, PlayMode, Side};
 use pretty_assertions::assert_eq;
 use rstest::rstest;
 
@@ -1114,7 +1114,7 @@ fn the_deciding_side_may_concede(#[case] text: &str, #[case] reason: EndReason) 
     assert!(g.play(&m).is_err(), "nothing after the end");
 }
 
-/// `Game::check` asks an Ops decision's listed moves by the judge's sets (`flow::Listed::Ops`),
+/// `Game::check` asks an Ops decision's listed moves by the judge's sets (`Listing::Ops`),
 /// made by the listing itself: a listed move is accepted, one not listed refused with the
 /// judge's reason, and a country outside the map is refused as no country.
 #[test]
@@ -1124,7 +1124,9 @@ fn an_ops_decision_checks_moves_by_the_sets_it_listed() {
         give(st, Side::Us, &["Duck and Cover"]);
     });
     play(&mut g, &["play \"Duck and Cover\" ops"]);
-    let arbiter_twilight::flow::Listed::Ops(sets) = g.listed() else { panic!("an Ops decision lists by sets: {:?}", g.listed()) };
+    let arbiter_twilight::flow::Listing::Ops { allowed: sets, .. } = g.listing() else {
+        panic!("an Ops decision lists by sets: {:?}", g.listing())
+    };
     let israel = country("Israel");
     assert_ne!(sets[0] & israel.bit(), 0, "a placement in Israel is listed");
     let listed = arbiter_twilight::Move::Influence(israel);
@@ -1139,6 +1141,34 @@ fn an_ops_decision_checks_moves_by_the_sets_it_listed() {
         assert!(g.check(&arbiter_twilight::Move::Coup(arbiter_twilight::CountryId(c))).is_err());
     }
     play(&mut g, &["influence Israel"]);
+}
+
+/// A card play keeps its moves as the judge's card sets (`Listing::Cards`): a listed play is
+/// accepted, a play the sets do not hold is refused with the judge's reason, and a random
+/// playout's pick by index is the move the written list has there.
+#[test]
+fn a_card_play_checks_moves_by_the_sets_it_listed() {
+    let g = at_round(Side::Us, &[], |st| give(st, Side::Us, &["Duck and Cover", "Arab-Israeli War"]));
+    let arbiter_twilight::flow::Listing::Cards { allowed, pass, .. } = g.listing() else {
+        panic!("a card play lists by sets: {:?}", g.listing())
+    };
+    assert!(!pass, "a player with cards may not pass (§5.1)");
+    let duck = g.rules().cards.by_name("Duck and Cover").unwrap();
+    assert!(allowed[PlayMode::Ops.index()].contains(duck));
+    let listed = Move::Play { card: duck, mode: PlayMode::Ops };
+    assert!(g.check(&listed).is_ok());
+    for (i, m) in g.legal().iter().enumerate() {
+        assert_eq!(g.listing().get(i), Some(*m));
+    }
+    assert_eq!(g.listing().len(), g.legal().len());
+    // Arab-Israeli War is the USSR's event: for the US it is played for Ops, its event before
+    // or after (§5.2), never as its own event.
+    let war = g.rules().cards.by_name("Arab-Israeli War").unwrap();
+    let refused = Move::Play { card: war, mode: PlayMode::Event };
+    assert!(!g.legal().contains(&refused));
+    let why = g.check(&refused).unwrap_err().to_string();
+    assert!(why.contains("§5.2"), "{why}");
+    assert!(g.check(&Move::Pass).is_err());
 }
 
 /// The access mask (§6.1.1) one Ops listing keeps for the next (`ops::KeptAccess`) is read only

@@ -3,10 +3,23 @@
 //! flow implements [`Agenda`]; [`unfold`] runs it until the next decision that has a move, or
 //! until the game stops.
 
+/// What [`Agenda::moves`] lists: all unfolding asks of it is whether a decision has a move
+/// (a game may keep its moves in a compact form and write them out only when asked).
+pub trait MoveList {
+    fn is_empty(&self) -> bool;
+}
+
+impl<T> MoveList for Vec<T> {
+    fn is_empty(&self) -> bool {
+        <[T]>::is_empty(self)
+    }
+}
+
 /// A game's flow as a work stack.
 pub trait Agenda {
     type Task;
-    type Move;
+    /// The legal moves of a decision, in the game's own form.
+    type Moves: MoveList;
     /// The tasks still to do, the next last.
     fn stack(&mut self) -> &mut Vec<Self::Task>;
     /// The next task, if any.
@@ -17,13 +30,13 @@ pub trait Agenda {
     fn is_decision(&self, t: &Self::Task) -> bool;
     /// The legal moves of the decision on top (asked while it is on the stack: a game may read
     /// its whole state).
-    fn moves(&self) -> Vec<Self::Move>;
+    fn moves(&self) -> Self::Moves;
     /// A decision with no legal move: the game says what happens instead (it is popped).
     fn no_moves(&mut self, t: Self::Task);
     /// Run automatic task `t` (popped); it may push tasks.
     fn run(&mut self, t: Self::Task);
     /// The decision on top has these moves: unfolding stops there.
-    fn decide(&mut self, moves: Vec<Self::Move>);
+    fn decide(&mut self, moves: Self::Moves);
 }
 
 /// Unfold `a` until a decision with at least one legal move (given to [`Agenda::decide`]), an
@@ -75,7 +88,7 @@ mod tests {
 
     impl Agenda for Flow {
         type Task = T;
-        type Move = u8;
+        type Moves = Vec<u8>;
         fn stack(&mut self) -> &mut Vec<T> {
             &mut self.stack
         }

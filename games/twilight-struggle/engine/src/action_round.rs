@@ -8,6 +8,7 @@ use crate::ctx::Ctx;
 use crate::effect::Expiry;
 use crate::error::{illegal, Illegal};
 use crate::instr::{DomainEvent, Instr};
+use crate::listing::Listing;
 use crate::log;
 use crate::moves::{Move, PlayMode};
 use crate::refuse;
@@ -246,29 +247,10 @@ impl<'a> Judge<'a> {
         }
     }
 
-    /// Every legal move: each playable card in each way, and `pass` where allowed.
-    pub fn legal(&self) -> Vec<Move> {
-        // Room for most card plays (a full hand and The China Card, two modes each, and
-        // `pass`; more grows the vector), without counting the sets (a count is a dozen
-        // instructions per 64-bit word on the baseline x86-64, which has no `popcnt`).
-        let mut out = Vec::with_capacity(2 * 11 + 1);
-        // The cards playable in some mode, each with its modes in `MODES` order.
-        // The sets read by 64-bit halves (as `CardSet::contains`), the half and shift found
-        // once per card.
-        let any = self.allowed.iter().fold(0u128, |m, s| m | s.0);
-        let halves = self.allowed.map(|s| [s.0 as u64, (s.0 >> 64) as u64]);
-        for card in CardSet(any).iter() {
-            let (half, shift) = (usize::from(card.0 >= 64), card.0 & 63);
-            for mode in MODES {
-                if (halves[mode.index()][half] >> shift) & 1 != 0 {
-                    out.push(Move::Play { card, mode });
-                }
-            }
-        }
-        if self.may_pass().is_ok() {
-            out.push(Move::Pass);
-        }
-        out
+    /// Every legal move: each playable card in each way, and `pass` where allowed, as the sets
+    /// judged (written out only when asked: `Listing::Cards`).
+    pub fn listing(&self) -> Listing {
+        Listing::Cards { allowed: self.allowed, pass: self.may_pass().is_ok(), standing: Vec::new() }
     }
 
     /// May the player pass? Where the task allows it (an event's optional play), with no card
@@ -440,8 +422,9 @@ fn by_card<'a>(p: Position<'a>, pt: &PlayTask) -> (&'a str, &'static str) {
     }
 }
 
-pub fn legal(p: Position, pt: &PlayTask) -> Vec<Move> {
-    Judge::new(p, pt, false).legal()
+/// The legal card plays (see [`Judge::listing`]).
+pub fn listing(p: Position, pt: &PlayTask) -> Listing {
+    Judge::new(p, pt, false).listing()
 }
 
 pub fn apply(ctx: &mut Ctx, pt: PlayTask, m: &Move) {

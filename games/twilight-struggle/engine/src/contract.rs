@@ -140,9 +140,9 @@ impl arbiter_kernel::Game for Game {
         crate::encode::action_id(m)
     }
     fn legal_action_ids(&self, out: &mut Vec<u32>) {
-        // The legal moves are kept listed (`Game::legal`): numbered in place, not copied.
+        // The legal moves are kept listed (`Game::listing`): numbered as visited, not written.
         out.clear();
-        out.extend(self.legal().iter().filter_map(crate::encode::action_id));
+        self.listing().for_each(|m| out.extend(crate::encode::action_id(&m)));
     }
     fn move_of(&self, id: u32) -> Option<Move> {
         crate::encode::move_of(self, id)

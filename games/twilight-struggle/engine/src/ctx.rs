@@ -31,17 +31,13 @@ pub struct Ctx<'a> {
     /// Compose log text (off for random playouts; the state is the same either way).
     pub logging: bool,
     /// The legal moves of the decision `flow::run` stopped at.
-    pub legal: Vec<crate::moves::Move>,
+    pub legal: crate::listing::Listing,
     /// Who decides there (`flow::decider`), found with the moves: an event's question is then
     /// asked once per decision, not again each time the game is asked whose turn it is.
     pub decider: Option<Side>,
     /// The decider found by the last listing (`Agenda::moves`, which reads the state only),
     /// kept by `Agenda::decide` when unfolding stops there.
     pub(crate) listed_decider: std::cell::Cell<Option<Side>>,
-    /// The compact form of the legal moves, made by the same listing (`flow::Listed`).
-    pub listed: crate::flow::Listed,
-    /// The compact form the last listing made, kept by `Agenda::decide` with its moves.
-    pub(crate) listed_index: std::cell::Cell<crate::flow::Listed>,
     /// The access mask the Ops listings keep (`ops::KeptAccess`), lent by `Game` from move to
     /// move.
     pub(crate) access: std::cell::Cell<crate::ops::KeptAccess>,
@@ -75,11 +71,9 @@ impl<'a> Ctx<'a> {
             report,
             exhausted: None,
             logging: true,
-            legal: Vec::new(),
+            legal: crate::listing::Listing::default(),
             decider: None,
             listed_decider: std::cell::Cell::new(None),
-            listed: crate::flow::Listed::List,
-            listed_index: std::cell::Cell::new(crate::flow::Listed::List),
             access: std::cell::Cell::new(crate::ops::KeptAccess(None)),
             fault: None,
             reactions: Reactions::default(),

@@ -6,7 +6,6 @@
 use crate::ctx::Ctx;
 use crate::error::Illegal;
 use crate::log;
-use crate::map::CountryId;
 use crate::moves::{Move, Notation};
 use crate::registry::{Ask, Position, Prompt, Words};
 use crate::side::Side;
@@ -91,86 +90,42 @@ pub fn legal_moves(p: Position) -> Vec<Move> {
     listing(p).0
 }
 
-/// A compact form of a decision's legal moves, made by the listing that made the list, from
-/// the same sets (so the two cannot disagree): `Game::check` asks it whether a move was listed
-/// instead of scanning the list (the scan was 4.6 % of `arbiter bench`, mostly in Ops decisions,
-/// whose lists are the longest).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Listed {
-    /// Only the list tells: it is scanned.
-    #[default]
-    List,
-    /// An Ops decision (§6): the countries listed for each activity (`ops::Judge::allowed`:
-    /// influence, realign, coup), the list's only moves of those kinds; its other moves (the
-    /// standing moves of the effects in play) are in the list.
-    Ops([u128; 3]),
-}
-
-impl Listed {
-    /// Is `m` among `legal`, the moves listed with this form?
-    pub fn lists(&self, legal: &[Move], m: &Move) -> bool {
-        // A country outside the 128 a mask holds is no country: never listed.
-        let has = |set: u128, c: CountryId| 1u128.checked_shl(u32::from(c.0)).is_some_and(|b| set & b != 0);
-        match (self, m) {
-            (Listed::Ops(a), Move::Influence(c)) => has(a[0], *c),
-            (Listed::Ops(a), Move::Realign(c)) => has(a[1], *c),
-            (Listed::Ops(a), Move::Coup(c)) => has(a[2], *c),
-            (
-                Listed::Ops(_),
-                Move::Play { .. }
-                | Move::Headline(_)
-                | Move::Remove(_)
-                | Move::Target(_)
-                | Move::Discard(_)
-                | Move::Take(_)
-                | Move::Choose(_)
-                | Move::Cancel { .. }
-                | Move::Pass
-                | Move::Concede(_),
-            )
-            | (Listed::List, _) => legal.contains(m),
-        }
-    }
-}
+pub use crate::listing::Listing;
 
 /// The legal moves of the decision on top and the side that decides it (what [`decider`]
 /// answers), found together: an event's question, asked once, tells both.
 pub fn listing(p: Position) -> (Vec<Move>, Option<Side>) {
-    let (v, side, _) = listing_indexed(p, &mut ops::KeptAccess::default());
-    (v, side)
+    let (l, side) = listing_kept(p, &mut ops::KeptAccess::default());
+    (l.to_vec(), side)
 }
 
-/// [`listing`], with the compact form of the moves the same listing made ([`Listed`]); an Ops
-/// decision reads its access mask from `access` where it holds (and keeps it there).
-pub fn listing_indexed(p: Position, access: &mut ops::KeptAccess) -> (Vec<Move>, Option<Side>, Listed) {
+/// [`listing`], in the listing's own form ([`Listing`]: an Ops decision's and a card play's
+/// moves kept as sets); an Ops decision reads its access mask from `access` where it holds (and
+/// keeps it there).
+pub fn listing_kept(p: Position, access: &mut ops::KeptAccess) -> (Listing, Option<Side>) {
     let Some(t) = p.st.stack.last() else {
-        return (Vec::new(), None, Listed::List);
+        return (Listing::default(), None);
     };
     if p.st.outcome.is_some() {
-        return (Vec::new(), None, Listed::List);
+        return (Listing::default(), None);
     }
-    let mut listed = Listed::List;
-    let (mut v, side) = match t.pending() {
+    let (mut l, side) = match t.pending() {
         Some(Pending::Event(e)) => match ask(p, e, Words::Skip) {
-            Some(a) => (a.choices, a.decider),
-            None => return (Vec::new(), Some(e.side), Listed::List),
+            Some(a) => (Listing::Moves(a.choices), a.decider),
+            None => return (Listing::default(), Some(e.side)),
         },
-        Some(Pending::Ops(o)) => {
-            let judge = ops::Judge::kept(p, o, false, access);
-            listed = Listed::Ops(judge.allowed());
-            (judge.legal(), o.side)
-        }
-        Some(Pending::PlayCard(pt)) => (action_round::legal(p, pt), pt.side),
-        Some(Pending::HeadlineChoose { side }) => (headline::legal(p, side), side),
+        Some(Pending::Ops(o)) => (Listing::Ops { allowed: ops::Judge::kept(p, o, false, access).allowed(), standing: Vec::new() }, o.side),
+        Some(Pending::PlayCard(pt)) => (action_round::listing(p, pt), pt.side),
+        Some(Pending::HeadlineChoose { side }) => (Listing::Moves(headline::legal(p, side)), side),
         Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. } | Pending::SpaceDiscard { .. }) => {
-            (candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect(), decider(p, t))
+            (Listing::Moves(candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect()), decider(p, t))
         }
-        None => return (Vec::new(), Some(p.st.phasing), Listed::List),
+        None => return (Listing::default(), Some(p.st.phasing)),
     };
-    if !v.is_empty() && !p.st.effects.is_empty() {
-        v.extend(p.standing_moves(side));
+    if !l.is_empty() && !p.st.effects.is_empty() {
+        l.add_standing(p.standing_moves(side));
     }
-    (v, Some(side), listed)
+    (l, Some(side))
 }
 
 /// A superset of the legal moves of an engine decision; `check` filters it.
@@ -370,7 +325,7 @@ pub fn run(ctx: &mut Ctx) {
 /// or a fault.
 impl arbiter_kernel::agenda::Agenda for Ctx<'_> {
     type Task = Task;
-    type Move = Move;
+    type Moves = Listing;
     #[inline]
     fn stack(&mut self) -> &mut Vec<Task> {
         &mut self.st.stack
@@ -398,12 +353,11 @@ impl arbiter_kernel::agenda::Agenda for Ctx<'_> {
     fn is_decision(&self, t: &Task) -> bool {
         t.is_decision()
     }
-    fn moves(&self) -> Vec<Move> {
+    fn moves(&self) -> Listing {
         let mut access = self.access.get();
-        let (moves, side, listed) = listing_indexed(self.pos(), &mut access);
+        let (moves, side) = listing_kept(self.pos(), &mut access);
         self.access.set(access);
         self.listed_decider.set(side);
-        self.listed_index.set(listed);
         moves
     }
     fn no_moves(&mut self, t: Task) {
@@ -412,10 +366,9 @@ impl arbiter_kernel::agenda::Agenda for Ctx<'_> {
     fn run(&mut self, t: Task) {
         run_auto(self, t)
     }
-    fn decide(&mut self, moves: Vec<Move>) {
+    fn decide(&mut self, moves: Listing) {
         self.legal = moves;
         self.decider = self.listed_decider.get();
-        self.listed = self.listed_index.get();
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::card::{CardId, CardSet, Era};
 use crate::ctx::Ctx;
 use crate::error::{ParseError, PlayError};
-use crate::flow::{self, Decision, Task};
+use crate::flow::{self, Decision, Listing, Task};
 use crate::instr::DomainEvent;
 use crate::map::Map;
 use crate::moves::{Move, Notation};
@@ -15,17 +15,19 @@ use crate::side::Side;
 use crate::state::{China, Options, Outcome, State};
 use crate::view::View;
 use arbiter_kernel::effects::Reactions;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 #[derive(Clone)]
 pub struct Game {
     rules: Arc<Ruleset>,
     state: State,
     /// The legal moves of the pending decision, as its arbitrator listed them when the game
-    /// reached it (derived from `state`; not part of it).
-    legal: Vec<Move>,
-    /// The compact form of `legal`, made by the same listing (`flow::Listed`): `check` asks it.
-    listed: flow::Listed,
+    /// reached it (derived from `state`; not part of it), in the listing's own form: `check`
+    /// asks it, a random playout picks from it by index.
+    listing: Listing,
+    /// `listing` written out, the first time a caller asks for the list as a slice
+    /// ([`Game::legal`]): most decisions of a random playout never are.
+    written: OnceLock<Vec<Move>>,
     /// Who decides there, found with the legal moves (`flow::listing`); `None` when the game
     /// stopped without listing (over, or a move refused), and then asked afresh.
     decider: Option<Side>,
@@ -81,8 +83,8 @@ impl Game {
         let mut g = Game {
             rules,
             state,
-            legal: Vec::new(),
-            listed: flow::Listed::List,
+            listing: Listing::default(),
+            written: OnceLock::new(),
             decider: None,
             reactions: Reactions::default(),
             in_play: CardSet::default(),
@@ -95,8 +97,7 @@ impl Game {
             ctx.logging = logging;
             first(&mut ctx);
             flow::run(&mut ctx);
-            g.legal = std::mem::take(&mut ctx.legal);
-            g.listed = ctx.listed;
+            g.listing = std::mem::take(&mut ctx.legal);
             g.decider = ctx.decider.take();
             g.in_play = ctx.effects_in_play();
         }
@@ -127,7 +128,7 @@ impl Game {
         }
         let p = self.pos();
         let side = self.decider.unwrap_or_else(|| flow::decider(p, t));
-        Some(Decision { side, prompt: flow::prompt(p, t).for_viewer(Some(side), side), moves: self.legal.clone() })
+        Some(Decision { side, prompt: flow::prompt(p, t).for_viewer(Some(side), side), moves: self.legal().to_vec() })
     }
 
     pub fn to_move(&self) -> Option<Side> {
@@ -136,18 +137,21 @@ impl Game {
     }
 
     pub fn legal_moves(&self) -> Vec<Move> {
-        self.legal.clone()
+        self.legal().to_vec()
     }
 
-    /// The legal moves without copying them.
+    /// The legal moves as a list (written out at the first call at this decision).
     pub fn legal(&self) -> &[Move] {
-        &self.legal
+        match &self.listing {
+            Listing::Moves(v) => v,
+            Listing::Ops { .. } | Listing::Cards { .. } => self.written.get_or_init(|| self.listing.to_vec()),
+        }
     }
 
-    /// The compact form of the legal moves `check` asks (`flow::Listed`; the invariant checks
-    /// compare it with the list).
-    pub fn listed(&self) -> flow::Listed {
-        self.listed
+    /// The legal moves in the listing's own form: counted, taken by index or visited without
+    /// writing the list (random playouts, the Python batch's action ids).
+    pub fn listing(&self) -> &Listing {
+        &self.listing
     }
 
     /// The access mask the Ops listings keep from move to move (the invariant checks ask
@@ -159,7 +163,7 @@ impl Game {
     /// Is `m` legal? A listed move is (its arbitrator listed it); any other move is judged by
     /// the arbitrator again, for the reason it is refused.
     pub fn check(&self, m: &Move) -> Result<(), PlayError> {
-        if self.state.outcome.is_none() && self.listed.lists(&self.legal, m) {
+        if self.state.outcome.is_none() && self.listing.contains(m) {
             return Ok(());
         }
         if matches!(m, Move::Concede(_)) {
@@ -292,8 +296,8 @@ impl Game {
             if let Some(what) = ctx.fault.take() {
                 return Err(PlayError::Fault { action: self.pos().move_text(m), what });
             }
-            self.legal = std::mem::take(&mut ctx.legal);
-            self.listed = ctx.listed;
+            self.listing = std::mem::take(&mut ctx.legal);
+            self.written = OnceLock::new();
             self.decider = ctx.decider.take();
             self.reactions = std::mem::take(&mut ctx.reactions);
             // Nothing pending carries over to the next move (a game that ended mid-reaction).
@@ -309,7 +313,7 @@ impl Game {
     pub fn parse(&self, text: &str) -> Result<Move, ParseError> {
         // Names resolve by context: an ambiguous prefix means a card this decision can use.
         let prefer = self
-            .legal
+            .legal()
             .iter()
             .filter_map(|m| match m {
                 Move::Play { card, .. } | Move::Headline(card) | Move::Discard(card) | Move::Take(card) | Move::Cancel { card, .. } => {

@@ -43,6 +43,7 @@ pub mod flow;
 pub mod game;
 pub mod headline;
 pub mod instr;
+pub mod listing;
 pub mod map;
 pub mod moves;
 pub mod odds;

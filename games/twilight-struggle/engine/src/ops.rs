@@ -347,47 +347,10 @@ impl<'a> Judge<'a> {
         self.values[s.all_in_asia as usize][s.all_in_southeast_asia as usize]
     }
 
-    /// Every legal move, in country order, and for each country influence, realignment, coup.
+    /// Every legal move, in country order, and for each country influence, realignment, coup
+    /// (`Listing::Ops`, which a decision keeps instead of the list).
     pub fn legal(&self) -> Vec<Move> {
-        let [influence, realign, coup] = self.allowed;
-        // Filled, then written by index: the count is exact (one move per bit of each set), and
-        // a write by index costs less than a push's capacity check and length update.
-        let mut out = vec![Move::Pass; (influence.count_ones() + realign.count_ones() + coup.count_ones()) as usize];
-        let mut k = 0;
-        // Word by word (64 countries each): 128-bit shifts cost several instructions, and this
-        // runs for every country of every Ops decision.
-        for word in 0..2u32 {
-            let half = |m: u128| (m >> (64 * word)) as u64;
-            let (mut placements, realign, coup) = (half(influence), half(realign), half(coup));
-            let first = (64 * word) as u8;
-            // The countries open to a roll or a coup are few (they hold opponent Influence,
-            // §6.2), and after the first Op only one activity is open (§6): between two of them
-            // the moves are placements alone, written as one run without asking the other sets.
-            let mut rolls = realign | coup;
-            while rolls != 0 {
-                let i = rolls.trailing_zeros();
-                rolls &= rolls - 1;
-                let bit = 1u64 << i;
-                k = write_run(&mut out, k, placements & (bit - 1), first, Move::Influence);
-                let c = CountryId(first + i as u8);
-                if placements & bit != 0 {
-                    out[k] = Move::Influence(c);
-                    k += 1;
-                }
-                if realign & bit != 0 {
-                    out[k] = Move::Realign(c);
-                    k += 1;
-                }
-                if coup & bit != 0 {
-                    out[k] = Move::Coup(c);
-                    k += 1;
-                }
-                // The placements up to this country are written.
-                placements &= !(bit | (bit - 1));
-            }
-            k = write_run(&mut out, k, placements, first, Move::Influence);
-        }
-        out
+        crate::listing::Listing::Ops { allowed: self.allowed, standing: Vec::new() }.to_vec()
     }
 
     pub fn check(&self, m: &Move) -> Result<(), Illegal> {
@@ -473,17 +436,6 @@ impl<'a> Judge<'a> {
             Condition::Affordable => illegal("no Ops remain", "§6.2"),
         }
     }
-}
-
-/// Write the move `make` makes for each country of `set` (a word of countries from `first`), in
-/// country order, from `out[k]`; the index after the last one written.
-fn write_run(out: &mut [Move], mut k: usize, mut set: u64, first: u8, make: impl Fn(CountryId) -> Move) -> usize {
-    while set != 0 {
-        out[k] = make(CountryId(first + set.trailing_zeros() as u8));
-        k += 1;
-        set &= set - 1;
-    }
-    k
 }
 
 /// An activity in a player's words.

@@ -35,11 +35,17 @@ pub fn random_game(rules: &Arc<Ruleset>, options: Options, seed: u64) -> Result<
         if let Some(outcome) = g.outcome() {
             return Ok(Playout { seed, decisions, outcome, final_hash: g.hash64() });
         }
-        let moves = g.legal();
-        if moves.is_empty() {
+        // Picked by index from the listing's own form, which writes out no list (the moves are
+        // numbered as `Game::legal` lists them, so the choice is the same).
+        let moves = g.listing();
+        let n = moves.len();
+        if n == 0 {
             return Err(format!("seed {seed}: no legal move and no outcome after {decisions} decisions"));
         }
-        let m = moves[rng.random_range(0..moves.len())];
+        let i = rng.random_range(0..n);
+        let Some(m) = moves.get(i) else {
+            return Err(format!("seed {seed}: move {i} of {n} listed is missing after {decisions} decisions"));
+        };
         g.play_quiet_into(&m, &mut report).map_err(|e| format!("seed {seed}: listed move {m:?} refused: {e}"))?;
         decisions += 1;
     }
