@@ -192,6 +192,17 @@ fn ops_for_each(allowed: &[u128; 3], f: &mut impl FnMut(Move)) {
 /// walking the list.
 #[inline(always)]
 fn ops_nth(allowed: &[u128; 3], mut i: usize) -> Result<Move, usize> {
+    if allowed[1] | allowed[2] == 0 {
+        // Placements alone (after a card's first Op only one activity is open, §6): the `i`-th
+        // country of one set.
+        let lo = allowed[0] as u64;
+        let n = count64(lo);
+        let (word, first, j) = if i < n { (lo, 0, i) } else { ((allowed[0] >> 64) as u64, 64, i - n) };
+        return match j < count64(word) {
+            true => Ok(Move::Influence(CountryId(first + select(word, j) as u8))),
+            false => Err(j - count64(word)),
+        };
+    }
     for word in 0..2u32 {
         let sets = ops_word(allowed, word);
         // The moves of the countries below bit `b` of this word (`b` < 64).
@@ -226,6 +237,21 @@ fn ops_nth(allowed: &[u128; 3], mut i: usize) -> Result<Move, usize> {
         return Err(usize::MAX);
     }
     Err(i)
+}
+
+/// The index of the `j`-th set bit of `m` (`j` < its count), by halving.
+#[inline(always)]
+fn select(m: u64, j: usize) -> u32 {
+    let (mut lo, mut hi) = (0u32, 64u32);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if count64(m & ((1u64 << mid) - 1)) <= j {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// The card plays in order: each card playable in some mode, its modes in [`PlayMode::ALL`]
