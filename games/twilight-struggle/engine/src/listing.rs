@@ -391,6 +391,12 @@ mod tests {
         assert!(!l.contains(&Move::Coup(c(6))));
         assert!(!l.contains(&Move::Coup(c(200))), "no such country");
         every_form_agrees(&Listing::Ops { allowed: [0; 3], standing: Vec::new() });
+        // Placements alone (after a card's first Op), in both words, then a standing move.
+        let placements = Listing::Ops { allowed: [bits(&[1, 2, 40, 63, 64, 65, 83]), 0, 0], standing: vec![Move::Pass] };
+        every_form_agrees(&placements);
+        assert_eq!(placements.get(4), Some(Move::Influence(c(64))));
+        assert_eq!(placements.get(7), Some(Move::Pass));
+        every_form_agrees(&Listing::Ops { allowed: [bits(&[70, 80]), 0, 0], standing: Vec::new() });
     }
 
     #[test]
