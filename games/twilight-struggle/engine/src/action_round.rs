@@ -201,6 +201,7 @@ impl<'a> Judge<'a> {
     }
 
     /// The cards that pass `cond` when played in `mode`.
+    #[inline]
     fn passing(&self, mode: PlayMode, cond: Condition) -> CardSet {
         let all = CardSet(u128::MAX);
         let (scoring, opponents, occurs) = (self.scoring.0, self.opponents.0, self.occurs.0);
@@ -208,21 +209,7 @@ impl<'a> Judge<'a> {
             Condition::Usable => self.cards,
             Condition::ScoringLock => match self.scoring_lock {
                 None => all,
-                Some((held, left)) => {
-                    // Played now, a card leaves `held` scoring cards for `left - 1` rounds,
-                    // unless its own event makes this side discard some of them: the illegal
-                    // act is holding one at the end of the turn (§4.5D, FAQ on Five Year
-                    // Plan), which the turn-end check judges (§11.1.2).
-                    let spared = self
-                        .cards
-                        .iter()
-                        .filter(|c| {
-                            let event_side = self.p.cards().info(*c).side.side().unwrap_or(self.pt.side);
-                            held < left + self.own_discards(*c, mode, event_side)
-                        })
-                        .collect::<CardSet>();
-                    CardSet(scoring | spared.0)
-                }
+                Some((held, left)) => CardSet(scoring | self.spared_by_discards(mode, held, left).0),
             },
             Condition::OpponentEvent => {
                 if self.pt.opponent_events_only {
@@ -245,6 +232,23 @@ impl<'a> Judge<'a> {
                 PlayMode::Space => !scoring & self.space.0,
             }),
         }
+    }
+
+    /// Under the scoring-card lock (§4.5D), the cards that may be played in `mode` although
+    /// they are not scoring cards. Played now, a card leaves `held` scoring cards for `left - 1`
+    /// rounds, unless its own event makes this side discard some of them: the illegal act is
+    /// holding one at the end of the turn (§4.5D, FAQ on Five Year Plan), which the turn-end
+    /// check judges (§11.1.2). Apart from `passing` (rarely asked: the lock seldom holds), so
+    /// that `passing` stays small enough to be inlined into every listing.
+    #[inline(never)]
+    fn spared_by_discards(&self, mode: PlayMode, held: usize, left: usize) -> CardSet {
+        self.cards
+            .iter()
+            .filter(|c| {
+                let event_side = self.p.cards().info(*c).side.side().unwrap_or(self.pt.side);
+                held < left + self.own_discards(*c, mode, event_side)
+            })
+            .collect()
     }
 
     /// Every legal move: each playable card in each way, and `pass` where allowed, as the sets
