@@ -219,7 +219,6 @@ pub struct Judge<'a> {
     o: &'a OpsTask,
     /// Ops value indexed by (all in Asia, all in Southeast Asia).
     values: [[i32; 2]; 2],
-    vetoes: Vec<crate::permission::Veto>,
     /// Country bitmasks for this decision: open to Influence (§6.1.1), controlled by the
     /// opponent (§6.1.2), holding opponent Influence, closed by DEFCON (§8.1.5), inside the
     /// event's targets; and per activity (influence, realign, coup): vetoed, affordable, and
@@ -232,7 +231,6 @@ pub struct Judge<'a> {
     vetoed: [u128; 3],
     affordable: [u128; 3],
     allowed: [u128; 3],
-    masks: crate::state::InfluenceMasks,
     /// Compose rejection messages (validating a player's move), or not (listing legal moves).
     explain: bool,
 }
@@ -242,6 +240,15 @@ fn kind_index(kind: OpsKind) -> usize {
         OpsKind::Influence => 0,
         OpsKind::Realign => 1,
         OpsKind::Coup => 2,
+    }
+}
+
+/// The action a permission veto names for an Op of `kind`.
+fn action_of(kind: OpsKind) -> Action {
+    match kind {
+        OpsKind::Influence => Action::Influence,
+        OpsKind::Realign => Action::Realign,
+        OpsKind::Coup => Action::Coup,
     }
 }
 
@@ -258,22 +265,21 @@ impl<'a> Judge<'a> {
         let (values, one_value) = values_for(p, o);
         let map = Map::standard();
         let side = o.side;
-        let vetoes = p.vetoes();
         let masks = p.st.masks();
-        // Only for the activities still open: a closed one is refused before its countries are
-        // judged (`check`), and lists no move.
-        let veto_mask = |kind: OpsKind, a: Action| {
-            if o.allows(kind) {
-                vetoes.iter().fold(0u128, |m, v| m | v.mask(p.st, &masks, side, a))
-            } else {
-                0
+        // Each veto's scope judged once, for the activities it forbids that are still open (a
+        // closed one is refused before its countries are judged, `check`, and lists no move).
+        let mut vetoed = [0u128; 3];
+        for v in p.vetoes().iter() {
+            let open = KINDS.map(|kind| o.allows(kind) && v.applies(side, action_of(kind)));
+            if open.contains(&true) {
+                let m = v.scope_mask(p.st, &masks);
+                for (k, open) in open.into_iter().enumerate() {
+                    if open {
+                        vetoed[k] |= m;
+                    }
+                }
             }
-        };
-        let vetoed = [
-            veto_mask(OpsKind::Influence, Action::Influence),
-            veto_mask(OpsKind::Realign, Action::Realign),
-            veto_mask(OpsKind::Coup, Action::Coup),
-        ];
+        }
         let closed =
             crate::map::Region::ALL.into_iter().filter(|r| defcon::closes(p.st.defcon, *r)).fold(0u128, |m, r| m | map.region_mask(r));
         let enemy_controlled = masks.control[side.opponent().idx()];
@@ -306,7 +312,6 @@ impl<'a> Judge<'a> {
             p,
             o,
             values,
-            vetoes,
             // Read only for placements (`Condition::of`), and only while they are open.
             access: if o.allows(OpsKind::Influence) { access.get(p, side) } else { 0 },
             enemy_controlled,
@@ -317,7 +322,6 @@ impl<'a> Judge<'a> {
             affordable,
             allowed: [0; 3],
             explain,
-            masks,
         };
         for kind in KINDS {
             j.allowed[kind_index(kind)] =
@@ -454,12 +458,10 @@ impl<'a> Judge<'a> {
                 refuse!(explain, "§8.1.5", "DEFCON {} closes {} to {what}", p.st.defcon, country.region)
             }
             Condition::NotVetoed => {
-                let action = match kind {
-                    OpsKind::Influence => Action::Influence,
-                    OpsKind::Realign => Action::Realign,
-                    OpsKind::Coup => Action::Coup,
-                };
-                match self.vetoes.iter().find(|v| v.mask(p.st, &self.masks, side, action) & c.bit() != 0) {
+                // The vetoes read again (a refusal explained, not the hot path): the first that
+                // forbids it names it, by the rule the mask was made with.
+                let masks = p.st.masks();
+                match p.vetoes().iter().find(|v| v.mask(p.st, &masks, side, action_of(kind)) & c.bit() != 0) {
                     Some(v) => refuse!(explain, v.rule, "{} ({})", v.reason, p.cards().name(v.source)),
                     None => illegal("forbidden by an effect in play", "card text"),
                 }
