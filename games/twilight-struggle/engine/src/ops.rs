@@ -243,6 +243,13 @@ fn kind_index(kind: OpsKind) -> usize {
     }
 }
 
+thread_local! {
+    /// The vetoes in play, read into one list per thread: every Ops decision reads them, and a
+    /// list of its own cost an allocation each time. Scratch only: cleared at every use, never
+    /// read across uses (`Position::vetoes` is the same reading, into a list of its own).
+    static VETOES: std::cell::RefCell<Vec<crate::permission::Veto>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The action a permission veto names for an Op of `kind`.
 fn action_of(kind: OpsKind) -> Action {
     match kind {
@@ -269,17 +276,23 @@ impl<'a> Judge<'a> {
         // Each veto's scope judged once, for the activities it forbids that are still open (a
         // closed one is refused before its countries are judged, `check`, and lists no move).
         let mut vetoed = [0u128; 3];
-        for v in p.vetoes().iter() {
-            let open = KINDS.map(|kind| o.allows(kind) && v.applies(side, action_of(kind)));
-            if open.contains(&true) {
-                let m = v.scope_mask(p.st, &masks);
-                for (k, open) in open.into_iter().enumerate() {
-                    if open {
-                        vetoed[k] |= m;
+        VETOES.with_borrow_mut(|vetoes| {
+            vetoes.clear();
+            for (e, l) in p.lasting() {
+                l.vetoes(e, vetoes);
+            }
+            for v in vetoes.iter() {
+                let open = KINDS.map(|kind| o.allows(kind) && v.applies(side, action_of(kind)));
+                if open.contains(&true) {
+                    let m = v.scope_mask(p.st, &masks);
+                    for (k, open) in open.into_iter().enumerate() {
+                        if open {
+                            vetoed[k] |= m;
+                        }
                     }
                 }
             }
-        }
+        });
         let closed =
             crate::map::Region::ALL.into_iter().filter(|r| defcon::closes(p.st.defcon, *r)).fold(0u128, |m, r| m | map.region_mask(r));
         let enemy_controlled = masks.control[side.opponent().idx()];
