@@ -80,7 +80,7 @@ impl<'a> Ctx<'a> {
             listed_decider: std::cell::Cell::new(None),
             listed: crate::flow::Listed::List,
             listed_index: std::cell::Cell::new(crate::flow::Listed::List),
-            access: std::cell::Cell::new(crate::ops::KeptAccess(None)),
+            access: std::cell::Cell::new(crate::ops::KeptAccess::default()),
             fault: None,
             reactions: Reactions::default(),
             effects_changed: 0,

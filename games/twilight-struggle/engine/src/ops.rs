@@ -81,8 +81,59 @@ pub fn access_mask(p: Position, side: Side) -> u128 {
 /// they are the decision's, which every use checks. Kept outside the Ops task: the task is
 /// copied with every push and pop of the work stack, and 48 bytes more made those copies cost
 /// more than the fold they saved.
+///
+/// It also carries the Ops values a listing folded for an Op whose task kept none
+/// ([`KeptCardValues`]), for that Op's `apply`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct KeptAccess(pub Option<(Side, u128, u128)>);
+pub struct KeptAccess(pub Option<(Side, u128, u128)>, pub KeptCardValues);
+
+/// The Ops values ([`values_for`]) a listing folded for an Op whose task kept none (the first
+/// Op of a card), kept for that Op's `apply` (`continue_or_finish`), which folded them again
+/// before the task could keep them (`OpsTask::kept`). With every input of the fold: the effects'
+/// version, the side, the card, and the ways of spending still open then (a closed way's value
+/// is 0, not its value). It holds for a task of that side and card whose open ways are among
+/// them, under that version, which every use checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeptCardValues(pub Option<(u32, Side, CardId, Spend, [[i8; 2]; 2])>);
+
+impl KeptCardValues {
+    /// The values kept for `o`, if they hold.
+    fn get(&self, p: Position, o: &OpsTask) -> Option<[[i32; 2]; 2]> {
+        match (self.0, o.card) {
+            (Some((version, side, card, open, values)), Some(c))
+                if version == p.st.effects_version.0
+                    && side == o.side
+                    && card == c
+                    && (open.all_in_asia || !o.spend.all_in_asia)
+                    && (open.all_in_southeast_asia || !o.spend.all_in_southeast_asia) =>
+            {
+                Some(values.map(|row| row.map(i32::from)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Keep `values`, folded for `o` (none if they do not fit the kept form, or the Ops were
+    /// granted by an event: those fold nothing).
+    fn keep(p: Position, o: &OpsTask, values: [[i32; 2]; 2]) -> KeptCardValues {
+        match (keep(p, values), o.card) {
+            (KeptValues(Some((version, kept))), Some(card)) => KeptCardValues(Some((version, o.side, card, o.spend, kept))),
+            _ => KeptCardValues(None),
+        }
+    }
+
+    /// Do the kept values, where they hold in `p`, agree with those folded afresh? (The
+    /// invariant checks, after every move.)
+    pub fn agrees(&self, p: Position) -> bool {
+        match self.0 {
+            Some((version, side, card, open, _)) if version == p.st.effects_version.0 => {
+                let o = OpsTask { spend: open, ..OpsTask::for_card(side, card) };
+                self.get(p, &o) == Some(fold_values(p, &o).0)
+            }
+            Some(_) | None => true,
+        }
+    }
+}
 
 impl KeptAccess {
     /// The access mask of `side` now: the kept one if it holds, else computed and kept.
@@ -101,10 +152,11 @@ impl KeptAccess {
     /// Does the kept mask, where it holds in `p`, agree with one computed afresh? (The
     /// invariant checks, after every move.)
     pub fn agrees(&self, p: Position) -> bool {
-        match self.0 {
+        let access = match self.0 {
             Some((side, had, access)) if had == p.st.round_start_presence[side.idx()] => access == access_mask(p, side),
             Some(_) | None => true,
-        }
+        };
+        access && self.1.agrees(p)
     }
 }
 
@@ -118,10 +170,30 @@ fn open_way(o: &OpsTask, asia: bool, sea: bool) -> bool {
 /// Asia]` (0 for a way no longer open), and whether the open ways have one value. The values
 /// the last Op kept (`OpsTask::kept`) while the effects in play are unchanged, else folded.
 fn values_for(p: Position, o: &OpsTask) -> ([[i32; 2]; 2], bool) {
-    let values = match o.kept.0 {
-        Some((version, kept)) if version == p.st.effects_version.0 => kept.map(|row| row.map(i32::from)),
-        _ => return fold_values(p, o),
-    };
+    match o.kept.0 {
+        Some((version, kept)) if version == p.st.effects_version.0 => one_value(o, kept.map(|row| row.map(i32::from))),
+        _ => fold_values(p, o),
+    }
+}
+
+/// [`values_for`], reading the values a listing kept (`card_values`) where the task keeps none,
+/// and keeping there those it folds.
+fn values_kept(p: Position, o: &OpsTask, card_values: &mut KeptCardValues) -> ([[i32; 2]; 2], bool) {
+    match o.kept.0 {
+        Some((version, _)) if version == p.st.effects_version.0 => values_for(p, o),
+        _ => match card_values.get(p, o) {
+            Some(values) => one_value(o, values),
+            None => {
+                let folded = fold_values(p, o);
+                *card_values = KeptCardValues::keep(p, o, folded.0);
+                folded
+            }
+        },
+    }
+}
+
+/// `values`, with whether the ways still open have one value.
+fn one_value(o: &OpsTask, values: [[i32; 2]; 2]) -> ([[i32; 2]; 2], bool) {
     let one = [(false, true), (true, false), (true, true)]
         .into_iter()
         .all(|(a, s)| !open_way(o, a, s) || values[a as usize][s as usize] == values[0][0]);
@@ -269,7 +341,7 @@ impl<'a> Judge<'a> {
     /// [`Judge::new`], reading the access mask from `access` where it holds (and keeping it
     /// there otherwise): the listing, from one Op of a card to the next.
     pub fn kept(p: Position<'a>, o: &'a OpsTask, explain: bool, access: &mut KeptAccess) -> Judge<'a> {
-        let (values, one_value) = values_for(p, o);
+        let (values, one_value) = values_kept(p, o, &mut access.1);
         let map = Map::standard();
         let side = o.side;
         let masks = p.st.masks();
@@ -557,7 +629,15 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
 }
 
 fn continue_or_finish(ctx: &mut Ctx, mut o: OpsTask) {
-    let (values, _) = values_for(ctx.pos(), &o);
+    // The values the listing of this Op folded, if the task keeps none (its first Op): read,
+    // not kept again (the listing keeps what it folds).
+    let (values, _) = match o.kept.0 {
+        Some((version, _)) if version == ctx.st.effects_version.0 => values_for(ctx.pos(), &o),
+        _ => match ctx.access.get().1.get(ctx.pos(), &o) {
+            Some(values) => one_value(&o, values),
+            None => fold_values(ctx.pos(), &o),
+        },
+    };
     let total = values[o.spend.all_in_asia as usize][o.spend.all_in_southeast_asia as usize];
     if (o.spent as i32) < total {
         // More to spend: `flow::run` finishes the task if no legal use remains. The next Op
