@@ -28,7 +28,10 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
         return Err("the presence/control masks disagree with the Influence table".into());
     }
     if !g.kept_access().agrees(g.pos()) {
-        return Err(format!("the access mask kept between Ops listings disagrees with the round's start: {:?}", g.kept_access()));
+        return Err(format!(
+            "what the Ops listings keep (the access mask, the Ops values of a first Op) disagrees with a fresh computation: {:?}",
+            g.kept_access()
+        ));
     }
     if let Some(arbiter_twilight::Task::Ops(o)) = st.stack.last() {
         if !arbiter_twilight::ops::kept_values_agree(g.pos(), o) {

@@ -1184,17 +1184,49 @@ fn an_access_mask_kept_between_ops_listings_holds_only_for_its_round_start() {
     play(&mut g, &["play \"Duck and Cover\" ops", "influence Israel"]);
     let had = g.state().round_start_presence[Side::Us.idx()];
     let access = access_mask(g.pos(), Side::Us);
-    assert_eq!(g.kept_access(), KeptAccess(Some((Side::Us, had, access))), "the listing kept the mask");
+    assert_eq!(g.kept_access().0, Some((Side::Us, had, access)), "the listing kept the mask");
     assert!(g.kept_access().agrees(g.pos()));
-    assert!(!KeptAccess(Some((Side::Us, had, access ^ country("Israel").bit()))).agrees(g.pos()), "a wrong kept mask is caught");
+    assert!(
+        !KeptAccess(Some((Side::Us, had, access ^ country("Israel").bit())), Default::default()).agrees(g.pos()),
+        "a wrong kept mask is caught"
+    );
     // Another round start (Afghanistan held too): the kept mask no longer holds and is computed again.
-    let mut kept = KeptAccess(Some((Side::Us, had, 0)));
+    let mut kept = KeptAccess(Some((Side::Us, had, 0)), Default::default());
     let mut st = g.state().clone();
     st.round_start_presence[Side::Us.idx()] |= country("Afghanistan").bit();
     let (g2, _) = Game::from_state(g.rules().clone(), st);
     assert!(kept.agrees(g2.pos()), "a mask for another round start is not asked");
     assert_ne!(kept.get(g2.pos(), Side::Us) & country("Afghanistan").bit(), 0);
     assert_eq!(kept.get(g2.pos(), Side::Us), access_mask(g2.pos(), Side::Us));
+}
+
+/// The Ops values a listing folds for the first Op of a card (`ops::KeptCardValues`, kept for
+/// that Op's apply) are read only for that side and card under the effects' version they were
+/// folded under; the invariant checks catch kept values that disagree.
+#[test]
+fn ops_values_a_listing_keeps_for_a_first_op_hold_only_under_their_effects() {
+    use arbiter_twilight::ops::{KeptAccess, KeptCardValues};
+    // Duck and Cover is 3 Ops; Containment makes it 4 for the US.
+    let mut g = at_round(Side::Us, &[], |st| {
+        set_inf(st, "Israel", 1, 0);
+        give(st, Side::Us, &["Duck and Cover"]);
+        effect(st, "Containment", Side::Us);
+    });
+    play(&mut g, &["play \"Duck and Cover\" ops"]);
+    let kept = g.kept_access();
+    let Some((version, side, card, open, values)) = kept.1 .0 else { panic!("the first Op's listing keeps the values: {kept:?}") };
+    assert_eq!((side, values[0][0]), (Side::Us, 4));
+    assert!(kept.agrees(g.pos()));
+    let wrong = KeptAccess(kept.0, KeptCardValues(Some((version, side, card, open, [[3; 2]; 2]))));
+    assert!(!wrong.agrees(g.pos()), "kept values that disagree are caught");
+    let stale = KeptAccess(kept.0, KeptCardValues(Some((version.wrapping_add(1), side, card, open, [[3; 2]; 2]))));
+    assert!(stale.agrees(g.pos()), "values kept under other effects are not asked");
+    // The first marker's apply reads them: 4 Ops, so three markers more.
+    play(&mut g, &["influence Israel", "influence Israel", "influence Israel"]);
+    assert!(matches!(g.state().stack.last(), Some(Task::Ops(_))), "{:?}", g.state().stack.last());
+    play(&mut g, &["influence Israel"]);
+    assert!(!matches!(g.state().stack.last(), Some(Task::Ops(_))), "{:?}", g.state().stack.last());
+    assert_eq!(inf(&g, "Israel"), [5, 0]);
 }
 
 /// The Ops values one Op keeps for the next (`OpsTask::kept`) are read only while the effects in

@@ -74,7 +74,7 @@ impl<'a> Ctx<'a> {
             legal: crate::listing::Listing::default(),
             decider: None,
             listed_decider: std::cell::Cell::new(None),
-            access: std::cell::Cell::new(crate::ops::KeptAccess(None)),
+            access: std::cell::Cell::new(crate::ops::KeptAccess::default()),
             fault: None,
             reactions: Reactions::default(),
             effects_changed: 0,

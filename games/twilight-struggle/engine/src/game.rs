@@ -88,7 +88,7 @@ impl Game {
             decider: None,
             reactions: Reactions::default(),
             in_play: CardSet::default(),
-            access: crate::ops::KeptAccess(None),
+            access: crate::ops::KeptAccess::default(),
             quiet: Report::default(),
         };
         let mut report = Report::default();
@@ -287,9 +287,11 @@ impl Game {
             // The effects of the state kept: changed in place, or the copy's if it is kept.
             if !scripted || (ctx.exhausted.is_none() && ctx.fault.is_none()) {
                 self.in_play = ctx.effects_in_play();
+                // Checked against the state at every use, but keyed in part by the effects'
+                // version (`ops::KeptCardValues`), which a discarded copy's other effects may
+                // have reached: kept only with the state it was kept under.
+                self.access = ctx.access.get();
             }
-            // Checked against the state at every use: kept whichever state is kept.
-            self.access = ctx.access.get();
             if let Some(why) = ctx.exhausted.take() {
                 return Err(PlayError::Randomness { action: self.pos().move_text(m), why });
             }

@@ -81,8 +81,59 @@ pub fn access_mask(p: Position, side: Side) -> u128 {
 /// they are the decision's, which every use checks. Kept outside the Ops task: the task is
 /// copied with every push and pop of the work stack, and 48 bytes more made those copies cost
 /// more than the fold they saved.
+///
+/// It also carries the Ops values a listing folded for an Op whose task kept none
+/// ([`KeptCardValues`]), for that Op's `apply`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct KeptAccess(pub Option<(Side, u128, u128)>);
+pub struct KeptAccess(pub Option<(Side, u128, u128)>, pub KeptCardValues);
+
+/// The Ops values ([`values_for`]) a listing folded for an Op whose task kept none (the first
+/// Op of a card), kept for that Op's `apply` (`continue_or_finish`), which folded them again
+/// before the task could keep them (`OpsTask::kept`). With every input of the fold: the effects'
+/// version, the side, the card, and the ways of spending still open then (a closed way's value
+/// is 0, not its value). It holds for a task of that side and card whose open ways are among
+/// them, under that version, which every use checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeptCardValues(pub Option<(u32, Side, CardId, Spend, [[i8; 2]; 2])>);
+
+impl KeptCardValues {
+    /// The values kept for `o`, if they hold.
+    fn get(&self, p: Position, o: &OpsTask) -> Option<[[i32; 2]; 2]> {
+        match (self.0, o.card) {
+            (Some((version, side, card, open, values)), Some(c))
+                if version == p.st.effects_version.0
+                    && side == o.side
+                    && card == c
+                    && (open.all_in_asia || !o.spend.all_in_asia)
+                    && (open.all_in_southeast_asia || !o.spend.all_in_southeast_asia) =>
+            {
+                Some(values.map(|row| row.map(i32::from)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Keep `values`, folded for `o` (none if they do not fit the kept form, or the Ops were
+    /// granted by an event: those fold nothing).
+    fn keep(p: Position, o: &OpsTask, values: [[i32; 2]; 2]) -> KeptCardValues {
+        match (keep(p, values), o.card) {
+            (KeptValues(Some((version, kept))), Some(card)) => KeptCardValues(Some((version, o.side, card, o.spend, kept))),
+            _ => KeptCardValues(None),
+        }
+    }
+
+    /// Do the kept values, where they hold in `p`, agree with those folded afresh? (The
+    /// invariant checks, after every move.)
+    pub fn agrees(&self, p: Position) -> bool {
+        match self.0 {
+            Some((version, side, card, open, _)) if version == p.st.effects_version.0 => {
+                let o = OpsTask { spend: open, ..OpsTask::for_card(side, card) };
+                self.get(p, &o) == Some(fold_values(p, &o).0)
+            }
+            Some(_) | None => true,
+        }
+    }
+}
 
 impl KeptAccess {
     /// The access mask of `side` now: the kept one if it holds, else computed and kept.
@@ -101,10 +152,11 @@ impl KeptAccess {
     /// Does the kept mask, where it holds in `p`, agree with one computed afresh? (The
     /// invariant checks, after every move.)
     pub fn agrees(&self, p: Position) -> bool {
-        match self.0 {
+        let access = match self.0 {
             Some((side, had, access)) if had == p.st.round_start_presence[side.idx()] => access == access_mask(p, side),
             Some(_) | None => true,
-        }
+        };
+        access && self.1.agrees(p)
     }
 }
 
@@ -118,10 +170,30 @@ fn open_way(o: &OpsTask, asia: bool, sea: bool) -> bool {
 /// Asia]` (0 for a way no longer open), and whether the open ways have one value. The values
 /// the last Op kept (`OpsTask::kept`) while the effects in play are unchanged, else folded.
 fn values_for(p: Position, o: &OpsTask) -> ([[i32; 2]; 2], bool) {
-    let values = match o.kept.0 {
-        Some((version, kept)) if version == p.st.effects_version.0 => kept.map(|row| row.map(i32::from)),
-        _ => return fold_values(p, o),
-    };
+    match o.kept.0 {
+        Some((version, kept)) if version == p.st.effects_version.0 => one_value(o, kept.map(|row| row.map(i32::from))),
+        _ => fold_values(p, o),
+    }
+}
+
+/// [`values_for`], reading the values a listing kept (`card_values`) where the task keeps none,
+/// and keeping there those it folds.
+fn values_kept(p: Position, o: &OpsTask, card_values: &mut KeptCardValues) -> ([[i32; 2]; 2], bool) {
+    match o.kept.0 {
+        Some((version, _)) if version == p.st.effects_version.0 => values_for(p, o),
+        _ => match card_values.get(p, o) {
+            Some(values) => one_value(o, values),
+            None => {
+                let folded = fold_values(p, o);
+                *card_values = KeptCardValues::keep(p, o, folded.0);
+                folded
+            }
+        },
+    }
+}
+
+/// `values`, with whether the ways still open have one value.
+fn one_value(o: &OpsTask, values: [[i32; 2]; 2]) -> ([[i32; 2]; 2], bool) {
     let one = [(false, true), (true, false), (true, true)]
         .into_iter()
         .all(|(a, s)| !open_way(o, a, s) || values[a as usize][s as usize] == values[0][0]);
@@ -219,7 +291,6 @@ pub struct Judge<'a> {
     o: &'a OpsTask,
     /// Ops value indexed by (all in Asia, all in Southeast Asia).
     values: [[i32; 2]; 2],
-    vetoes: Vec<crate::permission::Veto>,
     /// Country bitmasks for this decision: open to Influence (§6.1.1), controlled by the
     /// opponent (§6.1.2), holding opponent Influence, closed by DEFCON (§8.1.5), inside the
     /// event's targets; and per activity (influence, realign, coup): vetoed, affordable, and
@@ -232,7 +303,6 @@ pub struct Judge<'a> {
     vetoed: [u128; 3],
     affordable: [u128; 3],
     allowed: [u128; 3],
-    masks: crate::state::InfluenceMasks,
     /// Compose rejection messages (validating a player's move), or not (listing legal moves).
     explain: bool,
 }
@@ -242,6 +312,22 @@ fn kind_index(kind: OpsKind) -> usize {
         OpsKind::Influence => 0,
         OpsKind::Realign => 1,
         OpsKind::Coup => 2,
+    }
+}
+
+thread_local! {
+    /// The vetoes in play, read into one list per thread: every Ops decision reads them, and a
+    /// list of its own cost an allocation each time. Scratch only: cleared at every use, never
+    /// read across uses (`Position::vetoes` is the same reading, into a list of its own).
+    static VETOES: std::cell::RefCell<Vec<crate::permission::Veto>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The action a permission veto names for an Op of `kind`.
+fn action_of(kind: OpsKind) -> Action {
+    match kind {
+        OpsKind::Influence => Action::Influence,
+        OpsKind::Realign => Action::Realign,
+        OpsKind::Coup => Action::Coup,
     }
 }
 
@@ -255,25 +341,30 @@ impl<'a> Judge<'a> {
     /// [`Judge::new`], reading the access mask from `access` where it holds (and keeping it
     /// there otherwise): the listing, from one Op of a card to the next.
     pub fn kept(p: Position<'a>, o: &'a OpsTask, explain: bool, access: &mut KeptAccess) -> Judge<'a> {
-        let (values, one_value) = values_for(p, o);
+        let (values, one_value) = values_kept(p, o, &mut access.1);
         let map = Map::standard();
         let side = o.side;
-        let vetoes = p.vetoes();
         let masks = p.st.masks();
-        // Only for the activities still open: a closed one is refused before its countries are
-        // judged (`check`), and lists no move.
-        let veto_mask = |kind: OpsKind, a: Action| {
-            if o.allows(kind) {
-                vetoes.iter().fold(0u128, |m, v| m | v.mask(p.st, &masks, side, a))
-            } else {
-                0
+        // Each veto's scope judged once, for the activities it forbids that are still open (a
+        // closed one is refused before its countries are judged, `check`, and lists no move).
+        let mut vetoed = [0u128; 3];
+        VETOES.with_borrow_mut(|vetoes| {
+            vetoes.clear();
+            for (e, l) in p.lasting() {
+                l.vetoes(e, vetoes);
             }
-        };
-        let vetoed = [
-            veto_mask(OpsKind::Influence, Action::Influence),
-            veto_mask(OpsKind::Realign, Action::Realign),
-            veto_mask(OpsKind::Coup, Action::Coup),
-        ];
+            for v in vetoes.iter() {
+                let open = KINDS.map(|kind| o.allows(kind) && v.applies(side, action_of(kind)));
+                if open.contains(&true) {
+                    let m = v.scope_mask(p.st, &masks);
+                    for (k, open) in open.into_iter().enumerate() {
+                        if open {
+                            vetoed[k] |= m;
+                        }
+                    }
+                }
+            }
+        });
         let closed =
             crate::map::Region::ALL.into_iter().filter(|r| defcon::closes(p.st.defcon, *r)).fold(0u128, |m, r| m | map.region_mask(r));
         let enemy_controlled = masks.control[side.opponent().idx()];
@@ -306,7 +397,6 @@ impl<'a> Judge<'a> {
             p,
             o,
             values,
-            vetoes,
             // Read only for placements (`Condition::of`), and only while they are open.
             access: if o.allows(OpsKind::Influence) { access.get(p, side) } else { 0 },
             enemy_controlled,
@@ -317,7 +407,6 @@ impl<'a> Judge<'a> {
             affordable,
             allowed: [0; 3],
             explain,
-            masks,
         };
         for kind in KINDS {
             j.allowed[kind_index(kind)] =
@@ -417,12 +506,10 @@ impl<'a> Judge<'a> {
                 refuse!(explain, "§8.1.5", "DEFCON {} closes {} to {what}", p.st.defcon, country.region)
             }
             Condition::NotVetoed => {
-                let action = match kind {
-                    OpsKind::Influence => Action::Influence,
-                    OpsKind::Realign => Action::Realign,
-                    OpsKind::Coup => Action::Coup,
-                };
-                match self.vetoes.iter().find(|v| v.mask(p.st, &self.masks, side, action) & c.bit() != 0) {
+                // The vetoes read again (a refusal explained, not the hot path): the first that
+                // forbids it names it, by the rule the mask was made with.
+                let masks = p.st.masks();
+                match p.vetoes().iter().find(|v| v.mask(p.st, &masks, side, action_of(kind)) & c.bit() != 0) {
                     Some(v) => refuse!(explain, v.rule, "{} ({})", v.reason, p.cards().name(v.source)),
                     None => illegal("forbidden by an effect in play", "card text"),
                 }
@@ -494,7 +581,15 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
 }
 
 fn continue_or_finish(ctx: &mut Ctx, mut o: OpsTask) {
-    let (values, _) = values_for(ctx.pos(), &o);
+    // The values the listing of this Op folded, if the task keeps none (its first Op): read,
+    // not kept again (the listing keeps what it folds).
+    let (values, _) = match o.kept.0 {
+        Some((version, _)) if version == ctx.st.effects_version.0 => values_for(ctx.pos(), &o),
+        _ => match ctx.access.get().1.get(ctx.pos(), &o) {
+            Some(values) => one_value(&o, values),
+            None => fold_values(ctx.pos(), &o),
+        },
+    };
     let total = values[o.spend.all_in_asia as usize][o.spend.all_in_southeast_asia as usize];
     if (o.spent as i32) < total {
         // More to spend: `flow::run` finishes the task if no legal use remains. The next Op

@@ -27,7 +27,9 @@ pub enum Scope {
     ControlledBy {
         side: Side,
         region: Region,
-        except: Vec<(CardId, CountryId)>,
+        /// At most two (held in place: the vetoes in play are read at every Ops decision, and
+        /// a list on the heap cost an allocation each time).
+        except: arrayvec::ArrayVec<(CardId, CountryId), 2>,
     },
 }
 
@@ -46,11 +48,13 @@ pub struct Veto {
 }
 
 impl Veto {
-    /// Every country this veto forbids to `actor` for `action` (the same rule as `forbids`).
-    pub fn mask(&self, st: &State, masks: &crate::state::InfluenceMasks, actor: Side, action: Action) -> u128 {
-        if actor != self.actor || !self.actions.contains(&action) {
-            return 0;
-        }
+    /// Does this veto forbid `action` to `actor`?
+    pub fn applies(&self, actor: Side, action: Action) -> bool {
+        actor == self.actor && self.actions.contains(&action)
+    }
+
+    /// Every country this veto's scope covers, for whichever action it forbids.
+    pub fn scope_mask(&self, st: &State, masks: &crate::state::InfluenceMasks) -> u128 {
         let map = Map::standard();
         match &self.scope {
             Scope::Country(x) => x.bit(),
@@ -59,6 +63,15 @@ impl Veto {
                 let freed = except.iter().filter(|(card, _)| st.has_effect(*card)).fold(0u128, |m, (_, c)| m | c.bit());
                 map.region_mask(*region) & masks.control[side.idx()] & !freed
             }
+        }
+    }
+
+    /// Every country this veto forbids to `actor` for `action`.
+    pub fn mask(&self, st: &State, masks: &crate::state::InfluenceMasks, actor: Side, action: Action) -> u128 {
+        if self.applies(actor, action) {
+            self.scope_mask(st, masks)
+        } else {
+            0
         }
     }
 }

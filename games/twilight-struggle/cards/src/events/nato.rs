@@ -39,7 +39,7 @@ impl Lasting for Nato {
             scope: Scope::ControlledBy {
                 side: Side::Us,
                 region: Region::Europe,
-                except: vec![(DE_GAULLE, self.france), (WILLY_BRANDT, self.west_germany)],
+                except: [(DE_GAULLE, self.france), (WILLY_BRANDT, self.west_germany)].into_iter().collect(),
             },
             reason: "NATO protects US-controlled countries in Europe from USSR coups, realignments and Brush War",
             rule: NATO.cite(),
