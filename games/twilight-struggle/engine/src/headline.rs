@@ -37,7 +37,11 @@ pub fn legal(p: Position, side: Side) -> Vec<Move> {
     if p.st.headline[side.idx()].is_some() {
         return Vec::new();
     }
-    p.st.hand(side).iter().filter(|c| !p.cards().info(*c).no_headline).map(Move::Headline).collect()
+    // Sized for the whole hand: collecting through the filter would grow the list twice.
+    let hand = p.st.hand(side);
+    let mut v = Vec::with_capacity(hand.len());
+    v.extend(hand.iter().filter(|c| !p.cards().info(*c).no_headline).map(Move::Headline));
+    v
 }
 
 pub fn check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Illegal> {

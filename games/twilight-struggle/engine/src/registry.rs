@@ -453,6 +453,7 @@ impl Ruleset {
     pub fn check_interest(&mut self) {
         self.check_interest = true;
     }
+    #[inline]
     pub fn checks_interest(&self) -> bool {
         self.check_interest
     }
