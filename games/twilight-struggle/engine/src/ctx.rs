@@ -687,7 +687,8 @@ impl<'a> Ctx<'a> {
             return;
         }
         let info = self.rules.cards.info(card);
-        let kept = self.st.effects.iter().any(|e| e.card == card && e.keeps_card);
+        // Only a card with an effect in play (`in_play`, the effects' cards) can be kept.
+        let kept = self.in_play.contains(card) && self.st.effects.iter().any(|e| e.card == card && e.keeps_card);
         let to = if kept {
             Pile::Table
         } else if info.starred && p.event_fired {

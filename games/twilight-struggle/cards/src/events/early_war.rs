@@ -173,7 +173,10 @@ impl CardEvent for DeStalinization {
             DeStalinStep::Remove => {
                 // Where this side has Influence (`InfluenceMasks::presence`): a set, not a
                 // question per country (asked at every step).
-                let choices = iter_mask(p.st.masks().presence[t.side.idx()]).map(Move::Remove).collect();
+                // Sized for the `pass` added below (collected exactly, it would grow again).
+                let present = p.st.masks().presence[t.side.idx()];
+                let mut choices = Vec::with_capacity(present.count_ones() as usize + 1);
+                choices.extend(iter_mask(present).map(Move::Remove));
                 let prompt = words.say(|| {
                     format!(
                         "{}: De-Stalinization: `remove COUNTRY` for each Influence to move ({} of up to 4 taken), then `pass`",
