@@ -188,6 +188,7 @@ impl<'a> Ctx<'a> {
 
     /// Apply one instruction with its cause: the effects in play may first cancel it (Nuclear
     /// Subs spares a coup's DEFCON drop) or replace it, and the log says why.
+    #[inline]
     pub fn exec_because(&mut self, i: Instr, cause: Cause) {
         if self.st.outcome.is_some() {
             return;
@@ -205,7 +206,9 @@ impl<'a> Ctx<'a> {
     /// Push `t` unless an effect in play cancels or replaces it (Bear Trap, Quagmire replace the
     /// trapped side's card play).
     pub fn push_offered(&mut self, t: Task) {
-        if self.st.effects.is_empty() {
+        // No effect in play may answer a task (what `offer` would find, asked first): pushed as
+        // is (every action round offers its card play).
+        if self.st.effects.is_empty() || (!self.rules.checks_interest() && self.in_play.0 & self.rules.askers(&Intent::Task(&t)).0 == 0) {
             return self.push(t);
         }
         self.offer(t, &mut Vec::new());
