@@ -100,6 +100,11 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
         if !undeclared.is_empty() {
             return Err(format!("effects that declared no standing moves offer the {s} {undeclared:?}"));
         }
+        // Only the effects that declared action rounds are asked for them (`Interest::rounds`).
+        let undeclared = p.undeclared_extra_action_rounds(s);
+        if undeclared != 0 {
+            return Err(format!("effects that declared no action rounds add {undeclared} for the {s}"));
+        }
     }
     Ok(())
 }

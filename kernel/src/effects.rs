@@ -93,6 +93,14 @@ impl<Ev> Reactions<Ev> {
         self.queue.is_empty()
     }
 
+    /// Neither handling an event nor holding one: an event raised now is the next handled, by
+    /// the game's next handling, before any reaction runs (a game may leave out one that no
+    /// effect it has in play could hear).
+    #[inline]
+    pub fn is_idle(&self) -> bool {
+        !self.reacting && self.queue.is_empty()
+    }
+
     /// Forget anything pending, keeping the queue's allocation: a game may keep one queue from
     /// move to move instead of allocating one for every move.
     pub fn clear(&mut self) {

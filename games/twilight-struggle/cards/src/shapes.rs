@@ -408,28 +408,55 @@ pub struct FixedChanges {
     pub changes: &'static [Change],
     /// Stays in play for the rest of the game (underlined, §7.3).
     pub lasting: bool,
+    /// The country each change names, looked up once, when the event is made (looking each
+    /// name up on the map at every resolution was most of the event's cost).
+    countries: Vec<Option<CountryId>>,
+}
+
+impl Change {
+    /// The country this change names, if any.
+    fn country(&self) -> Option<&'static str> {
+        match *self {
+            Change::Add(_, c, _) | Change::Remove(_, c, _) | Change::RemoveAll(_, c) | Change::RemoveHalf(_, c) | Change::Control(_, c) => {
+                Some(c)
+            }
+            Change::Vp(..) | Change::VpFromDefcon(..) | Change::Defcon(_) | Change::Space(_) => None,
+        }
+    }
+}
+
+impl FixedChanges {
+    /// `card`'s event: `changes` in the printed order; `lasting` keeps it in play. A country
+    /// name not on the map panics here, at registration.
+    pub fn new(card: CardId, changes: &'static [Change], lasting: bool) -> FixedChanges {
+        let map = Map::standard();
+        let countries = changes.iter().map(|c| c.country().map(|name| map.id(name))).collect();
+        FixedChanges { card, changes, lasting, countries }
+    }
 }
 
 impl CardEvent for FixedChanges {
     type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         let map = Map::standard();
-        for change in self.changes {
+        for (change, country) in self.changes.iter().zip(&self.countries) {
+            // Looked up by `new`; by name only if a change were made without it.
+            let id = |name: &str| country.unwrap_or_else(|| map.id(name));
             let instr = match *change {
                 Change::Vp(who, n) => Instr::Vp { side: who.sides(side)[0], n },
-                Change::Add(who, c, n) => Instr::AddInfluence { side: who.sides(side)[0], country: map.id(c), n },
-                Change::Remove(who, c, n) => Instr::RemoveInfluence { side: who.sides(side)[0], country: map.id(c), n },
+                Change::Add(who, c, n) => Instr::AddInfluence { side: who.sides(side)[0], country: id(c), n },
+                Change::Remove(who, c, n) => Instr::RemoveInfluence { side: who.sides(side)[0], country: id(c), n },
                 Change::RemoveAll(who, c) => {
-                    let (s, c) = (who.sides(side)[0], map.id(c));
+                    let (s, c) = (who.sides(side)[0], id(c));
                     Instr::RemoveInfluence { side: s, country: c, n: ctx.st().inf(s, c) }
                 }
                 Change::RemoveHalf(who, c) => {
-                    let (s, c) = (who.sides(side)[0], map.id(c));
+                    let (s, c) = (who.sides(side)[0], id(c));
                     Instr::RemoveInfluence { side: s, country: c, n: ctx.st().inf(s, c).div_ceil(2) }
                 }
                 Change::Control(who, c) => {
                     // §2.1.7: own ≥ stability and own − opponent ≥ stability.
-                    let (s, c) = (who.sides(side)[0], map.id(c));
+                    let (s, c) = (who.sides(side)[0], id(c));
                     let need = map.country(c).stability as i32 + ctx.st().inf(s.opponent(), c) as i32;
                     let n = (need - ctx.st().inf(s, c) as i32).max(0);
                     Instr::AddInfluence { side: s, country: c, n: u8::try_from(n).unwrap_or(u8::MAX) }

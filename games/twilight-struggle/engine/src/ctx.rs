@@ -182,6 +182,7 @@ impl<'a> Ctx<'a> {
 
     /// Apply one instruction with its cause: the effects in play may first cancel it (Nuclear
     /// Subs spares a coup's DEFCON drop) or replace it, and the log says why.
+    #[inline]
     pub fn exec_because(&mut self, i: Instr, cause: Cause) {
         if self.st.outcome.is_some() {
             return;
@@ -199,7 +200,9 @@ impl<'a> Ctx<'a> {
     /// Push `t` unless an effect in play cancels or replaces it (Bear Trap, Quagmire replace the
     /// trapped side's card play).
     pub fn push_offered(&mut self, t: Task) {
-        if self.st.effects.is_empty() {
+        // No effect in play may answer a task (what `offer` would find, asked first): pushed as
+        // is (every action round offers its card play).
+        if self.st.effects.is_empty() || (!self.rules.checks_interest() && self.in_play.0 & self.rules.askers(&Intent::Task(&t)).0 == 0) {
             return self.push(t);
         }
         self.offer(t, &mut Vec::new());
@@ -227,12 +230,20 @@ impl<'a> Ctx<'a> {
     /// but `answered` to `what` (`Position::intercept_except`: only the effects that declared
     /// an interest in it are asked). Under the interest check (`Ruleset::check_interest`) the
     /// others are asked too, and one that does not allow it is an engine fault.
+    #[inline]
     pub fn intercept(&mut self, extra: &[Effect], what: &Intent, answered: &[CardId]) -> Option<(CardId, Verdict)> {
-        let checking = self.rules.checks_interest();
-        let askers = self.rules.askers(what);
-        if !checking && (self.in_play.0 | effect_cards(extra).0) & askers.0 == 0 {
+        // The usual answer, inline at every call (instructions, tasks, events): no effect in
+        // play declared an interest in `what`.
+        if !self.rules.checks_interest() && (self.in_play.0 | effect_cards(extra).0) & self.rules.askers(what).0 == 0 {
             return None;
         }
+        self.intercept_asked(extra, what, answered)
+    }
+
+    /// [`Ctx::intercept`] once an effect in play may answer (or under the interest check).
+    #[inline(never)]
+    fn intercept_asked(&mut self, extra: &[Effect], what: &Intent, answered: &[CardId]) -> Option<(CardId, Verdict)> {
+        let checking = self.rules.checks_interest();
         let found = self.pos().intercept_except(extra, what, answered);
         if checking {
             self.check_in_play();
@@ -289,13 +300,36 @@ impl<'a> Ctx<'a> {
 
     /// Announce a domain event (instructions announce their own).
     pub fn emit(&mut self, ev: DomainEvent) {
-        self.reactions.raise(ev);
+        self.raise(ev);
         self.drain();
+    }
+
+    /// Queue `ev` for the effects in play to react to, unless none of them may hear it and it
+    /// would be handled at once, before any effect could enter play: outside a reaction with
+    /// nothing queued, the next `drain` handles it first and finds no hearer (it skips it), so
+    /// leaving it out changes nothing (most domain events concern no effect in play; queueing
+    /// and dequeuing each was 1 % of `arbiter bench`). Under the interest check every event is
+    /// queued: every effect is asked.
+    fn raise(&mut self, ev: DomainEvent) {
+        if self.reactions.is_idle() && !self.rules.checks_interest() && self.in_play.0 & self.rules.hearers(ev.kind()).0 == 0 {
+            return;
+        }
+        self.reactions.raise(ev);
     }
 
     /// The effects in play react to what happened until quiet (the kernel's protocol: an event
     /// raised by a reaction waits for its turn).
+    #[inline]
     fn drain(&mut self) {
+        // Nothing queued (the usual case: `raise` leaves out what no effect hears): nothing to
+        // do, whether or not a reaction is running.
+        if self.reactions.is_empty() {
+            return;
+        }
+        self.drain_queued();
+    }
+
+    fn drain_queued(&mut self) {
         if !self.reactions.begin() {
             return;
         }
@@ -366,7 +400,8 @@ impl<'a> Ctx<'a> {
                 if n == 0 {
                     return;
                 }
-                let before = self.influence_text(country);
+                // Read for the log line only: quiet play (random playouts) skips it.
+                let before = self.logging.then(|| self.influence_text(country));
                 // A physical limit far above any reachable count; saturating so that nothing wraps
                 // (release builds check overflow too).
                 let cell = &mut self.st.influence[country.idx()][side.idx()];
@@ -374,7 +409,7 @@ impl<'a> Ctx<'a> {
                 *cell = cell.saturating_add(n).min(MAX_INFLUENCE);
                 let added = *cell - had;
                 self.st.refresh_country(country);
-                if self.logging {
+                if let Some(before) = before {
                     self.log_influence(country, before, format!("{side} +{added}"));
                 }
             }
@@ -384,10 +419,10 @@ impl<'a> Ctx<'a> {
                 if n == 0 {
                     return;
                 }
-                let before = self.influence_text(country);
+                let before = self.logging.then(|| self.influence_text(country));
                 self.st.influence[country.idx()][side.idx()] -= n;
                 self.st.refresh_country(country);
-                if self.logging {
+                if let Some(before) = before {
                     self.log_influence(country, before, format!("{side} -{n}"));
                 }
             }
@@ -526,7 +561,7 @@ impl<'a> Ctx<'a> {
             self.apply(Instr::EndGame(Outcome { winner: Some(loser.opponent()), reason: EndReason::Defcon1 }));
             return;
         }
-        self.reactions.raise(DomainEvent::DefconChanged { from, to });
+        self.raise(DomainEvent::DefconChanged { from, to });
     }
 
     fn change_vp(&mut self, d: i32) {
@@ -568,7 +603,7 @@ impl<'a> Ctx<'a> {
             Pile::Deck => st.deck.push(card),
             Pile::Hand(s) => {
                 st.hands[s.idx()].insert(card);
-                self.reactions.raise(DomainEvent::CardToHand { side: s, card });
+                self.raise(DomainEvent::CardToHand { side: s, card });
             }
             Pile::Discard => st.discard.insert(card),
             Pile::Removed => st.removed.insert(card),
@@ -649,7 +684,8 @@ impl<'a> Ctx<'a> {
             return;
         }
         let info = self.rules.cards.info(card);
-        let kept = self.st.effects.iter().any(|e| e.card == card && e.keeps_card);
+        // Only a card with an effect in play (`in_play`, the effects' cards) can be kept.
+        let kept = self.in_play.contains(card) && self.st.effects.iter().any(|e| e.card == card && e.keeps_card);
         let to = if kept {
             Pile::Table
         } else if info.starred && p.event_fired {

@@ -37,7 +37,11 @@ pub fn legal(p: Position, side: Side) -> Vec<Move> {
     if p.st.headline[side.idx()].is_some() {
         return Vec::new();
     }
-    p.st.hand(side).iter().filter(|c| !p.cards().info(*c).no_headline).map(Move::Headline).collect()
+    // Sized for the whole hand: collecting through the filter would grow the list twice.
+    let hand = p.st.hand(side);
+    let mut v = Vec::with_capacity(hand.len());
+    v.extend(hand.iter().filter(|c| !p.cards().info(*c).no_headline).map(Move::Headline));
+    v
 }
 
 pub fn check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Illegal> {
@@ -78,6 +82,10 @@ pub fn early(p: Position, side: Side) -> Vec<Move> {
 pub fn apply_choice(ctx: &mut Ctx, side: Side, m: &Move) {
     let Move::Headline(c) = m else { return };
     ctx.exec(Instr::MoveCard { card: *c, to: Pile::Headline(side) });
+    // The rest only logs: quiet play (random playouts) skips the name and the question.
+    if !ctx.logging {
+        return;
+    }
     let name = ctx.card_name(*c).to_string();
     if reveals_first(ctx.pos()) == Some(side) {
         log!(ctx, "{side} headlines {name}, revealed first (Man in Earth Orbit, §6.4.4)");
@@ -99,7 +107,8 @@ pub fn resolve(ctx: &mut Ctx) {
     }
     ctx.reveal();
     // The revealed cards act as sources too, each owned by the side that headlined it.
-    let revealed: Vec<Effect> =
+    // At most one per side: on the stack (this runs every turn).
+    let revealed: arrayvec::ArrayVec<Effect, 2> =
         Side::BOTH.into_iter().filter_map(|s| cards[s.idx()].map(|c| Effect::new(c, s, Expiry::EndOfTurn))).collect();
     let mut cancelled = Vec::new();
     for side in Side::BOTH {

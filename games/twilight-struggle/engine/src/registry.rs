@@ -331,14 +331,17 @@ pub struct Interest {
     /// Whether its `standing_moves` may offer any (an effect that does not is not asked at
     /// every decision).
     standing: bool,
+    /// Whether its `extra_action_rounds` may add any (an effect that does not is not asked
+    /// each time a side's action rounds are counted: every action round, every card play).
+    rounds: bool,
 }
 
 impl Interest {
     /// Nothing: the effect never intercepts, reacts nor offers standing moves (modifiers,
     /// vetoes…).
-    pub const NONE: Interest = Interest { intents: 0, events: 0, standing: false };
+    pub const NONE: Interest = Interest { intents: 0, events: 0, standing: false, rounds: false };
     /// Everything: what an effect that declares nothing is asked about.
-    pub const ALL: Interest = Interest { intents: u32::MAX, events: u8::MAX, standing: true };
+    pub const ALL: Interest = Interest { intents: u32::MAX, events: u8::MAX, standing: true, rounds: true };
 
     /// Also instructions of kind `k` (`Intent::Instr`).
     pub const fn instr(self, k: InstrKind) -> Interest {
@@ -355,6 +358,10 @@ impl Interest {
     /// Also standing moves: `Lasting::standing_moves` may offer some (Cuban Missile Crisis).
     pub const fn standing(self) -> Interest {
         Interest { standing: true, ..self }
+    }
+    /// Also action rounds: `Lasting::extra_action_rounds` may add some (North Sea Oil).
+    pub const fn rounds(self) -> Interest {
+        Interest { rounds: true, ..self }
     }
     /// May the effect object to `what`?
     #[inline]
@@ -418,6 +425,8 @@ pub struct Ruleset {
     hearers: [CardSet; EVENT_KINDS],
     /// The cards whose effect may offer standing moves (`Interest::standing`).
     offerers: CardSet,
+    /// The cards whose effect may add action rounds (`Interest::rounds`).
+    rounders: CardSet,
     /// The interest check: ask every effect anyway and fault an answer outside its interest.
     check_interest: bool,
     /// Each registered event's prerequisite (`CardEvent::prerequisite`, asked at registration).
@@ -440,6 +449,7 @@ impl Ruleset {
             askers: [CardSet::default(); INTENT_KINDS],
             hearers: [CardSet::default(); EVENT_KINDS],
             offerers: CardSet::default(),
+            rounders: CardSet::default(),
             check_interest: false,
             prerequisites: vec![None; 111],
             unconditional: CardSet::default(),
@@ -453,6 +463,7 @@ impl Ruleset {
     pub fn check_interest(&mut self) {
         self.check_interest = true;
     }
+    #[inline]
     pub fn checks_interest(&self) -> bool {
         self.check_interest
     }
@@ -470,6 +481,9 @@ impl Ruleset {
         }
         if interest.standing {
             self.offerers.insert(card);
+        }
+        if interest.rounds {
+            self.rounders.insert(card);
         }
     }
     /// The cards whose effect may object to `what`.
@@ -635,8 +649,27 @@ impl<'a> Position<'a> {
         }
         v
     }
+    /// Action rounds the effects in play add for `side` this turn: only the effects that
+    /// declared some are asked (`Interest::rounds`; this runs at every action round and card
+    /// play).
     pub fn extra_action_rounds(&self, side: Side) -> u8 {
-        self.lasting().map(|(e, l)| l.extra_action_rounds(*self, e, side)).sum()
+        self.extra_action_rounds_by(side, true)
+    }
+    /// The interest check's side of `extra_action_rounds`: the rounds added by the effects that
+    /// did not declare any, which must be none (the soak test's invariants ask it).
+    pub fn undeclared_extra_action_rounds(&self, side: Side) -> u8 {
+        self.extra_action_rounds_by(side, false)
+    }
+    /// The rounds added by the effects that declared some (`declared`) or by the others.
+    fn extra_action_rounds_by(&self, side: Side, declared: bool) -> u8 {
+        let rounders = self.rules.rounders;
+        let mut n = 0;
+        for e in self.st.effects.iter().filter(|e| rounders.contains(e.card) == declared) {
+            if let Some(l) = self.rules.get_lasting(e.card) {
+                n += l.extra_action_rounds(*self, e, side);
+            }
+        }
+        n
     }
 
     /// Can `card`'s event take place for `side` now? Checks prevention and requirements stated

@@ -173,7 +173,10 @@ impl CardEvent for DeStalinization {
             DeStalinStep::Remove => {
                 // Where this side has Influence (`InfluenceMasks::presence`): a set, not a
                 // question per country (asked at every step).
-                let choices = iter_mask(p.st.masks().presence[t.side.idx()]).map(Move::Remove).collect();
+                // Sized for the `pass` added below (collected exactly, it would grow again).
+                let present = p.st.masks().presence[t.side.idx()];
+                let mut choices = Vec::with_capacity(present.count_ones() as usize + 1);
+                choices.extend(iter_mask(present).map(Move::Remove));
                 let prompt = words.say(|| {
                     format!(
                         "{}: De-Stalinization: `remove COUNTRY` for each Influence to move ({} of up to 4 taken), then `pass`",
@@ -443,21 +446,11 @@ pub fn register(r: &mut Ruleset) {
             "Cuba" => &[Change::RemoveAll(Who::Opponent, "Cuba"), Change::Control(Who::Owner, "Cuba")],
             _ => &[Change::RemoveAll(Who::Opponent, "Romania"), Change::Control(Who::Owner, "Romania")],
         };
-        r.event(card, FixedChanges { card, changes, lasting: false });
+        r.event(card, FixedChanges::new(card, changes, false));
     }
-    r.event(
-        NASSER,
-        FixedChanges {
-            card: NASSER,
-            changes: &[Change::Add(Who::Owner, "Egypt", 2), Change::RemoveHalf(Who::Opponent, "Egypt")],
-            lasting: false,
-        },
-    );
-    r.event(CAPTURED_NAZI_SCIENTIST, FixedChanges { card: CAPTURED_NAZI_SCIENTIST, changes: &[Change::Space(Who::Owner)], lasting: false });
-    r.event(
-        NUCLEAR_TEST_BAN,
-        FixedChanges { card: NUCLEAR_TEST_BAN, changes: &[Change::VpFromDefcon(Who::Owner, -2), Change::Defcon(2)], lasting: false },
-    );
-    r.event(US_JAPAN_PACT, FixedChanges { card: US_JAPAN_PACT, changes: &[Change::Control(Who::Owner, "Japan")], lasting: true });
+    r.event(NASSER, FixedChanges::new(NASSER, &[Change::Add(Who::Owner, "Egypt", 2), Change::RemoveHalf(Who::Opponent, "Egypt")], false));
+    r.event(CAPTURED_NAZI_SCIENTIST, FixedChanges::new(CAPTURED_NAZI_SCIENTIST, &[Change::Space(Who::Owner)], false));
+    r.event(NUCLEAR_TEST_BAN, FixedChanges::new(NUCLEAR_TEST_BAN, &[Change::VpFromDefcon(Who::Owner, -2), Change::Defcon(2)], false));
+    r.event(US_JAPAN_PACT, FixedChanges::new(US_JAPAN_PACT, &[Change::Control(Who::Owner, "Japan")], true));
     r.lasting(US_JAPAN_PACT, JapanPact);
 }

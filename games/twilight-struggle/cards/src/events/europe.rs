@@ -30,30 +30,15 @@ pub fn register(r: &mut Ruleset) {
     );
     r.event(
         DE_GAULLE,
-        FixedChanges {
-            card: DE_GAULLE,
-            changes: &[Change::Remove(Who::Opponent, "France", 2), Change::Add(Who::Owner, "France", 1)],
-            lasting: true,
-        },
+        FixedChanges::new(DE_GAULLE, &[Change::Remove(Who::Opponent, "France", 2), Change::Add(Who::Owner, "France", 1)], true),
     );
-    r.event(
-        WILLY_BRANDT,
-        FixedChanges {
-            card: WILLY_BRANDT,
-            changes: &[Change::Vp(Who::Owner, 1), Change::Add(Who::Owner, "West Germany", 1)],
-            lasting: true,
-        },
-    );
+    r.event(WILLY_BRANDT, FixedChanges::new(WILLY_BRANDT, &[Change::Vp(Who::Owner, 1), Change::Add(Who::Owner, "West Germany", 1)], true));
     r.event(
         IRON_LADY,
-        FixedChanges {
-            card: IRON_LADY,
-            changes: &[
-                Change::Add(Who::Opponent, "Argentina", 1),
-                Change::RemoveAll(Who::Opponent, "United Kingdom"),
-                Change::Vp(Who::Owner, 1),
-            ],
-            lasting: true,
-        },
+        FixedChanges::new(
+            IRON_LADY,
+            &[Change::Add(Who::Opponent, "Argentina", 1), Change::RemoveAll(Who::Opponent, "United Kingdom"), Change::Vp(Who::Owner, 1)],
+            true,
+        ),
     );
 }

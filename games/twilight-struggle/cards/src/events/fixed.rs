@@ -22,6 +22,6 @@ pub fn register(r: &mut Ruleset) {
         (JOHN_PAUL_II, &[Change::Remove(Who::Opponent, "Poland", 2), Change::Add(Who::Owner, "Poland", 1)], true),
     ];
     for (card, changes, lasting) in table {
-        r.event(card, FixedChanges { card, changes, lasting });
+        r.event(card, FixedChanges::new(card, changes, lasting));
     }
 }

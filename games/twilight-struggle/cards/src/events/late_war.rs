@@ -689,7 +689,7 @@ pub fn register(r: &mut Ruleset) {
         (SOLIDARITY, &[Change::Add(Who::Owner, "Poland", 3)], false),
     ];
     for (card, changes, lasting) in fixed {
-        r.event(card, FixedChanges { card, changes, lasting });
+        r.event(card, FixedChanges::new(card, changes, lasting));
     }
     r.event(REAGAN_BOMBS_LIBYA, VpFromCount { card: REAGAN_BOMBS_LIBYA, count: reagan_bombs_libya, conditional: false });
     r.event(

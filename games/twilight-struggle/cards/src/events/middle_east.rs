@@ -114,16 +114,16 @@ pub fn register(r: &mut Ruleset) {
     );
     r.event(
         CAMP_DAVID,
-        FixedChanges {
-            card: CAMP_DAVID,
-            changes: &[
+        FixedChanges::new(
+            CAMP_DAVID,
+            &[
                 Change::Vp(Who::Owner, 1),
                 Change::Add(Who::Owner, "Israel", 1),
                 Change::Add(Who::Owner, "Jordan", 1),
                 Change::Add(Who::Owner, "Egypt", 1),
             ],
-            lasting: true,
-        },
+            true,
+        ),
     );
     r.event(OUR_MAN_IN_TEHRAN, OurManInTehran);
 }

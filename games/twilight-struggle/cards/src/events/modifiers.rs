@@ -7,7 +7,7 @@ use arbiter_twilight::effect::Effect;
 use arbiter_twilight::instr::Instr;
 use arbiter_twilight::pipeline::{DieModifier, OpsCondition, OpsModifier, OpsStage, RollKind};
 use arbiter_twilight::{log, steps};
-use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Map, Move, Position, Region, Ruleset, Side, Task, Words};
+use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Move, Position, Region, Ruleset, Side, Task, Words};
 
 /// "+1 Op, 4 maximum" (Containment, Brezhnev Doctrine).
 const PLUS_ONE_MAX_FOUR: &[OpsSpec] =
@@ -15,8 +15,7 @@ const PLUS_ONE_MAX_FOUR: &[OpsSpec] =
 const LATIN_AMERICA: &[Region] = &[Region::CentralAmerica, Region::SouthAmerica];
 
 fn vietnam_influence(ctx: &mut Ctx, side: Side) {
-    let vietnam = Map::standard().id("Vietnam");
-    ctx.exec(Instr::AddInfluence { side, country: vietnam, n: 2 });
+    ctx.exec(Instr::AddInfluence { side, country: country!("Vietnam"), n: 2 });
 }
 
 fn salt_defcon(ctx: &mut Ctx, _side: Side) {

@@ -21,9 +21,9 @@ impl CardEvent for NorthSeaOil {
 }
 
 impl Lasting for NorthSeaOil {
-    /// Neither intercepts nor reacts.
+    /// Neither intercepts nor reacts: it adds an action round.
     fn interest(&self) -> arbiter_twilight::Interest {
-        arbiter_twilight::Interest::NONE
+        arbiter_twilight::Interest::NONE.rounds()
     }
     fn extra_action_rounds(&self, p: Position, e: &Effect, side: Side) -> u8 {
         u8::from(side == e.owner && e.memo == Memo::Turn(p.st.turn))

@@ -23,14 +23,13 @@ use arbiter_twilight::map::CountryId;
 use arbiter_twilight::permission::Action;
 use arbiter_twilight::{CardEvent, Lasting, Map, NoStep, PlayMode, Position, Ruleset, Side};
 
-/// A war against one fixed country.
-struct FixedWar(War, &'static str);
+/// A war against one fixed country (looked up once, at registration).
+struct FixedWar(War, CountryId);
 
 impl CardEvent for FixedWar {
     type Step = NoStep;
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
-        let target = Map::standard().id(self.1);
-        self.0.fight(ctx, side, target);
+        self.0.fight(ctx, side, self.1);
     }
 }
 
@@ -81,8 +80,8 @@ impl Lasting for FlowerPower {
 }
 
 pub fn register(r: &mut Ruleset) {
-    r.event(KOREAN_WAR, FixedWar(War { min_roll: 4, vp: 2, mil_ops: 2, target_counts: false }, "South Korea"));
-    r.event(ARAB_ISRAELI_WAR, FixedWar(War { min_roll: 4, vp: 2, mil_ops: 2, target_counts: true }, "Israel"));
+    r.event(KOREAN_WAR, FixedWar(War { min_roll: 4, vp: 2, mil_ops: 2, target_counts: false }, Map::standard().id("South Korea")));
+    r.event(ARAB_ISRAELI_WAR, FixedWar(War { min_roll: 4, vp: 2, mil_ops: 2, target_counts: true }, Map::standard().id("Israel")));
     r.event(
         BRUSH_WAR,
         TargetEvent {
