@@ -61,7 +61,7 @@ async fn main() {
     // When the last game was created (with --created-first): the moves are timed from then.
     let all_created = std::sync::Arc::new(std::sync::OnceLock::new());
     let started = Instant::now();
-    let under_way = std::sync::Arc::new(UnderWay::default());
+    let under_way = std::sync::Arc::new(UnderWay::new(games));
     let mut tasks = Vec::new();
     for g in 0..games {
         let (http, bases, barrier, all_created) = (http.clone(), bases.clone(), barrier.clone(), all_created.clone());
@@ -78,16 +78,26 @@ async fn main() {
         }));
     }
     let mut latencies: Vec<Duration> = Vec::new();
+    // The moves sent while some game was still being created, and the others.
+    let (mut burst, mut settled): (Vec<Duration>, Vec<Duration>) = (Vec::new(), Vec::new());
     let mut ended = 0;
     for t in tasks {
         let (l, over) = t.await.expect("a game task");
-        latencies.extend(l);
+        for (d, creating) in l {
+            latencies.push(d);
+            if creating {
+                burst.push(d)
+            } else {
+                settled.push(d)
+            }
+        }
         ended += usize::from(over);
     }
     let wall = all_created.get().copied().unwrap_or(started).elapsed();
     latencies.sort();
-    let pct =
-        |p: f64| latencies.get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1))).copied().unwrap_or_default();
+    let pct_of =
+        |l: &[Duration], p: f64| l.get(((l.len() as f64 * p) as usize).min(l.len().saturating_sub(1))).copied().unwrap_or_default();
+    let pct = |p: f64| pct_of(&latencies, p);
     println!(
         "{games} concurrent games, up to {moves} moves each, {} moves in {:.2} s ({ended} games ended){}",
         latencies.len(),
@@ -109,29 +119,51 @@ async fn main() {
         pct(0.99).as_secs_f64() * 1e3,
         latencies.last().copied().unwrap_or_default().as_secs_f64() * 1e3
     );
+    // Whether the moves sent beside the creations wait longer than the others (the creations
+    // share the disk, the folder and the cores with them).
+    for (what, l) in [("while games were still being created", &mut burst), ("once every game was created", &mut settled)] {
+        l.sort();
+        println!(
+            "  {} moves sent {what}: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            l.len(),
+            pct_of(l, 0.50).as_secs_f64() * 1e3,
+            pct_of(l, 0.99).as_secs_f64() * 1e3,
+            l.last().copied().unwrap_or_default().as_secs_f64() * 1e3
+        );
+    }
 }
 
 /// The games created and not yet done, and what the moves met of them.
 struct UnderWay {
     now: AtomicUsize,
+    /// The games whose creation was answered (of `games`).
+    created: AtomicUsize,
+    games: usize,
     /// Over every move sent: the sum of `now`, the moves, the smallest `now`.
     sum: AtomicUsize,
     moves: AtomicUsize,
     fewest: AtomicUsize,
 }
 
-impl Default for UnderWay {
-    fn default() -> Self {
-        UnderWay { now: AtomicUsize::new(0), sum: AtomicUsize::new(0), moves: AtomicUsize::new(0), fewest: AtomicUsize::new(usize::MAX) }
-    }
-}
-
 impl UnderWay {
-    fn sent(&self) {
+    fn new(games: usize) -> UnderWay {
+        UnderWay {
+            now: AtomicUsize::new(0),
+            created: AtomicUsize::new(0),
+            games,
+            sum: AtomicUsize::new(0),
+            moves: AtomicUsize::new(0),
+            fewest: AtomicUsize::new(usize::MAX),
+        }
+    }
+
+    /// A move is sent now: counted; whether some game is still being created.
+    fn sent(&self) -> bool {
         let now = self.now.load(Ordering::Relaxed);
         self.sum.fetch_add(now, Ordering::Relaxed);
         self.moves.fetch_add(1, Ordering::Relaxed);
         self.fewest.fetch_min(now, Ordering::Relaxed);
+        self.created.load(Ordering::Relaxed) < self.games
     }
 }
 
@@ -144,8 +176,8 @@ struct Decision {
     outcome: Option<serde::de::IgnoredAny>,
 }
 
-/// One game: random legal moves as whoever decides. Returns each move's round trip and
-/// whether the game ended. With several servers, each request goes to the next one in turn (as
+/// One game: random legal moves as whoever decides. Returns each move's round trip (and
+/// whether it was sent while some game was still being created) and whether the game ended. With several servers, each request goes to the next one in turn (as
 /// a load balancer spreading requests would): a game's owner serves some, the others forward.
 async fn play<F: std::future::Future<Output = ()>>(
     http: &reqwest::Client,
@@ -154,7 +186,7 @@ async fn play<F: std::future::Future<Output = ()>>(
     moves: usize,
     under_way: &UnderWay,
     created: impl FnOnce() -> F,
-) -> (Vec<Duration>, bool) {
+) -> (Vec<(Duration, bool)>, bool) {
     // Counted from its creation (in `play_game`, which panics if it fails) to its end.
     let r = play_game(http, bases, seed, moves, under_way, created).await;
     under_way.now.fetch_sub(1, Ordering::Relaxed);
@@ -168,7 +200,7 @@ async fn play_game<F: std::future::Future<Output = ()>>(
     moves: usize,
     under_way: &UnderWay,
     created: impl FnOnce() -> F,
-) -> (Vec<Duration>, bool) {
+) -> (Vec<(Duration, bool)>, bool) {
     let mut turn = seed as usize;
     let mut next = || {
         turn += 1;
@@ -181,6 +213,7 @@ async fn play_game<F: std::future::Future<Output = ()>>(
     let token = |s: &str| v["tokens"][s].as_str().unwrap().to_string();
     let (us, ussr) = (token("us"), token("ussr"));
     under_way.now.fetch_add(1, Ordering::Relaxed);
+    under_way.created.fetch_add(1, Ordering::Relaxed);
     created().await;
     let mut x = seed.wrapping_add(1);
     let mut out = Vec::new();
@@ -201,13 +234,13 @@ async fn play_game<F: std::future::Future<Output = ()>>(
         let list = m.moves;
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let text = list[(x >> 33) as usize % list.len()].clone();
-        under_way.sent();
+        let creating = under_way.sent();
         let start = Instant::now();
         let base = next();
         let r = http.post(format!("{base}/api/games/{id}/moves?token={t}")).body(json!({ "move": text }).to_string()).send().await.unwrap();
         let status = r.status();
         let _ = r.bytes().await;
-        out.push(start.elapsed());
+        out.push((start.elapsed(), creating));
         assert_eq!(status, 200, "{text}");
     }
     (out, false)

@@ -935,6 +935,9 @@ impl Hub {
                 ..Default::default()
             };
             hub.storage.save_seats(&id, &file).map_err(HubError::Failed)?;
+            if hub.config.disk_quota.is_some() {
+                hub.storage.count_new_game(&id);
+            }
             // The new game is this process's to serve (nobody else knows its id yet).
             match hub.storage.claim(&id) {
                 Ok(crate::storage::Claim::Ours) => {}

@@ -297,13 +297,28 @@ pub struct Running {
     pub task: tokio::task::JoinHandle<()>,
 }
 
+/// A listening socket at `addr` whose queue of connections not yet accepted holds up to
+/// `connections` (the server's cap; at least 128, and the system's own cap applies). Tokio's
+/// `bind` queues 128: with more clients connecting at once while the cores are busy, the
+/// kernel drops the others' first packet and they try again a second later (then three): the
+/// load example's 200 games lost 25 such seconds in a run, a move waiting up to 3 s
+/// (BENCHMARKS.md, "2026-11-27: the server under a creation burst").
+fn listen(addr: SocketAddr, connections: usize) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    // As `TcpListener::bind`: a restarted server binds its port again at once.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(u32::try_from(connections).unwrap_or(u32::MAX).clamp(128, 65_535))
+}
+
 /// Bind and serve the games `offered` (the first is the default) in the background (tests use
 /// port 0).
 pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, String> {
     if offered.is_empty() {
         return Err("no game to serve".into());
     }
-    let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
+    let listener = listen(config.addr, config.max_connections).map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let advertise = config.advertise.clone().unwrap_or_else(|| {
         let ip = if addr.ip().is_unspecified() { std::net::IpAddr::from([127, 0, 0, 1]) } else { addr.ip() };
@@ -379,4 +394,25 @@ pub fn serve(config: Config, offered: Vec<Offered>) -> Result<(), String> {
         hub.unload_all().await;
         result
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// A crowd connecting at once is queued until the server accepts, up to its cap: none of
+    /// 300 connections is dropped to try again a second later (tokio's own `bind` queues 128).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_crowd_connecting_at_once_is_queued_not_dropped() {
+        let listener = super::listen("127.0.0.1:0".parse().unwrap(), 512).expect("listening");
+        let addr = listener.local_addr().unwrap();
+        let connects: Vec<_> = (0..300)
+            .map(|_| tokio::spawn(tokio::time::timeout(std::time::Duration::from_millis(800), tokio::net::TcpStream::connect(addr))))
+            .collect();
+        let mut held = Vec::new();
+        for c in connects {
+            // Nothing is accepted meanwhile: each connection waits in the listening queue.
+            held.push(c.await.unwrap().expect("connected within 0.8 s, not dropped and retried").expect("connected"));
+        }
+        assert_eq!(held.len(), 300);
+        drop(listener);
+    }
 }

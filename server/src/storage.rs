@@ -15,7 +15,8 @@ use crate::seats::SeatsFile;
 use arbiter_kernel::{Catalogue, GameKind};
 use arbiter_store::{AnyStore, GamePlace, Journal, Lease, PgDatabase, SessionError, SqliteStore};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The store a game of this server is played on (a SQLite file or a database's game, chosen
 /// when the server starts).
@@ -36,7 +37,11 @@ pub enum Claim {
 #[derive(Debug)]
 pub enum Storage {
     /// A folder: each game's SQLite file and its seats file beside it.
-    Files { data: PathBuf },
+    Files {
+        data: PathBuf,
+        /// What its files take, for the quota ([`Storage::bytes_used`]).
+        usage: Mutex<Usage>,
+    },
     /// A PostgreSQL database shared by any number of server processes.
     Postgres {
         db: PgDatabase,
@@ -49,6 +54,22 @@ pub enum Storage {
     },
 }
 
+/// What a data folder's files took when last measured, and what the games made since add.
+/// Measuring reads the folder (every file's size, under the folder's lock, which every
+/// creation takes to add its names): once per creation, that was 200 readings of a growing
+/// folder in a burst of 200 creations, each waiting for and holding up the others
+/// (BENCHMARKS.md, issue 25, "a creation burst"), and a cost growing with the games kept.
+#[derive(Debug, Default)]
+pub struct Usage {
+    measured: Option<(Instant, u64)>,
+    /// The files of the games made since, counted as each was made.
+    added: u64,
+}
+
+/// How long a measure of the data folder stands. What it misses meanwhile is the games' own
+/// growth (their moves: kilobytes a second); every game made is counted at once.
+const MEASURE_EVERY: Duration = Duration::from_secs(1);
+
 /// The seats document of a game in a database.
 const SEATS_DOC: &str = "seats";
 /// The lobby's facts of a game in a database (`crate::lobby`), so every process lists it.
@@ -58,7 +79,7 @@ impl Storage {
     /// Ready to serve: the data folder exists.
     pub fn prepare(&self) -> Result<(), String> {
         match self {
-            Storage::Files { data } => std::fs::create_dir_all(data).map_err(|e| format!("cannot create {}: {e}", data.display())),
+            Storage::Files { data, .. } => std::fs::create_dir_all(data).map_err(|e| format!("cannot create {}: {e}", data.display())),
             // Connecting checked the database and its schema.
             Storage::Postgres { .. } => Ok(()),
         }
@@ -67,7 +88,7 @@ impl Storage {
     /// Where the games are, for the server's first line.
     pub fn describe(&self) -> String {
         match self {
-            Storage::Files { data } => format!("games in {}", data.display()),
+            Storage::Files { data, .. } => format!("games in {}", data.display()),
             Storage::Postgres { db, address, .. } => format!("games in the {}, this server reached at {address}", db.label()),
         }
     }
@@ -89,7 +110,7 @@ impl Storage {
         seed: u64,
     ) -> Result<Session, SessionError> {
         match self {
-            Storage::Files { data } => {
+            Storage::Files { data, .. } => {
                 Session::create_in(GamePlace::File(&Self::game_path(data, id), Journal::WriteAhead), kind, options, seed)
             }
             Storage::Postgres { db, .. } => Session::create_in(GamePlace::Postgres { db, id }, kind, options, seed),
@@ -99,7 +120,7 @@ impl Storage {
     /// Remove a game just created that is not wanted after all (its seats never written).
     pub fn discard_game(&self, id: &str) {
         match self {
-            Storage::Files { data } => {
+            Storage::Files { data, .. } => {
                 // With its SQLite companions: a log left behind would be applied to the next
                 // file of this name.
                 let _ = SqliteStore::remove(&Self::game_path(data, id));
@@ -115,7 +136,7 @@ impl Storage {
     /// Whether game `id` is kept here (its record and its seats).
     pub fn exists(&self, id: &str) -> bool {
         match self {
-            Storage::Files { data } => Self::game_path(data, id).exists() && Self::seats_path(data, id).exists(),
+            Storage::Files { data, .. } => Self::game_path(data, id).exists() && Self::seats_path(data, id).exists(),
             Storage::Postgres { db, .. } => match db.doc(id, SEATS_DOC) {
                 Ok(d) => d.is_some(),
                 Err(e) => {
@@ -129,7 +150,7 @@ impl Storage {
     /// Open game `id` to play it: every move replayed and verified.
     pub fn open_game(&self, id: &str, games: &Catalogue) -> Result<Session, SessionError> {
         match self {
-            Storage::Files { data } => Session::open_in(GamePlace::File(&Self::game_path(data, id), Journal::WriteAhead), games),
+            Storage::Files { data, .. } => Session::open_in(GamePlace::File(&Self::game_path(data, id), Journal::WriteAhead), games),
             Storage::Postgres { db, .. } => Session::open_in(GamePlace::Postgres { db, id }, games),
         }
     }
@@ -137,7 +158,7 @@ impl Storage {
     /// Open game `id` only to read it (never written, never upgraded).
     pub fn open_read_only(&self, id: &str, games: &Catalogue) -> Result<Session, SessionError> {
         match self {
-            Storage::Files { data } => Session::load(AnyStore::Sqlite(SqliteStore::open_read_only(&Self::game_path(data, id))?), games),
+            Storage::Files { data, .. } => Session::load(AnyStore::Sqlite(SqliteStore::open_read_only(&Self::game_path(data, id))?), games),
             // Reading a database's game changes nothing in it.
             Storage::Postgres { db, .. } => Session::open_in(GamePlace::Postgres { db, id }, games),
         }
@@ -146,7 +167,7 @@ impl Storage {
     /// Game `id`'s seats document.
     pub fn load_seats(&self, id: &str) -> Result<SeatsFile, String> {
         match self {
-            Storage::Files { data } => SeatsFile::load(&Self::seats_path(data, id)),
+            Storage::Files { data, .. } => SeatsFile::load(&Self::seats_path(data, id)),
             Storage::Postgres { db, .. } => match db.doc(id, SEATS_DOC) {
                 Ok(Some(text)) => SeatsFile::parse(&text, &format!("game {id}'s seats document")),
                 Ok(None) => Err(format!("game {id} has no seats document (it was not made by a server)")),
@@ -158,7 +179,7 @@ impl Storage {
     /// Write game `id`'s seats document (whole: a crash leaves the old one or the new one).
     pub fn save_seats(&self, id: &str, seats: &SeatsFile) -> Result<(), String> {
         match self {
-            Storage::Files { data } => seats.save(&Self::seats_path(data, id)),
+            Storage::Files { data, .. } => seats.save(&Self::seats_path(data, id)),
             Storage::Postgres { db, .. } => {
                 db.put_doc(id, SEATS_DOC, &seats.to_json()?).map_err(|e| format!("game {id}'s seats document was not stored: {e}"))
             }
@@ -168,7 +189,7 @@ impl Storage {
     /// The ids of every game kept here (those with a seats document: the server's games).
     pub fn game_ids(&self) -> Vec<String> {
         match self {
-            Storage::Files { data } => {
+            Storage::Files { data, .. } => {
                 let Ok(dir) = std::fs::read_dir(data) else { return Vec::new() };
                 dir.flatten()
                     .filter_map(|e| {
@@ -188,8 +209,36 @@ impl Storage {
     /// it: a database's space is its administrator's (`None`).
     pub fn bytes_used(&self) -> Option<u64> {
         match self {
-            Storage::Files { data } => Some(crate::limits::folder_bytes(data)),
+            Storage::Files { data, usage } => {
+                let mut u = usage.lock().unwrap_or_else(|p| p.into_inner());
+                match u.measured {
+                    Some((at, bytes)) if at.elapsed() < MEASURE_EVERY => Some(bytes + u.added),
+                    // Measured again under the lock: the creations meanwhile wait for this one
+                    // reading instead of each making its own.
+                    _ => {
+                        let bytes = crate::limits::folder_bytes(data);
+                        *u = Usage { measured: Some((Instant::now(), bytes)), added: 0 };
+                        Some(bytes)
+                    }
+                }
+            }
             Storage::Postgres { .. } => None,
+        }
+    }
+
+    /// Game `id` was just made: its files count in [`Storage::bytes_used`] at once (until the
+    /// next measure, which reads them; one read since may count them twice, never less).
+    pub fn count_new_game(&self, id: &str) {
+        match self {
+            Storage::Files { data, usage } => {
+                let game = Self::game_path(data, id);
+                let mut wal = game.clone().into_os_string();
+                wal.push("-wal");
+                let bytes: u64 =
+                    [game, wal.into(), Self::seats_path(data, id)].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+                usage.lock().unwrap_or_else(|p| p.into_inner()).added += bytes;
+            }
+            Storage::Postgres { .. } => {}
         }
     }
 
@@ -243,7 +292,7 @@ impl Storage {
     /// checked, this process given a lease owner id), else its data folder.
     pub fn open(config: &crate::Config, address: &str) -> Result<Storage, String> {
         match &config.store {
-            None => Ok(Storage::Files { data: config.data.clone() }),
+            None => Ok(Storage::Files { data: config.data.clone(), usage: Mutex::default() }),
             Some(url) => {
                 let db = PgDatabase::connect(url).map_err(|e| e.to_string())?;
                 let owner = crate::seats::new_token()?;

@@ -254,15 +254,36 @@ impl SqliteStore {
         });
         let _ = std::fs::remove_file(&temp);
         placed?;
-        // The new name on the disk before the game is acknowledged (a link or rename is the
-        // folder's write, not the file's). A game whose name may not survive is not made: the
-        // file (ours: the link refuses to replace one) is removed again.
-        if let Err(e) = sync_folder(path) {
-            let _ = Self::remove(path);
-            return Err(StoreError::WriteFailed { path: path.into(), what: format!("its folder could not be synced: {e}") });
-        }
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(|e| write_error(path, e))?;
-        Self::configure(&conn, path, true, journal)?;
+        let opened = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+            .map_err(|e| write_error(path, e))
+            .and_then(|conn| Self::configure(&conn, path, true, journal).map(|()| conn))
+            .and_then(|conn| match journal {
+                Journal::Rollback => Ok(conn),
+                // The log's first write now, at the creation, not at the game's first move: a
+                // log's first commit also writes and syncs its header, and SQLite syncs the
+                // folder at a log's first sync (its name, made when the file was opened). On a
+                // server making many games at once that folder sync waits for every other
+                // creation's names: it was the first moves' latency (BENCHMARKS.md, issue 25,
+                // "a creation burst"). The write sets the schema version it already has.
+                Journal::WriteAhead => {
+                    conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};")).map(|()| conn).map_err(|e| write_error(path, e))
+                }
+            });
+        // The new name (and the log's, beside it) on the disk before the game is acknowledged
+        // (a link or rename is the folder's write, not the file's). A game whose name may not
+        // survive is not made: the file (ours: the link refuses to replace one) is removed
+        // again.
+        let conn = match opened.and_then(|conn| {
+            sync_folder(path)
+                .map(|()| conn)
+                .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("its folder could not be synced: {e}") })
+        }) {
+            Ok(conn) => conn,
+            Err(e) => {
+                let _ = Self::remove(path);
+                return Err(e);
+            }
+        };
         let seats = std::cell::OnceCell::from(header.seats.clone());
         Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current(), seats })
     }
@@ -285,13 +306,18 @@ impl SqliteStore {
         }
         let mut conn = Connection::open_with_flags(at, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
             .map_err(|e| write_error(path, e))?;
-        Self::configure(&conn, path, true, Journal::Rollback)?;
         // Written once under a temporary name, with no journal: a creation that fails midway
         // leaves only the temporary file, which is removed (a journal made and removed beside
         // it was a file system's inode allocation more per game: on a server starting many
-        // games at once, a share of the CPU; BENCHMARKS.md, issue 25). The commit still syncs
-        // the file.
+        // games at once, a share of the CPU; BENCHMARKS.md, issue 25). Set straight from
+        // SQLite's default (`DELETE`): leaving `PERSIST` for `OFF` would unlink a journal that
+        // was never made, one more change of the folder (and a wait for its lock) per game.
+        // Unsynced by SQLite: the file is synced once, whole, after its last write below and
+        // before it is linked at its name (SQLite would sync the commit and the header's
+        // change apart: two of the disk's flushes instead of one, on a server making many
+        // games at once each a wait for the moves' own syncs).
         conn.query_row("PRAGMA journal_mode = OFF", [], |r| r.get::<_, String>(0)).map_err(|e| write_error(path, e))?;
+        conn.execute_batch("PRAGMA synchronous = OFF;").map_err(|e| write_error(path, e))?;
         let tx = conn.transaction().map_err(|e| write_error(path, e))?;
         tx.execute_batch(SCHEMA).map_err(|e| write_error(path, e))?;
         tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"))
@@ -324,7 +350,10 @@ impl SqliteStore {
             // temporary name (it reads nothing more before closing).
             conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).map_err(|e| write_error(path, e))?;
         }
-        conn.close().map_err(|(_, e)| write_error(path, e))
+        conn.close().map_err(|(_, e)| write_error(path, e))?;
+        std::fs::File::open(at)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be synced: {e}") })
     }
 
     /// Open an existing game file, checking that it is one and that its schema is known. A
@@ -776,20 +805,85 @@ fn check_length(path: &Path, file: std::fs::File) -> Result<(), StoreError> {
 /// Sync the folder holding `path`, so that a name just linked, renamed or made in it survives
 /// a crash (a file's own sync does not cover its name). Nothing to do where folders cannot be
 /// opened (not Unix).
+///
+/// Callers at once share syncs (group commit of the folder's names): a caller returns after a
+/// sync of the folder that began after it called, so after its own change; whoever calls while
+/// none runs leads the next one for everyone waiting. A server making 200 games at once made
+/// 400 such syncs of its one folder, each waiting for the others' (BENCHMARKS.md, issue 25, "a
+/// creation burst"); a sync that began later covers every change made before it began.
 pub fn sync_folder(path: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        match std::fs::File::open(dir)?.sync_all() {
+        FolderSync::of(dir).sync(|| match std::fs::File::open(dir)?.sync_all() {
             // A file system that does not sync folders (as SQLite, which ignores this too).
             Err(e) if matches!(e.kind(), std::io::ErrorKind::InvalidInput | std::io::ErrorKind::Unsupported) => Ok(()),
             other => other,
-        }
+        })
     }
     #[cfg(not(unix))]
     {
         let _ = path;
         Ok(())
+    }
+}
+
+/// The syncs of one folder ([`sync_folder`]): how many began and ended, and how the last one
+/// went.
+#[derive(Default)]
+struct FolderSync {
+    state: std::sync::Mutex<FolderSyncs>,
+    ended: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct FolderSyncs {
+    began: u64,
+    done: u64,
+    running: bool,
+    /// The last sync's failure (an `io::Error` is not `Clone`: its kind and text).
+    last: Option<(std::io::ErrorKind, String)>,
+}
+
+impl FolderSync {
+    /// The one for folder `dir` in this process (a process keeps its few folders' for its life).
+    #[cfg(unix)]
+    fn of(dir: &Path) -> std::sync::Arc<FolderSync> {
+        static ALL: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<FolderSync>>>> =
+            std::sync::LazyLock::new(Default::default);
+        ALL.lock().unwrap_or_else(|p| p.into_inner()).entry(dir.to_path_buf()).or_default().clone()
+    }
+
+    /// Wait for a `sync` that begins after this call, leading it if none runs.
+    fn sync(&self, sync: impl FnOnce() -> std::io::Result<()>) -> std::io::Result<()> {
+        let mut sync = Some(sync);
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        // One running now may have begun before the caller's change: the next one is needed.
+        let needed = st.began + 1;
+        loop {
+            if st.done >= needed {
+                // That one or a later one (begun later still): either covers the change.
+                return match &st.last {
+                    None => Ok(()),
+                    Some((kind, what)) => Err(std::io::Error::new(*kind, what.clone())),
+                };
+            }
+            if st.running {
+                st = self.ended.wait(st).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+            st.running = true;
+            st.began += 1;
+            let this = st.began;
+            drop(st);
+            // A leader syncs once: after its own sync `done >= needed` holds.
+            let result = sync.take().map_or(Ok(()), |f| f());
+            st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            st.running = false;
+            st.done = this;
+            st.last = result.err().map(|e| (e.kind(), e.to_string()));
+            self.ended.notify_all();
+        }
     }
 }
 
@@ -1036,5 +1130,37 @@ mod tests {
             let beside: Vec<_> = std::fs::read_dir(dir.path()).expect("listed").map(|e| e.expect("an entry").file_name()).collect();
             assert_eq!(beside, [std::ffi::OsString::from(".g.arbiter.new")], "{journal:?}");
         }
+    }
+
+    /// Callers of one folder's sync at once share syncs, and each returns only after a sync
+    /// that began after it called (its change covered); a failure is every sharer's.
+    #[test]
+    fn a_folder_s_syncs_are_shared_and_each_caller_waits_for_one_begun_after_it() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let syncs = FolderSync::default();
+        let (begun, ended) = (AtomicU64::new(0), AtomicU64::new(0));
+        std::thread::scope(|scope| {
+            for _ in 0..32 {
+                scope.spawn(|| {
+                    for _ in 0..5 {
+                        let before = begun.load(Ordering::SeqCst);
+                        syncs
+                            .sync(|| {
+                                let n = begun.fetch_add(1, Ordering::SeqCst) + 1;
+                                std::thread::sleep(std::time::Duration::from_millis(2));
+                                ended.fetch_max(n, Ordering::SeqCst);
+                                Ok(())
+                            })
+                            .expect("synced");
+                        assert!(ended.load(Ordering::SeqCst) > before, "a sync begun after the call ended before it returned");
+                    }
+                });
+            }
+        });
+        let n = begun.load(Ordering::SeqCst);
+        assert!((1..32 * 5).contains(&n), "{n} syncs for 160 calls");
+        let failed = syncs.sync(|| Err(std::io::Error::other("the disk is gone")));
+        assert_eq!(failed.map_err(|e| e.to_string()), Err("the disk is gone".to_string()));
+        assert!(syncs.sync(|| Ok(())).is_ok(), "the next sync is its own");
     }
 }
