@@ -158,8 +158,17 @@ pub fn event(ctx: &mut Ctx, side: Side) {
 }
 
 pub fn end(ctx: &mut Ctx) {
-    let cards: Vec<CardId> = ctx.st.in_play.iter().map(|p| p.card).collect();
-    for c in cards {
+    // The cards in play when the phase ends, in order, on the stack (this runs every turn; the
+    // headlines are two, with the cards their events put in play).
+    let mut buf = arrayvec::ArrayVec::<CardId, 8>::new();
+    let spill: Vec<CardId> = if ctx.st.in_play.len() <= buf.capacity() {
+        buf.extend(ctx.st.in_play.iter().map(|p| p.card));
+        Vec::new()
+    } else {
+        ctx.st.in_play.iter().map(|p| p.card).collect()
+    };
+    let cards: &[CardId] = if spill.is_empty() { &buf } else { &spill };
+    for &c in cards {
         ctx.dispose(c);
     }
 }

@@ -59,14 +59,16 @@ pub enum Stage {
 /// The rest of the turn from `stage` as a work stack (the last task runs first): the one list
 /// of the turn's phases after the deal (§4.5C–H).
 pub fn rest_of_turn(stage: Stage) -> Vec<Task> {
-    let mut v = vec![
+    // Room for the most a stage adds (the headline's two): made with six, the list grew again.
+    let mut v = Vec::with_capacity(8);
+    v.extend([
         Task::EndTurn,
         Task::ChinaFlip,
         Task::HeldCards,
         Task::SpaceDiscard { side: Side::Us },
         Task::SpaceDiscard { side: Side::Ussr },
         Task::MilOpsCheck,
-    ];
+    ]);
     match stage {
         Stage::EndOfTurn => {}
         Stage::ActionRound { round, side } => v.push(Task::ActionRound { round, side }),
