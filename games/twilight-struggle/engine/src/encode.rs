@@ -12,6 +12,7 @@
 
 use crate::card::{CardId, CardSet};
 use crate::game::Game;
+use crate::listing::Listing;
 use crate::map::{CountryId, Map};
 use crate::moves::{Move, PlayMode};
 use crate::side::Side;
@@ -138,6 +139,76 @@ pub fn action_id(m: &Move) -> Option<u32> {
     (u32::from(slot) < len).then_some(start + u32::from(slot))
 }
 
+/// The action ids of `listing`'s moves, in its order ([`Listing::for_each`]'s), into `out`
+/// (cleared first): the same ids as [`action_id`] of each visited move. An Ops decision's and
+/// a card play's moves are numbered straight from their sets (an id is the block's start plus
+/// the country or the card: no move is made and taken apart again), the standing moves and the
+/// written lists move by move. A batch numbers every decision's moves (the mask).
+pub fn legal_ids(listing: &Listing, out: &mut Vec<u32>) {
+    out.clear();
+    out.reserve(listing.len());
+    let standing = match listing {
+        Listing::Moves(v) => {
+            out.extend(v.iter().filter_map(action_id));
+            return;
+        }
+        Listing::Ops { allowed, standing } => {
+            // Countries outside the map have no id (as `action_id`): left out of the sets.
+            let [influence, realign, coup] = allowed.map(|s| s & MAP);
+            if realign | coup == 0 {
+                // Placements alone (after a card's first Op only one activity is open, §6).
+                each_bit(influence, |c| out.push(INFLUENCE + c));
+            } else {
+                // Country by country; at each, influence, realign, coup (the listing's order).
+                each_bit(influence | realign | coup, |c| {
+                    let bit = 1u128 << c;
+                    for (set, start) in [(influence, INFLUENCE), (realign, REALIGN), (coup, COUP)] {
+                        if set & bit != 0 {
+                            out.push(start + c);
+                        }
+                    }
+                });
+            }
+            standing
+        }
+        Listing::Cards { allowed, pass, standing } => {
+            // Card by card; for each, its modes in `PlayMode::ALL`'s order; then the pass.
+            let sets = allowed.map(|s| s.0 & DECK);
+            each_bit(sets.iter().fold(0, |m, s| m | s), |c| {
+                let bit = 1u128 << c;
+                for (k, set) in sets.iter().enumerate() {
+                    if set & bit != 0 {
+                        out.push(PLAY + (k * CARDS) as u32 + c);
+                    }
+                }
+            });
+            if *pass {
+                out.push(PASS);
+            }
+            standing
+        }
+    };
+    out.extend(standing.iter().filter_map(action_id));
+}
+
+/// The countries with a slot: the first [`COUNTRIES`] bits.
+const MAP: u128 = u128::MAX >> (128 - COUNTRIES);
+/// The cards with a slot: the first [`CARDS`] bits.
+const DECK: u128 = u128::MAX >> (128 - CARDS);
+
+/// Visit each set bit of `set`, lowest first. Word by word: 128-bit shifts cost several
+/// instructions.
+#[inline(always)]
+fn each_bit(set: u128, mut f: impl FnMut(u32)) {
+    for (word, first) in [(set as u64, 0), ((set >> 64) as u64, 64)] {
+        let mut w = word;
+        while w != 0 {
+            f(first + w.trailing_zeros());
+            w &= w - 1;
+        }
+    }
+}
+
 /// The move numbered `id` in `g`.
 pub fn move_of(g: &Game, id: u32) -> Option<Move> {
     if !(CANCEL_AT..CHOOSE).contains(&id) {
@@ -195,6 +266,16 @@ pub fn frame(g: &Game) -> Option<Frame> {
 /// `x / max`, at most 1: every value of the observation lies in [-1, 1].
 fn frac(x: usize, max: u8) -> f32 {
     (x as f32 / max as f32).min(1.0)
+}
+
+/// `frac(x, 10)`, the same value, by a multiplication: `x / 10` in `f32` is the division the
+/// map's 168 Influence values took at every decision (a division is several times a
+/// multiplication's cost), and `x * 0.1` in `f64`, rounded once to `f32`, gives the same
+/// `f32` for every count up to 10 (above, both are 1; every `u8` is checked in the tests).
+/// In `f32`, `9 * 0.1` would round up one step.
+#[inline(always)]
+fn tenths(x: u8) -> f32 {
+    (f64::from(x.min(10)) * 0.1) as f32
 }
 
 /// The four slots of every 4-bit pattern: `NIBBLES[n][j]` = 1 where bit `j` of `n` is set.
@@ -347,8 +428,8 @@ fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
     if let (Some(us), Some(ussr)) = (planes.next(), planes.next()) {
         let influence = st.influence.first_chunk::<COUNTRIES>().unwrap_or(&NO_INFLUENCE);
         for ((u, r), inf) in us.iter_mut().zip(ussr.iter_mut()).zip(influence) {
-            *u = frac(inf[0] as usize, 10);
-            *r = frac(inf[1] as usize, 10);
+            *u = tenths(inf[0]);
+            *r = tenths(inf[1]);
         }
     }
     let masks = st.masks();
@@ -367,6 +448,48 @@ mod tests {
         assert_eq!(Map::standard().countries.len(), COUNTRIES);
         // Card numbers run 1–110 (`CardSet` is a bitset over them).
         assert!(CardSet(u128::MAX >> (128 - CARDS)).iter().all(|c| card_slot(c).is_some()));
+    }
+
+    /// The ids straight from the sets are `action_id` of every move `for_each` visits.
+    fn ids_agree(l: &Listing) {
+        let mut visited = Vec::new();
+        l.for_each(|m| visited.extend(action_id(&m)));
+        let mut ids = vec![7];
+        legal_ids(l, &mut ids);
+        assert_eq!(ids, visited, "{l:?}");
+    }
+
+    #[test]
+    fn the_legal_ids_are_the_listed_moves_ids_in_order() {
+        let bits = |cs: &[u8]| cs.iter().fold(0u128, |m, c| m | 1u128 << c);
+        let set = |cs: &[u8]| CardSet(bits(cs));
+        let cancel = Move::Cancel { card: CardId(40), country: Some(CountryId(3)) };
+        // Countries and cards past the slots (84, 127; 111, 127) have no id.
+        for standing in [vec![], vec![Move::Pass, cancel, Move::Concede(crate::moves::Concession::Resign)]] {
+            for allowed in [
+                [bits(&[0, 3, 5, 6, 63, 64, 70, 83, 84, 127]), bits(&[5, 64, 80, 84]), bits(&[5, 7, 83, 127])],
+                [bits(&[0, 1, 63, 64, 65, 83, 90]), 0, 0],
+                [0, 0, bits(&[2, 64])],
+                [0, 0, 0],
+            ] {
+                ids_agree(&Listing::Ops { allowed, standing: standing.clone() });
+            }
+            for pass in [false, true] {
+                for allowed in [[set(&[1, 70, 111]), set(&[2, 70, 101, 127]), set(&[]), set(&[6, 64]), set(&[101, 110])], [set(&[]); 5]] {
+                    ids_agree(&Listing::Cards { allowed, pass, standing: standing.clone() });
+                }
+            }
+            let mut written = vec![Move::Headline(CardId(4)), Move::Choose(2), Move::Influence(CountryId(84))];
+            written.extend(standing.clone());
+            ids_agree(&Listing::Moves(written));
+        }
+    }
+
+    #[test]
+    fn tenths_are_the_fractions_of_ten() {
+        for x in 0..=u8::MAX {
+            assert_eq!(tenths(x).to_bits(), frac(x as usize, 10).to_bits(), "{x}");
+        }
     }
 
     #[test]
