@@ -140,9 +140,8 @@ impl arbiter_kernel::Game for Game {
         crate::encode::action_id(m)
     }
     fn legal_action_ids(&self, out: &mut Vec<u32>) {
-        // The legal moves are kept listed (`Game::listing`): numbered as visited, not written.
-        out.clear();
-        self.listing().for_each(|m| out.extend(crate::encode::action_id(&m)));
+        // The legal moves are kept listed (`Game::listing`): numbered from its sets, not written.
+        crate::encode::legal_ids(self.listing(), out);
     }
     fn move_of(&self, id: u32) -> Option<Move> {
         crate::encode::move_of(self, id)

@@ -12,6 +12,7 @@
 
 use crate::card::{CardId, CardSet};
 use crate::game::Game;
+use crate::listing::Listing;
 use crate::map::{CountryId, Map};
 use crate::moves::{Move, PlayMode};
 use crate::side::Side;
@@ -138,6 +139,88 @@ pub fn action_id(m: &Move) -> Option<u32> {
     (u32::from(slot) < len).then_some(start + u32::from(slot))
 }
 
+/// The action ids of `listing`'s moves, in its order ([`Listing::for_each`]'s), into `out`
+/// (cleared first): the same ids as [`action_id`] of each visited move. An Ops decision's and
+/// a card play's moves are numbered straight from their sets (an id is the block's start plus
+/// the country or the card: no move is made and taken apart again), the standing moves and the
+/// written lists move by move. A batch numbers every decision's moves (the mask).
+pub fn legal_ids(listing: &Listing, out: &mut Vec<u32>) {
+    // No `reserve`: the batch's list keeps its capacity from decision to decision, and
+    // counting the sets' bits costs a dozen instructions a word without `popcnt`.
+    out.clear();
+    let standing = match listing {
+        Listing::Moves(v) => {
+            out.extend(v.iter().filter_map(action_id));
+            return;
+        }
+        Listing::Ops { allowed, standing } => {
+            // Countries outside the map have no id (as `action_id`): left out of the sets.
+            let [influence, realign, coup] = allowed.map(|s| s & MAP);
+            if realign | coup == 0 {
+                // Placements alone (after a card's first Op only one activity is open, §6).
+                each_bit(influence, |c| out.push(INFLUENCE + c));
+            } else {
+                // Country by country; at each, influence, realign, coup (the listing's order).
+                // Word by word (64 countries each): 128-bit shifts cost several instructions.
+                for (word, first) in [(0, 0), (64, 64)] {
+                    let [i, r, k] = [influence, realign, coup].map(|s| (s >> word) as u64);
+                    let mut any = i | r | k;
+                    while any != 0 {
+                        let at = any.trailing_zeros();
+                        any &= any - 1;
+                        for (set, start) in [(i, INFLUENCE), (r, REALIGN), (k, COUP)] {
+                            if set >> at & 1 != 0 {
+                                out.push(start + first + at);
+                            }
+                        }
+                    }
+                }
+            }
+            standing
+        }
+        Listing::Cards { allowed, pass, standing } => {
+            // Card by card; for each, its modes in `PlayMode::ALL`'s order; then the pass.
+            let sets = allowed.map(|s| s.0 & DECK);
+            for (word, first) in [(0, 0), (64, 64)] {
+                let modes = sets.map(|s| (s >> word) as u64);
+                let mut any = modes.iter().fold(0, |m, s| m | s);
+                while any != 0 {
+                    let at = any.trailing_zeros();
+                    any &= any - 1;
+                    for (k, set) in modes.iter().enumerate() {
+                        if set >> at & 1 != 0 {
+                            out.push(PLAY + (k * CARDS) as u32 + first + at);
+                        }
+                    }
+                }
+            }
+            if *pass {
+                out.push(PASS);
+            }
+            standing
+        }
+    };
+    out.extend(standing.iter().filter_map(action_id));
+}
+
+/// The countries with a slot: the first [`COUNTRIES`] bits.
+const MAP: u128 = u128::MAX >> (128 - COUNTRIES);
+/// The cards with a slot: the first [`CARDS`] bits.
+const DECK: u128 = u128::MAX >> (128 - CARDS);
+
+/// Visit each set bit of `set`, lowest first. Word by word: 128-bit shifts cost several
+/// instructions.
+#[inline(always)]
+fn each_bit(set: u128, mut f: impl FnMut(u32)) {
+    for (word, first) in [(set as u64, 0), ((set >> 64) as u64, 64)] {
+        let mut w = word;
+        while w != 0 {
+            f(first + w.trailing_zeros());
+            w &= w - 1;
+        }
+    }
+}
+
 /// The move numbered `id` in `g`.
 pub fn move_of(g: &Game, id: u32) -> Option<Move> {
     if !(CANCEL_AT..CHOOSE).contains(&id) {
@@ -197,6 +280,16 @@ fn frac(x: usize, max: u8) -> f32 {
     (x as f32 / max as f32).min(1.0)
 }
 
+/// `frac(x, 10)`, the same value, by a multiplication: `x / 10` in `f32` is the division the
+/// map's 168 Influence values took at every decision (a division is several times a
+/// multiplication's cost), and `x * 0.1` in `f64`, rounded once to `f32`, gives the same
+/// `f32` for every count up to 10 (above, both are 1; every `u8` is checked in the tests).
+/// In `f32`, `9 * 0.1` would round up one step.
+#[inline(always)]
+fn tenths(x: u8) -> f32 {
+    (f64::from(x.min(10)) * 0.1) as f32
+}
+
 /// The four slots of every 4-bit pattern: `NIBBLES[n][j]` = 1 where bit `j` of `n` is set.
 const NIBBLES: [[f32; 4]; 16] = {
     let mut t = [[0.0; 4]; 16];
@@ -214,21 +307,104 @@ const NIBBLES: [[f32; 4]; 16] = {
     t
 };
 
+/// One bit of a 32-bit word per slot: `BITS[j]` = `1 << j`.
+const BITS: [u32; 32] = {
+    let mut t = [0; 32];
+    let mut j = 0;
+    while j < 32 {
+        t[j] = 1 << j;
+        j += 1;
+    }
+    t
+};
+
 /// Write `plane[i]` = 1 where bit `i` of `bits` is set, else 0, for every slot of the plane
 /// (bits past its end ignored). The whole plane, not a walk over the set bits: a walk's exit
 /// was mispredicted once per plane (15 planes, about 16.6 mispredictions a decision:
-/// BENCHMARKS.md, "the Python batch, margin"). Four slots at a time from a table of the 16
-/// patterns: a fixed number of slots compiles to straight-line code.
+/// BENCHMARKS.md, "the Python batch, margin"). 32 slots at a time, each its bit of a word
+/// compared (a fixed number of slots: straight-line vector code, as wide as the processor's
+/// vectors, [`wide`]), then the last few four at a time from a table of the 16 patterns.
 #[inline(always)]
 fn write_bits(plane: &mut [f32], bits: u128) {
-    let mut fours = plane.chunks_exact_mut(4);
+    let mut words = plane.chunks_exact_mut(32);
     let mut b = bits;
+    for word in &mut words {
+        let w = b as u32;
+        for (v, bit) in word.iter_mut().zip(BITS) {
+            *v = if w & bit != 0 { 1.0 } else { 0.0 };
+        }
+        b >>= 32;
+    }
+    let mut fours = words.into_remainder().chunks_exact_mut(4);
     for four in &mut fours {
         four.copy_from_slice(&NIBBLES[(b & 15) as usize]);
         b >>= 4;
     }
     for (v, x) in fours.into_remainder().iter_mut().zip(NIBBLES[(b & 15) as usize]) {
         *v = x;
+    }
+}
+
+/// The card planes (each card set of `card_bits` a plane), then the country planes: the two
+/// Influence planes from `influence`, then a plane for each country set of `country_bits`.
+/// Six of the observation's 6.2 KB: the stores are most of its cost.
+#[inline(always)]
+fn write_planes(
+    cards: &mut [f32; CARD_PLANES * CARDS],
+    card_bits: &[u128; CARD_PLANES],
+    countries: &mut [f32; COUNTRY_PLANES * COUNTRIES],
+    influence: &[[u8; 2]; COUNTRIES],
+    country_bits: &[u128; COUNTRY_PLANES - 2],
+) {
+    for (plane, bits) in cards.chunks_exact_mut(CARDS).zip(card_bits) {
+        write_bits(plane, *bits);
+    }
+    // Influence of each side (both planes in one pass over the map: it vectorises), then a
+    // plane per set.
+    let mut planes = countries.chunks_exact_mut(COUNTRIES);
+    if let (Some(us), Some(ussr)) = (planes.next(), planes.next()) {
+        for ((u, r), inf) in us.iter_mut().zip(ussr.iter_mut()).zip(influence) {
+            *u = tenths(inf[0]);
+            *r = tenths(inf[1]);
+        }
+    }
+    for (plane, bits) in planes.zip(country_bits) {
+        write_bits(plane, *bits);
+    }
+}
+
+/// [`write_planes`] compiled for the processor's 256-bit vectors (AVX2) where it has them
+/// (checked at run time, once per observation): the baseline x86-64 stores 16 bytes at a
+/// time, half as many slots a store. The same function as the one it calls, so both paths
+/// write alike (as `listing`'s `popcnt` dispatch).
+mod wide {
+    use super::{CARDS, CARD_PLANES, COUNTRIES, COUNTRY_PLANES};
+
+    pub(super) fn write_planes(
+        cards: &mut [f32; CARD_PLANES * CARDS],
+        card_bits: &[u128; CARD_PLANES],
+        countries: &mut [f32; COUNTRY_PLANES * COUNTRIES],
+        influence: &[[u8; 2]; COUNTRIES],
+        country_bits: &[u128; COUNTRY_PLANES - 2],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx2")]
+            fn fast(
+                cards: &mut [f32; CARD_PLANES * CARDS],
+                card_bits: &[u128; CARD_PLANES],
+                countries: &mut [f32; COUNTRY_PLANES * COUNTRIES],
+                influence: &[[u8; 2]; COUNTRIES],
+                country_bits: &[u128; COUNTRY_PLANES - 2],
+            ) {
+                super::write_planes(cards, card_bits, countries, influence, country_bits)
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the processor has AVX2 (just checked).
+                return unsafe { fast(cards, card_bits, countries, influence, country_bits) };
+            }
+        }
+        super::write_planes(cards, card_bits, countries, influence, country_bits)
     }
 }
 
@@ -337,24 +513,9 @@ fn observe_at(g: &Game, me: Side, frame: Option<Frame>, out: &mut [f32]) {
         one(headline_seen(other)),
         one(decision_card),
     ];
-    for (plane, bits) in cards.chunks_exact_mut(CARDS).zip(card_planes) {
-        write_bits(plane, bits);
-    }
-
-    // Influence of each side (both planes in one pass over the map: it vectorises), then
-    // control of each side, then the countries the Operations may still target.
-    let mut planes = countries.chunks_exact_mut(COUNTRIES);
-    if let (Some(us), Some(ussr)) = (planes.next(), planes.next()) {
-        let influence = st.influence.first_chunk::<COUNTRIES>().unwrap_or(&NO_INFLUENCE);
-        for ((u, r), inf) in us.iter_mut().zip(ussr.iter_mut()).zip(influence) {
-            *u = frac(inf[0] as usize, 10);
-            *r = frac(inf[1] as usize, 10);
-        }
-    }
+    let influence = st.influence.first_chunk::<COUNTRIES>().unwrap_or(&NO_INFLUENCE);
     let masks = st.masks();
-    for (plane, bits) in planes.zip([masks.control[0], masks.control[1], targets]) {
-        write_bits(plane, bits);
-    }
+    wide::write_planes(cards, &card_planes, countries, influence, &[masks.control[0], masks.control[1], targets]);
     debug_assert_eq!(Map::standard().countries.len(), COUNTRIES);
 }
 
@@ -367,6 +528,77 @@ mod tests {
         assert_eq!(Map::standard().countries.len(), COUNTRIES);
         // Card numbers run 1–110 (`CardSet` is a bitset over them).
         assert!(CardSet(u128::MAX >> (128 - CARDS)).iter().all(|c| card_slot(c).is_some()));
+    }
+
+    /// The ids straight from the sets are `action_id` of every move `for_each` visits.
+    fn ids_agree(l: &Listing) {
+        let mut visited = Vec::new();
+        l.for_each(|m| visited.extend(action_id(&m)));
+        let mut ids = vec![7];
+        legal_ids(l, &mut ids);
+        assert_eq!(ids, visited, "{l:?}");
+    }
+
+    #[test]
+    fn the_legal_ids_are_the_listed_moves_ids_in_order() {
+        let bits = |cs: &[u8]| cs.iter().fold(0u128, |m, c| m | 1u128 << c);
+        let set = |cs: &[u8]| CardSet(bits(cs));
+        let cancel = Move::Cancel { card: CardId(40), country: Some(CountryId(3)) };
+        // Countries and cards past the slots (84, 127; 111, 127) have no id.
+        for standing in [vec![], vec![Move::Pass, cancel, Move::Concede(crate::moves::Concession::Resign)]] {
+            for allowed in [
+                [bits(&[0, 3, 5, 6, 63, 64, 70, 83, 84, 127]), bits(&[5, 64, 80, 84]), bits(&[5, 7, 83, 127])],
+                [bits(&[0, 1, 63, 64, 65, 83, 90]), 0, 0],
+                [0, 0, bits(&[2, 64])],
+                [0, 0, 0],
+            ] {
+                ids_agree(&Listing::Ops { allowed, standing: standing.clone() });
+            }
+            for pass in [false, true] {
+                for allowed in [[set(&[1, 70, 111]), set(&[2, 70, 101, 127]), set(&[]), set(&[6, 64]), set(&[101, 110])], [set(&[]); 5]] {
+                    ids_agree(&Listing::Cards { allowed, pass, standing: standing.clone() });
+                }
+            }
+            let mut written = vec![Move::Headline(CardId(4)), Move::Choose(2), Move::Influence(CountryId(84))];
+            written.extend(standing.clone());
+            ids_agree(&Listing::Moves(written));
+        }
+    }
+
+    #[test]
+    fn the_planes_are_written_alike_on_every_path() {
+        let card_bits: [u128; CARD_PLANES] =
+            std::array::from_fn(|k| (0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834u128).rotate_left(13 * k as u32) | u128::from(k == 3) << 110);
+        let country_bits = [u128::MAX, 0x5555_0000_ffff_1234_8421_0000_0000_0001, 1 << 83];
+        let influence: [[u8; 2]; COUNTRIES] = std::array::from_fn(|i| [(i % 13) as u8, (i * 7 % 256) as u8]);
+        let (mut cards, mut countries) = ([9.0; CARD_PLANES * CARDS], [9.0; COUNTRY_PLANES * COUNTRIES]);
+        wide::write_planes(&mut cards, &card_bits, &mut countries, &influence, &country_bits);
+        // Slot by slot, as read from the sets.
+        for (k, bits) in card_bits.iter().enumerate() {
+            for i in 0..CARDS {
+                assert_eq!(cards[k * CARDS + i], (bits >> i & 1) as f32, "card plane {k}, slot {i}");
+            }
+        }
+        for (i, inf) in influence.iter().enumerate() {
+            assert_eq!(countries[i], frac(inf[0] as usize, 10));
+            assert_eq!(countries[COUNTRIES + i], frac(inf[1] as usize, 10));
+        }
+        for (k, bits) in country_bits.iter().enumerate() {
+            for i in 0..COUNTRIES {
+                assert_eq!(countries[(2 + k) * COUNTRIES + i], (bits >> i & 1) as f32, "country plane {k}, slot {i}");
+            }
+        }
+        // The baseline path writes the same.
+        let (mut cards2, mut countries2) = ([9.0; CARD_PLANES * CARDS], [9.0; COUNTRY_PLANES * COUNTRIES]);
+        write_planes(&mut cards2, &card_bits, &mut countries2, &influence, &country_bits);
+        assert_eq!((cards, countries), (cards2, countries2));
+    }
+
+    #[test]
+    fn tenths_are_the_fractions_of_ten() {
+        for x in 0..=u8::MAX {
+            assert_eq!(tenths(x).to_bits(), frac(x as usize, 10).to_bits(), "{x}");
+        }
     }
 
     #[test]
