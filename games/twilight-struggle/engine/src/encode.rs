@@ -376,36 +376,20 @@ fn write_planes(
 /// [`write_planes`] compiled for the processor's 256-bit vectors (AVX2) where it has them
 /// (checked at run time, once per observation): the baseline x86-64 stores 16 bytes at a
 /// time, half as many slots a store. The same function as the one it calls, so both paths
-/// write alike (as `listing`'s `popcnt` dispatch).
+/// write alike (`cpu::dispatch!`, as `listing`'s `popcnt`).
 mod wide {
     use super::{CARDS, CARD_PLANES, COUNTRIES, COUNTRY_PLANES};
 
-    pub(super) fn write_planes(
-        cards: &mut [f32; CARD_PLANES * CARDS],
-        card_bits: &[u128; CARD_PLANES],
-        countries: &mut [f32; COUNTRY_PLANES * COUNTRIES],
-        influence: &[[u8; 2]; COUNTRIES],
-        country_bits: &[u128; COUNTRY_PLANES - 2],
-    ) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            #[target_feature(enable = "avx2")]
-            fn fast(
-                cards: &mut [f32; CARD_PLANES * CARDS],
-                card_bits: &[u128; CARD_PLANES],
-                countries: &mut [f32; COUNTRY_PLANES * COUNTRIES],
-                influence: &[[u8; 2]; COUNTRIES],
-                country_bits: &[u128; COUNTRY_PLANES - 2],
-            ) {
-                super::write_planes(cards, card_bits, countries, influence, country_bits)
-            }
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the processor has AVX2 (just checked).
-                return unsafe { fast(cards, card_bits, countries, influence, country_bits) };
-            }
-        }
-        super::write_planes(cards, card_bits, countries, influence, country_bits)
-    }
+    crate::cpu::dispatch!(
+        "avx2",
+        fn write_planes(
+            cards: &mut [f32; CARD_PLANES * CARDS],
+            card_bits: &[u128; CARD_PLANES],
+            countries: &mut [f32; COUNTRY_PLANES * COUNTRIES],
+            influence: &[[u8; 2]; COUNTRIES],
+            country_bits: &[u128; COUNTRY_PLANES - 2]
+        )
+    );
 }
 
 /// Write what `me` may know into `out` (length [`OBSERVATION`]).

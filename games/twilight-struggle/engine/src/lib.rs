@@ -34,6 +34,7 @@ pub mod card;
 pub mod computer;
 pub mod contract;
 pub mod coup;
+pub(crate) mod cpu;
 pub mod ctx;
 pub mod defcon;
 pub mod effect;

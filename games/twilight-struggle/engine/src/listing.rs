@@ -316,32 +316,15 @@ fn count64(m: u64) -> usize {
 /// the same function as the one it calls, so both paths answer alike.
 mod popcnt {
     use super::Move;
-
-    macro_rules! dispatch {
-        ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {
-            $(#[$doc])*
-            pub(super) fn $name($($arg: $ty),*) -> $ret {
-                #[cfg(target_arch = "x86_64")]
-                {
-                    #[target_feature(enable = "popcnt")]
-                    fn fast($($arg: $ty),*) -> $ret {
-                        super::$name($($arg),*)
-                    }
-                    if std::arch::is_x86_feature_detected!("popcnt") {
-                        // SAFETY: the processor has `popcnt` (just checked).
-                        return unsafe { fast($($arg),*) };
-                    }
-                }
-                super::$name($($arg),*)
-            }
-        };
-    }
+    use crate::cpu::dispatch;
 
     dispatch!(
+        "popcnt",
         /// [`super::count_all`].
         fn count_all(sets: &[u128]) -> usize
     );
     dispatch!(
+        "popcnt",
         /// [`super::ops_nth`].
         fn ops_nth(allowed: &[u128; 3], i: usize) -> Result<Move, usize>
     );
