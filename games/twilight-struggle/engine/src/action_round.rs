@@ -168,6 +168,8 @@ pub struct Judge<'a> {
 }
 
 impl<'a> Judge<'a> {
+    /// Inlined into the listing, which reads only `listing`: the judge is not copied out to it.
+    #[inline]
     pub fn new(p: Position<'a>, pt: &'a PlayTask, explain: bool) -> Judge<'a> {
         let scoring_lock = if pt.is_round() { must_play_scoring(p, pt.side) } else { None };
         let cards = cards(p, pt);

@@ -70,9 +70,46 @@ pub fn marker_cost(enemy_controlled: bool) -> u8 {
 /// §6.1.1, §6.1.4: the countries in or next to one holding the player's Influence at the start
 /// of the round, and those next to the player's own superpower.
 pub fn access_mask(p: Position, side: Side) -> u128 {
-    let map = Map::standard();
     let had = p.st.round_start_presence[side.idx()];
-    crate::map::iter_mask(had).fold(had | map.superpower_mask(side), |m, c| m | map.adjacency_mask(c))
+    had | Map::standard().superpower_mask(side) | next_to(had)
+}
+
+/// The countries next to any of `countries`.
+fn next_to(countries: u128) -> u128 {
+    let neighbours = neighbours();
+    let mut m = 0;
+    // One entry per run of eight countries, each half of the set in turn (128-bit shifts and
+    // counts take several instructions each).
+    for (half, first_run) in [(countries as u64, 0), ((countries >> 64) as u64, 8)] {
+        let mut h = half;
+        while h != 0 {
+            let run = h.trailing_zeros() / 8;
+            m |= neighbours[first_run + run as usize][(h >> (8 * run)) as usize & 0xff];
+            h &= !(0xff << (8 * run));
+        }
+    }
+    m
+}
+
+/// The countries next to any of a set of countries (§6.1.1), by runs of eight: for each run of
+/// eight country ids (`8 * r .. 8 * r + 8`) and each subset of it (its eight bits), the union
+/// of their adjacency masks, built once from the map. [`next_to`] reads one entry per run
+/// holding a country instead of one mask per country.
+fn neighbours() -> &'static [[u128; 256]; 16] {
+    static NEIGHBOURS: std::sync::OnceLock<Box<[[u128; 256]; 16]>> = std::sync::OnceLock::new();
+    NEIGHBOURS.get_or_init(|| {
+        let map = Map::standard();
+        let mut t = Box::new([[0u128; 256]; 16]);
+        for (run, row) in t.iter_mut().enumerate() {
+            // Each subset: the subset without its lowest country, and that country's neighbours.
+            for subset in 1..256usize {
+                let id = 8 * run + subset.trailing_zeros() as usize;
+                let adjacent = if map.all_mask() >> id & 1 != 0 { map.adjacency_mask(CountryId(id as u8)) } else { 0 };
+                row[subset] = row[subset & (subset - 1)] | adjacent;
+            }
+        }
+        t
+    })
 }
 
 /// An access mask (§6.1.1) kept from one Ops decision's listing to the next (`Game` keeps it
@@ -339,7 +376,9 @@ impl<'a> Judge<'a> {
     }
 
     /// [`Judge::new`], reading the access mask from `access` where it holds (and keeping it
-    /// there otherwise): the listing, from one Op of a card to the next.
+    /// there otherwise): the listing, from one Op of a card to the next. Inlined into the
+    /// listing, which reads only `allowed`: the judge is not copied out to it.
+    #[inline]
     pub fn kept(p: Position<'a>, o: &'a OpsTask, explain: bool, access: &mut KeptAccess) -> Judge<'a> {
         let (values, one_value) = values_kept(p, o, &mut access.1);
         let map = Map::standard();
@@ -617,5 +656,34 @@ pub fn finish(ctx: &mut Ctx, o: &OpsTask, why: &str) {
         ctx.log(format!("{} Ops value: {v}; {} spent, {unused} lost: {why}", o.side, o.spent));
     } else {
         ctx.log(format!("{} Ops value: {v}; all spent", o.side));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The countries next to a set, read by runs of eight, are those of its countries'
+    /// adjacency masks: for every country alone, every pair of countries, and sets of many.
+    #[test]
+    fn next_to_by_runs_is_the_union_of_adjacency() {
+        let map = Map::standard();
+        let by_fold = |s: u128| crate::map::iter_mask(s).fold(0, |m, c| m | map.adjacency_mask(c));
+        let all = map.all_mask();
+        let ids: Vec<u32> = (0..128).filter(|i| all >> i & 1 != 0).collect();
+        for &a in &ids {
+            for &b in &ids {
+                let s = 1u128 << a | 1u128 << b;
+                assert_eq!(next_to(s), by_fold(s), "countries {a} and {b}");
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834u128;
+        for _ in 0..1000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            assert_eq!(next_to(x & all), by_fold(x & all));
+        }
+        assert_eq!(next_to(all), by_fold(all));
     }
 }
