@@ -33,6 +33,9 @@ pub fn check_invariants(g: &Game) -> Result<(), String> {
             g.kept_access()
         ));
     }
+    if !arbiter_twilight::ops::reading_agrees(g.pos()) {
+        return Err("the reading of the effects kept (vetoes, Ops modifiers, Ops values) disagrees with a fresh one".into());
+    }
     if let Some(arbiter_twilight::Task::Ops(o)) = st.stack.last() {
         if !arbiter_twilight::ops::kept_values_agree(g.pos(), o) {
             return Err(format!("the Ops values kept from the last Op disagree with the effects in play: {o:?}"));

@@ -1200,12 +1200,13 @@ fn an_access_mask_kept_between_ops_listings_holds_only_for_its_round_start() {
     assert_eq!(kept.get(g2.pos(), Side::Us), access_mask(g2.pos(), Side::Us));
 }
 
-/// The Ops values a listing folds for the first Op of a card (`ops::KeptCardValues`, kept for
-/// that Op's apply) are read only for that side and card under the effects' version they were
-/// folded under; the invariant checks catch kept values that disagree.
+/// The Ops values of the first Op of a card are read from the thread's reading of the effects,
+/// which a game finds again without comparing its effects while they keep their version
+/// (`ops::KeptReading`, in `KeptAccess`); the invariant checks ask that the reading it names
+/// holds and agrees with a fresh one, and a name under another version is not asked.
 #[test]
 fn ops_values_a_listing_keeps_for_a_first_op_hold_only_under_their_effects() {
-    use arbiter_twilight::ops::{KeptAccess, KeptCardValues};
+    use arbiter_twilight::ops::{KeptAccess, KeptReading};
     // Duck and Cover is 3 Ops; Containment makes it 4 for the US.
     let mut g = at_round(Side::Us, &[], |st| {
         set_inf(st, "Israel", 1, 0);
@@ -1214,13 +1215,12 @@ fn ops_values_a_listing_keeps_for_a_first_op_hold_only_under_their_effects() {
     });
     play(&mut g, &["play \"Duck and Cover\" ops"]);
     let kept = g.kept_access();
-    let Some((version, side, card, open, values)) = kept.1 .0 else { panic!("the first Op's listing keeps the values: {kept:?}") };
-    assert_eq!((side, values[0][0]), (Side::Us, 4));
+    let Some((generation, version)) = kept.1 .0 else { panic!("the first Op's listing names the reading: {kept:?}") };
+    assert_eq!(version, g.state().effects_version.0);
     assert!(kept.agrees(g.pos()));
-    let wrong = KeptAccess(kept.0, KeptCardValues(Some((version, side, card, open, [[3; 2]; 2]))));
-    assert!(!wrong.agrees(g.pos()), "kept values that disagree are caught");
-    let stale = KeptAccess(kept.0, KeptCardValues(Some((version.wrapping_add(1), side, card, open, [[3; 2]; 2]))));
-    assert!(stale.agrees(g.pos()), "values kept under other effects are not asked");
+    assert!(arbiter_twilight::ops::reading_agrees(g.pos()));
+    let stale = KeptAccess(kept.0, KeptReading(Some((generation, version.wrapping_add(1)))));
+    assert!(stale.agrees(g.pos()), "a reading named under other effects is not asked");
     // The first marker's apply reads them: 4 Ops, so three markers more.
     play(&mut g, &["influence Israel", "influence Israel", "influence Israel"]);
     assert!(matches!(g.state().stack.last(), Some(Task::Ops(_))), "{:?}", g.state().stack.last());

@@ -11,6 +11,7 @@ use crate::instr::{DomainEvent, Instr};
 use crate::listing::Listing;
 use crate::log;
 use crate::moves::{Move, PlayMode};
+use crate::ops::{KeptAccess, KeptReading};
 use crate::refuse;
 use crate::registry::{Position, Prompt};
 use crate::side::Side;
@@ -169,6 +170,15 @@ pub struct Judge<'a> {
 
 impl<'a> Judge<'a> {
     pub fn new(p: Position<'a>, pt: &'a PlayTask, explain: bool) -> Judge<'a> {
+        Judge::kept(p, pt, explain, &mut KeptReading::default())
+    }
+
+    /// [`Judge::new`], finding the thread's reading of the effects (the Ops values of the
+    /// space race) as `reading` names it (`ops::with_values_kept`): the listing, from one
+    /// decision to the next. Inlined into the listing, which reads only `listing`: the judge is
+    /// not copied out to it.
+    #[inline]
+    pub fn kept(p: Position<'a>, pt: &'a PlayTask, explain: bool, reading: &mut KeptReading) -> Judge<'a> {
         let scoring_lock = if pt.is_round() { must_play_scoring(p, pt.side) } else { None };
         let cards = cards(p, pt);
         let occurs = if pt.event_cancelled { CardSet::default() } else { p.events_possible(cards, pt.side) };
@@ -177,20 +187,19 @@ impl<'a> Judge<'a> {
         // The card-independent part of the space race judged once (most turns it is closed).
         let next_box = if pt.modes.allows(PlayMode::Space) { crate::space_race::next_box(p, pt.side, false).ok() } else { None };
         let space = match next_box {
-            Some(next) => {
-                // The Ops modifiers only where a card's Ops are judged (most turns the race
-                // is closed to this side: none are collected).
-                let mods = p.ops_modifiers();
-                // One card asked for each group of cards of the same Ops value.
+            // The Ops values only where a card's Ops are judged (most turns the race is closed
+            // to this side: none are read), from the thread's reading of the effects
+            // (`ops::with_values`), one card asked for each group of cards of the same Ops value.
+            Some(next) => crate::ops::with_values_kept(p, reading, |values| {
                 let mut space = CardSet::default();
                 for group in crate::ctx::ops_groups(p, CardSet(cards.0 & !scoring.0)) {
                     let first = group.iter().next();
-                    if first.is_some_and(|c| crate::space_race::card_suffices(p, &mods, pt.side, c, next, false).is_ok()) {
+                    if first.is_some_and(|c| crate::space_race::card_suffices(p, values, pt.side, c, next, false).is_ok()) {
                         space.0 |= group.0;
                     }
                 }
                 space
-            }
+            }),
             None => CardSet::default(),
         };
         let mut j = Judge { p, pt, explain, cards, scoring_lock, occurs, scoring, opponents, space, allowed: [CardSet::default(); 5] };
@@ -407,7 +416,7 @@ impl<'a> Judge<'a> {
                     PlayMode::OpsThenEvent | PlayMode::EventThenOps => {
                         refuse!(explain, "§5.2", "the event of {name} would not take place now: play it for `ops`")
                     }
-                    PlayMode::Space => match crate::space_race::check_with(p, &p.ops_modifiers(), side, card, explain) {
+                    PlayMode::Space => match crate::space_race::check(p, side, card, explain) {
                         Err(why) => Err(why),
                         Ok(()) => Err(Illegal::new("the space race refused this card (engine inconsistency)", "engine")),
                     },
@@ -426,9 +435,10 @@ fn by_card<'a>(p: Position<'a>, pt: &PlayTask) -> (&'a str, &'static str) {
     }
 }
 
-/// The legal card plays (see [`Judge::listing`]).
-pub fn listing(p: Position, pt: &PlayTask) -> Listing {
-    Judge::new(p, pt, false).listing()
+/// The legal card plays (see [`Judge::listing`]), finding the thread's reading of the effects
+/// as `access` names it (and naming it there).
+pub fn listing(p: Position, pt: &PlayTask, access: &mut KeptAccess) -> Listing {
+    Judge::kept(p, pt, false, &mut access.1).listing()
 }
 
 pub fn apply(ctx: &mut Ctx, pt: PlayTask, m: &Move) {

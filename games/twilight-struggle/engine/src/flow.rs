@@ -115,7 +115,7 @@ pub fn listing_kept(p: Position, access: &mut ops::KeptAccess) -> (Listing, Opti
             None => return (Listing::default(), Some(e.side)),
         },
         Some(Pending::Ops(o)) => (Listing::Ops { allowed: ops::Judge::kept(p, o, false, access).allowed(), standing: Vec::new() }, o.side),
-        Some(Pending::PlayCard(pt)) => (action_round::listing(p, pt), pt.side),
+        Some(Pending::PlayCard(pt)) => (action_round::listing(p, pt, access), pt.side),
         Some(Pending::HeadlineChoose { side }) => (Listing::Moves(headline::legal(p, side)), side),
         Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. } | Pending::SpaceDiscard { .. }) => {
             (Listing::Moves(candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect()), decider(p, t))

@@ -288,7 +288,7 @@ impl Game {
             if !scripted || (ctx.exhausted.is_none() && ctx.fault.is_none()) {
                 self.in_play = ctx.effects_in_play();
                 // Checked against the state at every use, but keyed in part by the effects'
-                // version (`ops::KeptCardValues`), which a discarded copy's other effects may
+                // version (`ops::KeptReading`), which a discarded copy's other effects may
                 // have reached: kept only with the state it was kept under.
                 self.access = ctx.access.get();
             }

@@ -2,15 +2,16 @@
 //! re-checked per marker, §6.1.2), realignment one roll at a time, or one coup. The Ops value
 //! follows how the Ops are actually spent (the China Card's and Vietnam Revolts' conditions).
 
-use crate::card::CardId;
+use crate::card::{CardId, CardSet};
 use crate::ctx::{self, Ctx};
 use crate::defcon;
+use crate::effect::Effect;
 use crate::error::{illegal, Illegal};
 use crate::log;
 use crate::map::{CountryId, Map};
 use crate::moves::Move;
-use crate::permission::Action;
-use crate::pipeline::{OpsCondition, Spend, Traced};
+use crate::permission::{Action, ScopeParts, Veto};
+use crate::pipeline::{OpsCondition, OpsModifier, Spend, Traced};
 use crate::refuse;
 use crate::registry::Position;
 use crate::side::Side;
@@ -25,10 +26,10 @@ pub fn value(p: Position, o: &OpsTask, spend: Spend) -> Traced {
 }
 
 /// [`value`]'s number alone, without its trace's words (quiet play): the same fold of the same
-/// modifiers (`pipeline::ops_number`).
+/// modifiers (`pipeline::ops_number`), read from the thread's reading of the effects.
 fn value_number(p: Position, o: &OpsTask, spend: Spend) -> i32 {
     match o.card {
-        Some(card) => ctx::ops_number(p, card, o.side, spend),
+        Some(card) => with_values(p, |v| v.of(o.side, card)[spend.all_in_asia as usize][spend.all_in_southeast_asia as usize]),
         None => o.granted as i32,
     }
 }
@@ -70,9 +71,46 @@ pub fn marker_cost(enemy_controlled: bool) -> u8 {
 /// §6.1.1, §6.1.4: the countries in or next to one holding the player's Influence at the start
 /// of the round, and those next to the player's own superpower.
 pub fn access_mask(p: Position, side: Side) -> u128 {
-    let map = Map::standard();
     let had = p.st.round_start_presence[side.idx()];
-    crate::map::iter_mask(had).fold(had | map.superpower_mask(side), |m, c| m | map.adjacency_mask(c))
+    had | Map::standard().superpower_mask(side) | next_to(had)
+}
+
+/// The countries next to any of `countries`.
+fn next_to(countries: u128) -> u128 {
+    let neighbours = neighbours();
+    let mut m = 0;
+    // One entry per run of eight countries, each half of the set in turn (128-bit shifts and
+    // counts take several instructions each).
+    for (half, first_run) in [(countries as u64, 0), ((countries >> 64) as u64, 8)] {
+        let mut h = half;
+        while h != 0 {
+            let run = h.trailing_zeros() / 8;
+            m |= neighbours[first_run + run as usize][(h >> (8 * run)) as usize & 0xff];
+            h &= !(0xff << (8 * run));
+        }
+    }
+    m
+}
+
+/// The countries next to any of a set of countries (§6.1.1), by runs of eight: for each run of
+/// eight country ids (`8 * r .. 8 * r + 8`) and each subset of it (its eight bits), the union
+/// of their adjacency masks, built once from the map. [`next_to`] reads one entry per run
+/// holding a country instead of one mask per country.
+fn neighbours() -> &'static [[u128; 256]; 16] {
+    static NEIGHBOURS: std::sync::OnceLock<Box<[[u128; 256]; 16]>> = std::sync::OnceLock::new();
+    NEIGHBOURS.get_or_init(|| {
+        let map = Map::standard();
+        let mut t = Box::new([[0u128; 256]; 16]);
+        for (run, row) in t.iter_mut().enumerate() {
+            // Each subset: the subset without its lowest country, and that country's neighbours.
+            for subset in 1..256usize {
+                let id = 8 * run + subset.trailing_zeros() as usize;
+                let adjacent = if map.all_mask() >> id & 1 != 0 { map.adjacency_mask(CountryId(id as u8)) } else { 0 };
+                row[subset] = row[subset & (subset - 1)] | adjacent;
+            }
+        }
+        t
+    })
 }
 
 /// An access mask (§6.1.1) kept from one Ops decision's listing to the next (`Game` keeps it
@@ -82,53 +120,27 @@ pub fn access_mask(p: Position, side: Side) -> u128 {
 /// copied with every push and pop of the work stack, and 48 bytes more made those copies cost
 /// more than the fold they saved.
 ///
-/// It also carries the Ops values a listing folded for an Op whose task kept none
-/// ([`KeptCardValues`]), for that Op's `apply`.
+/// It also carries which reading of the effects ([`KeptReading`]) was last found to be of this
+/// game's effects, so that the next decision under the same effects need not compare them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct KeptAccess(pub Option<(Side, u128, u128)>, pub KeptCardValues);
+pub struct KeptAccess(pub Option<(Side, u128, u128)>, pub KeptReading);
 
-/// The Ops values ([`values_for`]) a listing folded for an Op whose task kept none (the first
-/// Op of a card), kept for that Op's `apply` (`continue_or_finish`), which folded them again
-/// before the task could keep them (`OpsTask::kept`). With every input of the fold: the effects'
-/// version, the side, the card, and the ways of spending still open then (a closed way's value
-/// is 0, not its value). It holds for a task of that side and card whose open ways are among
-/// them, under that version, which every use checks.
+/// The thread's reading of the effects (its generation, `Reading::generation`) last found to
+/// be of this game's effects, with their version then (`State::effects_version`): while the
+/// game's effects keep that version (they are the same effects) and the thread keeps that
+/// reading (no reading has the generation of another), the reading holds without comparing the
+/// effects, which costs more than the reading saves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct KeptCardValues(pub Option<(u32, Side, CardId, Spend, [[i8; 2]; 2])>);
+pub struct KeptReading(pub Option<(u64, u32)>);
 
-impl KeptCardValues {
-    /// The values kept for `o`, if they hold.
-    fn get(&self, p: Position, o: &OpsTask) -> Option<[[i32; 2]; 2]> {
-        match (self.0, o.card) {
-            (Some((version, side, card, open, values)), Some(c))
-                if version == p.st.effects_version.0
-                    && side == o.side
-                    && card == c
-                    && (open.all_in_asia || !o.spend.all_in_asia)
-                    && (open.all_in_southeast_asia || !o.spend.all_in_southeast_asia) =>
-            {
-                Some(values.map(|row| row.map(i32::from)))
-            }
-            _ => None,
-        }
-    }
-
-    /// Keep `values`, folded for `o` (none if they do not fit the kept form, or the Ops were
-    /// granted by an event: those fold nothing).
-    fn keep(p: Position, o: &OpsTask, values: [[i32; 2]; 2]) -> KeptCardValues {
-        match (keep(p, values), o.card) {
-            (KeptValues(Some((version, kept))), Some(card)) => KeptCardValues(Some((version, o.side, card, o.spend, kept))),
-            _ => KeptCardValues(None),
-        }
-    }
-
-    /// Do the kept values, where they hold in `p`, agree with those folded afresh? (The
-    /// invariant checks, after every move.)
+impl KeptReading {
+    /// Does the reading, where this says it holds for `p`, hold, and agree with one made
+    /// afresh? (The invariant checks, after every move.)
     pub fn agrees(&self, p: Position) -> bool {
         match self.0 {
-            Some((version, side, card, open, _)) if version == p.st.effects_version.0 => {
-                let o = OpsTask { spend: open, ..OpsTask::for_card(side, card) };
-                self.get(p, &o) == Some(fold_values(p, &o).0)
+            Some((generation, version)) if version == p.st.effects_version.0 => {
+                let current = READING.with_borrow(|r| r.generation == generation);
+                !current || (READING.with_borrow(|r| r.holds(p)) && reading_agrees(p))
             }
             Some(_) | None => true,
         }
@@ -149,8 +161,8 @@ impl KeptAccess {
         }
     }
 
-    /// Does the kept mask, where it holds in `p`, agree with one computed afresh? (The
-    /// invariant checks, after every move.)
+    /// Does the kept mask, where it holds in `p`, agree with one computed afresh, and the
+    /// reading it names? (The invariant checks, after every move.)
     pub fn agrees(&self, p: Position) -> bool {
         let access = match self.0 {
             Some((side, had, access)) if had == p.st.round_start_presence[side.idx()] => access == access_mask(p, side),
@@ -176,19 +188,12 @@ fn values_for(p: Position, o: &OpsTask) -> ([[i32; 2]; 2], bool) {
     }
 }
 
-/// [`values_for`], reading the values a listing kept (`card_values`) where the task keeps none,
-/// and keeping there those it folds.
-fn values_kept(p: Position, o: &OpsTask, card_values: &mut KeptCardValues) -> ([[i32; 2]; 2], bool) {
+/// [`values_for`], reading the values from the thread's reading of the effects where the task
+/// keeps none (its first Op).
+fn values_kept(p: Position, o: &OpsTask, reading: &mut Reading) -> ([[i32; 2]; 2], bool) {
     match o.kept.0 {
         Some((version, _)) if version == p.st.effects_version.0 => values_for(p, o),
-        _ => match card_values.get(p, o) {
-            Some(values) => one_value(o, values),
-            None => {
-                let folded = fold_values(p, o);
-                *card_values = KeptCardValues::keep(p, o, folded.0);
-                folded
-            }
-        },
+        _ => read_values(&mut Values { p, reading }, o),
     }
 }
 
@@ -198,6 +203,24 @@ fn one_value(o: &OpsTask, values: [[i32; 2]; 2]) -> ([[i32; 2]; 2], bool) {
         .into_iter()
         .all(|(a, s)| !open_way(o, a, s) || values[a as usize][s as usize] == values[0][0]);
     (values, one)
+}
+
+/// [`fold_values`]' values read from the thread's reading of the effects (`Values`): the same
+/// values, 0 for a way no longer open.
+fn read_values(values: &mut Values, o: &OpsTask) -> ([[i32; 2]; 2], bool) {
+    let Some(card) = o.card else {
+        let v = o.granted as i32;
+        return ([[v; 2]; 2], true);
+    };
+    let mut v = values.of(o.side, card);
+    for asia in [false, true] {
+        for sea in [false, true] {
+            if !open_way(o, asia, sea) {
+                v[asia as usize][sea as usize] = 0;
+            }
+        }
+    }
+    one_value(o, v)
 }
 
 /// [`values_for`] folded afresh from the Ops modifiers in play.
@@ -315,11 +338,239 @@ fn kind_index(kind: OpsKind) -> usize {
     }
 }
 
+/// A veto in play as the Ops judge reads it: who may not do what, and its scope
+/// (`Veto::scope_parts`), read from the effects once for as long as they stay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct KeptVeto {
+    actor: Side,
+    actions: &'static [Action],
+    scope: ScopeParts,
+}
+
+impl KeptVeto {
+    fn of(v: &Veto, st: &crate::state::State) -> KeptVeto {
+        KeptVeto { actor: v.actor, actions: v.actions, scope: v.scope_parts(st) }
+    }
+    /// `Veto::applies`.
+    fn applies(&self, actor: Side, action: Action) -> bool {
+        actor == self.actor && self.actions.contains(&action)
+    }
+}
+
+/// The rows of the Ops values: a card's printed Ops, 0 to 4, then The China Card. The fold
+/// (`ctx::ops_number_with`) reads of a card only these (`ctx::ops_groups`).
+const ROWS: usize = 6;
+const CHINA_ROW: usize = ROWS - 1;
+
+/// What the Ops judges read of the effects in play, read once for as long as they stay instead
+/// of at every decision: the vetoes (§6: NATO, US/Japan Mutual Defense Pact…), the Ops
+/// modifiers (§7.4), and the Ops values folded from them, by row, side and way of spending.
+struct Reading {
+    /// What it was read from: the ruleset's lasting effects (`Ruleset::lasting_id`) and the
+    /// effects in play, in order. A lasting effect's vetoes and modifiers are a function of its
+    /// effect alone (`Lasting::vetoes`, `Lasting::ops_modifiers`), and a veto's scope reads of
+    /// the effects only which are in play (`Veto::scope_parts`), so equal keys give an equal
+    /// reading. `None`: nothing read yet.
+    key: Option<u64>,
+    effects: Vec<Effect>,
+    /// This reading's number, new at every reading and unique across threads (0: none yet),
+    /// which a game keeps to find it again ([`KeptReading`]).
+    generation: u64,
+    vetoes: Vec<KeptVeto>,
+    mods: Vec<OpsModifier>,
+    /// None of `mods` is conditional: every way of spending a card other than The China Card
+    /// (whose own +1 is conditional, §9.6) has one value.
+    unconditional: bool,
+    /// Per side, the values folded (bit `4 * row + way`).
+    folded: [u32; 2],
+    /// Per side and row, the value of each way, `2 * all in Asia + all in Southeast Asia`.
+    values: [[[i32; 4]; ROWS]; 2],
+    /// Scratch for the vetoes read (cleared at every reading).
+    scratch: Vec<Veto>,
+}
+
 thread_local! {
-    /// The vetoes in play, read into one list per thread: every Ops decision reads them, and a
-    /// list of its own cost an allocation each time. Scratch only: cleared at every use, never
-    /// read across uses (`Position::vetoes` is the same reading, into a list of its own).
-    static VETOES: std::cell::RefCell<Vec<crate::permission::Veto>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The reading of this thread. Keyed by what it was read from (not by a game's effects'
+    /// version), it holds for any game on the thread with the same ruleset and effects.
+    static READING: std::cell::RefCell<Reading> = const {
+        std::cell::RefCell::new(Reading {
+            key: None,
+            effects: Vec::new(),
+            generation: 0,
+            vetoes: Vec::new(),
+            mods: Vec::new(),
+            unconditional: true,
+            folded: [0; 2],
+            values: [[[0; 4]; ROWS]; 2],
+            scratch: Vec::new(),
+        })
+    };
+}
+
+impl Reading {
+    /// Read the effects of `p` again.
+    fn read(&mut self, p: Position) {
+        static GENERATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        self.generation = GENERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.key = Some(p.rules.lasting_id());
+        self.effects.clone_from(&p.st.effects);
+        self.scratch.clear();
+        self.mods.clear();
+        for (e, l) in p.lasting() {
+            l.vetoes(e, &mut self.scratch);
+            l.ops_modifiers(e, &mut self.mods);
+        }
+        self.vetoes.clear();
+        self.vetoes.extend(self.scratch.iter().map(|v| KeptVeto::of(v, p.st)));
+        self.unconditional = self.mods.iter().all(|m| m.condition == OpsCondition::Always);
+        self.folded = [0; 2];
+    }
+
+    /// Was this reading read from the effects of `p`?
+    fn holds(&self, p: Position) -> bool {
+        self.key == Some(p.rules.lasting_id()) && self.effects == p.st.effects
+    }
+}
+
+/// `f`, with the thread's reading of the effects of `p` (read again if it was read from other
+/// effects).
+fn with_reading<R>(p: Position, f: impl FnOnce(&mut Reading) -> R) -> R {
+    with_reading_kept(p, &mut KeptReading::default(), f)
+}
+
+/// [`with_reading`], the reading found without comparing the effects where `kept` names it
+/// under the effects' version now, and named there otherwise.
+fn with_reading_kept<R>(p: Position, kept: &mut KeptReading, f: impl FnOnce(&mut Reading) -> R) -> R {
+    READING.with_borrow_mut(|r| {
+        let version = p.st.effects_version.0;
+        if kept.0 != Some((r.generation, version)) || r.generation == 0 {
+            if !r.holds(p) {
+                r.read(p);
+            }
+            *kept = KeptReading(Some((r.generation, version)));
+        }
+        f(r)
+    })
+}
+
+/// The Ops values of cards under the modifiers in play (§7.4), from the thread's reading of the
+/// effects, folded there when first asked (`ctx::ops_number_with`, the one fold).
+pub struct Values<'t> {
+    p: Position<'t>,
+    reading: &'t mut Reading,
+}
+
+impl Values<'_> {
+    /// The row of `card` (`None` for a card of more Ops than any row: none in the game).
+    #[inline]
+    fn row(&self, card: CardId) -> Option<usize> {
+        if card == CardId::CHINA {
+            return Some(CHINA_ROW);
+        }
+        let ops = self.p.cards().info(card).ops as usize;
+        (ops < CHINA_ROW).then_some(ops)
+    }
+
+    /// The value of way `way` (`2 * all in Asia + all in Southeast Asia`) of `card`, in `row`.
+    #[inline]
+    fn way(&mut self, side: Side, card: CardId, row: usize, way: usize) -> i32 {
+        let r = &mut *self.reading;
+        let bit = 1u32 << (4 * row + way);
+        if r.folded[side.idx()] & bit == 0 {
+            let spend = Spend { all_in_asia: way & 2 != 0, all_in_southeast_asia: way & 1 != 0 };
+            let v = ctx::ops_number_with(self.p, &r.mods, card, side, spend);
+            if r.unconditional && row != CHINA_ROW {
+                // The fold reads how the Ops are spent only through its modifiers' conditions:
+                // with none, one value for every way.
+                r.values[side.idx()][row] = [v; 4];
+                r.folded[side.idx()] |= 0xf << (4 * row);
+            } else {
+                r.values[side.idx()][row][way] = v;
+                r.folded[side.idx()] |= bit;
+            }
+        }
+        r.values[side.idx()][row][way]
+    }
+
+    /// The Ops value of `card` played by `side`, for each way of spending, `[all in
+    /// Asia][all in Southeast Asia]`.
+    pub fn of(&mut self, side: Side, card: CardId) -> [[i32; 2]; 2] {
+        let Some(row) = self.row(card) else {
+            return fold_ways(self.p, &self.reading.mods, side, card);
+        };
+        if self.reading.folded[side.idx()] >> (4 * row) & 0xf != 0xf {
+            for way in 0..4 {
+                self.way(side, card, row, way);
+            }
+        }
+        let v = self.reading.values[side.idx()][row];
+        [[v[0], v[1]], [v[2], v[3]]]
+    }
+
+    /// The Ops value of `card` played by `side` spent in no region (the space race, §6.4.1).
+    pub fn nowhere(&mut self, side: Side, card: CardId) -> i32 {
+        match self.row(card) {
+            Some(row) => self.way(side, card, row, 0),
+            None => ctx::ops_number_with(self.p, &self.reading.mods, card, side, Spend::NOWHERE),
+        }
+    }
+}
+
+/// `f`, reading the Ops values of the modifiers in play from the thread's reading of the
+/// effects.
+pub fn with_values<R>(p: Position, f: impl FnOnce(&mut Values) -> R) -> R {
+    with_reading(p, |reading| f(&mut Values { p, reading }))
+}
+
+/// [`with_values`], the reading found as [`with_reading_kept`] finds it.
+pub fn with_values_kept<R>(p: Position, kept: &mut KeptReading, f: impl FnOnce(&mut Values) -> R) -> R {
+    with_reading_kept(p, kept, |reading| f(&mut Values { p, reading }))
+}
+
+/// The Ops value of `card` played by `side` for each way of spending, folded afresh under
+/// `mods`.
+fn fold_ways(p: Position, mods: &[OpsModifier], side: Side, card: CardId) -> [[i32; 2]; 2] {
+    let mut values = [[0; 2]; 2];
+    for asia in [false, true] {
+        for sea in [false, true] {
+            values[asia as usize][sea as usize] =
+                ctx::ops_number_with(p, mods, card, side, Spend { all_in_asia: asia, all_in_southeast_asia: sea });
+        }
+    }
+    values
+}
+
+/// Does the thread's reading of the effects, where it holds for `p`, agree with one made
+/// afresh: the vetoes, the modifiers, and every Ops value folded (each row's, by side and way,
+/// folded again on one card of the row)? (The invariant checks, after every move.)
+pub fn reading_agrees(p: Position) -> bool {
+    let mods = p.ops_modifiers();
+    let vetoes: Vec<KeptVeto> = p.vetoes().iter().map(|v| KeptVeto::of(v, p.st)).collect();
+    // One card of each row (a row's cards have one value, `ctx::ops_groups`).
+    let by_ops = p.cards().by_ops();
+    let rows = (0..ROWS).filter_map(|row| match row {
+        CHINA_ROW => Some((row, CardId::CHINA)),
+        _ => CardSet(by_ops[row].0 & !(1u128 << CardId::CHINA.0)).iter().next().map(|c| (row, c)),
+    });
+    let kept = READING.with_borrow(|r| {
+        r.holds(p).then(|| {
+            // Every way folded, with its value.
+            let values = rows.flat_map(|(row, card)| {
+                Side::BOTH.into_iter().flat_map(move |side| {
+                    (0..4)
+                        .filter(move |way| r.folded[side.idx()] >> (4 * row + way) & 1 != 0)
+                        .map(move |way| (side, card, way, r.values[side.idx()][row][way]))
+                })
+            });
+            (r.vetoes == vetoes && r.mods == mods, values.collect::<Vec<_>>())
+        })
+    });
+    match kept {
+        Some((same, values)) => {
+            same && values.into_iter().all(|(side, card, way, v)| v == fold_ways(p, &mods, side, card)[way / 2][way % 2])
+        }
+        None => true,
+    }
 }
 
 /// The action a permission veto names for an Op of `kind`.
@@ -339,24 +590,22 @@ impl<'a> Judge<'a> {
     }
 
     /// [`Judge::new`], reading the access mask from `access` where it holds (and keeping it
-    /// there otherwise): the listing, from one Op of a card to the next.
+    /// there otherwise): the listing, from one Op of a card to the next. Inlined into the
+    /// listing, which reads only `allowed`: the judge is not copied out to it.
+    #[inline]
     pub fn kept(p: Position<'a>, o: &'a OpsTask, explain: bool, access: &mut KeptAccess) -> Judge<'a> {
-        let (values, one_value) = values_kept(p, o, &mut access.1);
         let map = Map::standard();
         let side = o.side;
         let masks = p.st.masks();
         // Each veto's scope judged once, for the activities it forbids that are still open (a
-        // closed one is refused before its countries are judged, `check`, and lists no move).
+        // closed one is refused before its countries are judged, `check`, and lists no move);
+        // the vetoes and the Ops values read from the thread's reading of the effects.
         let mut vetoed = [0u128; 3];
-        VETOES.with_borrow_mut(|vetoes| {
-            vetoes.clear();
-            for (e, l) in p.lasting() {
-                l.vetoes(e, vetoes);
-            }
-            for v in vetoes.iter() {
+        let (values, one_value) = with_reading_kept(p, &mut access.1, |reading| {
+            for v in reading.vetoes.iter() {
                 let open = KINDS.map(|kind| o.allows(kind) && v.applies(side, action_of(kind)));
                 if open.contains(&true) {
-                    let m = v.scope_mask(p.st, &masks);
+                    let m = v.scope.mask(&masks);
                     for (k, open) in open.into_iter().enumerate() {
                         if open {
                             vetoed[k] |= m;
@@ -364,6 +613,7 @@ impl<'a> Judge<'a> {
                     }
                 }
             }
+            values_kept(p, o, reading)
         });
         let closed =
             crate::map::Region::ALL.into_iter().filter(|r| defcon::closes(p.st.defcon, *r)).fold(0u128, |m, r| m | map.region_mask(r));
@@ -581,14 +831,16 @@ pub fn apply(ctx: &mut Ctx, mut o: OpsTask, m: &Move) {
 }
 
 fn continue_or_finish(ctx: &mut Ctx, mut o: OpsTask) {
-    // The values the listing of this Op folded, if the task keeps none (its first Op): read,
-    // not kept again (the listing keeps what it folds).
+    // The values from the thread's reading of the effects if the task keeps none (its first
+    // Op), found as the listing of this Op left it (`KeptAccess`).
     let (values, _) = match o.kept.0 {
         Some((version, _)) if version == ctx.st.effects_version.0 => values_for(ctx.pos(), &o),
-        _ => match ctx.access.get().1.get(ctx.pos(), &o) {
-            Some(values) => one_value(&o, values),
-            None => fold_values(ctx.pos(), &o),
-        },
+        _ => {
+            let mut access = ctx.access.get();
+            let values = with_values_kept(ctx.pos(), &mut access.1, |values| read_values(values, &o));
+            ctx.access.set(access);
+            values
+        }
     };
     let total = values[o.spend.all_in_asia as usize][o.spend.all_in_southeast_asia as usize];
     if (o.spent as i32) < total {
@@ -617,5 +869,34 @@ pub fn finish(ctx: &mut Ctx, o: &OpsTask, why: &str) {
         ctx.log(format!("{} Ops value: {v}; {} spent, {unused} lost: {why}", o.side, o.spent));
     } else {
         ctx.log(format!("{} Ops value: {v}; all spent", o.side));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The countries next to a set, read by runs of eight, are those of its countries'
+    /// adjacency masks: for every country alone, every pair of countries, and sets of many.
+    #[test]
+    fn next_to_by_runs_is_the_union_of_adjacency() {
+        let map = Map::standard();
+        let by_fold = |s: u128| crate::map::iter_mask(s).fold(0, |m, c| m | map.adjacency_mask(c));
+        let all = map.all_mask();
+        let ids: Vec<u32> = (0..128).filter(|i| all >> i & 1 != 0).collect();
+        for &a in &ids {
+            for &b in &ids {
+                let s = 1u128 << a | 1u128 << b;
+                assert_eq!(next_to(s), by_fold(s), "countries {a} and {b}");
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834u128;
+        for _ in 0..1000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            assert_eq!(next_to(x & all), by_fold(x & all));
+        }
+        assert_eq!(next_to(all), by_fold(all));
     }
 }

@@ -55,13 +55,20 @@ impl Veto {
 
     /// Every country this veto's scope covers, for whichever action it forbids.
     pub fn scope_mask(&self, st: &State, masks: &crate::state::InfluenceMasks) -> u128 {
+        self.scope_parts(st).mask(masks)
+    }
+
+    /// This veto's scope as the countries it may cover and the side whose control it asks:
+    /// what [`Veto::scope_mask`] reads of the effects in play (the exceptions freed), apart from
+    /// what it reads of the board (control), so that it can be kept while the effects stay.
+    pub fn scope_parts(&self, st: &State) -> ScopeParts {
         let map = Map::standard();
         match &self.scope {
-            Scope::Country(x) => x.bit(),
-            Scope::Region(r) => map.region_mask(*r),
+            Scope::Country(x) => ScopeParts { within: x.bit(), controlled_by: None },
+            Scope::Region(r) => ScopeParts { within: map.region_mask(*r), controlled_by: None },
             Scope::ControlledBy { side, region, except } => {
                 let freed = except.iter().filter(|(card, _)| st.has_effect(*card)).fold(0u128, |m, (_, c)| m | c.bit());
-                map.region_mask(*region) & masks.control[side.idx()] & !freed
+                ScopeParts { within: map.region_mask(*region) & !freed, controlled_by: Some(*side) }
             }
         }
     }
@@ -72,6 +79,25 @@ impl Veto {
             self.scope_mask(st, masks)
         } else {
             0
+        }
+    }
+}
+
+/// A veto's scope ([`Veto::scope_parts`]): the countries it may cover, and the side that must
+/// control them for it to cover them (`None`: it covers them all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScopeParts {
+    pub within: u128,
+    pub controlled_by: Option<Side>,
+}
+
+impl ScopeParts {
+    /// The countries covered now.
+    #[inline]
+    pub fn mask(self, masks: &crate::state::InfluenceMasks) -> u128 {
+        match self.controlled_by {
+            Some(side) => self.within & masks.control[side.idx()],
+            None => self.within,
         }
     }
 }

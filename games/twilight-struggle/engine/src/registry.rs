@@ -437,6 +437,16 @@ pub struct Ruleset {
     unconditional: CardSet,
     /// The cards with a registered event (the others' events never take place).
     registered: CardSet,
+    /// This ruleset's lasting effects, as one number: new for every ruleset and every
+    /// registration of a lasting effect, so that what was read of the effects of one is never
+    /// taken for another's (`ops::with_values` keys the Ops values by it).
+    lasting_id: u64,
+}
+
+/// A number no ruleset's lasting effects had before ([`Ruleset::lasting_id`]).
+fn next_lasting_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Ruleset {
@@ -454,7 +464,14 @@ impl Ruleset {
             prerequisites: vec![None; 111],
             unconditional: CardSet::default(),
             registered: CardSet::default(),
+            lasting_id: next_lasting_id(),
         }
+    }
+    /// The identity of this ruleset's lasting effects as registered now: equal for two
+    /// readings only if they are of the same ruleset with the same lasting effects.
+    #[inline]
+    pub fn lasting_id(&self) -> u64 {
+        self.lasting_id
     }
     /// Turn on the interest check (tests): every effect in play is asked about every intent
     /// and domain event, and one that objects or acts outside its declared [`Interest`] is an
@@ -468,6 +485,7 @@ impl Ruleset {
         self.check_interest
     }
     fn declare(&mut self, card: CardId, interest: Interest) {
+        self.lasting_id = next_lasting_id();
         self.interest[card.idx()] = interest;
         for (i, s) in self.askers.iter_mut().enumerate() {
             if interest.intents & (1 << i) != 0 {

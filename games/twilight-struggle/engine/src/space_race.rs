@@ -46,26 +46,22 @@ pub const SPACE_STATION: u8 = 8;
 
 /// May `side` play `card` to the space race now?
 pub fn check(p: Position, side: Side, card: CardId, explain: bool) -> Result<(), Illegal> {
-    check_with(p, &p.ops_modifiers(), side, card, explain)
-}
-
-/// `check` with the Ops modifiers in play already collected.
-pub fn check_with(p: Position, mods: &[crate::pipeline::OpsModifier], side: Side, card: CardId, explain: bool) -> Result<(), Illegal> {
     let next = next_box(p, side, explain)?;
-    card_suffices(p, mods, side, card, next, explain)
+    crate::ops::with_values(p, |values| card_suffices(p, values, side, card, next, explain))
 }
 
-/// The card's part of `check_with`, for the box `next_box` found: is `card` worth the Ops
-/// that box needs (§6.4.1)? A card play judges the box once and then each card with this.
+/// The card's part of `check`, for the box `next_box` found: is `card` worth the Ops that box
+/// needs (§6.4.1)? A card play judges the box once and then each card with this, its values
+/// read from the thread's reading of the effects (`ops::with_values`).
 pub fn card_suffices(
     p: Position,
-    mods: &[crate::pipeline::OpsModifier],
+    values: &mut crate::ops::Values,
     side: Side,
     card: CardId,
     next: &SpaceBox,
     explain: bool,
 ) -> Result<(), Illegal> {
-    if crate::ctx::ops_number_with(p, mods, card, side, Spend::NOWHERE) < next.ops_needed as i32 {
+    if values.nowhere(side, card) < next.ops_needed as i32 {
         // The value's trace (its words) only inside the explanation: listing never reads it.
         return refuse!(
             explain,
