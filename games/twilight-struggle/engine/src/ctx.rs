@@ -503,18 +503,21 @@ impl<'a> Ctx<'a> {
                 if cards.is_empty() {
                     return;
                 }
-                let names: Vec<&str> = cards.iter().map(|c| self.rules.cards.name(c)).collect();
-                let line = format!(
-                    "The {whose} reveals {} to the {}: {}",
-                    if public { "cards" } else { "cards privately" },
-                    whose.opponent(),
-                    names.join(", ")
-                );
-                if public {
-                    log!(self, "{line}");
-                } else if self.logging {
-                    self.log(format!("The {whose} shows {} card(s) to the {}", cards.len(), whose.opponent()));
-                    self.log_private(whose.opponent(), line);
+                // The cards named for the log only: quiet play composes nothing.
+                if self.logging {
+                    let names: Vec<&str> = cards.iter().map(|c| self.rules.cards.name(c)).collect();
+                    let line = format!(
+                        "The {whose} reveals {} to the {}: {}",
+                        if public { "cards" } else { "cards privately" },
+                        whose.opponent(),
+                        names.join(", ")
+                    );
+                    if public {
+                        self.log(line);
+                    } else {
+                        self.log(format!("The {whose} shows {} card(s) to the {}", cards.len(), whose.opponent()));
+                        self.log_private(whose.opponent(), line);
+                    }
                 }
                 let held = self.st.hands[whose.idx()];
                 self.st.known[whose.idx()].0 |= cards.0 & held.0;
@@ -788,6 +791,6 @@ macro_rules! log_private {
 }
 
 /// The cards of `effects`, as a set.
-fn effect_cards(effects: &[Effect]) -> CardSet {
+pub(crate) fn effect_cards(effects: &[Effect]) -> CardSet {
     CardSet(effects.iter().fold(0, |m, e| m | 1u128 << e.card.0))
 }

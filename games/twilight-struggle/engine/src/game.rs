@@ -63,7 +63,7 @@ impl Game {
     fn start(rules: Arc<Ruleset>, options: Options, rng: Randomness, logging: bool) -> (Game, Report) {
         let state = State::initial(&rules, options, rng);
         Game::run_from(rules, state, logging, |ctx| {
-            let early: CardSet = ctx.rules.cards.era_deck(Era::Early, options.optional_cards).into_iter().collect();
+            let early = ctx.rules.era_cards(Era::Early, options.optional_cards);
             ctx.shuffle_into_deck(early);
         })
     }
@@ -358,7 +358,7 @@ impl State {
                 influence[c.idx()][s.idx()] += n;
             }
         }
-        let reserve: CardSet = [Era::Mid, Era::Late].into_iter().flat_map(|e| rules.cards.era_deck(e, options.optional_cards)).collect();
+        let reserve = CardSet(rules.era_cards(Era::Mid, options.optional_cards).0 | rules.era_cards(Era::Late, options.optional_cards).0);
         let mut st = State {
             options,
             turn: 1,

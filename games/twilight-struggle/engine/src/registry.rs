@@ -8,7 +8,7 @@
 //! (allow / cancel / replace what is about to happen), standing moves, and extra action
 //! rounds. The trait has no method that serves a single card.
 
-use crate::card::{CardDb, CardId, CardSet};
+use crate::card::{CardDb, CardId, CardSet, Era};
 use crate::ctx::Ctx;
 use crate::effect::Effect;
 use crate::error::Illegal;
@@ -437,11 +437,17 @@ pub struct Ruleset {
     unconditional: CardSet,
     /// The cards with a registered event (the others' events never take place).
     registered: CardSet,
+    /// Each era's deck (`CardDb::era_deck`) as a set, without and with the optional cards
+    /// (§4.4), read once: every new game asked the card data for three of them (1 % of
+    /// `arbiter bench`).
+    era_sets: [[CardSet; 2]; 3],
 }
 
 impl Ruleset {
     pub fn new(cards: CardDb) -> Ruleset {
+        let era_sets = [Era::Early, Era::Mid, Era::Late].map(|e| [false, true].map(|o| cards.era_deck(e, o).into_iter().collect()));
         Ruleset {
+            era_sets,
             cards,
             events: (0..=110).map(|_| None).collect(),
             lasting: (0..=110).map(|_| None).collect(),
@@ -455,6 +461,23 @@ impl Ruleset {
             unconditional: CardSet::default(),
             registered: CardSet::default(),
         }
+    }
+    /// The cards of `era`'s deck (§4.4), the optional cards with them if `optional`: the
+    /// same cards as `CardDb::era_deck`.
+    #[inline]
+    pub fn era_cards(&self, era: Era, optional: bool) -> CardSet {
+        let e = match era {
+            Era::Early => 0,
+            Era::Mid => 1,
+            Era::Late => 2,
+        };
+        self.era_sets[e][usize::from(optional)]
+    }
+    /// May the effects of the cards `in_play` offer standing moves (`Interest::standing`)?
+    /// Always under the interest check, which asks every effect.
+    #[inline]
+    pub fn offers_standing(&self, in_play: CardSet) -> bool {
+        self.check_interest || in_play.0 & self.offerers.0 != 0
     }
     /// Turn on the interest check (tests): every effect in play is asked about every intent
     /// and domain event, and one that objects or acts outside its declared [`Interest`] is an
