@@ -657,7 +657,7 @@ impl<'a> Ctx<'a> {
             self.overruled(by, v);
             return;
         }
-        if let Err(why) = h.condition(self.pos(), side) {
+        if let Err(why) = h.condition(self.pos(), side, crate::registry::Words::when(self.logging)) {
             log!(self, "Event: {name} ({side}) has no effect: {why}; the card is discarded, not removed (§5.2, FAQ)");
             return;
         }

@@ -173,7 +173,9 @@ pub trait CardEvent: Send + Sync + 'static {
     /// A condition in the event's text that, unmet, leaves the event without effect while the
     /// card counts as played for its event. Unmet, the card is discarded, not removed
     /// (Wargames away from DEFCON 2, FAQ).
-    fn condition(&self, _p: Position, _side: Side) -> Result<(), Illegal> {
+    /// The refusal's words are composed only if `words` asks for them (the log of a game played
+    /// with words; quiet play reads only whether the condition holds).
+    fn condition(&self, _p: Position, _side: Side, _words: Words) -> Result<(), Illegal> {
         Ok(())
     }
     /// Carry out the event for `side`.
@@ -197,7 +199,7 @@ pub trait CardEvent: Send + Sync + 'static {
 /// The object-safe form of [`CardEvent`] the kernel calls: it decodes the step.
 pub trait Event: Send + Sync {
     fn prerequisite(&self) -> Option<Prerequisite>;
-    fn condition(&self, p: Position, side: Side) -> Result<(), Illegal>;
+    fn condition(&self, p: Position, side: Side, words: Words) -> Result<(), Illegal>;
     fn resolve(&self, ctx: &mut Ctx, side: Side);
     /// `None` if the step number is not one of the card's steps (an engine fault).
     fn ask(&self, p: Position, t: &EventTask, words: Words) -> Option<Ask>;
@@ -209,8 +211,8 @@ impl<E: CardEvent> Event for E {
     fn prerequisite(&self) -> Option<Prerequisite> {
         CardEvent::prerequisite(self)
     }
-    fn condition(&self, p: Position, side: Side) -> Result<(), Illegal> {
-        CardEvent::condition(self, p, side)
+    fn condition(&self, p: Position, side: Side, words: Words) -> Result<(), Illegal> {
+        CardEvent::condition(self, p, side, words)
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         CardEvent::resolve(self, ctx, side)
