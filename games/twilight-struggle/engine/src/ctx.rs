@@ -231,8 +231,11 @@ impl<'a> Ctx<'a> {
     fn offer(&mut self, t: Task, answered: &mut Vec<CardId>) {
         match self.intercept(&[], &Intent::Task(&t), answered) {
             Some((card, Verdict::Replace(tasks, why))) => {
-                let name = self.card_name(card).to_string();
-                log!(self, "{name} {why}");
+                // Named for the log only: quiet play composes nothing.
+                if self.logging {
+                    let line = format!("{} {why}", self.card_name(card));
+                    self.log(line);
+                }
                 answered.push(card);
                 for t in tasks {
                     self.offer(t, answered);

@@ -97,13 +97,14 @@ pub use crate::listing::Listing;
 pub fn listing(p: Position) -> (Vec<Move>, Option<Side>) {
     let in_play = crate::ctx::effect_cards(&p.st.effects);
     let mut l = Listing::default();
-    let side = listing_kept(p, &std::cell::Cell::default(), in_play, &mut l);
+    let (side, _) = listing_kept(p, &std::cell::Cell::default(), in_play, &mut l);
     (l.to_vec(), side)
 }
 
 /// [`listing`], in the listing's own form ([`Listing`]: an Ops decision's and a card play's
 /// moves kept as sets), written into `out` (where the game keeps it: moving the listing out
-/// and in again was 2 % of `arbiter bench`); returns the decider. An Ops decision reads its
+/// and in again was 2 % of `arbiter bench`); returns the decider and whether there is a move
+/// (asked of the sets once). An Ops decision reads its
 /// access mask from `access` where it holds (and keeps it there). `in_play` are the cards of
 /// the effects in play (`Ctx` keeps them): the effects are asked for standing moves only when
 /// one of them may offer some (`Ruleset::offers_standing`; asking them at every decision was
@@ -113,10 +114,10 @@ pub fn listing_kept(
     access: &std::cell::Cell<ops::KeptAccess>,
     in_play: crate::card::CardSet,
     out: &mut Listing,
-) -> Option<Side> {
+) -> (Option<Side>, bool) {
     let none = |out: &mut Listing, side: Option<Side>| {
         *out = Listing::default();
-        side
+        (side, false)
     };
     let Some(t) = p.st.stack.last() else {
         return none(out, None);
@@ -160,10 +161,12 @@ pub fn listing_kept(
         }
         None => return none(out, Some(p.st.phasing)),
     };
-    if !out.is_empty() && !p.st.effects.is_empty() && p.rules.offers_standing(in_play) {
+    // Standing moves join a decision that has moves of its own: they leave it as it is.
+    let any = !out.is_empty();
+    if any && !p.st.effects.is_empty() && p.rules.offers_standing(in_play) {
         out.add_standing(p.standing_moves(side));
     }
-    Some(side)
+    (Some(side), any)
 }
 
 /// A superset of the legal moves of an engine decision; `check` filters it.
@@ -400,12 +403,11 @@ impl arbiter_kernel::agenda::Agenda for Ctx<'_> {
     fn list(&mut self) -> bool {
         // Fields borrowed one by one: the state read, the listing written in place.
         let p = Position { rules: self.rules, st: &*self.st };
-        let side = listing_kept(p, self.access, self.in_play, &mut *self.legal);
-        if self.legal.is_empty() {
-            return false;
+        let (side, any) = listing_kept(p, self.access, self.in_play, &mut *self.legal);
+        if any {
+            self.decider = side;
         }
-        self.decider = side;
-        true
+        any
     }
     fn no_moves(&mut self, t: Task) {
         no_moves(self, t)

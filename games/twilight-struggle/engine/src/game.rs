@@ -299,8 +299,8 @@ impl Game {
         if let Some(what) = fault {
             return Err(PlayError::Fault { action: self.pos().move_text(m), what });
         }
-        // The run stopped at a decision (`Agenda::decide` listed its moves in place) or at
-        // the end of the game.
+        // The run stopped at a decision (`Agenda::list` listed its moves in place) or at the
+        // end of the game.
         self.written = OnceLock::new();
         self.decider = decider;
         if let Some((next, carried)) = copy {
