@@ -3,8 +3,9 @@
 //! flow implements [`Agenda`]; [`unfold`] runs it until the next decision that has a move, or
 //! until the game stops.
 
-/// What [`Agenda::moves`] lists: all unfolding asks of it is whether a decision has a move
-/// (a game may keep its moves in a compact form and write them out only when asked).
+/// A decision's legal moves as a game keeps them: what unfolding needs to know of them is
+/// whether there is one (a game may keep its moves in a compact form and write them out only
+/// when asked).
 pub trait MoveList {
     fn is_empty(&self) -> bool;
 }
@@ -18,8 +19,6 @@ impl<T> MoveList for Vec<T> {
 /// A game's flow as a work stack.
 pub trait Agenda {
     type Task;
-    /// The legal moves of a decision, in the game's own form.
-    type Moves: MoveList;
     /// The tasks still to do, the next last.
     fn stack(&mut self) -> &mut Vec<Self::Task>;
     /// The next task, if any.
@@ -28,18 +27,18 @@ pub trait Agenda {
     fn stopped(&mut self) -> bool;
     /// Does `t` wait for a seat's move?
     fn is_decision(&self, t: &Self::Task) -> bool;
-    /// The legal moves of the decision on top (asked while it is on the stack: a game may read
-    /// its whole state).
-    fn moves(&self) -> Self::Moves;
+    /// List the legal moves of the decision on top (asked while it is on the stack: a game may
+    /// read its whole state) where the game keeps them, in its own form, written in place
+    /// rather than returned (moved out and in again at every decision, they cost a game more
+    /// than the unfolding); `true` if there is one: unfolding stops there.
+    fn list(&mut self) -> bool;
     /// A decision with no legal move: the game says what happens instead (it is popped).
     fn no_moves(&mut self, t: Self::Task);
     /// Run automatic task `t` (popped); it may push tasks.
     fn run(&mut self, t: Self::Task);
-    /// The decision on top has these moves: unfolding stops there.
-    fn decide(&mut self, moves: Self::Moves);
 }
 
-/// Unfold `a` until a decision with at least one legal move (given to [`Agenda::decide`]), an
+/// Unfold `a` until a decision with at least one legal move (listed by [`Agenda::list`]), an
 /// empty stack, or [`Agenda::stopped`].
 pub fn unfold<A: Agenda>(a: &mut A) {
     loop {
@@ -50,12 +49,8 @@ pub fn unfold<A: Agenda>(a: &mut A) {
             None => return,
             Some(t) => a.is_decision(t),
         };
-        if decision {
-            let moves = a.moves();
-            if !moves.is_empty() {
-                a.decide(moves);
-                return;
-            }
+        if decision && a.list() {
+            return;
         }
         let Some(t) = a.stack().pop() else { return };
         if decision {
@@ -88,7 +83,6 @@ mod tests {
 
     impl Agenda for Flow {
         type Task = T;
-        type Moves = Vec<u8>;
         fn stack(&mut self) -> &mut Vec<T> {
             &mut self.stack
         }
@@ -101,11 +95,12 @@ mod tests {
         fn is_decision(&self, t: &T) -> bool {
             matches!(t, T::Ask(_))
         }
-        fn moves(&self) -> Vec<u8> {
-            match self.stack.last() {
+        fn list(&mut self) -> bool {
+            self.moves = match self.stack.last() {
                 Some(T::Ask(k)) => (0..*k).collect(),
                 _ => Vec::new(),
-            }
+            };
+            !self.moves.is_empty()
         }
         fn no_moves(&mut self, t: T) {
             self.log.push(format!("skipped {t:?}"));
@@ -117,9 +112,6 @@ mod tests {
                     self.stack.push(T::Count(n - 1));
                 }
             }
-        }
-        fn decide(&mut self, moves: Vec<u8>) {
-            self.moves = moves;
         }
     }
 

@@ -157,7 +157,8 @@ mod tests {
         let mut st =
             arbiter_twilight::State::initial(&rules, arbiter_twilight::Options::default(), arbiter_twilight::Randomness::seeded(1));
         let mut report = arbiter_twilight::Report::default();
-        let mut ctx = arbiter_twilight::ctx::Ctx::new(&rules, &mut st, &mut report);
+        let mut carried = arbiter_twilight::ctx::Carried::default();
+        let mut ctx = arbiter_twilight::ctx::Ctx::new(&rules, &mut st, &mut report, &mut carried);
         ctx.exec(Instr::AddEffect(Effect::new(card, Side::Us, Expiry::Permanent)));
         ctx.exec(Instr::Vp { side: Side::Us, n: 3 });
         ctx.emit(DomainEvent::RoundEnded { side: Side::Us });

@@ -168,8 +168,11 @@ impl Markers {
     }
 
     pub fn options(&self, p: Position, t: &EventTask) -> Vec<Move> {
-        let add = self.add;
-        arbiter_twilight::map::iter_mask(self.open(p, t)).map(|c| if add { Move::Influence(c) } else { Move::Remove(c) }).collect()
+        let (add, open) = (self.add, self.open(p, t));
+        // Sized once: collected from the mask's bits, the list grew by reallocating.
+        let mut v = Vec::with_capacity(open.count_ones() as usize);
+        v.extend(arbiter_twilight::map::iter_mask(open).map(|c| if add { Move::Influence(c) } else { Move::Remove(c) }));
+        v
     }
 
     /// Apply one marker; returns the next task if markers remain.
@@ -215,32 +218,38 @@ impl War {
     pub fn fight(&self, ctx: &mut Ctx, side: Side, target: CountryId) {
         let map = Map::standard();
         let enemy = side.opponent();
-        let mut neighbours: Vec<&str> =
-            map.country(target).adjacent.iter().filter(|a| ctx.st().controls(enemy, **a)).map(|a| map.name(*a)).collect();
+        let country = map.country(target);
+        // The enemy-controlled neighbours, as a set (named below in the order of the map).
+        let controlled = country.adjacent.iter().filter(|a| ctx.st().controls(enemy, **a)).fold(0u128, |m, a| m | a.bit());
         // §2.1.5: the enemy superpower's space counts as an adjacent controlled country for
         // events (FAQ: Brush War against a country next to it).
-        if map.country(target).superpower == Some(enemy) {
-            neighbours.push(if enemy == Side::Us { "USA" } else { "USSR" });
-        }
+        let next_to_enemy = country.superpower == Some(enemy);
+        let neighbours = controlled.count_ones() as usize + usize::from(next_to_enemy);
         let held = self.target_counts && ctx.st().controls(enemy, target);
         let roll = ctx.die(side);
-        let name = map.name(target);
-        let total = roll as i32 - neighbours.len() as i32 - i32::from(held);
-        let mut mods = if neighbours.is_empty() {
-            String::new()
-        } else {
-            format!(" - {} {enemy}-controlled neighbour(s) ({})", neighbours.len(), neighbours.join(", "))
-        };
-        if held {
-            mods.push_str(&format!(" - 1 ({name} itself is {enemy}-controlled)"));
-        }
+        let total = roll as i32 - neighbours as i32 - i32::from(held);
         let won = total >= self.min_roll as i32;
-        log!(
-            ctx,
-            "War in {name}: {side} rolls {roll}{mods} = {total}; needs {}+: {}",
-            self.min_roll,
-            if won { "victory" } else { "defeat" }
-        );
+        // The neighbours named for the log only: quiet play composes nothing.
+        if ctx.logging {
+            let name = map.name(target);
+            let mut names: Vec<&str> = country.adjacent.iter().filter(|a| controlled & a.bit() != 0).map(|a| map.name(*a)).collect();
+            if next_to_enemy {
+                names.push(if enemy == Side::Us { "USA" } else { "USSR" });
+            }
+            let mut mods = if names.is_empty() {
+                String::new()
+            } else {
+                format!(" - {} {enemy}-controlled neighbour(s) ({})", names.len(), names.join(", "))
+            };
+            if held {
+                mods.push_str(&format!(" - 1 ({name} itself is {enemy}-controlled)"));
+            }
+            ctx.log(format!(
+                "War in {name}: {side} rolls {roll}{mods} = {total}; needs {}+: {}",
+                self.min_roll,
+                if won { "victory" } else { "defeat" }
+            ));
+        }
         ctx.exec(Instr::MilOps { side, n: self.mil_ops });
         if won {
             let n = ctx.st().inf(enemy, target);
@@ -539,7 +548,8 @@ impl CardEvent for TargetEvent {
 
 // ---------------------------------------------------------------- VP from a count
 
-/// What a counting event found: the VP it gives and the count that decided, in words.
+/// What a counting event found: the VP it gives and the count that decided, in words (composed
+/// only if asked for: quiet play reads the VP alone).
 pub struct Count {
     pub vp: u8,
     pub why: String,
@@ -555,22 +565,22 @@ pub struct Count {
 /// counts (Alliance for Progress with no battleground, §5.2 example; OPEC).
 pub struct VpFromCount {
     pub card: CardId,
-    pub count: fn(Position, Side) -> Count,
+    pub count: fn(Position, Side, Words) -> Count,
     pub conditional: bool,
 }
 
 impl CardEvent for VpFromCount {
     type Step = NoStep;
-    fn condition(&self, p: Position, side: Side) -> Result<(), arbiter_twilight::error::Illegal> {
-        match (self.conditional, (self.count)(p, side)) {
+    fn condition(&self, p: Position, side: Side, words: Words) -> Result<(), arbiter_twilight::error::Illegal> {
+        match (self.conditional, (self.count)(p, side, words)) {
             (true, Count { vp: 0, why }) => {
-                Err(arbiter_twilight::error::Illegal::new(format!("the condition is not met ({why})"), self.card.cite()))
+                Err(arbiter_twilight::error::Illegal::new(words.say(|| format!("the condition is not met ({why})")), self.card.cite()))
             }
             _ => Ok(()),
         }
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
-        let Count { vp, why } = (self.count)(ctx.pos(), side);
+        let Count { vp, why } = (self.count)(ctx.pos(), side, Words::when(ctx.logging));
         log!(ctx, "{}: {why}: {side} +{vp} VP", ctx.card_name(self.card));
         ctx.exec(Instr::Vp { side, n: vp });
     }

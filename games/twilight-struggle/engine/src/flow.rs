@@ -95,46 +95,96 @@ pub use crate::listing::Listing;
 /// The legal moves of the decision on top and the side that decides it (what [`decider`]
 /// answers), found together: an event's question, asked once, tells both.
 pub fn listing(p: Position) -> (Vec<Move>, Option<Side>) {
-    let (l, side) = listing_kept(p, &mut ops::KeptAccess::default());
+    let in_play = crate::ctx::effect_cards(&p.st.effects);
+    let mut l = Listing::default();
+    let (side, _) = listing_kept(p, &std::cell::Cell::default(), in_play, &mut l);
     (l.to_vec(), side)
 }
 
 /// [`listing`], in the listing's own form ([`Listing`]: an Ops decision's and a card play's
-/// moves kept as sets); an Ops decision reads its access mask from `access` where it holds (and
-/// keeps it there).
-pub fn listing_kept(p: Position, access: &mut ops::KeptAccess) -> (Listing, Option<Side>) {
+/// moves kept as sets), written into `out` (where the game keeps it: moving the listing out
+/// and in again was 2 % of `arbiter bench`); returns the decider and whether there is a move
+/// (asked of the sets once). An Ops decision reads its
+/// access mask from `access` where it holds (and keeps it there). `in_play` are the cards of
+/// the effects in play (`Ctx` keeps them): the effects are asked for standing moves only when
+/// one of them may offer some (`Ruleset::offers_standing`; asking them at every decision was
+/// 2 % of `arbiter bench`).
+pub fn listing_kept(
+    p: Position,
+    access: &std::cell::Cell<ops::KeptAccess>,
+    in_play: crate::card::CardSet,
+    out: &mut Listing,
+) -> (Option<Side>, bool) {
+    let none = |out: &mut Listing, side: Option<Side>| {
+        *out = Listing::default();
+        (side, false)
+    };
     let Some(t) = p.st.stack.last() else {
-        return (Listing::default(), None);
+        return none(out, None);
     };
     if p.st.outcome.is_some() {
-        return (Listing::default(), None);
+        return none(out, None);
     }
-    let (mut l, side) = match t.pending() {
+    let side = match t.pending() {
         Some(Pending::Event(e)) => match ask(p, e, Words::Skip) {
-            Some(a) => (Listing::Moves(a.choices), a.decider),
-            None => return (Listing::default(), Some(e.side)),
+            Some(a) => {
+                *out = Listing::Moves(a.choices);
+                a.decider
+            }
+            None => return none(out, Some(e.side)),
         },
-        Some(Pending::Ops(o)) => (Listing::Ops { allowed: ops::Judge::kept(p, o, false, access).allowed(), standing: Vec::new() }, o.side),
-        Some(Pending::PlayCard(pt)) => (action_round::listing(p, pt, access), pt.side),
-        Some(Pending::HeadlineChoose { side }) => (Listing::Moves(headline::legal(p, side)), side),
-        Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. } | Pending::SpaceDiscard { .. }) => {
-            (Listing::Moves(candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect()), decider(p, t))
+        Some(Pending::Ops(o)) => {
+            // The mask read and kept only for an Ops decision (copied out of its cell and back).
+            let mut kept = access.get();
+            *out = Listing::Ops { allowed: ops::Judge::kept(p, o, false, &mut kept).allowed(), standing: Vec::new() };
+            access.set(kept);
+            o.side
         }
-        None => return (Listing::default(), Some(p.st.phasing)),
+        Some(Pending::PlayCard(pt)) => {
+            let mut kept = access.get();
+            *out = action_round::listing(p, pt, &mut kept);
+            access.set(kept);
+            pt.side
+        }
+        Some(Pending::HeadlineChoose { side }) => {
+            *out = Listing::Moves(headline::legal(p, side));
+            side
+        }
+        // §3: every country open to a setup marker is a legal move (`setup::open`, which the
+        // check reads too): listed as they are, without judging each again (1.5 % of `arbiter
+        // bench`, for the 15 setup decisions of a game).
+        Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. }) => {
+            *out = Listing::Moves(setup::legal(p, t));
+            decider(p, t)
+        }
+        Some(Pending::SpaceDiscard { .. }) => {
+            *out = Listing::Moves(candidates(p, t).into_iter().filter(|m| judge(p, t, m, false).is_ok()).collect());
+            decider(p, t)
+        }
+        None => return none(out, Some(p.st.phasing)),
     };
-    if !l.is_empty() && !p.st.effects.is_empty() {
-        l.add_standing(p.standing_moves(side));
+    // Standing moves join a decision that has moves of its own: they leave it as it is.
+    let any = !out.is_empty();
+    if any && !p.st.effects.is_empty() && p.rules.offers_standing(in_play) {
+        out.add_standing(p.standing_moves(side));
     }
-    (l, Some(side))
+    (Some(side), any)
 }
 
 /// A superset of the legal moves of an engine decision; `check` filters it.
 fn candidates(p: Position, t: &Task) -> Vec<Move> {
     match t.pending() {
-        Some(Pending::SetupPlace { .. } | Pending::UsBonus { .. }) => setup::candidates(p, t),
         Some(Pending::SpaceDiscard { side }) => turn::space_discard_candidates(p, side),
         // Listed by their own modules (see `legal_moves`).
-        Some(Pending::HeadlineChoose { .. } | Pending::PlayCard(_) | Pending::Ops(_) | Pending::Event(_)) | None => Vec::new(),
+        Some(
+            Pending::SetupPlace { .. }
+            | Pending::UsBonus { .. }
+            | Pending::HeadlineChoose { .. }
+            | Pending::PlayCard(_)
+            | Pending::Ops(_)
+            | Pending::Event(_),
+        )
+        | None => Vec::new(),
     }
 }
 
@@ -325,7 +375,6 @@ pub fn run(ctx: &mut Ctx) {
 /// or a fault.
 impl arbiter_kernel::agenda::Agenda for Ctx<'_> {
     type Task = Task;
-    type Moves = Listing;
     #[inline]
     fn stack(&mut self) -> &mut Vec<Task> {
         &mut self.st.stack
@@ -353,22 +402,20 @@ impl arbiter_kernel::agenda::Agenda for Ctx<'_> {
     fn is_decision(&self, t: &Task) -> bool {
         t.is_decision()
     }
-    fn moves(&self) -> Listing {
-        let mut access = self.access.get();
-        let (moves, side) = listing_kept(self.pos(), &mut access);
-        self.access.set(access);
-        self.listed_decider.set(side);
-        moves
+    fn list(&mut self) -> bool {
+        // Fields borrowed one by one: the state read, the listing written in place.
+        let p = Position { rules: self.rules, st: &*self.st };
+        let (side, any) = listing_kept(p, self.access, self.in_play, &mut *self.legal);
+        if any {
+            self.decider = side;
+        }
+        any
     }
     fn no_moves(&mut self, t: Task) {
         no_moves(self, t)
     }
     fn run(&mut self, t: Task) {
         run_auto(self, t)
-    }
-    fn decide(&mut self, moves: Listing) {
-        self.legal = moves;
-        self.decider = self.listed_decider.get();
     }
 }
 

@@ -2,10 +2,9 @@
 //! `play(m) -> Result<Report, PlayError>`. A rejected move changes nothing.
 
 use crate::card::{CardId, CardSet, Era};
-use crate::ctx::Ctx;
+use crate::ctx::{Carried, Ctx};
 use crate::error::{ParseError, PlayError};
 use crate::flow::{self, Decision, Listing, Task};
-use crate::instr::DomainEvent;
 use crate::map::Map;
 use crate::moves::{Move, Notation};
 use crate::registry::{Position, Ruleset};
@@ -14,32 +13,29 @@ use crate::rng::Randomness;
 use crate::side::Side;
 use crate::state::{China, Options, Outcome, State};
 use crate::view::View;
-use arbiter_kernel::effects::Reactions;
 use std::sync::{Arc, OnceLock};
 
 #[derive(Clone)]
 pub struct Game {
     rules: Arc<Ruleset>,
     state: State,
-    /// The legal moves of the pending decision, as its arbitrator listed them when the game
-    /// reached it (derived from `state`; not part of it), in the listing's own form: `check`
-    /// asks it, a random playout picks from it by index.
-    listing: Listing,
-    /// `listing` written out, the first time a caller asks for the list as a slice
+    /// What the context of the last move left for the next, lent to it in place
+    /// ([`Carried`]): the legal moves of the pending decision, as its arbitrator listed them
+    /// when the game reached it (derived from `state`; not part of it), in the listing's own
+    /// form (`check` asks it, a random playout picks from it by index); the reaction queue,
+    /// empty between moves (each move would otherwise allocate its own at its first domain
+    /// event, 1 % of `arbiter bench`); the access mask the last Ops listing kept
+    /// (`ops::KeptAccess`: each Op of a card would otherwise fold it again).
+    carried: Carried,
+    /// The listing written out, the first time a caller asks for the list as a slice
     /// ([`Game::legal`]): most decisions of a random playout never are.
     written: OnceLock<Vec<Move>>,
     /// Who decides there, found with the legal moves (`flow::listing`); `None` when the game
     /// stopped without listing (over, or a move refused), and then asked afresh.
     decider: Option<Side>,
-    /// The reaction queue of the last move, kept (empty) for the next: each move would
-    /// otherwise allocate its own at its first domain event (1 % of `arbiter bench`).
-    reactions: Reactions<DomainEvent>,
     /// The cards of the state's effects in play, as the context of the last move kept them
     /// (`Ctx::kept`): the next move's context starts from them instead of reading every effect.
     in_play: CardSet,
-    /// The access mask the last Ops listing kept (`ops::KeptAccess`), lent to the next move's
-    /// context: each Op of a card would otherwise fold it again.
-    access: crate::ops::KeptAccess,
     /// The report a move played through the kernel's contract without words fills
     /// (`Match::play_quiet`: the computer's search, the Python batch), kept empty between
     /// moves so that each does not allocate its own (as [`Game::play_quiet_into`]'s caller).
@@ -63,7 +59,7 @@ impl Game {
     fn start(rules: Arc<Ruleset>, options: Options, rng: Randomness, logging: bool) -> (Game, Report) {
         let state = State::initial(&rules, options, rng);
         Game::run_from(rules, state, logging, |ctx| {
-            let early: CardSet = ctx.rules.cards.era_deck(Era::Early, options.optional_cards).into_iter().collect();
+            let early = ctx.rules.era_cards(Era::Early, options.optional_cards);
             ctx.shuffle_into_deck(early);
         })
     }
@@ -83,24 +79,23 @@ impl Game {
         let mut g = Game {
             rules,
             state,
-            listing: Listing::default(),
+            carried: Carried::default(),
             written: OnceLock::new(),
             decider: None,
-            reactions: Reactions::default(),
             in_play: CardSet::default(),
-            access: crate::ops::KeptAccess::default(),
             quiet: Report::default(),
         };
         let mut report = Report::default();
         {
-            let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report);
+            let mut ctx = Ctx::new(&g.rules, &mut g.state, &mut report, &mut g.carried);
             ctx.logging = logging;
             first(&mut ctx);
             flow::run(&mut ctx);
-            g.listing = std::mem::take(&mut ctx.legal);
             g.decider = ctx.decider.take();
             g.in_play = ctx.effects_in_play();
         }
+        // Nothing pending carries over to the first move.
+        g.carried.reactions.clear();
         (g, report)
     }
 
@@ -142,28 +137,28 @@ impl Game {
 
     /// The legal moves as a list (written out at the first call at this decision).
     pub fn legal(&self) -> &[Move] {
-        match &self.listing {
+        match &self.carried.legal {
             Listing::Moves(v) => v,
-            Listing::Ops { .. } | Listing::Cards { .. } => self.written.get_or_init(|| self.listing.to_vec()),
+            Listing::Ops { .. } | Listing::Cards { .. } => self.written.get_or_init(|| self.carried.legal.to_vec()),
         }
     }
 
     /// The legal moves in the listing's own form: counted, taken by index or visited without
     /// writing the list (random playouts, the Python batch's action ids).
     pub fn listing(&self) -> &Listing {
-        &self.listing
+        &self.carried.legal
     }
 
     /// The access mask the Ops listings keep from move to move (the invariant checks ask
     /// `ops::KeptAccess::agrees`).
     pub fn kept_access(&self) -> crate::ops::KeptAccess {
-        self.access
+        self.carried.access
     }
 
     /// Is `m` legal? A listed move is (its arbitrator listed it); any other move is judged by
     /// the arbitrator again, for the reason it is refused.
     pub fn check(&self, m: &Move) -> Result<(), PlayError> {
-        if self.state.outcome.is_none() && self.listing.contains(m) {
+        if self.state.outcome.is_none() && self.carried.legal.contains(m) {
             return Ok(());
         }
         if matches!(m, Move::Concede(_)) {
@@ -272,41 +267,49 @@ impl Game {
         report: &mut Report,
         apply: impl FnOnce(&mut Ctx, &Move),
     ) -> Result<(), PlayError> {
+        // Nothing pending carries over from the move before (a game that ended mid-reaction,
+        // a refused move).
+        self.carried.reactions.clear();
         // A validated move can fail only if scripted randomness runs out: then it is applied
-        // to a copy, kept only on success. Seeded randomness never runs out: apply in place.
+        // to copies of the state and of what the game carries between moves, kept only on
+        // success. Seeded randomness never runs out: applied in place.
         let scripted = self.state.rng.is_scripted();
-        let mut copy = scripted.then(|| self.state.clone());
-        {
-            let st = copy.as_mut().unwrap_or(&mut self.state);
-            let mut ctx = Ctx::kept(&self.rules, st, report, self.in_play);
+        let mut copy = scripted.then(|| (self.state.clone(), self.carried.clone()));
+        let (st, carried) = match copy.as_mut() {
+            Some((st, carried)) => (st, carried),
+            None => (&mut self.state, &mut self.carried),
+        };
+        let (in_play, decider, exhausted, fault) = {
+            let mut ctx = Ctx::kept(&self.rules, st, report, self.in_play, carried);
             ctx.logging = logging;
-            ctx.reactions = std::mem::take(&mut self.reactions);
-            ctx.access.set(self.access);
             apply(&mut ctx, m);
             flow::run(&mut ctx);
-            // The effects of the state kept: changed in place, or the copy's if it is kept.
-            if !scripted || (ctx.exhausted.is_none() && ctx.fault.is_none()) {
-                self.in_play = ctx.effects_in_play();
-                // Checked against the state at every use, but keyed in part by the effects'
-                // version (`ops::KeptReading`), which a discarded copy's other effects may
-                // have reached: kept only with the state it was kept under.
-                self.access = ctx.access.get();
-            }
-            if let Some(why) = ctx.exhausted.take() {
-                return Err(PlayError::Randomness { action: self.pos().move_text(m), why });
-            }
-            if let Some(what) = ctx.fault.take() {
-                return Err(PlayError::Fault { action: self.pos().move_text(m), what });
-            }
-            self.listing = std::mem::take(&mut ctx.legal);
-            self.written = OnceLock::new();
-            self.decider = ctx.decider.take();
-            self.reactions = std::mem::take(&mut ctx.reactions);
-            // Nothing pending carries over to the next move (a game that ended mid-reaction).
-            self.reactions.clear();
+            (ctx.effects_in_play(), ctx.decider, ctx.exhausted.take(), ctx.fault.take())
+        };
+        // The effects of the state kept: changed in place, or the copy's if it is kept (as the
+        // access mask, changed in place or kept with the copy: checked against the state at
+        // every use, but keyed in part by the effects' version, `ops::KeptReading`, which a
+        // discarded copy's other effects may have reached).
+        if !scripted || (exhausted.is_none() && fault.is_none()) {
+            self.in_play = in_play;
         }
-        if let Some(next) = copy {
+        if let Some(why) = exhausted {
+            return Err(PlayError::Randomness { action: self.pos().move_text(m), why });
+        }
+        if let Some(what) = fault {
+            return Err(PlayError::Fault { action: self.pos().move_text(m), what });
+        }
+        // The run stopped at a decision (`Agenda::list` listed its moves in place) or at the
+        // end of the game.
+        self.written = OnceLock::new();
+        self.decider = decider;
+        if let Some((next, carried)) = copy {
             self.state = next;
+            self.carried = carried;
+        }
+        if decider.is_none() {
+            // The run stopped at no decision (the game is over): nothing is listed.
+            self.carried.legal = Listing::default();
         }
         Ok(())
     }
@@ -358,7 +361,7 @@ impl State {
                 influence[c.idx()][s.idx()] += n;
             }
         }
-        let reserve: CardSet = [Era::Mid, Era::Late].into_iter().flat_map(|e| rules.cards.era_deck(e, options.optional_cards)).collect();
+        let reserve = CardSet(rules.era_cards(Era::Mid, options.optional_cards).0 | rules.era_cards(Era::Late, options.optional_cards).0);
         let mut st = State {
             options,
             turn: 1,

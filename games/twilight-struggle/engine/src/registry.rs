@@ -8,7 +8,7 @@
 //! (allow / cancel / replace what is about to happen), standing moves, and extra action
 //! rounds. The trait has no method that serves a single card.
 
-use crate::card::{CardDb, CardId, CardSet};
+use crate::card::{CardDb, CardId, CardSet, Era};
 use crate::ctx::Ctx;
 use crate::effect::Effect;
 use crate::error::Illegal;
@@ -173,7 +173,9 @@ pub trait CardEvent: Send + Sync + 'static {
     /// A condition in the event's text that, unmet, leaves the event without effect while the
     /// card counts as played for its event. Unmet, the card is discarded, not removed
     /// (Wargames away from DEFCON 2, FAQ).
-    fn condition(&self, _p: Position, _side: Side) -> Result<(), Illegal> {
+    /// The refusal's words are composed only if `words` asks for them (the log of a game played
+    /// with words; quiet play reads only whether the condition holds).
+    fn condition(&self, _p: Position, _side: Side, _words: Words) -> Result<(), Illegal> {
         Ok(())
     }
     /// Carry out the event for `side`.
@@ -197,7 +199,7 @@ pub trait CardEvent: Send + Sync + 'static {
 /// The object-safe form of [`CardEvent`] the kernel calls: it decodes the step.
 pub trait Event: Send + Sync {
     fn prerequisite(&self) -> Option<Prerequisite>;
-    fn condition(&self, p: Position, side: Side) -> Result<(), Illegal>;
+    fn condition(&self, p: Position, side: Side, words: Words) -> Result<(), Illegal>;
     fn resolve(&self, ctx: &mut Ctx, side: Side);
     /// `None` if the step number is not one of the card's steps (an engine fault).
     fn ask(&self, p: Position, t: &EventTask, words: Words) -> Option<Ask>;
@@ -209,8 +211,8 @@ impl<E: CardEvent> Event for E {
     fn prerequisite(&self) -> Option<Prerequisite> {
         CardEvent::prerequisite(self)
     }
-    fn condition(&self, p: Position, side: Side) -> Result<(), Illegal> {
-        CardEvent::condition(self, p, side)
+    fn condition(&self, p: Position, side: Side, words: Words) -> Result<(), Illegal> {
+        CardEvent::condition(self, p, side, words)
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
         CardEvent::resolve(self, ctx, side)
@@ -441,6 +443,10 @@ pub struct Ruleset {
     /// registration of a lasting effect, so that what was read of the effects of one is never
     /// taken for another's (`ops::with_values` keys the Ops values by it).
     lasting_id: u64,
+    /// Each era's deck (`CardDb::era_deck`) as a set, without and with the optional cards
+    /// (§4.4), read once: every new game asked the card data for three of them (1 % of
+    /// `arbiter bench`).
+    era_sets: [[CardSet; 2]; 3],
 }
 
 /// A number no ruleset's lasting effects had before ([`Ruleset::lasting_id`]).
@@ -451,7 +457,9 @@ fn next_lasting_id() -> u64 {
 
 impl Ruleset {
     pub fn new(cards: CardDb) -> Ruleset {
+        let era_sets = [Era::Early, Era::Mid, Era::Late].map(|e| [false, true].map(|o| cards.era_deck(e, o).into_iter().collect()));
         Ruleset {
+            era_sets,
             cards,
             events: (0..=110).map(|_| None).collect(),
             lasting: (0..=110).map(|_| None).collect(),
@@ -472,6 +480,23 @@ impl Ruleset {
     #[inline]
     pub fn lasting_id(&self) -> u64 {
         self.lasting_id
+    }
+    /// The cards of `era`'s deck (§4.4), the optional cards with them if `optional`: the
+    /// same cards as `CardDb::era_deck`.
+    #[inline]
+    pub fn era_cards(&self, era: Era, optional: bool) -> CardSet {
+        let e = match era {
+            Era::Early => 0,
+            Era::Mid => 1,
+            Era::Late => 2,
+        };
+        self.era_sets[e][usize::from(optional)]
+    }
+    /// May the effects of the cards `in_play` offer standing moves (`Interest::standing`)?
+    /// Always under the interest check, which asks every effect.
+    #[inline]
+    pub fn offers_standing(&self, in_play: CardSet) -> bool {
+        self.check_interest || in_play.0 & self.offerers.0 != 0
     }
     /// Turn on the interest check (tests): every effect in play is asked about every intent
     /// and domain event, and one that objects or acts outside its declared [`Interest`] is an

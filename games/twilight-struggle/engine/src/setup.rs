@@ -44,8 +44,12 @@ fn open(p: Position, t: &Task) -> u128 {
     }
 }
 
-pub fn candidates(p: Position, t: &Task) -> Vec<Move> {
-    crate::map::iter_mask(open(p, t)).map(Move::Influence).collect()
+/// The legal moves: a marker in any open country (`check` accepts exactly these).
+pub fn legal(p: Position, t: &Task) -> Vec<Move> {
+    let open = open(p, t);
+    let mut v = Vec::with_capacity(open.count_ones() as usize);
+    v.extend(crate::map::iter_mask(open).map(Move::Influence));
+    v
 }
 
 pub fn check(p: Position, t: &Task, m: &Move, explain: bool) -> Result<(), Illegal> {

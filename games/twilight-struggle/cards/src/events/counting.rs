@@ -18,33 +18,36 @@
 use super::ids::*;
 use crate::shapes::{names, Count, VpFromCount};
 use arbiter_twilight::map::Map;
-use arbiter_twilight::{Position, Region, Ruleset, Side};
+use arbiter_twilight::{Position, Region, Ruleset, Side, Words};
 
-fn kitchen_debates(p: Position, side: Side) -> Count {
+fn kitchen_debates(p: Position, side: Side, words: Words) -> Count {
     let bgs = Map::standard().battleground_mask();
     let [us, ussr] = [Side::Us, Side::Ussr].map(|s| (p.st.masks().control[s.idx()] & bgs).count_ones());
     let (mine, theirs) = if side == Side::Us { (us, ussr) } else { (ussr, us) };
     let vp = if mine > theirs { 2 } else { 0 };
-    Count { vp, why: format!("battlegrounds controlled: {side} {mine}, {} {theirs}", side.opponent()) }
+    Count { vp, why: words.say(|| format!("battlegrounds controlled: {side} {mine}, {} {theirs}", side.opponent())) }
 }
 
-fn alliance_for_progress(p: Position, side: Side) -> Count {
+fn alliance_for_progress(p: Position, side: Side, words: Words) -> Count {
     let map = Map::standard();
     let area = (map.region_mask(Region::CentralAmerica) | map.region_mask(Region::SouthAmerica)) & map.battleground_mask();
     let held = p.st.masks().control[side.idx()] & area;
     Count {
         vp: held.count_ones() as u8,
-        why: format!("{side}-controlled battlegrounds in Central and South America: {} ({})", held.count_ones(), names(held)),
+        why: words.say(|| format!("{side}-controlled battlegrounds in Central and South America: {} ({})", held.count_ones(), names(held))),
     }
 }
 
-fn opec(p: Position, side: Side) -> Count {
+fn opec(p: Position, side: Side, words: Words) -> Count {
     let oil = countries!("Egypt", "Iran", "Libya", "Saudi Arabia", "Iraq", "Gulf States", "Venezuela");
     let held = p.st.masks().control[side.idx()] & oil;
-    Count { vp: held.count_ones() as u8, why: format!("{side}-controlled oil countries: {} ({})", held.count_ones(), names(held)) }
+    Count {
+        vp: held.count_ones() as u8,
+        why: words.say(|| format!("{side}-controlled oil countries: {} ({})", held.count_ones(), names(held))),
+    }
 }
 
-fn arms_race(p: Position, side: Side) -> Count {
+fn arms_race(p: Position, side: Side, words: Words) -> Count {
     let (mine, theirs) = (p.st.mil_ops[side.idx()], p.st.mil_ops[side.opponent().idx()]);
     let required = p.st.defcon;
     let vp = match (mine > theirs, mine >= required) {
@@ -53,7 +56,10 @@ fn arms_race(p: Position, side: Side) -> Count {
         (true, true) => 3,
     };
     let met = if mine >= required { "met" } else { "not met" };
-    Count { vp, why: format!("military ops {side} {mine}, {} {theirs}; {side} requirement {required} {met}", side.opponent()) }
+    Count {
+        vp,
+        why: words.say(|| format!("military ops {side} {mine}, {} {theirs}; {side} requirement {required} {met}", side.opponent())),
+    }
 }
 
 pub fn register(r: &mut Ruleset) {

@@ -63,11 +63,11 @@ struct Wargames;
 
 impl CardEvent for Wargames {
     type Step = WargamesStep;
-    fn condition(&self, p: Position, _side: Side) -> Result<(), Illegal> {
+    fn condition(&self, p: Position, _side: Side, words: Words) -> Result<(), Illegal> {
         if p.st.defcon == 2 {
             Ok(())
         } else {
-            illegal(format!("Wargames acts only at DEFCON 2 (DEFCON is {})", p.st.defcon), WARGAMES.cite())
+            illegal(words.say(|| format!("Wargames acts only at DEFCON 2 (DEFCON is {})", p.st.defcon)), WARGAMES.cite())
         }
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
@@ -168,18 +168,24 @@ impl CardEvent for Summit {
             let regions = summit_regions(ctx.pos(), s);
             let roll = ctx.die(s);
             totals[s.idx()] = roll as i32 + regions.len() as i32;
-            let why = if regions.is_empty() {
-                String::new()
-            } else {
-                let names: Vec<&str> = regions.iter().map(|r| r.name()).collect();
-                format!(" + {} (dominates or controls {})", regions.len(), names.join(", "))
-            };
-            log!(ctx, "Summit: the {s} rolls {roll}{why} = {}", totals[s.idx()]);
+            // The regions named for the log only: quiet play composes nothing.
+            if ctx.logging {
+                let why = if regions.is_empty() {
+                    String::new()
+                } else {
+                    let names: Vec<&str> = regions.iter().map(|r| r.name()).collect();
+                    format!(" + {} (dominates or controls {})", regions.len(), names.join(", "))
+                };
+                ctx.log(format!("Summit: the {s} rolls {roll}{why} = {}", totals[s.idx()]));
+            }
         }
         let winner = match totals[0].cmp(&totals[1]) {
             std::cmp::Ordering::Greater => Side::Us,
             std::cmp::Ordering::Less => Side::Ussr,
-            std::cmp::Ordering::Equal => return ctx.log("Summit: a tie: nothing happens"),
+            std::cmp::Ordering::Equal => {
+                log!(ctx, "Summit: a tie: nothing happens");
+                return;
+            }
         };
         ctx.exec(Instr::Vp { side: winner, n: 2 });
         ctx.push(Task::Event(EventTask::new(SUMMIT, side).at(SummitStep::Defcon).arg(Arg::Side(winner))));

@@ -304,7 +304,7 @@ struct SpecialRelationship;
 
 impl CardEvent for SpecialRelationship {
     type Step = SpecialStep;
-    fn condition(&self, p: Position, side: Side) -> Result<(), Illegal> {
+    fn condition(&self, p: Position, side: Side, _words: Words) -> Result<(), Illegal> {
         if p.st.controls(side, country!("United Kingdom")) {
             Ok(())
         } else {

@@ -222,12 +222,12 @@ impl CardEvent for StarWars {
     /// "If the US is ahead on the Space Race…": a condition in the text, like Wargames'
     /// (§5.2, FAQ): unmet, the card may still be played for its event, which has no effect, and
     /// it is discarded, not removed.
-    fn condition(&self, p: Position, side: Side) -> Result<(), Illegal> {
+    fn condition(&self, p: Position, side: Side, words: Words) -> Result<(), Illegal> {
         let (mine, theirs) = (p.st.space[side.idx()], p.st.space[side.opponent().idx()]);
         if mine > theirs {
             Ok(())
         } else {
-            illegal(format!("the {side} is not ahead on the space race (box {mine} against {theirs})"), "card #85")
+            illegal(words.say(|| format!("the {side} is not ahead on the space race (box {mine} against {theirs})")), "card #85")
         }
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
@@ -587,9 +587,9 @@ impl Lasting for YuriAndSamantha {
 
 // ------------------------------------------------------------------ counts
 
-pub fn reagan_bombs_libya(p: Position, side: Side) -> Count {
+pub fn reagan_bombs_libya(p: Position, side: Side, words: Words) -> Count {
     let n = p.st.inf(side.opponent(), country!("Libya"));
-    Count { vp: n / 2, why: format!("{} Influence in Libya: {n}", side.opponent()) }
+    Count { vp: n / 2, why: words.say(|| format!("{} Influence in Libya: {n}", side.opponent())) }
 }
 
 pub fn register(r: &mut Ruleset) {

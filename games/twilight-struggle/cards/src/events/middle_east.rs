@@ -33,7 +33,7 @@ impl CardEvent for OurManInTehran {
     type Step = TehranStep;
     /// A condition in the text ("if the US controls…"): unmet, the event does nothing and the
     /// card is discarded, not removed (§5.2, as for Wargames).
-    fn condition(&self, p: Position, _side: Side) -> Result<(), Illegal> {
+    fn condition(&self, p: Position, _side: Side, _words: Words) -> Result<(), Illegal> {
         let map = Map::standard();
         if p.st.masks().control[Side::Us.idx()] & map.region_mask(Region::MiddleEast) != 0 {
             Ok(())

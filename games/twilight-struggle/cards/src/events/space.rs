@@ -6,18 +6,21 @@ use super::ids::ONE_SMALL_STEP;
 use arbiter_twilight::ctx::Ctx;
 use arbiter_twilight::error::{illegal, Illegal};
 use arbiter_twilight::instr::Instr;
-use arbiter_twilight::{CardEvent, NoStep, Position, Ruleset, Side};
+use arbiter_twilight::{CardEvent, NoStep, Position, Ruleset, Side, Words};
 
 struct OneSmallStep;
 
 impl CardEvent for OneSmallStep {
     type Step = NoStep;
-    fn condition(&self, p: Position, side: Side) -> Result<(), Illegal> {
+    fn condition(&self, p: Position, side: Side, words: Words) -> Result<(), Illegal> {
         let (mine, theirs) = (p.st.space[side.idx()], p.st.space[side.opponent().idx()]);
         if mine < theirs {
             Ok(())
         } else {
-            illegal(format!("the {side} is not behind on the space race (box {mine} against {theirs})"), ONE_SMALL_STEP.cite())
+            illegal(
+                words.say(|| format!("the {side} is not behind on the space race (box {mine} against {theirs})")),
+                ONE_SMALL_STEP.cite(),
+            )
         }
     }
     fn resolve(&self, ctx: &mut Ctx, side: Side) {
