@@ -254,6 +254,11 @@ impl SqliteStore {
         });
         let _ = std::fs::remove_file(&temp);
         placed?;
+        if journal == Journal::WriteAhead {
+            // Nobody has this new file open, and no log was beside its name (refused above):
+            // the log is made here too, so that SQLite finds both of its companions.
+            make_companions(path, &["-wal", "-shm"]);
+        }
         let opened = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
             .map_err(|e| write_error(path, e))
             .and_then(|conn| Self::configure(&conn, path, true, journal).map(|()| conn))
@@ -388,6 +393,13 @@ impl SqliteStore {
         })?;
         check_length(path, file)?;
         let writable = write && std::fs::OpenOptions::new().write(true).open(path).is_ok() && folder_writable(path);
+        if writable && journal == Journal::WriteAhead && marked_write_ahead(path) {
+            // Only the index, and only beside a file in WAL mode (header bytes 18 and 19): a log
+            // made beside a file in rollback mode that another process holds would switch that
+            // process's connection to it, and an index beside a file that stays in rollback
+            // mode (a switch refused) would be left behind.
+            make_companions(path, &["-shm"]);
+        }
         let flags = if writable { OpenFlags::SQLITE_OPEN_READ_WRITE } else { OpenFlags::SQLITE_OPEN_READ_ONLY };
         let mut conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(|e| read_error(path, e))?;
         let app = match conn.query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0)) {
@@ -887,6 +899,44 @@ impl FolderSync {
     }
 }
 
+/// Make SQLite's write-ahead companions of the game file at `path` (`suffixes` of `-wal`, the
+/// log, and `-shm`, its index), empty and readable by their owner only (the mode SQLite gives
+/// them, the file's), before SQLite opens the file in WAL mode, unless they are there already.
+/// Why: SQLite makes a missing index while holding the one lock of its whole unix layer
+/// (`unixOpenSharedMemory`, under `unixEnterMutex`), and looks a file's name up under that lock
+/// before opening it (`findReusableFd`: a name not made yet is looked up in the folder, under
+/// the folder's lock); every write-ahead commit of every game open in the process takes that
+/// lock too (`unixShmBarrier`, twice a commit). Making a file waits for the folder's lock and
+/// allocates an inode (on ext4 without a journal, a scan past every inode freed in the last
+/// minute): in a burst of 200 creations every game's moves waited for the other creations' new
+/// files (BENCHMARKS.md, "2026-11-27: the server's moves beside a creation burst"). SQLite
+/// treats companions it finds as its own: an empty log holds no write, and the first
+/// connection to attach resets the index (its "dead man's switch" lock), so empty ones are
+/// what it would have made.
+///
+/// Only ever new files (`O_EXCL`): opening and closing an index this process already holds
+/// open would drop SQLite's locks on it (POSIX locks belong to the process, and any close
+/// releases them). A failure is left to SQLite, which makes the file itself or says why not.
+fn make_companions(path: &Path, suffixes: &[&str]) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        for suffix in suffixes {
+            let _ = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(beside(path, suffix));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, suffixes);
+}
+
+/// Whether the file at `path` is marked a write-ahead file (SQLite's header bytes 18 and 19
+/// are 2; a rollback file's are 1).
+fn marked_write_ahead(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut header)).is_ok() && header[18..20] == [2, 2]
+}
+
 /// `path` with `suffix` added to its name: SQLite's companions of a file (`-journal`, `-wal`,
 /// `-shm`).
 fn beside(path: &Path, suffix: &str) -> PathBuf {
@@ -1130,6 +1180,32 @@ mod tests {
             let beside: Vec<_> = std::fs::read_dir(dir.path()).expect("listed").map(|e| e.expect("an entry").file_name()).collect();
             assert_eq!(beside, [std::ffi::OsString::from(".g.arbiter.new")], "{journal:?}");
         }
+    }
+
+    /// A write-ahead file's companions are made empty and private when missing, and one already
+    /// there is never opened (closing a descriptor of an index the process holds would drop
+    /// SQLite's locks on it) nor changed.
+    #[test]
+    fn missing_companions_are_made_empty_and_private_and_present_ones_left_alone() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let game = dir.path().join("g.arbiter");
+        std::fs::write(beside(&game, "-shm"), b"held").expect("an index");
+        make_companions(&game, &["-wal", "-shm"]);
+        assert_eq!(std::fs::read(beside(&game, "-shm")).expect("read"), b"held", "left as it was");
+        assert_eq!(std::fs::read(beside(&game, "-wal")).expect("made"), b"", "made empty");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(beside(&game, "-wal")).expect("made").permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "the owner's only");
+        }
+        // A new server game finds them and holds its write in its log; closed, the file is alone.
+        let made = dir.path().join("h.arbiter");
+        let store = SqliteStore::create_with(&made, &header(), Journal::WriteAhead).expect("created");
+        assert!(beside(&made, "-wal").exists() && beside(&made, "-shm").exists());
+        drop(store);
+        assert!(!beside(&made, "-wal").exists() && !beside(&made, "-shm").exists(), "folded in and removed at close");
+        assert_eq!(SqliteStore::open_with(&made, Journal::WriteAhead).expect("opened").last_seq().expect("read"), 0);
     }
 
     /// Callers of one folder's sync at once share syncs, and each returns only after a sync
