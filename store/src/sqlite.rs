@@ -242,17 +242,17 @@ impl SqliteStore {
         let placed = made.and_then(|()| {
             // No-clobber: a hard link fails if `path` appeared meanwhile; where links are not
             // supported, a rename after a last check.
-            match std::fs::hard_link(&temp, path) {
+            match change_folder(path, || std::fs::hard_link(&temp, path)) {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(StoreError::Exists(path.into())),
                 Err(_) if path.exists() => Err(StoreError::Exists(path.into())),
-                Err(_) => std::fs::rename(&temp, path).map_err(|e| StoreError::WriteFailed {
+                Err(_) => change_folder(path, || std::fs::rename(&temp, path)).map_err(|e| StoreError::WriteFailed {
                     path: path.into(),
                     what: format!("the new file could not be put in place: {e}"),
                 }),
             }
         });
-        let _ = std::fs::remove_file(&temp);
+        let _ = change_folder(&temp, || std::fs::remove_file(&temp));
         placed?;
         if journal == Journal::WriteAhead {
             // Nobody has this new file open, and no log was beside its name (refused above):
@@ -302,11 +302,7 @@ impl SqliteStore {
         #[cfg(unix)]
         {
             use std::os::unix::fs::OpenOptionsExt;
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(at)
+            change_folder(at, || std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(at))
                 .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be made: {e}") })?;
         }
         let mut conn = Connection::open_with_flags(at, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
@@ -846,6 +842,8 @@ pub fn sync_folder(path: &Path) -> std::io::Result<()> {
 struct FolderSync {
     state: std::sync::Mutex<FolderSyncs>,
     ended: std::sync::Condvar,
+    /// Held while this process changes the folder's names ([`change_folder`]).
+    names: std::sync::Mutex<()>,
 }
 
 #[derive(Default)]
@@ -859,7 +857,6 @@ struct FolderSyncs {
 
 impl FolderSync {
     /// The one for folder `dir` in this process (a process keeps its few folders' for its life).
-    #[cfg(unix)]
     fn of(dir: &Path) -> std::sync::Arc<FolderSync> {
         static ALL: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<FolderSync>>>> =
             std::sync::LazyLock::new(Default::default);
@@ -921,9 +918,11 @@ fn make_companions(path: &Path, suffixes: &[&str]) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        for suffix in suffixes {
-            let _ = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(beside(path, suffix));
-        }
+        change_folder(path, || {
+            for suffix in suffixes {
+                let _ = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(beside(path, suffix));
+            }
+        })
     }
     #[cfg(not(unix))]
     let _ = (path, suffixes);
@@ -935,6 +934,19 @@ fn marked_write_ahead(path: &Path) -> bool {
     use std::io::Read;
     let mut header = [0u8; 20];
     std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut header)).is_ok() && header[18..20] == [2, 2]
+}
+
+/// `change` (making, linking, renaming or removing a name in the folder holding `path`), made
+/// while no other such change of this process to that folder is under way. The file system
+/// makes them one at a time anyway (the folder's lock), and its waiters spin on a core while
+/// the holder runs: a burst of 200 creations kept a core spinning while another allocated an
+/// inode, the games' moves left with none. Here a waiter sleeps (BENCHMARKS.md, "2026-11-27:
+/// the server's moves beside a creation burst").
+pub fn change_folder<T>(path: &Path, change: impl FnOnce() -> T) -> T {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let folder = FolderSync::of(dir);
+    let _one_at_a_time = folder.names.lock().unwrap_or_else(|p| p.into_inner());
+    change()
 }
 
 /// `path` with `suffix` added to its name: SQLite's companions of a file (`-journal`, `-wal`,
