@@ -2,7 +2,7 @@
 //! HTTP for at most M moves (or to its end), against an in-process server with its saved games
 //! in a temporary folder (or `--addr` for a running `arbiter serve`). Prints moves per second
 //! and the p50/p99/max round trip of a move (POST until its answer: judged, stored durably,
-//! broadcast).
+//! broadcast), and of a game's creation (with when the last one was answered).
 //!
 //! `cargo run --release -p arbiter-server --example load -- [--games 200] [--moves 40] [--addr HOST:PORT[,HOST:PORT…]]`
 //!
@@ -119,6 +119,20 @@ async fn main() {
         pct(0.99).as_secs_f64() * 1e3,
         latencies.last().copied().unwrap_or_default().as_secs_f64() * 1e3
     );
+    // The creations themselves: a server that answered the burst's moves sooner by making its
+    // games later would show here (and in the games under way above).
+    {
+        let mut c = under_way.creations.lock().unwrap();
+        let last = c.1.map(|t| t.duration_since(started)).unwrap_or_default();
+        c.0.sort();
+        println!(
+            "game creation round trip: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; the last answered {:.1} ms after the start",
+            pct_of(&c.0, 0.50).as_secs_f64() * 1e3,
+            pct_of(&c.0, 0.99).as_secs_f64() * 1e3,
+            c.0.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
+            last.as_secs_f64() * 1e3
+        );
+    }
     // Whether the moves sent beside the creations wait longer than the others (the creations
     // share the disk, the folder and the cores with them).
     for (what, l) in [("while games were still being created", &mut burst), ("once every game was created", &mut settled)] {
@@ -143,6 +157,9 @@ struct UnderWay {
     sum: AtomicUsize,
     moves: AtomicUsize,
     fewest: AtomicUsize,
+    /// Each creation's round trip (`POST /api/games` until its answer), and when the last was
+    /// answered.
+    creations: std::sync::Mutex<(Vec<Duration>, Option<Instant>)>,
 }
 
 impl UnderWay {
@@ -154,7 +171,15 @@ impl UnderWay {
             sum: AtomicUsize::new(0),
             moves: AtomicUsize::new(0),
             fewest: AtomicUsize::new(usize::MAX),
+            creations: std::sync::Mutex::new((Vec::new(), None)),
         }
+    }
+
+    /// A game's creation was answered: how long it took, and when (the last one ends the burst).
+    fn creation(&self, asked: Instant) {
+        let mut c = self.creations.lock().unwrap();
+        c.0.push(asked.elapsed());
+        c.1 = Some(Instant::now());
     }
 
     /// A move is sent now: counted; whether some game is still being created.
@@ -207,8 +232,10 @@ async fn play_game<F: std::future::Future<Output = ()>>(
         bases[turn % bases.len()].clone()
     };
     let base = next();
+    let asked = Instant::now();
     let v: Value =
         http.post(format!("{base}/api/games")).body(json!({ "seed": seed }).to_string()).send().await.unwrap().json().await.unwrap();
+    under_way.creation(asked);
     let id = v["id"].as_str().unwrap_or_else(|| panic!("no game made: {v}")).to_string();
     let token = |s: &str| v["tokens"][s].as_str().unwrap().to_string();
     let (us, ussr) = (token("us"), token("ussr"));

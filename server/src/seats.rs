@@ -167,11 +167,11 @@ impl SeatsFile {
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let tmp = path.with_extension("seats.tmp");
         let text = self.to_json()?;
-        private_file(&tmp)
+        arbiter_store::change_folder(&tmp, || private_file(&tmp))
             .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
             .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| format!("cannot sync {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        arbiter_store::change_folder(path, || std::fs::rename(&tmp, path)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         // The rename on the disk before the seat is acknowledged. Once renamed the new file is
         // the one read, so a failed folder sync is said, not answered as a failed save (the
         // server would then hold other seats than the file).

@@ -29,7 +29,7 @@ pub use session::{kind_of, GamePlace, Session};
 
 /// The version of Arbiter that writes saved games (recorded in each).
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
-pub use sqlite::{sync_folder, ChatMessage, Journal, SqliteStore, SCHEMA_VERSION};
+pub use sqlite::{change_folder, sync_folder, ChatMessage, Journal, SqliteStore, SCHEMA_VERSION};
 
 /// Where a game's events are kept. Reading checks the integrity chain ([`chain`]). Writing
 /// happens under the write lock: `lock` (waiting a bounded time for another writer), `head`

@@ -242,18 +242,23 @@ impl SqliteStore {
         let placed = made.and_then(|()| {
             // No-clobber: a hard link fails if `path` appeared meanwhile; where links are not
             // supported, a rename after a last check.
-            match std::fs::hard_link(&temp, path) {
+            match change_folder(path, || std::fs::hard_link(&temp, path)) {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(StoreError::Exists(path.into())),
                 Err(_) if path.exists() => Err(StoreError::Exists(path.into())),
-                Err(_) => std::fs::rename(&temp, path).map_err(|e| StoreError::WriteFailed {
+                Err(_) => change_folder(path, || std::fs::rename(&temp, path)).map_err(|e| StoreError::WriteFailed {
                     path: path.into(),
                     what: format!("the new file could not be put in place: {e}"),
                 }),
             }
         });
-        let _ = std::fs::remove_file(&temp);
+        let _ = change_folder(&temp, || std::fs::remove_file(&temp));
         placed?;
+        if journal == Journal::WriteAhead {
+            // Nobody has this new file open, and no log was beside its name (refused above):
+            // the log is made here too, so that SQLite finds both of its companions.
+            make_companions(path, &["-wal", "-shm"]);
+        }
         let opened = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
             .map_err(|e| write_error(path, e))
             .and_then(|conn| Self::configure(&conn, path, true, journal).map(|()| conn))
@@ -297,11 +302,7 @@ impl SqliteStore {
         #[cfg(unix)]
         {
             use std::os::unix::fs::OpenOptionsExt;
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(at)
+            change_folder(at, || std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(at))
                 .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be made: {e}") })?;
         }
         let mut conn = Connection::open_with_flags(at, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
@@ -388,6 +389,13 @@ impl SqliteStore {
         })?;
         check_length(path, file)?;
         let writable = write && std::fs::OpenOptions::new().write(true).open(path).is_ok() && folder_writable(path);
+        if writable && journal == Journal::WriteAhead && marked_write_ahead(path) {
+            // Only the index, and only beside a file in WAL mode (header bytes 18 and 19): a log
+            // made beside a file in rollback mode that another process holds would switch that
+            // process's connection to it, and an index beside a file that stays in rollback
+            // mode (a switch refused) would be left behind.
+            make_companions(path, &["-shm"]);
+        }
         let flags = if writable { OpenFlags::SQLITE_OPEN_READ_WRITE } else { OpenFlags::SQLITE_OPEN_READ_ONLY };
         let mut conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(|e| read_error(path, e))?;
         let app = match conn.query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0)) {
@@ -834,6 +842,8 @@ pub fn sync_folder(path: &Path) -> std::io::Result<()> {
 struct FolderSync {
     state: std::sync::Mutex<FolderSyncs>,
     ended: std::sync::Condvar,
+    /// Held while this process changes the folder's names ([`change_folder`]).
+    names: std::sync::Mutex<()>,
 }
 
 #[derive(Default)]
@@ -847,7 +857,6 @@ struct FolderSyncs {
 
 impl FolderSync {
     /// The one for folder `dir` in this process (a process keeps its few folders' for its life).
-    #[cfg(unix)]
     fn of(dir: &Path) -> std::sync::Arc<FolderSync> {
         static ALL: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<FolderSync>>>> =
             std::sync::LazyLock::new(Default::default);
@@ -885,6 +894,59 @@ impl FolderSync {
             self.ended.notify_all();
         }
     }
+}
+
+/// Make SQLite's write-ahead companions of the game file at `path` (`suffixes` of `-wal`, the
+/// log, and `-shm`, its index), empty and readable by their owner only (the mode SQLite gives
+/// them, the file's), before SQLite opens the file in WAL mode, unless they are there already.
+/// Why: SQLite makes a missing index while holding the one lock of its whole unix layer
+/// (`unixOpenSharedMemory`, under `unixEnterMutex`), and looks a file's name up under that lock
+/// before opening it (`findReusableFd`: a name not made yet is looked up in the folder, under
+/// the folder's lock); every write-ahead commit of every game open in the process takes that
+/// lock too (`unixShmBarrier`, twice a commit). Making a file waits for the folder's lock and
+/// allocates an inode (on ext4 without a journal, a scan past every inode freed in the last
+/// minute): in a burst of 200 creations every game's moves waited for the other creations' new
+/// files (BENCHMARKS.md, "2026-11-27: the server's moves beside a creation burst"). SQLite
+/// treats companions it finds as its own: an empty log holds no write, and the first
+/// connection to attach resets the index (its "dead man's switch" lock), so empty ones are
+/// what it would have made.
+///
+/// Only ever new files (`O_EXCL`): opening and closing an index this process already holds
+/// open would drop SQLite's locks on it (POSIX locks belong to the process, and any close
+/// releases them). A failure is left to SQLite, which makes the file itself or says why not.
+fn make_companions(path: &Path, suffixes: &[&str]) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        change_folder(path, || {
+            for suffix in suffixes {
+                let _ = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(beside(path, suffix));
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    let _ = (path, suffixes);
+}
+
+/// Whether the file at `path` is marked a write-ahead file (SQLite's header bytes 18 and 19
+/// are 2; a rollback file's are 1).
+fn marked_write_ahead(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut header)).is_ok() && header[18..20] == [2, 2]
+}
+
+/// `change` (making, linking, renaming or removing a name in the folder holding `path`), made
+/// while no other such change of this process to that folder is under way. The file system
+/// makes them one at a time anyway (the folder's lock), and its waiters spin on a core while
+/// the holder runs: a burst of 200 creations kept a core spinning while another allocated an
+/// inode, the games' moves left with none. Here a waiter sleeps (BENCHMARKS.md, "2026-11-27:
+/// the server's moves beside a creation burst").
+pub fn change_folder<T>(path: &Path, change: impl FnOnce() -> T) -> T {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let folder = FolderSync::of(dir);
+    let _one_at_a_time = folder.names.lock().unwrap_or_else(|p| p.into_inner());
+    change()
 }
 
 /// `path` with `suffix` added to its name: SQLite's companions of a file (`-journal`, `-wal`,
@@ -1130,6 +1192,32 @@ mod tests {
             let beside: Vec<_> = std::fs::read_dir(dir.path()).expect("listed").map(|e| e.expect("an entry").file_name()).collect();
             assert_eq!(beside, [std::ffi::OsString::from(".g.arbiter.new")], "{journal:?}");
         }
+    }
+
+    /// A write-ahead file's companions are made empty and private when missing, and one already
+    /// there is never opened (closing a descriptor of an index the process holds would drop
+    /// SQLite's locks on it) nor changed.
+    #[test]
+    fn missing_companions_are_made_empty_and_private_and_present_ones_left_alone() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let game = dir.path().join("g.arbiter");
+        std::fs::write(beside(&game, "-shm"), b"held").expect("an index");
+        make_companions(&game, &["-wal", "-shm"]);
+        assert_eq!(std::fs::read(beside(&game, "-shm")).expect("read"), b"held", "left as it was");
+        assert_eq!(std::fs::read(beside(&game, "-wal")).expect("made"), b"", "made empty");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(beside(&game, "-wal")).expect("made").permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "the owner's only");
+        }
+        // A new server game finds them and holds its write in its log; closed, the file is alone.
+        let made = dir.path().join("h.arbiter");
+        let store = SqliteStore::create_with(&made, &header(), Journal::WriteAhead).expect("created");
+        assert!(beside(&made, "-wal").exists() && beside(&made, "-shm").exists());
+        drop(store);
+        assert!(!beside(&made, "-wal").exists() && !beside(&made, "-shm").exists(), "folded in and removed at close");
+        assert_eq!(SqliteStore::open_with(&made, Journal::WriteAhead).expect("opened").last_seq().expect("read"), 0);
     }
 
     /// Callers of one folder's sync at once share syncs, and each returns only after a sync
