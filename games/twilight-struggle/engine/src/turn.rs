@@ -61,6 +61,13 @@ pub enum Stage {
 pub fn rest_of_turn(stage: Stage) -> Vec<Task> {
     // Room for the most a stage adds (the headline's two): made with six, the list grew again.
     let mut v = Vec::with_capacity(8);
+    push_rest_of_turn(&mut v, stage);
+    v
+}
+
+/// [`rest_of_turn`] pushed onto `stack` (the work stack itself at each turn's start: no list of
+/// its own is allocated for it).
+pub fn push_rest_of_turn(v: &mut Vec<Task>, stage: Stage) {
     v.extend([
         Task::EndTurn,
         Task::ChinaFlip,
@@ -74,14 +81,13 @@ pub fn rest_of_turn(stage: Stage) -> Vec<Task> {
         Stage::ActionRound { round, side } => v.push(Task::ActionRound { round, side }),
         Stage::Headline => v.extend([Task::ActionRound { round: 1, side: Side::Ussr }, Task::HeadlineStart]),
     }
-    v
 }
 
 pub fn start(ctx: &mut Ctx) {
     let turn = ctx.st.turn;
     log!(ctx, "=== Turn {turn} ===");
     ctx.st.round = 0;
-    ctx.st.stack.extend(rest_of_turn(Stage::Headline));
+    push_rest_of_turn(&mut ctx.st.stack, Stage::Headline);
     if turn > 1 {
         // Turn 1's cards were dealt at setup (§3.1).
         ctx.push(Task::Deal);
@@ -160,11 +166,15 @@ pub fn military_ops_check(ctx: &mut Ctx) {
 pub fn held_cards(ctx: &mut Ctx) {
     // §11.1.1: held cards are revealed at the end of the turn.
     for side in Side::BOTH {
-        let held: Vec<String> = ctx.st.hand(side).iter().map(|c| ctx.card_name(c).to_string()).collect();
-        if !held.is_empty() {
-            log!(ctx, "End of turn: the {side} reveals its held card(s): {} (§11.1.1)", held.join(", "));
+        let hand = ctx.st.hand(side);
+        if !hand.is_empty() {
+            // The cards named for the log only: quiet play composes nothing.
+            if ctx.logging {
+                let held: Vec<&str> = hand.iter().map(|c| ctx.card_name(c)).collect();
+                let line = format!("End of turn: the {side} reveals its held card(s): {} (§11.1.1)", held.join(", "));
+                ctx.log(line);
+            }
             // Shown to the opponent: known to it while they stay in that hand.
-            let hand = ctx.st.hand(side);
             ctx.st.known[side.idx()].0 |= hand.0;
             ctx.reveal();
         }
