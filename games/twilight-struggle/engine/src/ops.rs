@@ -71,7 +71,11 @@ pub fn marker_cost(enemy_controlled: bool) -> u8 {
 /// §6.1.1, §6.1.4: the countries in or next to one holding the player's Influence at the start
 /// of the round, and those next to the player's own superpower.
 pub fn access_mask(p: Position, side: Side) -> u128 {
-    let had = p.st.round_start_presence[side.idx()];
+    access_of(p.st.round_start_presence[side.idx()], side)
+}
+
+/// [`access_mask`] for `side` holding Influence in `had` at the round's start.
+fn access_of(had: u128, side: Side) -> u128 {
     had | Map::standard().superpower_mask(side) | next_to(had)
 }
 
@@ -113,17 +117,30 @@ fn neighbours() -> &'static [[u128; 256]; 16] {
     })
 }
 
-/// An access mask (§6.1.1) kept from one Ops decision's listing to the next (`Game` keeps it
-/// between moves, as it keeps the effects in play), with its only inputs: the side and that
-/// side's Influence at the start of the round (`State::round_start_presence`). It holds while
-/// they are the decision's, which every use checks. Kept outside the Ops task: the task is
-/// copied with every push and pop of the work stack, and 48 bytes more made those copies cost
-/// more than the fold they saved.
+/// The access masks (§6.1.1) kept from one Ops decision's listing to the next (`Game` keeps
+/// them between moves, as it keeps the effects in play), one a side (the sides alternate card by
+/// card), each with its only input: that side's Influence at the start of the round
+/// (`State::round_start_presence`; `NOTHING_KEPT` where none is kept). A kept mask is read while
+/// its input is the decision's; a side's next round mostly starts with its Influence in the same
+/// countries and a few more (its own placements), and as the mask is a union over countries the
+/// new ones' neighbours are added to it rather than every country's read again. Kept outside the
+/// Ops task: the task is copied with every push and pop of the work stack, and 48 bytes more made
+/// those copies cost more than the fold they saved.
 ///
 /// It also carries which reading of the effects ([`KeptReading`]) was last found to be of this
 /// game's effects, so that the next decision under the same effects need not compare them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct KeptAccess(pub Option<(Side, u128, u128)>, pub KeptReading);
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeptAccess(pub [(u128, u128); 2], pub KeptReading);
+
+/// The round-start Influence of a side whose access mask is not kept: no set of countries of
+/// the map (they have fewer than 128), and no subset of any, so it is never read or grown.
+pub const NOTHING_KEPT: (u128, u128) = (u128::MAX, 0);
+
+impl Default for KeptAccess {
+    fn default() -> KeptAccess {
+        KeptAccess([NOTHING_KEPT; 2], KeptReading::default())
+    }
+}
 
 /// The thread's reading of the effects (its generation, `Reading::generation`) last found to
 /// be of this game's effects, with their version then (`State::effects_version`): while the
@@ -148,26 +165,29 @@ impl KeptReading {
 }
 
 impl KeptAccess {
-    /// The access mask of `side` now: the kept one if it holds, else computed and kept.
+    /// The access mask of `side` now: the kept one if it holds; grown by the neighbours of the
+    /// countries gained if the side's round-start Influence only gained countries since (the
+    /// mask is a union over them, §6.1.1); else computed again. Kept either way. Inlined into
+    /// the Ops listing: a kept mask is read in a few instructions.
+    #[inline]
     pub fn get(&mut self, p: Position, side: Side) -> u128 {
         let had = p.st.round_start_presence[side.idx()];
-        match self.0 {
-            Some((s, h, access)) if s == side && h == had => access,
-            _ => {
-                let access = access_mask(p, side);
-                self.0 = Some((side, had, access));
-                access
-            }
+        let (kept_had, access) = &mut self.0[side.idx()];
+        if *kept_had != had {
+            *access = if *kept_had & !had == 0 { *access | had | next_to(had & !*kept_had) } else { access_of(had, side) };
+            *kept_had = had;
         }
+        *access
     }
 
-    /// Does the kept mask, where it holds in `p`, agree with one computed afresh, and the
-    /// reading it names? (The invariant checks, after every move.)
+    /// Does each kept mask agree with one computed afresh from the Influence it was kept for
+    /// (it is grown from whatever the round start, so it is asked whatever the round start), and
+    /// the reading it names? (The invariant checks, after every move.)
     pub fn agrees(&self, p: Position) -> bool {
-        let access = match self.0 {
-            Some((side, had, access)) if had == p.st.round_start_presence[side.idx()] => access == access_mask(p, side),
-            Some(_) | None => true,
-        };
+        let access = Side::BOTH.into_iter().all(|side| match self.0[side.idx()] {
+            NOTHING_KEPT => true,
+            (had, access) => access == access_of(had, side),
+        });
         access && self.1.agrees(p)
     }
 }
