@@ -407,6 +407,9 @@ struct Reading {
     values: [[[i32; 4]; ROWS]; 2],
     /// Scratch for the vetoes read (cleared at every reading).
     scratch: Vec<Veto>,
+    /// The modifiers of the reading before, which `values` were folded under: a new reading
+    /// keeps them where it reads the same modifiers of the same ruleset.
+    previous_mods: Vec<OpsModifier>,
 }
 
 thread_local! {
@@ -423,6 +426,7 @@ thread_local! {
             folded: [0; 2],
             values: [[[0; 4]; ROWS]; 2],
             scratch: Vec::new(),
+            previous_mods: Vec::new(),
         })
     };
 }
@@ -432,9 +436,12 @@ impl Reading {
     fn read(&mut self, p: Position) {
         static GENERATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         self.generation = GENERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.key = Some(p.rules.lasting_id());
+        let key = Some(p.rules.lasting_id());
+        let same_ruleset = self.key == key;
+        self.key = key;
         self.effects.clone_from(&p.st.effects);
         self.scratch.clear();
+        std::mem::swap(&mut self.mods, &mut self.previous_mods);
         self.mods.clear();
         for (e, l) in p.lasting() {
             l.vetoes(e, &mut self.scratch);
@@ -443,7 +450,12 @@ impl Reading {
         self.vetoes.clear();
         self.vetoes.extend(self.scratch.iter().map(|v| KeptVeto::of(v, p.st)));
         self.unconditional = self.mods.iter().all(|m| m.condition == OpsCondition::Always);
-        self.folded = [0; 2];
+        // The values folded stay where the modifiers do: the fold reads of the effects only
+        // their Ops modifiers (§7.4), and of the ruleset a row's printed Ops (`Values::row`);
+        // most changes of the effects (an event's lasting effect, one ended) modify no Ops.
+        if !same_ruleset || self.mods != self.previous_mods {
+            self.folded = [0; 2];
+        }
     }
 
     /// Was this reading read from the effects of `p`?
