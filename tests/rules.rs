@@ -1171,12 +1171,14 @@ fn a_card_play_checks_moves_by_the_sets_it_listed() {
     assert!(g.check(&Move::Pass).is_err());
 }
 
-/// The access mask (§6.1.1) one Ops listing keeps for the next (`ops::KeptAccess`) is read only
-/// while the side and its Influence at the round's start are those it was computed from; the
-/// invariant checks catch a kept mask that disagrees.
+/// The access mask (§6.1.1) one Ops listing keeps for the next (`ops::KeptAccess`, one a side)
+/// is read while the side's Influence at the round's start is the one it was computed from,
+/// grown by the neighbours of the countries gained where it only gained some, and computed again
+/// where it lost one; the invariant checks catch a kept mask that disagrees with its Influence,
+/// whatever the round start (a kept mask is grown from any).
 #[test]
 fn an_access_mask_kept_between_ops_listings_holds_only_for_its_round_start() {
-    use arbiter_twilight::ops::{access_mask, KeptAccess};
+    use arbiter_twilight::ops::{access_mask, KeptAccess, NOTHING_KEPT};
     let mut g = at_round(Side::Us, &[], |st| {
         set_inf(st, "Israel", 1, 0);
         give(st, Side::Us, &["Duck and Cover"]);
@@ -1184,20 +1186,30 @@ fn an_access_mask_kept_between_ops_listings_holds_only_for_its_round_start() {
     play(&mut g, &["play \"Duck and Cover\" ops", "influence Israel"]);
     let had = g.state().round_start_presence[Side::Us.idx()];
     let access = access_mask(g.pos(), Side::Us);
-    assert_eq!(g.kept_access().0, Some((Side::Us, had, access)), "the listing kept the mask");
+    assert_eq!(g.kept_access().0[Side::Us.idx()], (had, access), "the listing kept the mask");
+    assert_eq!(g.kept_access().0[Side::Ussr.idx()], NOTHING_KEPT, "no USSR Ops were listed");
     assert!(g.kept_access().agrees(g.pos()));
-    assert!(
-        !KeptAccess(Some((Side::Us, had, access ^ country("Israel").bit())), Default::default()).agrees(g.pos()),
-        "a wrong kept mask is caught"
-    );
-    // Another round start (Afghanistan held too): the kept mask no longer holds and is computed again.
-    let mut kept = KeptAccess(Some((Side::Us, had, 0)), Default::default());
+    let with = |entry: (u128, u128)| {
+        let mut k = KeptAccess::default();
+        k.0[Side::Us.idx()] = entry;
+        k
+    };
+    assert!(!with((had, access ^ country("Israel").bit())).agrees(g.pos()), "a wrong kept mask is caught");
+    assert!(!with((had | country("Afghanistan").bit(), access)).agrees(g.pos()), "so is one wrong for another round start");
+    // Another round start (Afghanistan held too): the kept mask is grown by its neighbours.
+    let mut kept = with((had, access));
     let mut st = g.state().clone();
     st.round_start_presence[Side::Us.idx()] |= country("Afghanistan").bit();
-    let (g2, _) = Game::from_state(g.rules().clone(), st);
-    assert!(kept.agrees(g2.pos()), "a mask for another round start is not asked");
-    assert_ne!(kept.get(g2.pos(), Side::Us) & country("Afghanistan").bit(), 0);
+    let (g2, _) = Game::from_state(g.rules().clone(), st.clone());
+    assert!(kept.agrees(g2.pos()), "a mask kept for another round start agrees with its own");
+    assert_ne!(kept.get(g2.pos(), Side::Us) & country("Pakistan").bit(), 0);
     assert_eq!(kept.get(g2.pos(), Side::Us), access_mask(g2.pos(), Side::Us));
+    assert!(kept.agrees(g2.pos()));
+    // A round start without Israel: computed again (Israel's neighbours are not kept).
+    st.round_start_presence[Side::Us.idx()] &= !country("Israel").bit();
+    let (g3, _) = Game::from_state(g.rules().clone(), st);
+    assert_eq!(kept.get(g3.pos(), Side::Us), access_mask(g3.pos(), Side::Us));
+    assert!(kept.agrees(g3.pos()));
 }
 
 /// The Ops values of the first Op of a card are read from the thread's reading of the effects,

@@ -176,8 +176,8 @@ impl<'a> Judge<'a> {
     /// [`Judge::new`], finding the thread's reading of the effects (the Ops values of the
     /// space race) as `reading` names it (`ops::with_values_kept`): the listing, from one
     /// decision to the next. Inlined into the listing, which reads only `listing`: the judge is
-    /// not copied out to it.
-    #[inline]
+    /// not copied out to it (`#[inline]` alone left it a call returning the judge by copy).
+    #[inline(always)]
     pub fn kept(p: Position<'a>, pt: &'a PlayTask, explain: bool, reading: &mut KeptReading) -> Judge<'a> {
         let scoring_lock = if pt.is_round() { must_play_scoring(p, pt.side) } else { None };
         let cards = cards(p, pt);

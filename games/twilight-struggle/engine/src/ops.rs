@@ -71,8 +71,12 @@ pub fn marker_cost(enemy_controlled: bool) -> u8 {
 /// §6.1.1, §6.1.4: the countries in or next to one holding the player's Influence at the start
 /// of the round, and those next to the player's own superpower.
 pub fn access_mask(p: Position, side: Side) -> u128 {
-    let had = p.st.round_start_presence[side.idx()];
-    had | Map::standard().superpower_mask(side) | next_to(had)
+    access_of(p.st.round_start_presence[side.idx()], side)
+}
+
+/// [`access_mask`] for `side` holding Influence in `had` at the round's start.
+fn access_of(had: u128, side: Side) -> u128 {
+    had | Map::standard().superpower_mask(side) | next_to_every_run(had)
 }
 
 /// The countries next to any of `countries`.
@@ -88,6 +92,19 @@ fn next_to(countries: u128) -> u128 {
             m |= neighbours[first_run + run as usize][(h >> (8 * run)) as usize & 0xff];
             h &= !(0xff << (8 * run));
         }
+    }
+    m
+}
+
+/// [`next_to`], reading every run, held or not (an empty one adds nothing), without a branch:
+/// for a set of many countries (a side's Influence at a round's start, held in most runs),
+/// fewer instructions than finding the runs that hold one.
+fn next_to_every_run(countries: u128) -> u128 {
+    let neighbours = neighbours();
+    let (low, high) = (countries as u64, (countries >> 64) as u64);
+    let mut m = 0;
+    for run in 0..8 {
+        m |= neighbours[run][(low >> (8 * run)) as usize & 0xff] | neighbours[8 + run][(high >> (8 * run)) as usize & 0xff];
     }
     m
 }
@@ -113,17 +130,30 @@ fn neighbours() -> &'static [[u128; 256]; 16] {
     })
 }
 
-/// An access mask (§6.1.1) kept from one Ops decision's listing to the next (`Game` keeps it
-/// between moves, as it keeps the effects in play), with its only inputs: the side and that
-/// side's Influence at the start of the round (`State::round_start_presence`). It holds while
-/// they are the decision's, which every use checks. Kept outside the Ops task: the task is
-/// copied with every push and pop of the work stack, and 48 bytes more made those copies cost
-/// more than the fold they saved.
+/// The access masks (§6.1.1) kept from one Ops decision's listing to the next (`Game` keeps
+/// them between moves, as it keeps the effects in play), one a side (the sides alternate card by
+/// card), each with its only input: that side's Influence at the start of the round
+/// (`State::round_start_presence`; `NOTHING_KEPT` where none is kept). A kept mask is read while
+/// its input is the decision's; a side's next round mostly starts with its Influence in the same
+/// countries and a few more (its own placements), and as the mask is a union over countries the
+/// new ones' neighbours are added to it rather than every country's read again. Kept outside the
+/// Ops task: the task is copied with every push and pop of the work stack, and 48 bytes more made
+/// those copies cost more than the fold they saved.
 ///
 /// It also carries which reading of the effects ([`KeptReading`]) was last found to be of this
 /// game's effects, so that the next decision under the same effects need not compare them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct KeptAccess(pub Option<(Side, u128, u128)>, pub KeptReading);
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeptAccess(pub [(u128, u128); 2], pub KeptReading);
+
+/// The round-start Influence of a side whose access mask is not kept: no set of countries of
+/// the map (they have fewer than 128), and no subset of any, so it is never read or grown.
+pub const NOTHING_KEPT: (u128, u128) = (u128::MAX, 0);
+
+impl Default for KeptAccess {
+    fn default() -> KeptAccess {
+        KeptAccess([NOTHING_KEPT; 2], KeptReading::default())
+    }
+}
 
 /// The thread's reading of the effects (its generation, `Reading::generation`) last found to
 /// be of this game's effects, with their version then (`State::effects_version`): while the
@@ -148,26 +178,29 @@ impl KeptReading {
 }
 
 impl KeptAccess {
-    /// The access mask of `side` now: the kept one if it holds, else computed and kept.
+    /// The access mask of `side` now: the kept one if it holds; grown by the neighbours of the
+    /// countries gained if the side's round-start Influence only gained countries since (the
+    /// mask is a union over them, §6.1.1); else computed again. Kept either way. Inlined into
+    /// the Ops listing: a kept mask is read in a few instructions.
+    #[inline]
     pub fn get(&mut self, p: Position, side: Side) -> u128 {
         let had = p.st.round_start_presence[side.idx()];
-        match self.0 {
-            Some((s, h, access)) if s == side && h == had => access,
-            _ => {
-                let access = access_mask(p, side);
-                self.0 = Some((side, had, access));
-                access
-            }
+        let (kept_had, access) = &mut self.0[side.idx()];
+        if *kept_had != had {
+            *access = if *kept_had & !had == 0 { *access | had | next_to(had & !*kept_had) } else { access_of(had, side) };
+            *kept_had = had;
         }
+        *access
     }
 
-    /// Does the kept mask, where it holds in `p`, agree with one computed afresh, and the
-    /// reading it names? (The invariant checks, after every move.)
+    /// Does each kept mask agree with one computed afresh from the Influence it was kept for
+    /// (it is grown from whatever the round start, so it is asked whatever the round start), and
+    /// the reading it names? (The invariant checks, after every move.)
     pub fn agrees(&self, p: Position) -> bool {
-        let access = match self.0 {
-            Some((side, had, access)) if had == p.st.round_start_presence[side.idx()] => access == access_mask(p, side),
-            Some(_) | None => true,
-        };
+        let access = Side::BOTH.into_iter().all(|side| match self.0[side.idx()] {
+            NOTHING_KEPT => true,
+            (had, access) => access == access_of(had, side),
+        });
         access && self.1.agrees(p)
     }
 }
@@ -387,6 +420,9 @@ struct Reading {
     values: [[[i32; 4]; ROWS]; 2],
     /// Scratch for the vetoes read (cleared at every reading).
     scratch: Vec<Veto>,
+    /// The modifiers of the reading before, which `values` were folded under: a new reading
+    /// keeps them where it reads the same modifiers of the same ruleset.
+    previous_mods: Vec<OpsModifier>,
 }
 
 thread_local! {
@@ -403,6 +439,7 @@ thread_local! {
             folded: [0; 2],
             values: [[[0; 4]; ROWS]; 2],
             scratch: Vec::new(),
+            previous_mods: Vec::new(),
         })
     };
 }
@@ -412,9 +449,12 @@ impl Reading {
     fn read(&mut self, p: Position) {
         static GENERATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         self.generation = GENERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.key = Some(p.rules.lasting_id());
+        let key = Some(p.rules.lasting_id());
+        let same_ruleset = self.key == key;
+        self.key = key;
         self.effects.clone_from(&p.st.effects);
         self.scratch.clear();
+        std::mem::swap(&mut self.mods, &mut self.previous_mods);
         self.mods.clear();
         for (e, l) in p.lasting() {
             l.vetoes(e, &mut self.scratch);
@@ -423,7 +463,12 @@ impl Reading {
         self.vetoes.clear();
         self.vetoes.extend(self.scratch.iter().map(|v| KeptVeto::of(v, p.st)));
         self.unconditional = self.mods.iter().all(|m| m.condition == OpsCondition::Always);
-        self.folded = [0; 2];
+        // The values folded stay where the modifiers do: the fold reads of the effects only
+        // their Ops modifiers (§7.4), and of the ruleset a row's printed Ops (`Values::row`);
+        // most changes of the effects (an event's lasting effect, one ended) modify no Ops.
+        if !same_ruleset || self.mods != self.previous_mods {
+            self.folded = [0; 2];
+        }
     }
 
     /// Was this reading read from the effects of `p`?
@@ -888,6 +933,7 @@ mod tests {
             for &b in &ids {
                 let s = 1u128 << a | 1u128 << b;
                 assert_eq!(next_to(s), by_fold(s), "countries {a} and {b}");
+                assert_eq!(next_to_every_run(s), by_fold(s), "countries {a} and {b}");
             }
         }
         let mut x = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834u128;
@@ -896,7 +942,9 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             assert_eq!(next_to(x & all), by_fold(x & all));
+            assert_eq!(next_to_every_run(x & all), by_fold(x & all));
         }
         assert_eq!(next_to(all), by_fold(all));
+        assert_eq!(next_to_every_run(all), by_fold(all));
     }
 }
