@@ -3,19 +3,6 @@
 //! flow implements [`Agenda`]; [`unfold`] runs it until the next decision that has a move, or
 //! until the game stops.
 
-/// A decision's legal moves as a game keeps them: what unfolding needs to know of them is
-/// whether there is one (a game may keep its moves in a compact form and write them out only
-/// when asked).
-pub trait MoveList {
-    fn is_empty(&self) -> bool;
-}
-
-impl<T> MoveList for Vec<T> {
-    fn is_empty(&self) -> bool {
-        <[T]>::is_empty(self)
-    }
-}
-
 /// A game's flow as a work stack.
 pub trait Agenda {
     type Task;

@@ -30,12 +30,6 @@ impl Default for Listing {
     }
 }
 
-impl arbiter_kernel::agenda::MoveList for Listing {
-    fn is_empty(&self) -> bool {
-        Listing::is_empty(self)
-    }
-}
-
 /// The standing moves after a form's own moves.
 fn standing(l: &Listing) -> &[Move] {
     match l {
