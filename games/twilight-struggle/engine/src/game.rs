@@ -292,6 +292,10 @@ impl Game {
         // discarded copy's other effects may have reached).
         if !scripted || (exhausted.is_none() && fault.is_none()) {
             self.in_play = in_play;
+            // The listing changed with them (in place, or in the copy about to be kept): the
+            // list written from the one before is stale, even on a refusal after a change in
+            // place.
+            self.written = OnceLock::new();
         }
         if let Some(why) = exhausted {
             return Err(PlayError::Randomness { action: self.pos().move_text(m), why });
@@ -301,7 +305,6 @@ impl Game {
         }
         // The run stopped at a decision (`Agenda::list` listed its moves in place) or at the
         // end of the game.
-        self.written = OnceLock::new();
         self.decider = decider;
         if let Some((next, carried)) = copy {
             self.state = next;
