@@ -237,7 +237,7 @@ enum Command {
         verbose: bool,
     },
     /// Copy game GAME of a PostgreSQL store into a new saved-game file, every row as it was
-    /// (times, logs, chain), with its chat and its seats (FILE's name with `.seats.json`).
+    /// (times, logs, chain), with its chat and its seats (the file's document `seats`).
     Export {
         /// The game's id in the store.
         game: String,
@@ -247,7 +247,8 @@ enum Command {
         /// The new file (FILE.arbiter); an existing file is refused.
         file: PathBuf,
     },
-    /// Copy a saved-game file (and its seats file beside it, NAME.seats.json, if any) into a
+    /// Copy a saved-game file (with its seats: its document, or an earlier server's
+    /// NAME.seats.json beside it) into a
     /// PostgreSQL store, every row as it was; the game is replayed and verified first.
     Import {
         file: PathBuf,
@@ -703,7 +704,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 file.display(),
                 m.moves,
                 m.chat,
-                if m.seats { format!(", seats in {}", transfer::seats_file(&file).display()) } else { String::new() },
+                if m.seats { ", and its seats" } else { "" },
                 m.chain
             );
             Ok(())

@@ -1,16 +1,17 @@
 //! `arbiter export` and `arbiter import`: a game moves between a SQLite file and a PostgreSQL
 //! database (issue 27) with every row as it was (its times, logs, random outcomes and chain),
-//! its chat (numbers and times kept) and the server's seats (`GAME.seats.json` beside
-//! `GAME.arbiter`, kept in the database as the game's document `seats`). The game is replayed
+//! its chat (numbers and times kept) and the server's seats (the game's document `seats`, in
+//! the file as in the database; an earlier server's `GAME.seats.json` beside `GAME.arbiter` is
+//! read on import when the file holds none). The game is replayed
 //! and verified before it is copied (a damaged game is refused) and after (the copy's chain
 //! must end where the original's did); a copy that fails is removed whole.
 
 use crate::Failure;
 use arbiter_games::catalogue;
-use arbiter_store::{EventStore, PgDatabase, Session, SqliteStore};
+use arbiter_store::{EventStore, Journal, PgDatabase, Session, SqliteStore};
 use std::path::{Path, PathBuf};
 
-/// The host's document that holds a game's seats (the server's `GAME.seats.json`).
+/// The host's document that holds a game's seats.
 const SEATS_DOC: &str = "seats";
 
 /// What was copied.
@@ -23,9 +24,9 @@ pub struct Moved {
     pub chain: String,
 }
 
-/// The seats file beside a game file: `NAME.seats.json` for `NAME.arbiter` (the server's
-/// naming), `FILE.seats.json` for a file named otherwise.
-pub fn seats_file(file: &Path) -> PathBuf {
+/// The seats file an earlier server wrote beside a game file: `NAME.seats.json` for
+/// `NAME.arbiter` (the server's naming), `FILE.seats.json` for a file named otherwise.
+fn legacy_seats_file(file: &Path) -> PathBuf {
     let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let stem = name.strip_suffix(".arbiter").unwrap_or(&name);
     file.with_file_name(format!("{stem}.seats.json"))
@@ -41,14 +42,11 @@ fn id_of(file: &Path) -> Result<String, Failure> {
     Ok(id)
 }
 
-/// Copy game `id` of the database at `url` into a new SQLite file `file` (and its seats beside
-/// it, if the database keeps them). Refuses to touch an existing file.
+/// Copy game `id` of the database at `url` into a new SQLite file `file` (with its seats, if
+/// the database keeps them). Refuses to touch an existing file.
 pub fn export(url: &str, id: &str, file: &Path) -> Result<Moved, Failure> {
-    let seats_path = seats_file(file);
-    for path in [file, seats_path.as_path()] {
-        if path.exists() {
-            return Err(Failure::Failed(format!("{} already exists: nothing was exported", path.display())));
-        }
+    if file.exists() {
+        return Err(Failure::Failed(format!("{} already exists: nothing was exported", file.display())));
     }
     let db = PgDatabase::connect(url)?;
     // Read and verified (replayed) as any open is: a damaged game is not copied.
@@ -56,10 +54,9 @@ pub fn export(url: &str, id: &str, file: &Path) -> Result<Moved, Failure> {
     let chat = source.store().chat()?;
     let seats = db.doc(id, SEATS_DOC)?;
     let head = source.store().head()?;
-    let written = write_file(file, &source, &chat, seats.as_deref(), &seats_path, &head);
+    let written = write_file(file, &source, &chat, seats.as_deref(), &head);
     if written.is_err() {
-        let _ = std::fs::remove_file(file);
-        let _ = std::fs::remove_file(&seats_path);
+        let _ = SqliteStore::remove(file);
     }
     written?;
     Ok(Moved { id: id.into(), moves: source.seq(), chat: chat.len(), seats: seats.is_some(), chain: head.1 })
@@ -70,10 +67,10 @@ fn write_file<S: EventStore>(
     source: &Session<S>,
     chat: &[arbiter_store::ChatMessage],
     seats: Option<&str>,
-    seats_path: &Path,
     head: &(u64, String),
 ) -> Result<(), Failure> {
-    let mut store = SqliteStore::create(file, source.header())?;
+    let docs: Vec<(&str, &str)> = seats.map(|json| (SEATS_DOC, json)).into_iter().collect();
+    let mut store = SqliteStore::create_with_docs(file, source.header(), Journal::Rollback, &docs)?;
     store.lock()?;
     for row in source.rows() {
         if let Err(e) = store.append(row) {
@@ -86,25 +83,8 @@ fn write_file<S: EventStore>(
         store.restore_chat(chat)?;
     }
     drop(store);
-    if let Some(json) = seats {
-        write_private(seats_path, json)?;
-    }
     let copy = Session::open_read_only(file, &catalogue())?;
     check_same(copy.store().head()?, head)
-}
-
-/// Write `text` to a new file readable by its owner only (seats hold their tokens' hashes, as
-/// the server's own file).
-fn write_private(path: &Path, text: &str) -> Result<(), Failure> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut f = options.open(path).map_err(|e| Failure::Failed(format!("{}: cannot be written: {e}", path.display())))?;
-    f.write_all(text.as_bytes())
-        .and_then(|()| f.sync_all())
-        .map_err(|e| Failure::Failed(format!("{}: cannot be written: {e}", path.display())))
 }
 
 fn check_same(copy: (u64, String), original: &(u64, String)) -> Result<(), Failure> {
@@ -117,7 +97,8 @@ fn check_same(copy: (u64, String), original: &(u64, String)) -> Result<(), Failu
     Ok(())
 }
 
-/// Copy the SQLite game `file` (and its seats file beside it, if any) into the database at
+/// Copy the SQLite game `file` (with its seats: its document, or an earlier server's seats
+/// file beside it) into the database at
 /// `url` as game `id` (default: the file's name without `.arbiter`). Refuses an id the database
 /// already holds.
 pub fn import(file: &Path, url: &str, id: Option<&str>) -> Result<Moved, Failure> {
@@ -129,16 +110,19 @@ pub fn import(file: &Path, url: &str, id: Option<&str>) -> Result<Moved, Failure
     let source = Session::open_read_only(file, &catalogue())?;
     let chat = source.store().chat()?;
     let head = source.store().head()?;
-    let seats_path = seats_file(file);
-    let seats = match std::fs::read_to_string(&seats_path) {
-        Ok(text) => {
-            if serde_json::from_str::<serde_json::Value>(&text).is_err() {
-                return Err(Failure::Failed(format!("{}: not JSON: nothing was imported", seats_path.display())));
+    let seats_path = legacy_seats_file(file);
+    let seats = match source.store().doc(SEATS_DOC)? {
+        Some(text) => Some(text),
+        None => match std::fs::read_to_string(&seats_path) {
+            Ok(text) => {
+                if serde_json::from_str::<serde_json::Value>(&text).is_err() {
+                    return Err(Failure::Failed(format!("{}: not JSON: nothing was imported", seats_path.display())));
+                }
+                Some(text)
             }
-            Some(text)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Failure::Failed(format!("{}: cannot be read: {e}", seats_path.display()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Failure::Failed(format!("{}: cannot be read: {e}", seats_path.display()))),
+        },
     };
     let db = PgDatabase::connect(url)?;
     let store = db.import_game(&id, source.header(), source.rows())?;

@@ -4,7 +4,7 @@
 //! `ARBITER_REQUIRE_POSTGRES=1` (`.ci/run`) makes that a failure.
 
 use arbiter_games::{catalogue, TWILIGHT_STRUGGLE};
-use arbiter_store::{PgDatabase, Session};
+use arbiter_store::{PgDatabase, Session, SqliteStore};
 use assert_cmd::cargo::cargo_bin;
 use pretty_assertions::assert_eq;
 use std::path::Path;
@@ -57,7 +57,8 @@ fn a_game_moves_to_postgres_and_back_with_every_row_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let original = dir.path().join("g.arbiter");
 
-    // A game played into SQLite: moves chosen among the legal ones, chat, seats beside it.
+    // A game played into SQLite: moves chosen among the legal ones, chat, seats beside it (as an
+    // earlier server kept them).
     let mut s = Session::create(&original, &TWILIGHT_STRUGGLE, &serde_json::json!({}), 21).unwrap();
     let mut k = 7usize;
     for _ in 0..60 {
@@ -87,12 +88,14 @@ fn a_game_moves_to_postgres_and_back_with_every_row_as_it_was() {
     let copy = dir.path().join("copy.arbiter");
     let c = copy.to_str().unwrap();
     let said = ok(&["export", "g", "--store", &url, c]);
-    assert!(said.contains(&format!("{moves} move(s), 2 chat message(s), seats in ")), "{said}");
+    assert!(said.contains(&format!("{moves} move(s), 2 chat message(s), and its seats; chain ")), "{said}");
     // Every row as it was: times, logs, random outcomes, chain; the header and the chat too.
     assert_eq!(table(&copy, "game", "id"), table(&original, "game", "id"));
     assert_eq!(table(&copy, "events", "seq"), table(&original, "events", "seq"));
     assert_eq!(table(&copy, "chat", "id"), table(&original, "chat", "id"));
-    assert_eq!(std::fs::read_to_string(dir.path().join("copy.seats.json")).unwrap(), seats);
+    // The seats go into the copy, as its document (as a server keeps them now), not beside it.
+    assert_eq!(SqliteStore::open_read_only(&copy).unwrap().doc("seats").unwrap().as_deref(), Some(seats));
+    assert!(!dir.path().join("copy.seats.json").exists());
     // Both replay and verify identically.
     let a = ok(&["replay", f]);
     assert!(a.contains(&format!("Replayed and verified {moves} of {moves} moves.")), "{a}");
@@ -107,6 +110,10 @@ fn a_game_moves_to_postgres_and_back_with_every_row_as_it_was() {
     assert_eq!((code, e.trim()), (1, "arbiter: game g already exists"));
     ok(&["import", f, "--store", &url, "--id", "g2"]);
     assert_eq!(db.game_ids().unwrap(), ["g", "g2"]);
+    // A file holding its seats as its document: imported with them.
+    let said = ok(&["import", c, "--store", &url, "--id", "g3"]);
+    assert!(said.contains("2 chat message(s), and its seats; chain "), "{said}");
+    assert_eq!(db.doc("g3", "seats").unwrap().as_deref(), Some(seats));
     // Export refuses an existing file, and a game the store lacks.
     let (_, e) = fails(&["export", "g", "--store", &url, c]);
     assert!(e.contains("already exists: nothing was exported"), "{e}");
@@ -121,7 +128,7 @@ fn a_game_moves_to_postgres_and_back_with_every_row_as_it_was() {
     let (code, e) = fails(&["import", damaged.to_str().unwrap(), "--store", &url]);
     assert_eq!(code, 1);
     assert!(e.contains("is damaged at move 9"), "{e}");
-    assert_eq!(db.game_ids().unwrap(), ["g", "g2"]);
+    assert_eq!(db.game_ids().unwrap(), ["g", "g2", "g3"]);
     // An unreachable store is said plainly.
     let (_, e) = fails(&["import", f, "--store", "postgres://arbiter@127.0.0.1:1/x", "--id", "g3"]);
     assert_eq!(e.trim(), "arbiter: PostgreSQL database x at 127.0.0.1:1: the database cannot be reached (to connect)");

@@ -49,7 +49,7 @@ impl Clock {
         }
         let prev = prev.or_else(|| parse(&s.header().created_at)).unwrap_or(now);
         Clock {
-            // A seats file's clock is not trusted to fit: saturating, never an overflow.
+            // A seats document's clock is not trusted to fit: saturating, never an overflow.
             left_ms: used.iter().map(|u| i64::try_from(total_ms).unwrap_or(i64::MAX).saturating_sub(*u).max(0)).collect(),
             running,
             since: prev.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),

@@ -152,7 +152,7 @@ impl Room {
     }
 
     /// Register (or with `None` remove) `seat`'s webhook URL, checked by the caller; written to
-    /// the seats file before it is answered (blocking).
+    /// the seats document before it is answered (blocking).
     pub fn set_webhook(&self, seat: Seat, url: Option<String>) -> Result<(), MoveError> {
         let n = self.seat_count();
         self.update_seats(|f| {
@@ -213,11 +213,11 @@ impl Room {
     /// The contract's `join`: a token for seat `wanted` (its id; `None`: the first free seat),
     /// refused if that seat is taken or none is free ("game full"), and for `observer` (the
     /// observers' token is given with the game). The seat is taken for good (blocking: the
-    /// seats file is written).
+    /// seats document is written).
     pub fn join(&self, wanted: Option<&str>, accept_chosen_seed: bool) -> Result<(Place, String), MoveError> {
         // Under the session lock, as a move: an unloaded copy writes nothing (a reloaded copy
         // would not know the seat was taken).
-        let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let session = self.session.lock().unwrap_or_else(|p| p.into_inner());
         if self.is_retired() {
             return Err(MoveError::Unloaded);
         }
@@ -251,7 +251,7 @@ impl Room {
         let token = crate::seats::new_token().map_err(MoveError::Failed)?;
         let mut next = seats.clone();
         next.hashes[place.idx(n)] = Some(crate::seats::token_hash(&token));
-        self.storage.save_seats(&self.id, &next).map_err(MoveError::Failed)?;
+        self.storage.save_seats(&self.id, &session, &next).map_err(MoveError::Failed)?;
         *seats = next;
         Ok((place, token))
     }
@@ -291,17 +291,17 @@ impl Room {
         Some(format!("this game was abandoned ({when}: every seat away too long, no clock): it can be read and replayed, not played"))
     }
 
-    /// A seat's last connection closed now: remember when (blocking: the seats file is
+    /// A seat's last connection closed now: remember when (blocking: the seats document is
     /// written). Under the session lock, as a join, so a copy being unloaded writes nothing.
     pub fn seen(&self) {
-        let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let session = self.session.lock().unwrap_or_else(|p| p.into_inner());
         if self.is_retired() {
             return;
         }
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
         let mut next = seats.clone();
         next.last_seen = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        match self.storage.save_seats(&self.id, &next) {
+        match self.storage.save_seats(&self.id, &session, &next) {
             Ok(()) => *seats = next,
             Err(e) => eprintln!("arbiter serve: game {}: {e}", self.id),
         }
@@ -336,7 +336,7 @@ impl Room {
         }
         let mut next = seats.clone();
         next.abandoned = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        match self.storage.save_seats(&self.id, &next) {
+        match self.storage.save_seats(&self.id, &s, &next) {
             Ok(()) => {
                 *seats = next;
                 // Out of the lobby's list.
@@ -450,17 +450,17 @@ impl Room {
         self.lobby.put(l);
     }
 
-    /// A copy of the seats file as it stands.
+    /// A copy of the seats document as it stands.
     pub fn seats_file(&self) -> SeatsFile {
         self.seats.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Change the seats file with `f` and write it (blocking); unchanged if `f` or the write
+    /// Change the seats document with `f` and write it (blocking); unchanged if `f` or the write
     /// fails. `f` may also just read it (returning `None` keeps the file unwritten). Under the
     /// session lock, as a join: a retired copy writes nothing ([`MoveError::Unloaded`]; a copy
     /// loaded again would never know).
     pub fn update_seats<T>(&self, f: impl FnOnce(&mut SeatsFile) -> Result<Option<T>, String>) -> Result<Option<T>, MoveError> {
-        let _session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let session = self.session.lock().unwrap_or_else(|p| p.into_inner());
         if self.is_retired() {
             return Err(MoveError::Unloaded);
         }
@@ -468,7 +468,7 @@ impl Room {
         let mut next = seats.clone();
         let out = f(&mut next).map_err(MoveError::Failed)?;
         if next != *seats {
-            self.storage.save_seats(&self.id, &next).map_err(MoveError::Failed)?;
+            self.storage.save_seats(&self.id, &session, &next).map_err(MoveError::Failed)?;
             *seats = next;
         }
         Ok(out)
@@ -903,38 +903,40 @@ impl Hub {
                 return Err(HubError::Full);
             }
             let id = crate::seats::new_game_id().map_err(HubError::Failed)?;
-            let session = hub.storage.create_game(&id, kind, &options, seed).map_err(|e| match e {
-                SessionError::Rejected(m) => HubError::Invalid(m.to_string()),
-                e => HubError::Failed(e.to_string()),
-            })?;
-            let n = session.header().seats.len();
+            // The seats document is made for the game's number of seats and stored with the
+            // game's first write; the tokens go back to the creator only.
+            let mut tokens: Vec<Option<String>> = Vec::new();
+            let (session, file) = hub
+                .storage
+                .create_game(&id, kind, &options, seed, |n| {
+                    let taken: Vec<bool> = (0..=n).map(|i| i == n || seats.as_ref().is_none_or(|s| s.contains(&i))).collect();
+                    tokens =
+                        taken.iter().map(|t| if *t { crate::seats::new_token().map(Some) } else { Ok(None) }).collect::<Result<_, _>>()?;
+                    let mut hashes: Vec<Option<String>> = tokens.iter().map(|t| t.as_ref().map(|t| crate::seats::token_hash(t))).collect();
+                    if let Some(c) = computer {
+                        // The computer's seat is taken by a token nobody is given.
+                        hashes[c.seat as usize] = Some(crate::seats::token_hash(&crate::seats::new_token()?));
+                    }
+                    Ok(SeatsFile {
+                        hashes,
+                        clock_ms,
+                        computer: computer.into_iter().collect(),
+                        unlisted: !listed,
+                        last_seen: None,
+                        abandoned: None,
+                        seed_chosen,
+                        ..Default::default()
+                    })
+                })
+                .map_err(|e| match e {
+                    SessionError::Rejected(m) => HubError::Invalid(m.to_string()),
+                    e => HubError::Failed(e.to_string()),
+                })?;
             if clock_ms.is_some() && session.game().timeout_move(Seat(0)).is_none() {
                 drop(session);
                 hub.storage.discard_game(&id);
                 return Err(HubError::Invalid(format!("{} is not played on a clock", kind.title())));
             }
-            let taken: Vec<bool> = (0..=n).map(|i| i == n || seats.as_ref().is_none_or(|s| s.contains(&i))).collect();
-            let tokens: Vec<Option<String>> = taken
-                .iter()
-                .map(|t| if *t { crate::seats::new_token().map(Some) } else { Ok(None) })
-                .collect::<Result<_, _>>()
-                .map_err(HubError::Failed)?;
-            let mut hashes: Vec<Option<String>> = tokens.iter().map(|t| t.as_ref().map(|t| crate::seats::token_hash(t))).collect();
-            if let Some(c) = computer {
-                // The computer's seat is taken by a token nobody is given.
-                hashes[c.seat as usize] = Some(crate::seats::token_hash(&crate::seats::new_token().map_err(HubError::Failed)?));
-            }
-            let file = SeatsFile {
-                hashes,
-                clock_ms,
-                computer: computer.into_iter().collect(),
-                unlisted: !listed,
-                last_seen: None,
-                abandoned: None,
-                seed_chosen,
-                ..Default::default()
-            };
-            hub.storage.save_seats(&id, &file).map_err(HubError::Failed)?;
             if hub.config.disk_quota.is_some() {
                 hub.storage.count_new_game(&id);
             }
@@ -1002,13 +1004,13 @@ impl Hub {
         let sender = self.webhooks.clone();
         let lobby = self.lobby.clone();
         let room = tokio::task::spawn_blocking(move || -> Result<Room, HubError> {
-            let file = storage.load_seats(&id2).map_err(HubError::Failed)?;
             // The reason (which names the data folder's files) goes to the server's log; a
             // client, which may hold no token yet, is told only that the game cannot be loaded.
             let session = storage.open_game(&id2, &catalogue).map_err(|e| {
                 eprintln!("arbiter serve: game {id2}: {e}");
                 HubError::Failed("this game cannot be loaded: the server's log says why".into())
             })?;
+            let file = storage.seats_of(&id2, &session).map_err(HubError::Failed)?;
             if file.seats() != session.header().seats.len() {
                 eprintln!("arbiter serve: game {id2}: its seats document does not match the game's seats");
                 return Err(HubError::Failed("this game cannot be loaded: the server's log says why".into()));

@@ -102,7 +102,7 @@ pub struct Config {
     /// disconnected (its seat shows away).
     pub pong_timeout: Duration,
     /// A game without a clock whose seats have all been away this long is abandoned: marked
-    /// in its seats file and unloaded; it can be read and replayed, not played. (A game with a
+    /// in its seats document and unloaded; it can be read and replayed, not played. (A game with a
     /// clock is ended by its clock.)
     pub abandon_after: Duration,
     /// Several processes on one database: how long a game's lease lasts unless renewed (renewed

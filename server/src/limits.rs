@@ -246,7 +246,8 @@ impl Buckets {
     }
 }
 
-/// The bytes the files of folder `dir` take (its games and seats files; not its subfolders).
+/// The bytes the files of folder `dir` take (its games and their companions, an earlier
+/// server's seats files; not its subfolders).
 pub fn folder_bytes(dir: &std::path::Path) -> u64 {
     std::fs::read_dir(dir)
         .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())

@@ -117,7 +117,7 @@ fn full_options(s: &Session) -> Value {
 }
 
 impl Listing {
-    /// The facts of game `id` as session `s` and its seats file hold them.
+    /// The facts of game `id` as session `s` and its seats document hold them.
     pub fn of(id: &str, s: &Session, seats: &SeatsFile) -> Listing {
         let g = s.game();
         let header = s.header();
@@ -250,15 +250,12 @@ impl Lobby {
             if self.get(id).is_some() {
                 continue;
             }
-            let seats = match storage.load_seats(id) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("arbiter serve: the lobby leaves game {id} out: {e}");
-                    continue;
-                }
-            };
-            match storage.open_read_only(id, games) {
-                Ok(s) => self.put(Listing::of(id, &s, &seats)),
+            let listing = storage.open_read_only(id, games).map_err(|e| e.to_string()).and_then(|s| {
+                let seats = storage.seats_of(id, &s)?;
+                Ok(Listing::of(id, &s, &seats))
+            });
+            match listing {
+                Ok(l) => self.put(l),
                 Err(e) => eprintln!("arbiter serve: the lobby leaves game {id} out: {e}"),
             }
         }

@@ -7,7 +7,7 @@
 //! game is made with every person's seat taken by a token nobody is given (as the computer's),
 //! and each old seat holder's request (`POST /api/games/{id}/rematch?token=T`) puts the hash of
 //! its derived token in its new seat and returns it. Asking again returns the same game and
-//! token; the old game's seats file records the rematch's id.
+//! token; the old game's seats document records the rematch's id.
 
 use crate::api::{read, seat_of, ApiError, TokenQuery};
 use crate::hub::Hub;

@@ -1,5 +1,5 @@
 //! Seats and their secret tokens. A token is 128 random bits shown once, at creation; the
-//! server keeps only its SHA-256, in `GAME.seats.json` beside the saved game.
+//! server keeps only its SHA-256, in the game's seats document (`crate::storage`).
 
 use arbiter_kernel::{Seat, Viewer};
 use serde::{Deserialize, Serialize};
@@ -141,6 +141,7 @@ impl SeatsFile {
         self.hashes.get(seat.idx()).is_some_and(Option::is_some)
     }
 
+    /// An earlier server's seats file (`GAME.seats.json` beside the game).
     pub fn load(path: &Path) -> Result<SeatsFile, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         SeatsFile::parse(&text, &path.display().to_string())
@@ -160,43 +161,6 @@ impl SeatsFile {
     pub fn to_json(&self) -> Result<String, String> {
         serde_json::to_string_pretty(self).map_err(|e| e.to_string())
     }
-
-    /// Written to a temporary file and renamed, so a crash leaves the old file or the new one.
-    /// Readable by the server's user only (0600, whatever the umask): it names who holds which
-    /// seat, and the game's options.
-    pub fn save(&self, path: &Path) -> Result<(), String> {
-        let tmp = path.with_extension("seats.tmp");
-        let text = self.to_json()?;
-        arbiter_store::change_folder(&tmp, || private_file(&tmp))
-            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
-            .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| format!("cannot sync {}: {e}", tmp.display()))?;
-        arbiter_store::change_folder(path, || std::fs::rename(&tmp, path)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        // The rename on the disk before the seat is acknowledged. Once renamed the new file is
-        // the one read, so a failed folder sync is said, not answered as a failed save (the
-        // server would then hold other seats than the file).
-        if let Err(e) = arbiter_store::sync_folder(path) {
-            eprintln!("arbiter serve: {}: saved, but its folder could not be synced: {e}", path.display());
-        }
-        Ok(())
-    }
-}
-
-/// A file created (or emptied) for writing, readable and writable by its owner only.
-fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        o.mode(0o600);
-        let f = o.open(path)?;
-        // The mode above applies to a file created now; one left over keeps its own.
-        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        Ok(f)
-    }
-    #[cfg(not(unix))]
-    o.open(path)
 }
 
 fn eq_constant_time(a: &[u8], b: &[u8]) -> bool {

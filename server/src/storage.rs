@@ -1,7 +1,14 @@
 //! Where the server keeps its games: the one module that knows the data folder's files (a
-//! game's saved record `GAME.arbiter`, its seats `GAME.seats.json`). Everything else (the hub,
-//! the lobby, the quota) asks [`Storage`]: create a game, open it (to play, or only to read),
-//! load and save its seats document, list the games, the space they take.
+//! game's saved record `GAME.arbiter`, its seats document inside it). Everything else (the
+//! hub, the lobby, the quota) asks [`Storage`]: create a game, open it (to play, or only to
+//! read), load and save its seats document, list the games, the space they take.
+//!
+//! The seats document is the game's document `seats` in either store (the store's
+//! `doc`/`put_doc`): in a data folder, a table of the game's file, written with the game's
+//! first write (one file per game and its write-ahead companions: a seats file beside each
+//! game was one more file made, synced and renamed per creation and per seat change; issue 25,
+//! "a creation's files"). A folder written by an earlier server has `GAME.seats.json` beside
+//! the game: it is read while the game has no document, and removed once one is written.
 //!
 //! `Postgres` keeps every game in one PostgreSQL database that several server processes may
 //! share: the record in the store's tables, the seats document as the game's doc `seats`, the
@@ -13,7 +20,7 @@
 
 use crate::seats::SeatsFile;
 use arbiter_kernel::{Catalogue, GameKind};
-use arbiter_store::{AnyStore, GamePlace, Journal, Lease, PgDatabase, SessionError, SqliteStore};
+use arbiter_store::{AnyStore, GamePlace, Journal, Lease, PgDatabase, SessionError, SqliteStore, StoreError};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -36,7 +43,7 @@ pub enum Claim {
 /// The server's storage.
 #[derive(Debug)]
 pub enum Storage {
-    /// A folder: each game's SQLite file and its seats file beside it.
+    /// A folder: each game's SQLite file (its seats document inside it).
     Files {
         data: PathBuf,
         /// What its files take, for the quota ([`Storage::bytes_used`]).
@@ -97,24 +104,47 @@ impl Storage {
         data.join(format!("{id}.arbiter"))
     }
 
-    fn seats_path(data: &Path, id: &str) -> PathBuf {
+    /// The seats file an earlier server wrote beside a game (read while the game has no seats
+    /// document).
+    fn legacy_seats_path(data: &Path, id: &str) -> PathBuf {
         data.join(format!("{id}.seats.json"))
     }
 
-    /// A new game `id` of `kind` (its options refused with the game's reason).
+    /// A new game `id` of `kind` (its options refused with the game's reason), with the seats
+    /// document `seats` makes for its number of seats, stored with the game: in a data folder,
+    /// in the game file's first write.
     pub fn create_game(
         &self,
         id: &str,
         kind: &'static dyn GameKind,
         options: &serde_json::Value,
         seed: u64,
-    ) -> Result<Session, SessionError> {
-        match self {
+        seats: impl FnOnce(usize) -> Result<SeatsFile, String>,
+    ) -> Result<(Session, SeatsFile), SessionError> {
+        let failed = |place: &Path, what: String| SessionError::Store(StoreError::WriteFailed { path: place.into(), what });
+        let mut made = None;
+        let session = match self {
             Storage::Files { data, .. } => {
-                Session::create_in(GamePlace::File(&Self::game_path(data, id), Journal::WriteAhead), kind, options, seed)
+                let path = Self::game_path(data, id);
+                Session::create_with(kind, options, seed, |header| {
+                    let file = seats(header.seats.len()).map_err(|what| StoreError::WriteFailed { path: path.clone(), what })?;
+                    let json = file.to_json().map_err(|what| StoreError::WriteFailed { path: path.clone(), what })?;
+                    let store = SqliteStore::create_with_docs(&path, header, Journal::WriteAhead, &[(SEATS_DOC, &json)])?;
+                    made = Some(file);
+                    Ok(AnyStore::Sqlite(store))
+                })?
             }
-            Storage::Postgres { db, .. } => Session::create_in(GamePlace::Postgres { db, id }, kind, options, seed),
-        }
+            Storage::Postgres { db, .. } => {
+                let session = Session::create_in(GamePlace::Postgres { db, id }, kind, options, seed)?;
+                let place = Path::new(id);
+                let file = seats(session.header().seats.len()).map_err(|what| failed(place, what))?;
+                self.save_seats(id, &session, &file).map_err(|what| failed(place, what))?;
+                made = Some(file);
+                session
+            }
+        };
+        let file = made.ok_or_else(|| failed(Path::new(id), "the seats document was not made (engine fault)".into()))?;
+        Ok((session, file))
     }
 
     /// Remove a game just created that is not wanted after all (its seats never written).
@@ -133,10 +163,16 @@ impl Storage {
         }
     }
 
-    /// Whether game `id` is kept here (its record and its seats).
+    /// Whether game `id` is kept here (its record and its seats: a game file without seats, such
+    /// as one `arbiter` made and copied into the folder, is not the server's).
     pub fn exists(&self, id: &str) -> bool {
         match self {
-            Storage::Files { data, .. } => Self::game_path(data, id).exists() && Self::seats_path(data, id).exists(),
+            Storage::Files { data, .. } => {
+                let game = Self::game_path(data, id);
+                game.exists()
+                    && (Self::legacy_seats_path(data, id).exists()
+                        || SqliteStore::open_read_only(&game).and_then(|s| s.doc(SEATS_DOC)).is_ok_and(|d| d.is_some()))
+            }
             Storage::Postgres { db, .. } => match db.doc(id, SEATS_DOC) {
                 Ok(d) => d.is_some(),
                 Err(e) => {
@@ -164,29 +200,55 @@ impl Storage {
         }
     }
 
-    /// Game `id`'s seats document.
+    /// Game `id`'s seats document (a game not loaded: its file is opened to read it).
     pub fn load_seats(&self, id: &str) -> Result<SeatsFile, String> {
-        match self {
-            Storage::Files { data, .. } => SeatsFile::load(&Self::seats_path(data, id)),
-            Storage::Postgres { db, .. } => match db.doc(id, SEATS_DOC) {
-                Ok(Some(text)) => SeatsFile::parse(&text, &format!("game {id}'s seats document")),
-                Ok(None) => Err(format!("game {id} has no seats document (it was not made by a server)")),
-                Err(e) => Err(format!("game {id}'s seats document cannot be read: {e}")),
+        let doc = match self {
+            Storage::Files { data, .. } => SqliteStore::open_read_only(&Self::game_path(data, id)).and_then(|s| s.doc(SEATS_DOC)),
+            Storage::Postgres { db, .. } => db.doc(id, SEATS_DOC),
+        };
+        self.seats_from(id, doc)
+    }
+
+    /// Game `id`'s seats document, read from its open `session`.
+    pub fn seats_of(&self, id: &str, session: &Session) -> Result<SeatsFile, String> {
+        self.seats_from(id, session.store().doc(SEATS_DOC))
+    }
+
+    /// The seats document read from the store (`doc`), or else an earlier server's seats file.
+    fn seats_from(&self, id: &str, doc: Result<Option<String>, StoreError>) -> Result<SeatsFile, String> {
+        match doc {
+            Ok(Some(text)) => SeatsFile::parse(&text, &format!("game {id}'s seats document")),
+            Ok(None) => match self {
+                Storage::Files { data, .. } if Self::legacy_seats_path(data, id).exists() => {
+                    SeatsFile::load(&Self::legacy_seats_path(data, id))
+                }
+                Storage::Files { .. } | Storage::Postgres { .. } => {
+                    Err(format!("game {id} has no seats document (it was not made by a server)"))
+                }
             },
+            Err(e) => Err(format!("game {id}'s seats document cannot be read: {e}")),
         }
     }
 
-    /// Write game `id`'s seats document (whole: a crash leaves the old one or the new one).
-    pub fn save_seats(&self, id: &str, seats: &SeatsFile) -> Result<(), String> {
-        match self {
-            Storage::Files { data, .. } => seats.save(&Self::seats_path(data, id)),
-            Storage::Postgres { db, .. } => {
-                db.put_doc(id, SEATS_DOC, &seats.to_json()?).map_err(|e| format!("game {id}'s seats document was not stored: {e}"))
+    /// Write game `id`'s seats document through its open `session` (whole, in one durable
+    /// write: a crash leaves the old one or the new one).
+    pub fn save_seats(&self, id: &str, session: &Session, seats: &SeatsFile) -> Result<(), String> {
+        session.store().put_doc(SEATS_DOC, &seats.to_json()?).map_err(|e| format!("game {id}'s seats document was not stored: {e}"))?;
+        if let Storage::Files { data, .. } = self {
+            // An earlier server's seats file, now outdated by the document (which is read
+            // first): removed so that nothing reads it again.
+            let legacy = Self::legacy_seats_path(data, id);
+            if legacy.exists() {
+                if let Err(e) = arbiter_store::change_folder(&legacy, || std::fs::remove_file(&legacy)) {
+                    eprintln!("arbiter serve: {}: outdated by the game's seats document, but not removed: {e}", legacy.display());
+                }
             }
         }
+        Ok(())
     }
 
-    /// The ids of every game kept here (those with a seats document: the server's games).
+    /// The ids of every game kept here (in a data folder, every game file named as the server
+    /// names them: one without a seats document is not the server's, and loading it says so).
     pub fn game_ids(&self) -> Vec<String> {
         match self {
             Storage::Files { data, .. } => {
@@ -194,7 +256,7 @@ impl Storage {
                 dir.flatten()
                     .filter_map(|e| {
                         let name = e.file_name().to_string_lossy().to_string();
-                        name.strip_suffix(".seats.json").filter(|id| crate::seats::valid_game_id(id)).map(String::from)
+                        name.strip_suffix(".arbiter").filter(|id| crate::seats::valid_game_id(id)).map(String::from)
                     })
                     .collect()
             }
@@ -234,8 +296,7 @@ impl Storage {
                 let game = Self::game_path(data, id);
                 let mut wal = game.clone().into_os_string();
                 wal.push("-wal");
-                let bytes: u64 =
-                    [game, wal.into(), Self::seats_path(data, id)].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+                let bytes: u64 = [game, wal.into()].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
                 usage.lock().unwrap_or_else(|p| p.into_inner()).added += bytes;
             }
             Storage::Postgres { .. } => {}

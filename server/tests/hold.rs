@@ -2,6 +2,8 @@
 //! churn or abuse (stale rooms, slow clients, floods, silent clients, abandoned games, a chosen
 //! seed, non-JSON errors) against a real server on a loopback port.
 
+mod common;
+
 use arbiter_server::{start, Config, Running};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -439,8 +441,8 @@ async fn a_game_every_seat_left_is_abandoned_and_a_clock_ends_a_game_nobody_watc
     assert!(closing["reason"].as_str().unwrap().contains("abandoned"), "{closing}");
     assert!(t.elapsed() < Duration::from_secs(4), "abandoned after {:?}", t.elapsed());
     assert!(!srv.hub.is_loaded(&left), "unloaded");
-    let seats: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(format!("{left}.seats.json"))).unwrap()).unwrap();
-    assert!(seats["abandoned"].is_string(), "marked in the seats file: {seats}");
+    let seats: Value = serde_json::from_str(&common::seats_doc(dir.path(), &left, false)).unwrap();
+    assert!(seats["abandoned"].is_string(), "marked in the seats document: {seats}");
     let state: Value = http.get(format!("{base}/api/games/{left}/state?token={player}")).send().await.unwrap().json().await.unwrap();
     assert_eq!((state["seq"].as_u64(), state["abandoned"].is_string()), (Some(0), true), "{state}");
     let r = http.get(format!("{base}/api/games/{left}/log?token={observer}")).send().await.unwrap();
@@ -492,7 +494,7 @@ async fn a_seed_the_creator_chose_is_told_to_every_seat_and_a_joiner_must_accept
     assert_eq!(status, 201, "{g}");
     let id = g["id"].as_str().unwrap();
     let us = g["tokens"]["us"].as_str().unwrap();
-    let seats: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(format!("{id}.seats.json"))).unwrap()).unwrap();
+    let seats: Value = serde_json::from_str(&common::seats_doc(dir.path(), id, false)).unwrap();
     assert_eq!(seats["seed_chosen"], true, "{seats}");
     let state: Value = http.get(format!("{base}/api/games/{id}/state?token={us}")).send().await.unwrap().json().await.unwrap();
     assert_eq!(state["seed_chosen"], true);
@@ -571,7 +573,7 @@ async fn every_error_is_json_and_saved_files_are_private() {
     let (status, g) = post(&http, &format!("{base}/api/games"), json!({ "seat": "us" })).await;
     assert_eq!(status, 201, "{g}");
     let (status, _) = post(&http, &format!("{base}/api/games/{}/join", g["id"].as_str().unwrap()), json!({})).await;
-    assert_eq!(status, 201, "the seats file rewritten by a join");
+    assert_eq!(status, 201, "the seats document rewritten by a join");
     let mut seen = 0;
     for e in std::fs::read_dir(dir.path()).unwrap() {
         let e = e.unwrap();
@@ -584,5 +586,5 @@ async fn every_error_is_json_and_saved_files_are_private() {
             seen += 1;
         }
     }
-    assert_eq!(seen, 4, "two games, each a saved game and a seats file");
+    assert_eq!(seen, 2, "two games, each one saved game holding its seats");
 }

@@ -3,6 +3,8 @@
 //! failures are retried and reported to the seat; a slow endpoint never holds a move back;
 //! URLs are checked (form, inward addresses), and only the seat itself reads its URL.
 
+mod common;
+
 use arbiter_server::{start, Config, Running};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -131,7 +133,7 @@ async fn the_seat_that_comes_to_decide_is_called_once_without_its_token() {
         let text = http.get(format!("{}/api/games/{}/state?token={t}", g.base, g.id)).send().await.unwrap().text().await.unwrap();
         assert!(!text.contains("s3cret"), "{text}");
     }
-    let seats = std::fs::read_to_string(dir.path().join(format!("{}.seats.json", g.id))).unwrap();
+    let seats = common::seats_doc(dir.path(), &g.id, false);
     assert!(seats.contains(&url), "stored with the game: {seats}");
 
     let made = ussr_plays_until_us_decides(&http, &g).await;
@@ -164,7 +166,7 @@ async fn the_seat_that_comes_to_decide_is_called_once_without_its_token() {
     // Removed: no more calls.
     let (s, v) = call(&http, reqwest::Method::DELETE, format!("{hook}?token={}", g.us), None).await;
     assert_eq!((s, &v["url"]), (200, &Value::Null));
-    assert!(!std::fs::read_to_string(dir.path().join(format!("{}.seats.json", g.id))).unwrap().contains(&url));
+    assert!(!common::seats_doc(dir.path(), &g.id, false).contains(&url));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -110,6 +110,24 @@ impl AnyStore {
         }
     }
 
+    /// The host's document `name` (the server's seats), kept with the game and outside its
+    /// record (`None` if none was stored).
+    pub fn doc(&self, name: &str) -> Result<Option<String>, StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.doc(name),
+            AnyStore::Postgres(s) => s.doc(name),
+        }
+    }
+
+    /// Store the host's document `name`, replacing it (durably, on its own; never inside a
+    /// move's write).
+    pub fn put_doc(&self, name: &str, json: &str) -> Result<(), StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.put_doc(name, json),
+            AnyStore::Postgres(s) => s.put_doc(name, json),
+        }
+    }
+
     /// Whether moves cannot be stored (a SQLite file opened read-only; a database game never is).
     pub fn is_read_only(&self) -> bool {
         match self {

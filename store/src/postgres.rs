@@ -970,6 +970,16 @@ impl PgStore {
         &self.db
     }
 
+    /// The host's document `name` of this game ([`PgDatabase::doc`]).
+    pub fn doc(&self, name: &str) -> Result<Option<String>, StoreError> {
+        self.db.doc(&self.id, name)
+    }
+
+    /// Store the host's document `name` of this game ([`PgDatabase::put_doc`]).
+    pub fn put_doc(&self, name: &str, json: &str) -> Result<(), StoreError> {
+        self.db.put_doc(&self.id, name, json)
+    }
+
     fn error(&self, doing: &str, e: Failure) -> StoreError {
         match e {
             Failure::Store(e) => e,

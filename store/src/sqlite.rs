@@ -221,6 +221,14 @@ impl SqliteStore {
 
     /// [`SqliteStore::create`], its writes committed through `journal`.
     pub fn create_with(path: &Path, header: &GameHeader, journal: Journal) -> Result<SqliteStore, StoreError> {
+        Self::create_with_docs(path, header, journal, &[])
+    }
+
+    /// [`SqliteStore::create_with`], the host's documents `docs` (name, JSON text) written in
+    /// the same first write as the record ([`SqliteStore::put_doc`]): the file appears at its
+    /// name with them or not at all. A server's new game carries its seats so: no seats file
+    /// made, synced and renamed beside it (issue 25, "a creation's files").
+    pub fn create_with_docs(path: &Path, header: &GameHeader, journal: Journal, docs: &[(&str, &str)]) -> Result<SqliteStore, StoreError> {
         if path.exists() {
             return Err(StoreError::Exists(path.into()));
         }
@@ -235,10 +243,22 @@ impl SqliteStore {
                 what: format!("the {what} {} of an earlier file of this name is still beside it: remove it first", file.display()),
             });
         }
+        let conn = match journal {
+            Journal::Rollback => Self::create_beside(path, header, docs)?,
+            Journal::WriteAhead => Self::create_in_place(path, header, docs)?,
+        };
+        let seats = std::cell::OnceCell::from(header.seats.clone());
+        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current(), seats })
+    }
+
+    /// A rollback file (a player's): written whole beside its name, synced, and linked at its
+    /// name only once complete, so that a creation killed midway leaves no half-made file at
+    /// `path` (only a hidden temporary one, never read).
+    fn create_beside(path: &Path, header: &GameHeader, docs: &[(&str, &str)]) -> Result<Connection, StoreError> {
         let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         let temp = path.with_file_name(format!(".{name}.new-{}-{nanos}", std::process::id()));
-        let made = Self::write_new(&temp, path, header, journal);
+        let made = Self::write_new(&temp, path, header, docs);
         let placed = made.and_then(|()| {
             // No-clobber: a hard link fails if `path` appeared meanwhile; where links are not
             // supported, a rename after a last check.
@@ -254,72 +274,109 @@ impl SqliteStore {
         });
         let _ = change_folder(&temp, || std::fs::remove_file(&temp));
         placed?;
-        if journal == Journal::WriteAhead {
-            // Nobody has this new file open, and no log was beside its name (refused above):
-            // the log is made here too, so that SQLite finds both of its companions.
-            make_companions(path, &["-wal", "-shm"]);
-        }
         let opened = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
             .map_err(|e| write_error(path, e))
-            .and_then(|conn| Self::configure(&conn, path, true, journal).map(|()| conn))
-            .and_then(|conn| match journal {
-                Journal::Rollback => Ok(conn),
-                // The log's first write now, at the creation, not at the game's first move: a
-                // log's first commit also writes and syncs its header, and SQLite syncs the
-                // folder at a log's first sync (its name, made when the file was opened). On a
-                // server making many games at once that folder sync waits for every other
-                // creation's names: it was the first moves' latency (BENCHMARKS.md, issue 25,
-                // "a creation burst"). The write sets the schema version it already has.
-                Journal::WriteAhead => {
-                    conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};")).map(|()| conn).map_err(|e| write_error(path, e))
-                }
-            });
-        // The new name (and the log's, beside it) on the disk before the game is acknowledged
-        // (a link or rename is the folder's write, not the file's). A game whose name may not
-        // survive is not made: the file (ours: the link refuses to replace one) is removed
-        // again.
-        let conn = match opened.and_then(|conn| {
-            sync_folder(path)
-                .map(|()| conn)
-                .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("its folder could not be synced: {e}") })
-        }) {
-            Ok(conn) => conn,
-            Err(e) => {
-                let _ = Self::remove(path);
-                return Err(e);
-            }
-        };
-        let seats = std::cell::OnceCell::from(header.seats.clone());
-        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current(), seats })
+            .and_then(|conn| Self::configure(&conn, path, true, Journal::Rollback).map(|()| conn));
+        // The new name on the disk before the game is acknowledged (a link or rename is the
+        // folder's write, not the file's). A game whose name may not survive is not made: the
+        // file (ours: the link refuses to replace one) is removed again.
+        opened.and_then(|conn| Self::sync_name(path).map(|()| conn)).inspect_err(|_| {
+            let _ = Self::remove(path);
+        })
     }
 
-    /// Write a complete new game file at `at` and close it (errors name `path`, the file the
-    /// user asked for).
-    fn write_new(at: &Path, path: &Path, header: &GameHeader, journal: Journal) -> Result<(), StoreError> {
-        // Readable by its owner only (0600, whatever the umask): a saved game holds its seed,
-        // from which anyone rebuilds every hand. Made empty here, so SQLite opens it as a new
-        // database; SQLite gives its journal the database's mode.
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            change_folder(at, || std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(at))
-                .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be made: {e}") })?;
-        }
+    /// A write-ahead file (a server's): made empty at its name with its log and the log's index
+    /// beside it, then written on the connection that keeps it, its record (and `docs`) in one
+    /// commit through the log: one connection, three files made, three syncs and the folder's.
+    /// Written beside its name and linked, then opened again at it (as a player's file is), a
+    /// creation was a fourth file made and removed, a fifth sync, and a second connection
+    /// reading the schema the first had just written: a quarter of a creation's CPU, on a
+    /// server making 200 games at once (BENCHMARKS.md, issue 25, "a creation's files").
+    ///
+    /// The commit is atomic: a creation killed before it leaves an empty file at `path` (no
+    /// record: opening it says it is no saved game; a server never gave out its name), one
+    /// killed after leaves the whole game, its record in the log that the next open folds in.
+    fn create_in_place(path: &Path, header: &GameHeader, docs: &[(&str, &str)]) -> Result<Connection, StoreError> {
+        // Readable by its owner only (0600, whatever the umask), and never another's file
+        // (`O_EXCL`): refused if `path` appeared since the check above.
+        change_folder(path, || private_new_file(path)).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => StoreError::Exists(path.into()),
+            _ => StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be made: {e}") },
+        })?;
+        // No log was beside its name (refused above): made here, so that SQLite finds both of
+        // its companions ([`make_companions`]).
+        make_companions(path, &["-wal", "-shm"]);
+        let made = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+            .map_err(|e| write_error(path, e))
+            .and_then(|conn| {
+                // Marked a write-ahead file straight from no journal: from SQLite's default
+                // (`DELETE`) the mark (page 1) is written through a rollback journal made,
+                // synced and removed for that one write. The page is synced here, once: SQLite
+                // drops the log beside an empty file, so the record in the log is only safe
+                // once the file is not empty.
+                let mark = || -> rusqlite::Result<()> {
+                    conn.execute_batch("PRAGMA synchronous = OFF;")?;
+                    conn.query_row("PRAGMA journal_mode = OFF", [], |r| r.get::<_, String>(0))?;
+                    conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).map(drop)
+                };
+                mark().map_err(|e| write_error(path, e))?;
+                std::fs::File::open(path)
+                    .and_then(|f| f.sync_all())
+                    .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be synced: {e}") })?;
+                Self::configure(&conn, path, true, Journal::WriteAhead).map(|()| conn)
+            })
+            .and_then(|mut conn| {
+                // The log's first commit (which also writes and syncs the log's header, SQLite
+                // then syncing the folder: the log's name, made above) is the record itself, at
+                // the creation: not at the game's first move, where on a server making many
+                // games at once that folder sync waited for every other creation's names.
+                let tx = conn.transaction().map_err(|e| write_error(path, e))?;
+                Self::write_record(&tx, path, header, docs)?;
+                tx.commit().map_err(|e| write_error(path, e))?;
+                Ok(conn)
+            })
+            // The names on the disk before the game is acknowledged (SQLite's own sync of the
+            // folder is its business, not a promise).
+            .and_then(|conn| Self::sync_name(path).map(|()| conn));
+        made.inspect_err(|_| {
+            let _ = Self::remove(path);
+        })
+    }
+
+    /// Sync the folder of `path` (its new name) or say why not.
+    fn sync_name(path: &Path) -> Result<(), StoreError> {
+        sync_folder(path).map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("its folder could not be synced: {e}") })
+    }
+
+    /// A rollback file's record written whole at `at` (its temporary name) and synced, the file
+    /// closed (errors name `path`, the file the user asked for).
+    fn write_new(at: &Path, path: &Path, header: &GameHeader, docs: &[(&str, &str)]) -> Result<(), StoreError> {
+        // Made empty here, so SQLite opens it as a new database; SQLite gives its journal the
+        // database's mode.
+        change_folder(at, || private_new_file(at))
+            .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be made: {e}") })?;
         let mut conn = Connection::open_with_flags(at, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
             .map_err(|e| write_error(path, e))?;
         // Written once under a temporary name, with no journal: a creation that fails midway
         // leaves only the temporary file, which is removed (a journal made and removed beside
-        // it was a file system's inode allocation more per game: on a server starting many
-        // games at once, a share of the CPU; BENCHMARKS.md, issue 25). Set straight from
-        // SQLite's default (`DELETE`): leaving `PERSIST` for `OFF` would unlink a journal that
-        // was never made, one more change of the folder (and a wait for its lock) per game.
+        // it would be one more file made per game). Set straight from SQLite's default
+        // (`DELETE`): leaving `PERSIST` for `OFF` would unlink a journal that was never made.
         // Unsynced by SQLite: the file is synced once, whole, after its last write below and
         // before it is linked at its name (SQLite would sync the commit and the header's
-        // change apart: two of the disk's flushes instead of one, on a server making many
-        // games at once each a wait for the moves' own syncs).
+        // change apart: two of the disk's flushes instead of one).
         conn.query_row("PRAGMA journal_mode = OFF", [], |r| r.get::<_, String>(0)).map_err(|e| write_error(path, e))?;
         conn.execute_batch("PRAGMA synchronous = OFF;").map_err(|e| write_error(path, e))?;
         let tx = conn.transaction().map_err(|e| write_error(path, e))?;
+        Self::write_record(&tx, path, header, docs)?;
+        tx.commit().map_err(|e| write_error(path, e))?;
+        conn.close().map_err(|(_, e)| write_error(path, e))?;
+        std::fs::File::open(at)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be synced: {e}") })
+    }
+
+    /// A new file's schema, header row and the host's documents, in the caller's transaction.
+    fn write_record(tx: &rusqlite::Transaction<'_>, path: &Path, header: &GameHeader, docs: &[(&str, &str)]) -> Result<(), StoreError> {
         tx.execute_batch(SCHEMA).map_err(|e| write_error(path, e))?;
         tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"))
             .map_err(|e| write_error(path, e))?;
@@ -343,18 +400,13 @@ impl SqliteStore {
             ],
         )
         .map_err(|e| write_error(path, e))?;
-        tx.commit().map_err(|e| write_error(path, e))?;
-        if journal == Journal::WriteAhead {
-            // Marked a write-ahead file now (its header), so that opening it at its name
-            // switches nothing: switching there writes the header through a rollback journal,
-            // made and removed for that one write. This connection makes no log beside the
-            // temporary name (it reads nothing more before closing).
-            conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).map_err(|e| write_error(path, e))?;
+        if !docs.is_empty() {
+            tx.execute_batch(DOCS_SCHEMA).map_err(|e| write_error(path, e))?;
+            for (name, json) in docs {
+                tx.execute(PUT_DOC, params![name, json]).map_err(|e| write_error(path, e))?;
+            }
         }
-        conn.close().map_err(|(_, e)| write_error(path, e))?;
-        std::fs::File::open(at)
-            .and_then(|f| f.sync_all())
-            .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be synced: {e}") })
+        Ok(())
     }
 
     /// Open an existing game file, checking that it is one and that its schema is known. A
@@ -745,6 +797,54 @@ impl SqliteStore {
     }
 }
 
+/// The host's documents kept in a game's file beside its record and outside it (the server's
+/// seats: hashes of the seats' tokens, the clock, the computer's seat), as PostgreSQL keeps
+/// them per game (its `docs` table): named JSON texts, each replaced whole; not in the
+/// integrity chain, never replayed, untouched by undo. The table is made by the first
+/// document, like the chat's: a file without one is the same schema version.
+const DOCS_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS docs (name TEXT PRIMARY KEY, json TEXT NOT NULL);";
+const PUT_DOC: &str = "INSERT INTO docs (name, json) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET json = excluded.json";
+
+impl SqliteStore {
+    /// The host's document `name` (`None` if none was stored).
+    pub fn doc(&self, name: &str) -> Result<Option<String>, StoreError> {
+        let exists: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'docs'", [], |r| r.get(0))
+            .map_err(|e| read_error(&self.path, e))?;
+        if exists == 0 {
+            return Ok(None);
+        }
+        self.conn.query_row("SELECT json FROM docs WHERE name = ?1", [name], |r| r.get(0)).optional().map_err(|e| read_error(&self.path, e))
+    }
+
+    /// Store the host's document `name` (replacing it; durably, in its own transaction, never
+    /// inside a move's).
+    pub fn put_doc(&self, name: &str, json: &str) -> Result<(), StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly(self.path.clone()));
+        }
+        if !self.conn.is_autocommit() {
+            return Err(StoreError::WriteFailed {
+                path: self.path.clone(),
+                what: "a host's document inside a move's write (engine fault)".into(),
+            });
+        }
+        let write = || -> rusqlite::Result<()> {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            self.conn.execute_batch(DOCS_SCHEMA)?;
+            self.conn.execute(PUT_DOC, params![name, json])?;
+            self.conn.execute_batch("COMMIT")
+        };
+        write().map_err(|e| {
+            if !self.conn.is_autocommit() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+            write_error(&self.path, e)
+        })
+    }
+}
+
 /// Whether the tables have the columns of the current layout (version 3).
 fn has_current_columns(conn: &Connection) -> rusqlite::Result<bool> {
     conn.query_row(
@@ -926,6 +1026,17 @@ fn make_companions(path: &Path, suffixes: &[&str]) {
     }
     #[cfg(not(unix))]
     let _ = (path, suffixes);
+}
+
+/// A new empty file at `path`, readable and writable by its owner only (0600, whatever the
+/// umask: a saved game holds its seed, from which anyone rebuilds every hand); refused if
+/// anything is there (`O_EXCL`).
+fn private_new_file(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    o.open(path)
 }
 
 /// Whether the file at `path` is marked a write-ahead file (SQLite's header bytes 18 and 19
@@ -1178,19 +1289,33 @@ mod tests {
         }
     }
 
-    /// A new file is written whole under its temporary name with no journal, and a server's is
-    /// marked a write-ahead file there (header bytes 18 and 19: 2; a rollback file's are 1), so
-    /// that opening it at its name switches nothing; nothing is left beside it.
+    /// A player's new file is written whole under its temporary name with no journal (nothing
+    /// left beside it), a rollback file (header bytes 18 and 19: 1); a server's is made at its
+    /// name and marked a write-ahead file (2), private, and alone once closed.
     #[test]
     fn a_new_file_is_written_alone_and_in_its_journal_mode() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let at = dir.path().join(".g.arbiter.new");
+        SqliteStore::write_new(&at, &dir.path().join("g.arbiter"), &header(), &[]).expect("written");
+        assert_eq!(std::fs::read(&at).expect("read")[18..20], [1, 1]);
+        let beside: Vec<_> = std::fs::read_dir(dir.path()).expect("listed").map(|e| e.expect("an entry").file_name()).collect();
+        assert_eq!(beside, [std::ffi::OsString::from(".g.arbiter.new")]);
+
         for (journal, format) in [(Journal::WriteAhead, 2u8), (Journal::Rollback, 1)] {
             let dir = tempfile::tempdir().expect("a temporary folder");
-            let at = dir.path().join(".g.arbiter.new");
-            SqliteStore::write_new(&at, &dir.path().join("g.arbiter"), &header(), journal).expect("written");
-            let bytes = std::fs::read(&at).expect("read");
-            assert_eq!(bytes[18..20], [format, format], "{journal:?}");
+            let made = dir.path().join("g.arbiter");
+            drop(SqliteStore::create_with(&made, &header(), journal).expect("created"));
+            assert_eq!(std::fs::read(&made).expect("read")[18..20], [format, format], "{journal:?}");
             let beside: Vec<_> = std::fs::read_dir(dir.path()).expect("listed").map(|e| e.expect("an entry").file_name()).collect();
-            assert_eq!(beside, [std::ffi::OsString::from(".g.arbiter.new")], "{journal:?}");
+            assert_eq!(beside, [std::ffi::OsString::from("g.arbiter")], "{journal:?}");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                assert_eq!(std::fs::metadata(&made).expect("made").permissions().mode() & 0o777, 0o600, "{journal:?}");
+            }
+            let store = SqliteStore::open_with(&made, journal).expect("opened");
+            assert_eq!((store.header().expect("read").seats, store.last_seq().expect("read")), (header().seats, 0), "{journal:?}");
+            assert!(matches!(SqliteStore::create_with(&made, &header(), journal), Err(StoreError::Exists(_))), "{journal:?}");
         }
     }
 
@@ -1218,6 +1343,35 @@ mod tests {
         drop(store);
         assert!(!beside(&made, "-wal").exists() && !beside(&made, "-shm").exists(), "folded in and removed at close");
         assert_eq!(SqliteStore::open_with(&made, Journal::WriteAhead).expect("opened").last_seq().expect("read"), 0);
+    }
+
+    /// A host's documents: written with a new file's record (in either journal) or later, each
+    /// replaced whole, read back by name; a file without any (older, or made without) has none;
+    /// a read-only file refuses to store one; a document is no part of the record.
+    #[test]
+    fn documents_are_kept_beside_the_record_and_replaced_whole() {
+        for journal in [Journal::WriteAhead, Journal::Rollback] {
+            let dir = tempfile::tempdir().expect("a temporary folder");
+            let made = dir.path().join("g.arbiter");
+            let store = SqliteStore::create_with_docs(&made, &header(), journal, &[("seats", r#"{"a":1}"#)]).expect("created");
+            assert_eq!(store.doc("seats").expect("read").as_deref(), Some(r#"{"a":1}"#), "{journal:?}");
+            assert_eq!(store.doc("other").expect("read"), None);
+            store.put_doc("seats", r#"{"a":2}"#).expect("replaced");
+            store.put_doc("other", "[]").expect("added");
+            drop(store);
+            let read = SqliteStore::open_read_only(&made).expect("opened");
+            assert_eq!(
+                (read.doc("seats").expect("read").as_deref(), read.doc("other").expect("read").as_deref()),
+                (Some(r#"{"a":2}"#), Some("[]"))
+            );
+            assert!(matches!(read.put_doc("seats", "{}"), Err(StoreError::ReadOnly(_))), "{journal:?}");
+            assert_eq!(read.header().expect("read").seats, header().seats, "the record as it was");
+            assert_eq!(read.last_seq().expect("read"), 0);
+
+            let plain = dir.path().join("p.arbiter");
+            drop(SqliteStore::create_with(&plain, &header(), journal).expect("created"));
+            assert_eq!(SqliteStore::open_read_only(&plain).expect("opened").doc("seats").expect("read"), None, "{journal:?}");
+        }
     }
 
     /// Callers of one folder's sync at once share syncs, and each returns only after a sync

@@ -63,3 +63,18 @@ pub fn open_game(dir: &std::path::Path, id: &str, on_postgres: bool) -> arbiter_
         Session::open_in(GamePlace::File(&dir.join(format!("{id}.arbiter")), arbiter_store::Journal::WriteAhead), &games).unwrap()
     }
 }
+
+/// Game `id`'s seats document as the server stored it (in its file in `dir`, or in the test's
+/// database): hashes of the seats' tokens, the clock, webhooks.
+#[allow(dead_code)]
+pub fn seats_doc(dir: &std::path::Path, id: &str, on_postgres: bool) -> String {
+    if on_postgres {
+        tokio::task::block_in_place(|| {
+            let db = arbiter_store::PgDatabase::connect(&database(dir).expect("the test's database")).unwrap();
+            db.doc(id, "seats").unwrap().expect("a seats document")
+        })
+    } else {
+        let file = dir.join(format!("{id}.arbiter"));
+        arbiter_store::SqliteStore::open_read_only(&file).unwrap().doc("seats").unwrap().expect("a seats document")
+    }
+}
