@@ -717,13 +717,32 @@ const CHAT_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS chat (
 );";
 
 impl SqliteStore {
+    /// Whether the file has table `name` (the chat's and the documents' are made by their
+    /// first write).
+    fn has_table(&self, name: &str) -> Result<bool, StoreError> {
+        let n: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [name], |r| r.get(0))
+            .map_err(|e| read_error(&self.path, e))?;
+        Ok(n > 0)
+    }
+
+    /// Why `what`, written beside the record (a chat message, a document), may not be written
+    /// now: a file opened read-only, or a move's write under way (its own transaction would
+    /// commit the move's half-done write).
+    fn may_write_aside(&self, what: &str) -> Result<(), StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly(self.path.clone()));
+        }
+        if !self.conn.is_autocommit() {
+            return Err(StoreError::WriteFailed { path: self.path.clone(), what: format!("{what} inside a move's write (engine fault)") });
+        }
+        Ok(())
+    }
+
     /// The game's chat, in the order stored (none if nobody has written).
     pub fn chat(&self) -> Result<Vec<ChatMessage>, StoreError> {
-        let exists: i64 = self
-            .conn
-            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'chat'", [], |r| r.get(0))
-            .map_err(|e| read_error(&self.path, e))?;
-        if exists == 0 {
+        if !self.has_table("chat")? {
             return Ok(Vec::new());
         }
         let mut stmt =
@@ -738,11 +757,7 @@ impl SqliteStore {
 
     /// How many chat messages the game holds.
     pub fn chat_len(&self) -> Result<u64, StoreError> {
-        let exists: i64 = self
-            .conn
-            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'chat'", [], |r| r.get(0))
-            .map_err(|e| read_error(&self.path, e))?;
-        if exists == 0 {
+        if !self.has_table("chat")? {
             return Ok(0);
         }
         let n: i64 = self.conn.query_row("SELECT COUNT(*) FROM chat", [], |r| r.get(0)).map_err(|e| read_error(&self.path, e))?;
@@ -751,15 +766,7 @@ impl SqliteStore {
 
     /// Store a chat message (durably, in its own transaction; never inside a move's).
     pub fn add_chat(&self, from: &str, to: &str, text: &str) -> Result<ChatMessage, StoreError> {
-        if self.read_only {
-            return Err(StoreError::ReadOnly(self.path.clone()));
-        }
-        if !self.conn.is_autocommit() {
-            return Err(StoreError::WriteFailed {
-                path: self.path.clone(),
-                what: "a chat message inside a move's write (engine fault)".into(),
-            });
-        }
+        self.may_write_aside("a chat message")?;
         let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         self.conn.execute_batch(CHAT_SCHEMA).map_err(|e| write_error(&self.path, e))?;
         self.conn
@@ -808,11 +815,7 @@ const PUT_DOC: &str = "INSERT INTO docs (name, json) VALUES (?1, ?2) ON CONFLICT
 impl SqliteStore {
     /// The host's document `name` (`None` if none was stored).
     pub fn doc(&self, name: &str) -> Result<Option<String>, StoreError> {
-        let exists: i64 = self
-            .conn
-            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'docs'", [], |r| r.get(0))
-            .map_err(|e| read_error(&self.path, e))?;
-        if exists == 0 {
+        if !self.has_table("docs")? {
             return Ok(None);
         }
         self.conn.query_row("SELECT json FROM docs WHERE name = ?1", [name], |r| r.get(0)).optional().map_err(|e| read_error(&self.path, e))
@@ -821,15 +824,7 @@ impl SqliteStore {
     /// Store the host's document `name` (replacing it; durably, in its own transaction, never
     /// inside a move's).
     pub fn put_doc(&self, name: &str, json: &str) -> Result<(), StoreError> {
-        if self.read_only {
-            return Err(StoreError::ReadOnly(self.path.clone()));
-        }
-        if !self.conn.is_autocommit() {
-            return Err(StoreError::WriteFailed {
-                path: self.path.clone(),
-                what: "a host's document inside a move's write (engine fault)".into(),
-            });
-        }
+        self.may_write_aside("a host's document")?;
         let write = || -> rusqlite::Result<()> {
             self.conn.execute_batch("BEGIN IMMEDIATE")?;
             self.conn.execute_batch(DOCS_SCHEMA)?;
