@@ -147,7 +147,7 @@ impl Storage {
         Ok((session, file))
     }
 
-    /// Remove a game just created that is not wanted after all (its seats never written).
+    /// Remove a game just created that is not wanted after all (nobody was given its links).
     pub fn discard_game(&self, id: &str) {
         match self {
             Storage::Files { data, .. } => {

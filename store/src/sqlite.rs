@@ -293,8 +293,9 @@ impl SqliteStore {
     /// reading the schema the first had just written: a quarter of a creation's CPU, on a
     /// server making 200 games at once (BENCHMARKS.md, issue 25, "a creation's files").
     ///
-    /// The commit is atomic: a creation killed before it leaves an empty file at `path` (no
-    /// record: opening it says it is no saved game; a server never gave out its name), one
+    /// The commit is atomic: a creation killed before it leaves at `path` an empty database, or
+    /// an empty file (no record: opening it says it is no saved game; a server never gave out
+    /// its name), one
     /// killed after leaves the whole game, its record in the log that the next open folds in.
     fn create_in_place(path: &Path, header: &GameHeader, docs: &[(&str, &str)]) -> Result<Connection, StoreError> {
         // Readable by its owner only (0600, whatever the umask), and never another's file
