@@ -112,18 +112,19 @@ pub fn import(file: &Path, url: &str, id: Option<&str>) -> Result<Moved, Failure
     let head = source.store().head()?;
     let seats_path = legacy_seats_file(file);
     let seats = match source.store().doc(SEATS_DOC)? {
-        Some(text) => Some(text),
+        Some(text) => Some((text, format!("{}'s seats document", file.display()))),
         None => match std::fs::read_to_string(&seats_path) {
-            Ok(text) => {
-                if serde_json::from_str::<serde_json::Value>(&text).is_err() {
-                    return Err(Failure::Failed(format!("{}: not JSON: nothing was imported", seats_path.display())));
-                }
-                Some(text)
-            }
+            Ok(text) => Some((text, seats_path.display().to_string())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(Failure::Failed(format!("{}: cannot be read: {e}", seats_path.display()))),
         },
     };
+    if let Some((text, what)) = &seats {
+        if serde_json::from_str::<serde_json::Value>(text).is_err() {
+            return Err(Failure::Failed(format!("{what}: not JSON: nothing was imported")));
+        }
+    }
+    let seats = seats.map(|(text, _)| text);
     let db = PgDatabase::connect(url)?;
     let store = db.import_game(&id, source.header(), source.rows())?;
     let rest = (|| -> Result<(), Failure> {

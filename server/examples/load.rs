@@ -7,8 +7,8 @@
 //! `cargo run --release -p arbiter-server --example load -- [--games 200] [--moves 40] [--addr HOST:PORT[,HOST:PORT…]]`
 //!
 //! `--created-first`: every game is created before any plays (a barrier), and moves per second
-//! are timed from then: the moves of games under way, without 200 creations (each a new file,
-//! its fsyncs and a seats file) running beside the first moves.
+//! are timed from then: the moves of games under way, without 200 creations (each a new file
+//! with its log and the log's index, and their fsyncs) running beside the first moves.
 //!
 //! On PostgreSQL: `--postgres` (a throwaway server, arbiter-pgtest) or `--store URL`, and
 //! `--servers N` in-process servers on that one database (each request to the next server in

@@ -456,7 +456,7 @@ impl Room {
     }
 
     /// Change the seats document with `f` and write it (blocking); unchanged if `f` or the write
-    /// fails. `f` may also just read it (returning `None` keeps the file unwritten). Under the
+    /// fails. `f` may also just read it (returning `None` keeps the document unwritten). Under the
     /// session lock, as a join: a retired copy writes nothing ([`MoveError::Unloaded`]; a copy
     /// loaded again would never know).
     pub fn update_seats<T>(&self, f: impl FnOnce(&mut SeatsFile) -> Result<Option<T>, String>) -> Result<Option<T>, MoveError> {

@@ -58,7 +58,7 @@ pub const MAX_BODY: usize = 16 * 1024;
 #[derive(Clone, Debug)]
 pub struct Config {
     pub addr: SocketAddr,
-    /// The folder of saved games (`GAME.arbiter`) and their seats (`GAME.seats.json`).
+    /// The folder of saved games (`GAME.arbiter`, each holding its seats document).
     pub data: PathBuf,
     /// A seat disconnected this long is absent instead of away.
     pub disconnect_timeout: Duration,

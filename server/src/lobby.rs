@@ -250,10 +250,7 @@ impl Lobby {
             if self.get(id).is_some() {
                 continue;
             }
-            let listing = storage.open_read_only(id, games).map_err(|e| e.to_string()).and_then(|s| {
-                let seats = storage.seats_of(id, &s)?;
-                Ok(Listing::of(id, &s, &seats))
-            });
+            let listing = storage.open_read_only(id, games).map(|(s, seats)| Listing::of(id, &s, &seats));
             match listing {
                 Ok(l) => self.put(l),
                 Err(e) => eprintln!("arbiter serve: the lobby leaves game {id} out: {e}"),

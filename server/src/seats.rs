@@ -150,9 +150,9 @@ impl SeatsFile {
     /// A seats document read from its JSON `text`; `what` names it in errors (a file's path,
     /// or the game's document in a database).
     pub fn parse(text: &str, what: &str) -> Result<SeatsFile, String> {
-        let f: SeatsFile = serde_json::from_str(text).map_err(|e| format!("{what} is not a seats file: {e}"))?;
+        let f: SeatsFile = serde_json::from_str(text).map_err(|e| format!("{what} is not a seats document: {e}"))?;
         if f.hashes.len() < 2 || f.hashes.iter().flatten().any(|h| h.len() != 64) || f.hashes.last().is_some_and(Option::is_none) {
-            return Err(format!("{what} is not a seats file: a seat, the observers and a SHA-256 of each token are needed"));
+            return Err(format!("{what} is not a seats document: a seat, the observers and a SHA-256 of each token are needed"));
         }
         Ok(f)
     }

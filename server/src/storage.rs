@@ -137,9 +137,16 @@ impl Storage {
             Storage::Postgres { db, .. } => {
                 let session = Session::create_in(GamePlace::Postgres { db, id }, kind, options, seed)?;
                 let place = Path::new(id);
-                let file = seats(session.header().seats.len()).map_err(|what| failed(place, what))?;
-                self.save_seats(id, &session, &file).map_err(|what| failed(place, what))?;
-                made = Some(file);
+                let saved = seats(session.header().seats.len()).and_then(|file| self.save_seats(id, &session, &file).map(|()| file));
+                match saved {
+                    Ok(file) => made = Some(file),
+                    Err(what) => {
+                        // A game without seats would be no game of the server's: not kept.
+                        drop(session);
+                        self.discard_game(id);
+                        return Err(failed(place, what));
+                    }
+                }
                 session
             }
         };
@@ -164,14 +171,27 @@ impl Storage {
     }
 
     /// Whether game `id` is kept here (its record and its seats: a game file without seats, such
-    /// as one `arbiter` made and copied into the folder, is not the server's).
+    /// as one `arbiter` made and copied into the folder, is not the server's). In a data folder
+    /// the file is opened read-only to look (once per loading of a game, never per request): a
+    /// writable open would switch a player's file to a write-ahead log. A file that cannot be
+    /// read is said in the server's log.
     pub fn exists(&self, id: &str) -> bool {
         match self {
             Storage::Files { data, .. } => {
                 let game = Self::game_path(data, id);
-                game.exists()
-                    && (Self::legacy_seats_path(data, id).exists()
-                        || SqliteStore::open_read_only(&game).and_then(|s| s.doc(SEATS_DOC)).is_ok_and(|d| d.is_some()))
+                if !game.exists() {
+                    return false;
+                }
+                if Self::legacy_seats_path(data, id).exists() {
+                    return true;
+                }
+                match SqliteStore::open_read_only(&game).and_then(|s| s.doc(SEATS_DOC)) {
+                    Ok(d) => d.is_some(),
+                    Err(e) => {
+                        eprintln!("arbiter serve: game {id}: {e}");
+                        false
+                    }
+                }
             }
             Storage::Postgres { db, .. } => match db.doc(id, SEATS_DOC) {
                 Ok(d) => d.is_some(),
@@ -191,12 +211,20 @@ impl Storage {
         }
     }
 
-    /// Open game `id` only to read it (never written, never upgraded).
-    pub fn open_read_only(&self, id: &str, games: &Catalogue) -> Result<Session, SessionError> {
+    /// Open game `id` only to read it (never written, never upgraded), with its seats document:
+    /// read first, so that a file without one (not the server's) is not replayed for nothing.
+    pub fn open_read_only(&self, id: &str, games: &Catalogue) -> Result<(Session, SeatsFile), String> {
         match self {
-            Storage::Files { data, .. } => Session::load(AnyStore::Sqlite(SqliteStore::open_read_only(&Self::game_path(data, id))?), games),
+            Storage::Files { data, .. } => {
+                let store = SqliteStore::open_read_only(&Self::game_path(data, id)).map_err(|e| e.to_string())?;
+                let seats = self.seats_from(id, store.doc(SEATS_DOC))?;
+                Ok((Session::load(AnyStore::Sqlite(store), games).map_err(|e| e.to_string())?, seats))
+            }
             // Reading a database's game changes nothing in it.
-            Storage::Postgres { db, .. } => Session::open_in(GamePlace::Postgres { db, id }, games),
+            Storage::Postgres { db, .. } => {
+                let seats = self.load_seats(id)?;
+                Ok((Session::open_in(GamePlace::Postgres { db, id }, games).map_err(|e| e.to_string())?, seats))
+            }
         }
     }
 

@@ -1,5 +1,5 @@
 //! Turn alerts by webhook: a seat may register a URL (stored with the game, in its seats
-//! file); when that seat comes to decide after another seat's move, the server POSTs a small
+//! document); when that seat comes to decide after another seat's move, the server POSTs a small
 //! JSON body there. Delivery runs on its own task after the move is stored and sent: a slow
 //! or failing endpoint never delays or fails a move. Failures are retried a few times, then
 //! written to the server's log; the seat can read the last attempt's result.

@@ -482,7 +482,7 @@ async fn a_game_every_seat_left_is_abandoned_and_a_clock_ends_a_game_nobody_watc
 }
 
 /// Point 6, a chosen seed: the server draws the seed unless the creator sends one; then every
-/// seat's state and sync say `seed_chosen`, the seats file records it, and a join is refused
+/// seat's state and sync say `seed_chosen`, the seats document records it, and a join is refused
 /// (409, saying why) unless the joiner accepts it. A drawn seed is said too (false).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seed_the_creator_chose_is_told_to_every_seat_and_a_joiner_must_accept_it() {
@@ -535,7 +535,7 @@ async fn a_seed_the_creator_chose_is_told_to_every_seat_and_a_joiner_must_accept
 
 /// Point 7: every error body is JSON (`{"error": …}`), axum's own refusals included (a body
 /// too large, a query or path it cannot read, no such route, a method a route does not take),
-/// and the saved game and its seats file are readable by the server's user only.
+/// and the saved game (its seats document inside it) is readable by the server's user only.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_is_json_and_saved_files_are_private() {
     let dir = tempfile::tempdir().unwrap();

@@ -435,10 +435,17 @@ async fn an_earlier_server_s_seats_file_is_read_until_the_game_holds_its_seats()
     for suffix in ["", "-wal", "-shm"] {
         std::fs::write(dir.path().join(format!("{killed}.arbiter{suffix}")), b"").unwrap();
     }
+    // Or, killed a little later, a database marked write-ahead with no record yet.
+    let marked = "fedcba9876543211";
+    let c = rusqlite::Connection::open(dir.path().join(format!("{marked}.arbiter"))).unwrap();
+    c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).unwrap();
+    drop(c);
 
     let Some(srv) = server(&dir, |_| {}).await else { return };
     let base = format!("http://{}", srv.addr);
-    assert_eq!(http.get(format!("{base}/api/games/{killed}")).send().await.unwrap().status(), 404);
+    for gone in [killed, marked] {
+        assert_eq!(http.get(format!("{base}/api/games/{gone}")).send().await.unwrap().status(), 404, "{gone}");
+    }
     let listed: Value = http.get(format!("{base}/api/games")).send().await.unwrap().json().await.unwrap();
     let ids: Vec<&str> = listed["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap()).collect();
     assert_eq!(ids, [id.as_str()], "{listed}");
@@ -453,8 +460,10 @@ async fn an_earlier_server_s_seats_file_is_read_until_the_game_holds_its_seats()
     let before: Value = serde_json::from_str(&seats).unwrap();
     assert_eq!(now["hashes"][0], before["hashes"][0], "the US's seat as it was");
     assert!(before["hashes"][1].is_null() && now["hashes"][1].is_string(), "the USSR's taken: {now}");
-    // Served from the document after another restart.
+    // Served from the document after another restart, even with a stale seats file beside it
+    // (as a crash between writing the document and removing the file would leave).
     srv.task.abort();
+    std::fs::write(&legacy, &seats).unwrap();
     let Some(srv) = server(&dir, |_| {}).await else { return };
     let ussr = joined["token"].as_str().unwrap();
     let moves: Value =

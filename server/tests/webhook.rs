@@ -230,7 +230,7 @@ async fn urls_are_checked_and_webhooks_are_a_seats() {
     assert_eq!(v["url"], Value::Null);
 }
 
-/// A seats file written through a copy of the game being unloaded would be lost when the game
+/// A seats document written through a copy of the game being unloaded would be lost when the game
 /// loads again (its webhook answered 200, then never called): such a copy writes nothing, and
 /// the request is answered by the loaded copy.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

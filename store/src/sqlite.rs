@@ -200,9 +200,10 @@ impl SqliteStore {
         conn.execute_batch("PRAGMA synchronous = FULL;").map_err(|e| read_error(path, e))
     }
 
-    /// Create a new game file. Refuses to touch an existing file. The file is written whole
-    /// beside its final name and linked into place only once complete, so a creation killed
-    /// midway leaves no half-made file at `path` (only a hidden temporary one, never read).
+    /// Create a new game file (a player's: a rollback journal). Refuses to touch an existing
+    /// file. The file is written whole beside its final name and linked into place only once
+    /// complete, so a creation killed midway leaves no half-made file at `path` (only a hidden
+    /// temporary one, never read).
     pub fn create(path: &Path, header: &GameHeader) -> Result<SqliteStore, StoreError> {
         Self::create_with(path, header, Journal::Rollback)
     }
@@ -219,15 +220,17 @@ impl SqliteStore {
         Ok(())
     }
 
-    /// [`SqliteStore::create`], its writes committed through `journal`.
+    /// [`SqliteStore::create`], its writes committed through `journal`. A write-ahead file (a
+    /// server's) is made at its name instead (`create_in_place`: its record is
+    /// one commit, but a creation killed before it leaves a file without one there).
     pub fn create_with(path: &Path, header: &GameHeader, journal: Journal) -> Result<SqliteStore, StoreError> {
         Self::create_with_docs(path, header, journal, &[])
     }
 
     /// [`SqliteStore::create_with`], the host's documents `docs` (name, JSON text) written in
-    /// the same first write as the record ([`SqliteStore::put_doc`]): the file appears at its
-    /// name with them or not at all. A server's new game carries its seats so: no seats file
-    /// made, synced and renamed beside it (issue 25, "a creation's files").
+    /// the same commit as the record ([`SqliteStore::put_doc`]): a record is never without
+    /// them. A server's new game carries its seats so: no seats file made, synced and renamed
+    /// beside it (issue 25, "a creation's files").
     pub fn create_with_docs(path: &Path, header: &GameHeader, journal: Journal, docs: &[(&str, &str)]) -> Result<SqliteStore, StoreError> {
         if path.exists() {
             return Err(StoreError::Exists(path.into()));
@@ -287,16 +290,18 @@ impl SqliteStore {
 
     /// A write-ahead file (a server's): made empty at its name with its log and the log's index
     /// beside it, then written on the connection that keeps it, its record (and `docs`) in one
-    /// commit through the log: one connection, three files made, three syncs and the folder's.
-    /// Written beside its name and linked, then opened again at it (as a player's file is), a
-    /// creation was a fourth file made and removed, a fifth sync, and a second connection
-    /// reading the schema the first had just written: a quarter of a creation's CPU, on a
-    /// server making 200 games at once (BENCHMARKS.md, issue 25, "a creation's files").
+    /// commit through the log: one connection, three files made, five syncs (the file's first
+    /// page, the log's header, SQLite's sync of the folder at a log's first sync, the commit,
+    /// and the folder's, shared by the creations at once). Written beside its name and linked,
+    /// then opened again at it (as a player's file is), a creation was a fourth file made and
+    /// removed, two names changed, and a second connection reading the schema the first had
+    /// just written: closing the one and the other's reading were a seventh of a creation
+    /// burst's CPU (BENCHMARKS.md, issue 25, "a creation's files").
     ///
     /// The commit is atomic: a creation killed before it leaves at `path` an empty database, or
     /// an empty file (no record: opening it says it is no saved game; a server never gave out
-    /// its name), one
-    /// killed after leaves the whole game, its record in the log that the next open folds in.
+    /// its name), one killed after leaves the whole game, its record in the log that the next
+    /// open folds in.
     fn create_in_place(path: &Path, header: &GameHeader, docs: &[(&str, &str)]) -> Result<Connection, StoreError> {
         // Readable by its owner only (0600, whatever the umask), and never another's file
         // (`O_EXCL`): refused if `path` appeared since the check above.
@@ -1361,6 +1366,13 @@ mod tests {
                 (Some(r#"{"a":2}"#), Some("[]"))
             );
             assert!(matches!(read.put_doc("seats", "{}"), Err(StoreError::ReadOnly(_))), "{journal:?}");
+            // Never inside a move's write (its own commit would commit the move's half).
+            let mut writing = SqliteStore::open_with(&made, journal).expect("opened");
+            writing.lock().expect("locked");
+            assert!(matches!(writing.put_doc("seats", "{}"), Err(StoreError::WriteFailed { .. })), "{journal:?}");
+            writing.rollback();
+            assert_eq!(writing.doc("seats").expect("read").as_deref(), Some(r#"{"a":2}"#), "unchanged");
+            drop(writing);
             assert_eq!(read.header().expect("read").seats, header().seats, "the record as it was");
             assert_eq!(read.last_seq().expect("read"), 0);
 
