@@ -1,6 +1,7 @@
 //! A server that holds (issue 24): each test probes one way a server was found to fail under
 //! churn or abuse (stale rooms, slow clients, floods, silent clients, abandoned games, a chosen
-//! seed, non-JSON errors) against a real server on a loopback port.
+//! seed, non-JSON errors, a data folder an earlier server wrote) against a real server on a
+//! loopback port.
 
 mod common;
 
@@ -587,4 +588,72 @@ async fn every_error_is_json_and_saved_files_are_private() {
         }
     }
     assert_eq!(seen, 2, "two games, each one saved game holding its seats");
+}
+
+/// A data folder written by an earlier server keeps each game's seats in `GAME.seats.json`
+/// beside the game file: such a game is listed and served from it after a restart, a file of
+/// the folder without seats (one `arbiter` made, or the empty one a creation killed midway
+/// leaves) is not a game of the server's, and the first change of the seats writes them into
+/// the game's file and removes the old seats file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_earlier_server_s_seats_file_is_read_until_the_game_holds_its_seats() {
+    let dir = tempfile::tempdir().unwrap();
+    let http = reqwest::Client::new();
+    let (id, us) = {
+        let srv = server(&dir, |_| {}).await;
+        let (status, g) = post(&http, &format!("http://{}/api/games", srv.addr), json!({ "seat": "us" })).await;
+        assert_eq!(status, 201, "{g}");
+        srv.task.abort();
+        (g["id"].as_str().unwrap().to_string(), g["tokens"]["us"].as_str().unwrap().to_string())
+    };
+    // As an earlier server left it: the seats beside the game, none inside.
+    let (game, legacy) = (dir.path().join(format!("{id}.arbiter")), dir.path().join(format!("{id}.seats.json")));
+    let seats = common::seats_doc(dir.path(), &id, false);
+    std::fs::write(&legacy, &seats).unwrap();
+    rusqlite::Connection::open(&game).unwrap().execute_batch("DROP TABLE docs").unwrap();
+    // And a game `arbiter` made, copied into the folder: not the server's.
+    let plain = "0123456789abcdef";
+    let s = arbiter_store::Session::create(&dir.path().join(format!("{plain}.arbiter")), &arbiter_games::TWILIGHT_STRUGGLE, &json!({}), 1)
+        .unwrap();
+    drop(s);
+    // And what a creation killed before its first commit leaves: an empty file and its
+    // companions (its name never given out).
+    let killed = "fedcba9876543210";
+    for suffix in ["", "-wal", "-shm"] {
+        std::fs::write(dir.path().join(format!("{killed}.arbiter{suffix}")), b"").unwrap();
+    }
+    // Or, killed a little later, a database marked write-ahead with no record yet.
+    let marked = "fedcba9876543211";
+    let c = rusqlite::Connection::open(dir.path().join(format!("{marked}.arbiter"))).unwrap();
+    c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).unwrap();
+    drop(c);
+
+    let srv = server(&dir, |_| {}).await;
+    let base = format!("http://{}", srv.addr);
+    for gone in [killed, marked] {
+        assert_eq!(http.get(format!("{base}/api/games/{gone}")).send().await.unwrap().status(), 404, "{gone}");
+    }
+    let listed: Value = http.get(format!("{base}/api/games")).send().await.unwrap().json().await.unwrap();
+    let ids: Vec<&str> = listed["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [id.as_str()], "{listed}");
+    assert_eq!(http.get(format!("{base}/api/games/{plain}")).send().await.unwrap().status(), 404);
+    let moves: Value = http.get(format!("{base}/api/games/{id}/moves?token={us}")).send().await.unwrap().json().await.unwrap();
+    assert!(moves["error"].is_null(), "the US's token still acts: {moves}");
+    assert!(legacy.exists(), "read, not yet replaced");
+    let (status, joined) = post(&http, &format!("{base}/api/games/{id}/join"), json!({ "seat": "ussr" })).await;
+    assert_eq!(status, 201, "{joined}");
+    assert!(!legacy.exists(), "outdated by the game's own document");
+    let now: Value = serde_json::from_str(&common::seats_doc(dir.path(), &id, false)).unwrap();
+    let before: Value = serde_json::from_str(&seats).unwrap();
+    assert_eq!(now["hashes"][0], before["hashes"][0], "the US's seat as it was");
+    assert!(before["hashes"][1].is_null() && now["hashes"][1].is_string(), "the USSR's taken: {now}");
+    // Served from the document after another restart, even with a stale seats file beside it
+    // (as a crash between writing the document and removing the file would leave).
+    srv.task.abort();
+    std::fs::write(&legacy, &seats).unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let ussr = joined["token"].as_str().unwrap();
+    let moves: Value =
+        http.get(format!("http://{}/api/games/{id}/moves?token={ussr}", srv.addr)).send().await.unwrap().json().await.unwrap();
+    assert_eq!((moves["to_move"].as_str(), moves["yours"].as_bool()), (Some("ussr"), Some(true)), "{moves}");
 }
