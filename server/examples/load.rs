@@ -10,6 +10,13 @@
 //! are timed from then: the moves of games under way, without 200 creations (each a new file
 //! with its log and the log's index, and their fsyncs) running beside the first moves.
 //!
+//! The temporary folder is made under `TMPDIR` and removed at the end, freeing a file system's
+//! inodes by the hundred: on ext4 without a journal, a file made in the next minutes (in the
+//! same block group) is allocated past every one of them, so runs a few seconds apart in one
+//! parent folder make their games slower and slower. BENCHMARKS.md's runs give each run a new
+//! top-level parent (`mkdir /ld-$RANDOM; TMPDIR=/ld-… load …`), as a server's data folder is
+//! (issue 25, "a creation's files").
+//!
 //! On PostgreSQL: `--postgres` (a throwaway server, arbiter-pgtest) or `--store URL`, and
 //! `--servers N` in-process servers on that one database (each request to the next server in
 //! turn: the owner of a game serves a share, the others forward).
