@@ -15,14 +15,18 @@
 //! lobby's facts as its doc `listing`; a game is served by the process holding its lease
 //! (`crate::cluster`).
 //!
+//! A data folder's game files are durable through the folder's redo log
+//! (`arbiter_store::RedoLog`, in `DATA/redo/`, opened and applied by [`Storage::open`]): many
+//! games' moves in one fsync.
+//!
 //! Blocking throughout (SQLite with fsync; the `postgres` crate blocks): call from a blocking
 //! thread.
 
 use crate::seats::SeatsFile;
 use arbiter_kernel::{Catalogue, GameKind};
-use arbiter_store::{AnyStore, GamePlace, Journal, Lease, PgDatabase, SessionError, SqliteStore, StoreError};
+use arbiter_store::{AnyStore, GamePlace, Journal, Lease, PgDatabase, RedoLog, SessionError, SqliteStore, StoreError};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The store a game of this server is played on (a SQLite file or a database's game, chosen
@@ -48,6 +52,9 @@ pub enum Storage {
         data: PathBuf,
         /// What its files take, for the quota ([`Storage::bytes_used`]).
         usage: Mutex<Usage>,
+        /// The folder's redo log, through which every game file's writes are durable
+        /// (`arbiter_store::RedoLog`: many games' moves in one fsync).
+        redo: Arc<RedoLog>,
     },
     /// A PostgreSQL database shared by any number of server processes.
     Postgres {
@@ -86,7 +93,8 @@ impl Storage {
     /// Ready to serve: the data folder exists.
     pub fn prepare(&self) -> Result<(), String> {
         match self {
-            Storage::Files { data, .. } => std::fs::create_dir_all(data).map_err(|e| format!("cannot create {}: {e}", data.display())),
+            // Made when the storage was opened (its redo log is in it).
+            Storage::Files { .. } => Ok(()),
             // Connecting checked the database and its schema.
             Storage::Postgres { .. } => Ok(()),
         }
@@ -124,12 +132,17 @@ impl Storage {
         let failed = |place: &Path, what: String| SessionError::Store(StoreError::WriteFailed { path: place.into(), what });
         let mut made = None;
         let session = match self {
-            Storage::Files { data, .. } => {
+            Storage::Files { data, redo, .. } => {
                 let path = Self::game_path(data, id);
                 Session::create_with(kind, options, seed, |header| {
                     let file = seats(header.seats.len()).map_err(|what| StoreError::WriteFailed { path: path.clone(), what })?;
                     let json = file.to_json().map_err(|what| StoreError::WriteFailed { path: path.clone(), what })?;
-                    let store = SqliteStore::create_with_docs(&path, header, Journal::WriteAhead, &[(SEATS_DOC, &json)])?;
+                    let store = SqliteStore::create_with_docs(&path, header, Journal::WriteAhead, &[(SEATS_DOC, &json)])?
+                        .with_redo(redo.clone())
+                        .inspect_err(|_| {
+                            // Not the server's game if its moves cannot be stored: not kept.
+                            let _ = SqliteStore::remove(&path);
+                        })?;
                     made = Some(file);
                     Ok(AnyStore::Sqlite(store))
                 })?
@@ -206,7 +219,13 @@ impl Storage {
     /// Open game `id` to play it: every move replayed and verified.
     pub fn open_game(&self, id: &str, games: &Catalogue) -> Result<Session, SessionError> {
         match self {
-            Storage::Files { data, .. } => Session::open_in(GamePlace::File(&Self::game_path(data, id), Journal::WriteAhead), games),
+            Storage::Files { data, redo, .. } => {
+                let store = SqliteStore::open_with(&Self::game_path(data, id), Journal::WriteAhead)?;
+                // A file the server cannot write is served to read, as before (its moves are
+                // refused as read-only); every other goes on the folder's redo log.
+                let store = if store.is_read_only() { store } else { store.with_redo(redo.clone())? };
+                Session::load(AnyStore::Sqlite(store), games)
+            }
             Storage::Postgres { db, .. } => Session::open_in(GamePlace::Postgres { db, id }, games),
         }
     }
@@ -299,7 +318,7 @@ impl Storage {
     /// it: a database's space is its administrator's (`None`).
     pub fn bytes_used(&self) -> Option<u64> {
         match self {
-            Storage::Files { data, usage } => {
+            Storage::Files { data, usage, .. } => {
                 let mut u = usage.lock().unwrap_or_else(|p| p.into_inner());
                 match u.measured {
                     Some((at, bytes)) if at.elapsed() < MEASURE_EVERY => Some(bytes + u.added),
@@ -320,7 +339,7 @@ impl Storage {
     /// next measure, which reads them; one read since may count them twice, never less).
     pub fn count_new_game(&self, id: &str) {
         match self {
-            Storage::Files { data, usage } => {
+            Storage::Files { data, usage, .. } => {
                 let game = Self::game_path(data, id);
                 let mut wal = game.clone().into_os_string();
                 wal.push("-wal");
@@ -381,7 +400,16 @@ impl Storage {
     /// checked, this process given a lease owner id), else its data folder.
     pub fn open(config: &crate::Config, address: &str) -> Result<Storage, String> {
         match &config.store {
-            None => Ok(Storage::Files { data: config.data.clone(), usage: Mutex::default() }),
+            None => {
+                let data = config.data.clone();
+                std::fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
+                // What a crash left in the log is applied to the games before any is read.
+                let (redo, report) = RedoLog::open(&data).map_err(|e| e.to_string())?;
+                for line in report {
+                    eprintln!("arbiter serve: {line}");
+                }
+                Ok(Storage::Files { data, usage: Mutex::default(), redo })
+            }
             Some(url) => {
                 let db = PgDatabase::connect(url).map_err(|e| e.to_string())?;
                 let owner = crate::seats::new_token()?;

@@ -192,7 +192,7 @@ async fn a_slow_client_is_cut_off_at_the_deadlines() {
     let (status, e) = answer(&raw);
     assert_eq!(status, 408, "{raw}");
     assert!(e["error"].as_str().unwrap().contains("did not arrive"), "{e}");
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no game was made of half a body");
+    assert_eq!(common::game_files(dir.path()), Vec::<String>::new(), "no game was made of half a body");
     // A whole request on a fresh connection is served as ever.
     let r = reqwest::get(format!("http://{}/api/kinds", srv.addr)).await.unwrap();
     assert_eq!(r.status(), 200);
@@ -576,8 +576,23 @@ async fn every_error_is_json_and_saved_files_are_private() {
     let (status, _) = post(&http, &format!("{base}/api/games/{}/join", g["id"].as_str().unwrap()), json!({})).await;
     assert_eq!(status, 201, "the seats document rewritten by a join");
     let mut seen = 0;
+    // The redo log holds the games' moves: its folder is its owner's only, and its files.
+    let redo = dir.path().join("redo");
+    assert_eq!(std::fs::metadata(&redo).unwrap().permissions().mode() & 0o777, 0o700, "the redo log's folder");
+    let mut logs = 0;
+    for e in std::fs::read_dir(&redo).unwrap() {
+        // A segment the log's thread removed meanwhile (it moves on every second) is no file.
+        let Ok(meta) = e.unwrap().metadata() else { continue };
+        let mode = meta.permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "a file of redo/ is {mode:o}");
+        logs += 1;
+    }
+    assert!(logs >= 2, "the lock and a segment at least: {logs}");
     for e in std::fs::read_dir(dir.path()).unwrap() {
         let e = e.unwrap();
+        if e.file_name() == "redo" {
+            continue;
+        }
         let mode = e.metadata().unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "{:?} is {mode:o}", e.file_name());
         // SQLite's companions of an open game (its write-ahead log and the log's index; they

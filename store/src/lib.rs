@@ -17,6 +17,7 @@ pub mod chain;
 mod error;
 mod postgres;
 mod record;
+mod redo;
 mod replay;
 mod session;
 mod sqlite;
@@ -24,6 +25,7 @@ mod sqlite;
 pub use error::{ReplayError, SessionError, StoreError};
 pub use postgres::{Lease, PgDatabase, PgStore, PG_SCHEMA_VERSION};
 pub use record::{log_for, move_text_for, EventRow, GameHeader, LogEntry, Record};
+pub use redo::{RedoLog, Segments};
 pub use replay::Replay;
 pub use session::{kind_of, GamePlace, Session};
 

@@ -6,7 +6,8 @@
 //! every move is most of a move's cost on a busy server (the file system's inode allocation
 //! and the folder's lock, shared by every game of the folder).
 
-use crate::{chain, EventRow, EventStore, GameHeader, Record, StoreError};
+use crate::redo::Op;
+use crate::{chain, EventRow, EventStore, GameHeader, Record, RedoLog, StoreError};
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
 
@@ -98,6 +99,9 @@ pub struct SqliteStore {
     /// The seats' ids, read from the header once (a game's seats never change): each append
     /// needs them, and an append is the durable write every move waits for.
     seats: std::cell::OnceCell<Vec<String>>,
+    /// A server's file: durable through its folder's redo log ([`SqliteStore::with_redo`]),
+    /// and the changes of the write under way, for it.
+    redo: Option<(std::sync::Arc<RedoLog>, Vec<Op>)>,
 }
 
 /// What a failed read means for the user: never a raw driver message.
@@ -251,7 +255,7 @@ impl SqliteStore {
             Journal::WriteAhead => Self::create_in_place(path, header, docs)?,
         };
         let seats = std::cell::OnceCell::from(header.seats.clone());
-        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current(), seats })
+        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current(), seats, redo: None })
     }
 
     /// A rollback file (a player's): written whole beside its name, synced, and linked at its
@@ -500,7 +504,8 @@ impl SqliteStore {
         }
         Self::configure(&conn, path, writable, journal)?;
         let layout = if version >= 3 { Layout::current() } else { Layout::legacy(&conn).map_err(|e| read_error(path, e))? };
-        let mut store = SqliteStore { conn, path: path.into(), read_only: !writable, version, layout, seats: std::cell::OnceCell::new() };
+        let mut store =
+            SqliteStore { conn, path: path.into(), read_only: !writable, version, layout, seats: std::cell::OnceCell::new(), redo: None };
         if version == 1 && writable {
             store.upgrade_from_v1()?;
         }
@@ -612,6 +617,46 @@ impl SqliteStore {
     pub fn last_seq(&self) -> Result<u64, StoreError> {
         let n: Option<i64> = self.conn.query_row("SELECT MAX(seq) FROM events", [], |r| r.get(0)).map_err(|e| read_error(&self.path, e))?;
         Ok(n.unwrap_or(0).max(0) as u64)
+    }
+
+    /// This file (a server's, in write-ahead mode) made durable through its folder's redo
+    /// log: its commits are no longer synced one by one (`synchronous = NORMAL`), each is
+    /// acknowledged once its record is in `log` (ARCHITECTURE.md, "A folder's redo log").
+    pub fn with_redo(mut self, log: std::sync::Arc<RedoLog>) -> Result<SqliteStore, StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly(self.path.clone()));
+        }
+        let mode: String = self.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(|e| read_error(&self.path, e))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::WriteFailed {
+                path: self.path.clone(),
+                what: format!("a redo log needs a write-ahead file, not one in {mode} mode (engine fault)"),
+            });
+        }
+        log.check_game(&self.path)?;
+        self.conn.execute_batch("PRAGMA synchronous = NORMAL;").map_err(|e| write_error(&self.path, e))?;
+        self.redo = Some((log, Vec::new()));
+        Ok(self)
+    }
+
+    /// A write beside the record (a chat message, a document) just committed: durable now. A
+    /// file on a redo log commits unsynced, and these are not in the log: its own log synced.
+    fn aside_written(&self) -> Result<(), StoreError> {
+        match &self.redo {
+            Some(_) => crate::redo::sync_game(&self.path)
+                .map_err(|e| StoreError::WriteFailed { path: self.path.clone(), what: format!("it could not be synced: {e}") }),
+            None => Ok(()),
+        }
+    }
+
+    /// The chain value after move `seq` (0: the header's).
+    pub(crate) fn row_chain(&self, seq: u64) -> Result<String, StoreError> {
+        if seq == 0 {
+            return Ok(chain::start(&self.header()?));
+        }
+        self.conn
+            .query_row("SELECT chain FROM events WHERE seq = ?1", params![seq as i64], |r| r.get::<_, String>(0))
+            .map_err(|e| read_error(&self.path, e))
     }
 
     fn in_lock(&self) -> Result<(), StoreError> {
@@ -779,6 +824,7 @@ impl SqliteStore {
             .execute("INSERT INTO chat (at, sender, audience, text) VALUES (?1, ?2, ?3, ?4)", params![at, from, to, text])
             .map_err(|e| write_error(&self.path, e))?;
         let id = self.conn.last_insert_rowid().max(0) as u64;
+        self.aside_written()?;
         Ok(ChatMessage { id, at, from: from.into(), to: to.into(), text: text.into() })
     }
 }
@@ -806,7 +852,8 @@ impl SqliteStore {
                 let _ = self.conn.execute_batch("ROLLBACK");
             }
             write_error(&self.path, e)
-        })
+        })?;
+        self.aside_written()
     }
 }
 
@@ -842,7 +889,8 @@ impl SqliteStore {
                 let _ = self.conn.execute_batch("ROLLBACK");
             }
             write_error(&self.path, e)
-        })
+        })?;
+        self.aside_written()
     }
 }
 
@@ -1032,7 +1080,7 @@ fn make_companions(path: &Path, suffixes: &[&str]) {
 /// A new empty file at `path`, readable and writable by its owner only (0600, whatever the
 /// umask: a saved game holds its seed, from which anyone rebuilds every hand); refused if
 /// anything is there (`O_EXCL`).
-fn private_new_file(path: &Path) -> std::io::Result<std::fs::File> {
+pub(crate) fn private_new_file(path: &Path) -> std::io::Result<std::fs::File> {
     let mut o = std::fs::OpenOptions::new();
     o.write(true).create_new(true);
     #[cfg(unix)]
@@ -1193,18 +1241,51 @@ impl EventStore for SqliteStore {
         if self.read_only {
             return Err(StoreError::ReadOnly(self.path.clone()));
         }
+        if let Some((_, ops)) = &mut self.redo {
+            ops.clear();
+        }
         self.conn.prepare_cached("BEGIN IMMEDIATE").and_then(|mut q| q.execute([])).map(|_| ()).map_err(|e| write_error(&self.path, e))
     }
 
     fn commit(&mut self) -> Result<(), StoreError> {
+        // On a redo log: the changes' record durable first (written with other games' in one
+        // sync), then the file's commit, unsynced, makes them visible; the log's segment
+        // holding the record is not retired (its games synced) before that commit is done.
+        let (log, ops) = match &mut self.redo {
+            Some((log, ops)) if !ops.is_empty() => (Some(log.clone()), std::mem::take(ops)),
+            Some(_) | None => (None, Vec::new()),
+        };
+        let _pinned = log.as_ref().map(|log| log.pin());
+        if let Some(log) = &log {
+            if let Err(e) = log.write(&self.path, &ops) {
+                self.rollback();
+                return Err(e);
+            }
+        }
         if let Err(e) = self.conn.prepare_cached("COMMIT").and_then(|mut q| q.execute([])) {
             self.rollback();
-            return Err(write_error(&self.path, e));
+            let e = write_error(&self.path, e);
+            return Err(match &log {
+                // Acknowledged by no one, yet durable in the log, which a start applies: the
+                // log takes no more until then (the file and it would disagree).
+                Some(log) => {
+                    let what = format!(
+                        "the move is in the folder's redo log but its file could not be written ({e}): \
+                         it will be in the game when the server restarts, which it needs (no move is stored until then)"
+                    );
+                    log.fail(format!("{}: {what}", self.path.display()));
+                    StoreError::WriteFailed { path: self.path.clone(), what }
+                }
+                None => e,
+            });
         }
         Ok(())
     }
 
     fn rollback(&mut self) {
+        if let Some((_, ops)) = &mut self.redo {
+            ops.clear();
+        }
         if !self.conn.is_autocommit() {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
@@ -1249,20 +1330,22 @@ impl EventStore for SqliteStore {
                 ])
             })
             .map_err(|e| write_error(&self.path, e))?;
-        self.set_head(row.seq, &h)
+        self.set_head(row.seq, &h)?;
+        if let Some((_, ops)) = &mut self.redo {
+            ops.push(Op::Append(row.clone()));
+        }
+        Ok(())
     }
 
     fn truncate_after(&mut self, seq: u64) -> Result<(), StoreError> {
         self.in_lock()?;
-        let hash = if seq == 0 {
-            chain::start(&self.header()?)
-        } else {
-            self.conn
-                .query_row("SELECT chain FROM events WHERE seq = ?1", params![seq as i64], |r| r.get::<_, String>(0))
-                .map_err(|e| read_error(&self.path, e))?
-        };
+        let hash = self.row_chain(seq)?;
         self.conn.execute("DELETE FROM events WHERE seq > ?1", params![seq as i64]).map_err(|e| write_error(&self.path, e))?;
-        self.set_head(seq, &hash)
+        self.set_head(seq, &hash)?;
+        if let Some((_, ops)) = &mut self.redo {
+            ops.push(Op::TruncateAfter(seq));
+        }
+        Ok(())
     }
 }
 

@@ -78,3 +78,10 @@ pub fn seats_doc(dir: &std::path::Path, id: &str, on_postgres: bool) -> String {
         arbiter_store::SqliteStore::open_read_only(&file).unwrap().doc("seats").unwrap().expect("a seats document")
     }
 }
+
+/// The names in data folder `dir` other than the server's redo log (its folder `redo`, held
+/// by every server on a folder: no game's file).
+#[allow(dead_code)]
+pub fn game_files(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n != "redo").collect()
+}

@@ -1,0 +1,668 @@
+//! A data folder's redo log: group commit for many games' files (issue 25, the server's
+//! throughput).
+//!
+//! A game file synced at every move is one fsync a move, and fsyncs of different files cannot
+//! be shared: at 3,000 moves a second on two cores, the kernel's work in them was a sixth of
+//! the server's CPU (BENCHMARKS.md, "a folder's redo log"). With the log, a server's game file
+//! commits without a sync (its write-ahead log at `synchronous = NORMAL`: always consistent, its
+//! last commits possibly lost by a power cut), and what each write changed is first appended to
+//! this log, one file for the whole folder, whose writes are made durable together: the first
+//! writer to find no write under way writes every record waiting (its own and those queued
+//! meanwhile) and syncs once, the others wait for it. A move is acknowledged only once its
+//! record is on the disk, as before; then the game file's commit makes it visible.
+//!
+//! Every second the log moves to a new segment: the games written in the old one are synced
+//! (their own logs, `GAME.arbiter-wal`: one fsync a game a second instead of one a move) and
+//! the old segment is removed. When a server starts, whatever segments a crash left are
+//! applied to their games in order (a record already in its file is skipped; one that differs
+//! from the file's move of that number replaces it and what follows, as the log is the order
+//! things were acknowledged in), the games synced, the segments removed.
+//!
+//! Segment `N` is `redo/N.log` in the folder: a header line, then records `[length: u32][CRC-32
+//! of the payload: u32][payload: JSON {"game": FILE NAME, "ops": [...]}]`; a crash mid-write
+//! leaves a torn last record, told by its length or checksum, which was never acknowledged.
+
+use crate::{EventRow, EventStore, Record, SqliteStore, StoreError};
+use arbiter_kernel::Seat;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, Weak};
+use std::time::Duration;
+
+/// The first bytes of a segment (its format's version).
+const HEADER: &[u8] = b"ARBITER-REDO 1\n";
+/// How often the log moves to a new segment, syncing the games written in the old one: what
+/// a game's file may hold unsynced, and what a start after a crash applies.
+const SEGMENT_EVERY: Duration = Duration::from_secs(1);
+/// A record larger than this is no record (a damaged length).
+const MAX_RECORD: u32 = 64 << 20;
+
+/// One change of a game's record, in the order made under the game's write lock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Op {
+    Append(EventRow),
+    TruncateAfter(u64),
+}
+
+/// A row as the log keeps it.
+#[derive(Serialize, Deserialize)]
+struct RowRecord<'a> {
+    seq: u64,
+    at: Cow<'a, str>,
+    seat: u8,
+    move_text: Cow<'a, str>,
+    move_json: Cow<'a, str>,
+    public_log: Cow<'a, str>,
+    seat_logs: Vec<Cow<'a, str>>,
+    random_json: Cow<'a, str>,
+    reveals: bool,
+    state_hash: Cow<'a, str>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum OpRecord<'a> {
+    Append(RowRecord<'a>),
+    TruncateAfter(u64),
+}
+
+#[derive(Serialize, Deserialize)]
+struct GameRecord<'a> {
+    game: Cow<'a, str>,
+    ops: Vec<OpRecord<'a>>,
+}
+
+impl Op {
+    fn record(&self) -> OpRecord<'_> {
+        match self {
+            Op::Append(row) => {
+                let r = &row.record;
+                OpRecord::Append(RowRecord {
+                    seq: row.seq,
+                    at: Cow::Borrowed(&row.at),
+                    seat: row.seat.0,
+                    move_text: Cow::Borrowed(&row.move_text),
+                    move_json: Cow::Borrowed(&row.move_json),
+                    public_log: Cow::Borrowed(&r.public_log),
+                    seat_logs: r.seat_logs.iter().map(|l| Cow::Borrowed(l.as_str())).collect(),
+                    random_json: Cow::Borrowed(&r.random_json),
+                    reveals: r.reveals,
+                    state_hash: Cow::Borrowed(&r.state_hash),
+                })
+            }
+            Op::TruncateAfter(seq) => OpRecord::TruncateAfter(*seq),
+        }
+    }
+
+    fn from_record(r: OpRecord<'_>) -> Op {
+        match r {
+            OpRecord::Append(r) => Op::Append(EventRow {
+                seq: r.seq,
+                at: r.at.into_owned(),
+                seat: Seat(r.seat),
+                move_text: r.move_text.into_owned(),
+                move_json: r.move_json.into_owned(),
+                record: Record {
+                    public_log: r.public_log.into_owned(),
+                    seat_logs: r.seat_logs.into_iter().map(Cow::into_owned).collect(),
+                    random_json: r.random_json.into_owned(),
+                    reveals: r.reveals,
+                    state_hash: r.state_hash.into_owned(),
+                },
+            }),
+            OpRecord::TruncateAfter(seq) => Op::TruncateAfter(seq),
+        }
+    }
+}
+
+/// A segment being written: its number, its file, and the game files its records change
+/// (synced before it is removed).
+struct Segment {
+    number: u64,
+    file: Arc<File>,
+    games: HashSet<PathBuf>,
+}
+
+struct State {
+    /// Records waiting for the next write, and the games they change.
+    waiting: Vec<u8>,
+    waiting_games: HashSet<PathBuf>,
+    /// The number of the next batch (the one `waiting` goes out in); every batch below
+    /// `durable` is on the disk.
+    next: u64,
+    durable: u64,
+    /// A batch is being written and synced (by the writer that took it).
+    writing: bool,
+    segment: Segment,
+    /// Segments no longer written whose games are not all synced yet, oldest first.
+    old: Vec<Segment>,
+    /// Why the log takes no more records (a write or a sync failed, or a game file could not
+    /// be written after its record was): the process's next start on the folder applies it.
+    failed: Option<String>,
+}
+
+/// A data folder's redo log (see the module's documentation). Shared by every game of the
+/// folder the server writes; one process's (its lock file refuses a second).
+pub struct RedoLog {
+    /// The data folder, as the file system names it (`canonicalize`d).
+    folder: PathBuf,
+    dir: PathBuf,
+    state: Mutex<State>,
+    changed: Condvar,
+    /// Held (shared) by every write from before its record is taken until its file's commit
+    /// is done, and (alone) by the move to a new segment: a segment is retired only once every
+    /// commit whose record it holds is in its game's log, which the retirement then syncs.
+    commits: RwLock<()>,
+    /// Held while the log is open: a second process on the folder is refused.
+    _lock: File,
+}
+
+impl std::fmt::Debug for RedoLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedoLog").field("dir", &self.dir).finish()
+    }
+}
+
+fn io_error(path: &Path, what: &str, e: std::io::Error) -> StoreError {
+    StoreError::WriteFailed { path: path.into(), what: format!("{what}: {e}") }
+}
+
+/// The logs open in this process, by folder: a second server of the process on a folder (a
+/// restart in place) shares the first's log; another process is refused by the lock file.
+static OPEN: Mutex<Vec<(PathBuf, Weak<RedoLog>)>> = Mutex::new(Vec::new());
+
+fn segment_path(dir: &Path, n: u64) -> PathBuf {
+    dir.join(format!("{n}.log"))
+}
+
+/// Sync folder `dir` itself (its names). `sync_folder` syncs the folder of the path it is
+/// given: here a name inside `dir`.
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    crate::sync_folder(&dir.join("-")).map_err(|e| io_error(dir, "the folder could not be synced", e))
+}
+
+/// A new, empty segment `n`: made, its header synced, its name synced in the folder (a record
+/// in it is acknowledged only if the file itself survives a crash). A segment that could not
+/// be made whole is removed again (a start reads a header cut short as an empty segment).
+fn new_segment(dir: &Path, n: u64) -> Result<File, StoreError> {
+    let path = segment_path(dir, n);
+    // Private as the games whose moves (and seats' private logs) it holds.
+    let mut file = crate::sqlite::private_new_file(&path).map_err(|e| io_error(&path, "the redo log's segment could not be made", e))?;
+    let written = file
+        .write_all(HEADER)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| io_error(&path, "the redo log's segment could not be written", e))
+        .and_then(|()| sync_dir(dir));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&path);
+        return Err(e);
+    }
+    Ok(file)
+}
+
+/// Sync what game file `path` holds unsynced: its write-ahead log (`synchronous = NORMAL`
+/// syncs it only before folding it into the file, and the file after). No log beside it: the
+/// last connection folded it in, synced, and removed it.
+pub(crate) fn sync_game(path: &Path) -> std::io::Result<()> {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    match File::open(PathBuf::from(wal)) {
+        Ok(f) => f.sync_data(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// A segment's records, in order, and how many bytes after the last were not a whole record
+/// (a write torn by a crash, in the last segment written); `Err` if the bytes are no segment.
+/// A header cut short (a crash while the segment was being made) is an empty segment.
+fn records(bytes: &[u8]) -> Result<(Vec<(String, Vec<Op>)>, usize), String> {
+    if HEADER.starts_with(bytes) {
+        return Ok((Vec::new(), 0));
+    }
+    let mut rest = bytes.strip_prefix(HEADER).ok_or("not a redo log segment of this Arbiter")?;
+    let mut out = Vec::new();
+    while rest.len() >= 8 {
+        let len = u32::from_le_bytes(rest[0..4].try_into().expect("four bytes"));
+        let crc = u32::from_le_bytes(rest[4..8].try_into().expect("four bytes"));
+        if len == 0 || len > MAX_RECORD || rest.len() - 8 < len as usize {
+            break;
+        }
+        let payload = &rest[8..8 + len as usize];
+        if crc32fast::hash(payload) != crc {
+            break;
+        }
+        let Ok(r) = serde_json::from_slice::<GameRecord>(payload) else { break };
+        out.push((r.game.into_owned(), r.ops.into_iter().map(Op::from_record).collect()));
+        rest = &rest[8 + len as usize..];
+    }
+    Ok((out, rest.len()))
+}
+
+/// Make game `store`'s record what `ops` leave it (in one transaction, committed and synced):
+/// the rows the log says the game ends with, from the first the file lacks or holds otherwise
+/// (the log is the order of what was acknowledged: an undo and the move made instead), and no
+/// row after the last. Returns how many rows were written and removed.
+fn apply(store: &mut SqliteStore, ops: &[Op]) -> Result<usize, StoreError> {
+    // What the operations leave, from the first row they touch: the rows by number, the head.
+    let mut rows: BTreeMap<u64, &EventRow> = BTreeMap::new();
+    let mut head = None;
+    for op in ops {
+        match op {
+            Op::Append(row) => {
+                // Every row from this one on is replaced.
+                let _replaced = rows.split_off(&row.seq);
+                rows.insert(row.seq, row);
+                head = Some(row.seq);
+            }
+            Op::TruncateAfter(seq) => {
+                let _removed = rows.split_off(&(seq + 1));
+                head = Some(*seq);
+            }
+        }
+    }
+    let Some(head) = head else { return Ok(0) };
+    store.lock()?;
+    let result = (|| {
+        let (stored, _) = store.head()?;
+        let seats = store.header()?.seats;
+        let mut differs = None;
+        for (&seq, row) in &rows {
+            let chain = |prev: String| crate::chain::extend(&prev, row, &seats);
+            if seq > stored || store.row_chain(seq)? != chain(store.row_chain(seq - 1)?) {
+                differs = Some(seq);
+                break;
+            }
+        }
+        // Keep every stored row up to the first that differs, or up to the log's last.
+        let keep = differs.map_or(head, |seq| seq - 1);
+        let removed = stored.saturating_sub(keep) as usize;
+        if removed > 0 {
+            store.truncate_after(keep)?;
+        }
+        let mut written = 0;
+        for row in rows.range(keep + 1..).map(|(_, row)| *row) {
+            store.append(row)?;
+            written += 1;
+        }
+        // The file must now end where the log does (a log that starts past the file's end, or
+        // ends on an undo past it, leaves a gap no record fills).
+        let (now, _) = store.head()?;
+        if now != head {
+            return Err(StoreError::Truncated { path: store.path().into(), head, found: now });
+        }
+        Ok(written + removed)
+    })();
+    match result {
+        Ok(n) => store.commit().map(|()| n),
+        Err(e) => {
+            store.rollback();
+            Err(e)
+        }
+    }
+}
+
+/// One game's operations over every segment, in order.
+struct GameOps {
+    file: String,
+    ops: Vec<Op>,
+}
+
+/// How often a log moves to a new segment ([`RedoLog::open_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Segments {
+    /// Every [`SEGMENT_EVERY`], by a thread of the log's (a server's).
+    EverySecond,
+    /// Only when [`RedoLog::next_segment`] is called (tests).
+    OnCall,
+}
+
+impl RedoLog {
+    /// The redo log of the data folder `folder` (its segments in `folder/redo`), moving to a
+    /// new segment every second: what a crash left is applied to the games first. Returns the
+    /// log and what was applied (lines for the server's log). Refused if another process has
+    /// the folder's log open, or if a game cannot be brought up to date (its segments are
+    /// kept: the error says which and why).
+    pub fn open(folder: &Path) -> Result<(Arc<RedoLog>, Vec<String>), StoreError> {
+        Self::open_with(folder, Segments::EverySecond)
+    }
+
+    /// [`RedoLog::open`], moving to new segments as `segments` says (if this process has not
+    /// the folder's log open already: then that one, as it is).
+    pub fn open_with(folder: &Path, segments: Segments) -> Result<(Arc<RedoLog>, Vec<String>), StoreError> {
+        let folder = folder.canonicalize().map_err(|e| io_error(folder, "the data folder cannot be found", e))?;
+        let mut open = OPEN.lock().unwrap_or_else(|p| p.into_inner());
+        open.retain(|(_, log)| log.strong_count() > 0);
+        if let Some(log) = open.iter().find(|(f, _)| *f == folder).and_then(|(_, log)| log.upgrade()) {
+            return Ok((log, Vec::new()));
+        }
+        let (log, report) = Self::open_alone(&folder, segments)?;
+        open.push((folder, Arc::downgrade(&log)));
+        Ok((log, report))
+    }
+
+    fn open_alone(folder: &Path, segments: Segments) -> Result<(Arc<RedoLog>, Vec<String>), StoreError> {
+        let dir = folder.join("redo");
+        if !dir.is_dir() {
+            let mut made = std::fs::DirBuilder::new();
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut made, 0o700);
+            made.create(&dir).map_err(|e| io_error(&dir, "the redo log's folder could not be made", e))?;
+            sync_dir(folder)?;
+        }
+        let lock_path = dir.join("lock");
+        let mut o = std::fs::OpenOptions::new();
+        o.write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+        let lock = o.open(&lock_path).map_err(|e| io_error(&lock_path, "the redo log's lock could not be opened", e))?;
+        // A log of this process being closed (its last handle dropped a moment ago) still
+        // holds the lock while it syncs its games: waited for, a little.
+        let mut tries = 0;
+        loop {
+            match lock.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if tries < 100 => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(StoreError::WriteFailed {
+                        path: folder.into(),
+                        what: "another process serves this data folder (its redo log is open): one server per folder".into(),
+                    })
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io_error(&lock_path, "the redo log's lock could not be taken", e)),
+            }
+        }
+        // Every segment's number, those a start could not apply included: a new one is past all.
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .map_err(|e| io_error(&dir, "the redo log's folder could not be read", e))?
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().map(String::from))
+            .collect();
+        let mut numbers: Vec<u64> = names.iter().filter_map(|n| n.strip_suffix(".log")?.parse().ok()).collect();
+        numbers.sort_unstable();
+        let report = Self::recover(folder, &dir, &numbers)?;
+        let next = numbers.last().map_or(1, |n| n + 1);
+        let file = new_segment(&dir, next)?;
+        let log = Arc::new(RedoLog {
+            folder: folder.into(),
+            dir,
+            state: Mutex::new(State {
+                waiting: Vec::new(),
+                waiting_games: HashSet::new(),
+                next: 0,
+                durable: 0,
+                writing: false,
+                segment: Segment { number: next, file: Arc::new(file), games: HashSet::new() },
+                old: Vec::new(),
+                failed: None,
+            }),
+            changed: Condvar::new(),
+            commits: RwLock::new(()),
+            _lock: lock,
+        });
+        if segments == Segments::EverySecond {
+            let weak = Arc::downgrade(&log);
+            std::thread::Builder::new()
+                .name("redo-segments".into())
+                .spawn(move || Self::segments(weak))
+                .map_err(|e| io_error(folder, "the redo log's thread could not start", e))?;
+        }
+        Ok((log, report))
+    }
+
+    /// Apply segments `numbers` (in order) to their games, then remove them. If a game cannot
+    /// be brought up to date (its file damaged, a gap), or a segment not the last has bytes
+    /// after its last record (damaged, not torn), nothing is removed and the start is refused
+    /// with what is wrong: the folder's owner mends it (or removes the game file), then starts
+    /// again.
+    fn recover(folder: &Path, dir: &Path, numbers: &[u64]) -> Result<Vec<String>, StoreError> {
+        let mut report = Vec::new();
+        let mut games: Vec<GameOps> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for (i, &n) in numbers.iter().enumerate() {
+            let path = segment_path(dir, n);
+            let bytes = std::fs::read(&path).map_err(|e| io_error(&path, "the redo log's segment could not be read", e))?;
+            let (records, left) = records(&bytes).map_err(|what| StoreError::Damaged { path: path.clone(), seq: 0, what })?;
+            if left > 0 && i + 1 < numbers.len() {
+                return Err(StoreError::Damaged {
+                    path,
+                    seq: 0,
+                    what: format!(
+                        "{left} bytes after its last whole record, and later segments after it: it was damaged, not cut short by a crash"
+                    ),
+                });
+            }
+            for (file, ops) in records {
+                match index.get(&file) {
+                    Some(&g) => games[g].ops.extend(ops),
+                    None => {
+                        index.insert(file.clone(), games.len());
+                        games.push(GameOps { file, ops });
+                    }
+                }
+            }
+        }
+        let mut failed = Vec::new();
+        for GameOps { file, ops } in &games {
+            let path = folder.join(file);
+            if Path::new(file).file_name() != Some(std::ffi::OsStr::new(file)) {
+                failed.push(format!("{file:?} is not a file of the folder"));
+                continue;
+            }
+            if !path.exists() {
+                // Removed since (a game discarded): nothing to bring up to date.
+                continue;
+            }
+            match SqliteStore::open_with(&path, crate::Journal::WriteAhead).and_then(|mut s| apply(&mut s, ops)) {
+                Ok(0) => {}
+                Ok(n) => report.push(format!("redo log: game file {file}: {n} change(s) it had lost applied")),
+                Err(e) => failed.push(format!("game file {file}: {e}")),
+            }
+        }
+        if !failed.is_empty() {
+            return Err(StoreError::WriteFailed {
+                path: dir.into(),
+                what: format!(
+                    "the redo log could not bring every game up to date after a crash ({}); its segments are kept: \
+                     mend or remove those game files, then start again",
+                    failed.join("; ")
+                ),
+            });
+        }
+        for &n in numbers {
+            let path = segment_path(dir, n);
+            std::fs::remove_file(&path).map_err(|e| io_error(&path, "the redo log's segment could not be removed", e))?;
+        }
+        if !numbers.is_empty() {
+            sync_dir(dir)?;
+        }
+        Ok(report)
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether game file `game` may go on this log: a file of its folder, named in UTF-8 (a
+    /// record names its game by its file name).
+    pub(crate) fn check_game(&self, game: &Path) -> Result<(), StoreError> {
+        let folder = game.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let same = folder.canonicalize().is_ok_and(|f| f == self.folder);
+        if !same || game.file_name().and_then(|n| n.to_str()).is_none() {
+            return Err(StoreError::WriteFailed {
+                path: game.into(),
+                what: format!("not a game file of {}, whose redo log this is (engine fault)", self.folder.display()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Held from before a write's record is taken ([`RedoLog::write`]) until its file's
+    /// commit is done: the segment holding the record is not retired meanwhile.
+    pub(crate) fn pin(&self) -> RwLockReadGuard<'_, ()> {
+        self.commits.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Make `ops` of game file `game` (in this log's folder: [`RedoLog::check_game`]) durable:
+    /// returns once they are on the disk, written with every other record waiting then, in
+    /// one write and one sync. The caller holds [`RedoLog::pin`] until its file's commit.
+    pub(crate) fn write(&self, game: &Path, ops: &[Op]) -> Result<(), StoreError> {
+        let fault = |what: String| StoreError::WriteFailed { path: game.into(), what };
+        let name = game.file_name().and_then(|n| n.to_str()).ok_or_else(|| fault("a game file named in UTF-8 (engine fault)".into()))?;
+        let payload = serde_json::to_vec(&GameRecord { game: Cow::Borrowed(name), ops: ops.iter().map(Op::record).collect() })
+            .map_err(|e| fault(format!("its redo record could not be made: {e}")))?;
+        let len = u32::try_from(payload.len()).ok().filter(|&l| l <= MAX_RECORD).ok_or_else(|| fault("the move is too large".into()))?;
+        let mut s = self.state();
+        if let Some(why) = &s.failed {
+            return Err(fault(why.clone()));
+        }
+        s.waiting.extend_from_slice(&len.to_le_bytes());
+        s.waiting.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        s.waiting.extend_from_slice(&payload);
+        s.waiting_games.insert(game.into());
+        let ours = s.next;
+        loop {
+            if s.durable > ours {
+                return Ok(());
+            }
+            if let Some(why) = &s.failed {
+                return Err(fault(why.clone()));
+            }
+            if s.writing {
+                s = self.changed.wait(s).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+            // Nobody is writing: this thread writes every record waiting.
+            s.writing = true;
+            let batch = std::mem::take(&mut s.waiting);
+            let games = std::mem::take(&mut s.waiting_games);
+            let number = s.next;
+            s.next += 1;
+            s.segment.games.extend(games);
+            let (file, segment) = (s.segment.file.clone(), s.segment.number);
+            drop(s);
+            let written = (&*file).write_all(&batch).and_then(|()| file.sync_data());
+            s = self.state();
+            s.writing = false;
+            match written {
+                Ok(()) => s.durable = number + 1,
+                Err(e) => {
+                    s.failed = Some(format!(
+                        "the redo log ({}) could not be written: {e}; the move may or may not be stored (the next start \
+                         on this folder applies what reached the disk), and none is stored until the server process restarts",
+                        segment_path(&self.dir, segment).display()
+                    ))
+                }
+            }
+            self.changed.notify_all();
+        }
+    }
+
+    /// A game file could not commit what its record in the log holds: the log takes no more
+    /// (the next start applies it; until then the file and the log disagree).
+    pub(crate) fn fail(&self, why: String) {
+        self.state().failed.get_or_insert(why);
+        self.changed.notify_all();
+    }
+
+    /// The thread moving the log to a new segment every [`SEGMENT_EVERY`] while the log is
+    /// open.
+    fn segments(log: Weak<RedoLog>) {
+        loop {
+            std::thread::sleep(SEGMENT_EVERY);
+            let Some(log) = log.upgrade() else { return };
+            if let Err(e) = log.next_segment() {
+                if !log.dir.is_dir() {
+                    // The folder was removed (a test's temporary folder): nothing left to keep.
+                    return;
+                }
+                eprintln!("arbiter: the redo log keeps its segments for now: {e}");
+            }
+        }
+    }
+
+    /// Start a new segment, then sync the games the old ones wrote and remove them (what the
+    /// log's thread does every second).
+    pub fn next_segment(&self) -> Result<(), StoreError> {
+        let (failed, idle, number) = {
+            let s = self.state();
+            (s.failed.is_some(), s.segment.games.is_empty() && s.waiting.is_empty(), s.segment.number + 1)
+        };
+        if failed {
+            // A failed log keeps its segments for the next start to apply.
+            return Ok(());
+        }
+        if idle {
+            return self.retire_old();
+        }
+        let file = new_segment(&self.dir, number)?;
+        {
+            // No write between its record and its commit: every record of the old segment is
+            // in its game's file when the games are synced.
+            let _alone = self.commits.write().unwrap_or_else(|p| p.into_inner());
+            let mut s = self.state();
+            let old = std::mem::replace(&mut s.segment, Segment { number, file: Arc::new(file), games: HashSet::new() });
+            s.old.push(old);
+        }
+        self.retire_old()
+    }
+
+    /// Sync every game the old segments wrote and remove them, oldest first, stopping at one
+    /// a game of which cannot be synced (kept, with every newer one, for the next try or the
+    /// next start: a start must never apply an older segment without the newer ones that
+    /// followed it).
+    fn retire_old(&self) -> Result<(), StoreError> {
+        let old = std::mem::take(&mut self.state().old);
+        let mut left = old.into_iter();
+        let mut result = Ok(());
+        let mut kept = Vec::new();
+        for segment in left.by_ref() {
+            if let Err(e) = self.retire(&segment) {
+                kept.push(segment);
+                result = Err(e);
+                break;
+            }
+        }
+        kept.extend(left);
+        if !kept.is_empty() {
+            let mut s = self.state();
+            kept.append(&mut s.old);
+            s.old = kept;
+        }
+        result
+    }
+
+    /// Sync every game segment `old` wrote, then remove it and sync the folder (removed for
+    /// good before a later segment is: see `retire_old`).
+    fn retire(&self, old: &Segment) -> Result<(), StoreError> {
+        for game in &old.games {
+            sync_game(game).map_err(|e| io_error(game, "could not be synced (its redo log segment is kept)", e))?;
+        }
+        let path = segment_path(&self.dir, old.number);
+        std::fs::remove_file(&path).map_err(|e| io_error(&path, "the redo log's old segment could not be removed", e))?;
+        sync_dir(&self.dir)
+    }
+}
+
+impl Drop for RedoLog {
+    /// Closing: the games the segments wrote are synced and the segments removed (any that
+    /// cannot be are applied by the next start).
+    fn drop(&mut self) {
+        let s = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
+        if s.failed.is_some() || !self.dir.is_dir() {
+            return;
+        }
+        let last = Segment { number: s.segment.number, file: s.segment.file.clone(), games: std::mem::take(&mut s.segment.games) };
+        s.old.push(last);
+        if let Err(e) = self.retire_old() {
+            eprintln!("arbiter: the redo log's segments are kept for the next start: {e}");
+        }
+    }
+}

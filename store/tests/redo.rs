@@ -1,0 +1,263 @@
+//! A data folder's redo log (`RedoLog`): a game file on it commits unsynced, and what a crash
+//! takes from the file comes back from the log when the folder is opened again. A crash is
+//! simulated by copying the folder as a power cut could leave it: the game file as it was some
+//! moves ago (its unsynced commits lost), the log's segments as they are (synced before each
+//! move was acknowledged).
+
+use arbiter_games::{catalogue, MINESWEEPER};
+use arbiter_store::{Journal, RedoLog, Segments, Session, SqliteStore};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A folder's log moving to a new segment only when a test says so (every second a thread
+/// would, in the middle of a test).
+fn open_log(dir: &Path) -> Result<(Arc<RedoLog>, Vec<String>), arbiter_store::StoreError> {
+    RedoLog::open_with(dir, Segments::OnCall)
+}
+
+fn new_game(path: &Path, log: &Arc<RedoLog>) -> Session {
+    Session::create_with(&MINESWEEPER, &json!({"width": 9, "height": 9, "mines": 10}), 5, |header| {
+        SqliteStore::create_with(path, header, Journal::WriteAhead)?.with_redo(log.clone())
+    })
+    .unwrap()
+}
+
+/// Copy `from`'s game file (with its write-ahead log) into `to`, as a crash leaves it.
+fn copy_game(from: &Path, to: &Path, name: &str) {
+    std::fs::copy(from.join(name), to.join(name)).unwrap();
+    let wal = format!("{name}-wal");
+    if from.join(&wal).exists() {
+        std::fs::copy(from.join(&wal), to.join(&wal)).unwrap();
+    }
+}
+
+/// The log's segments of folder `dir` (`redo/N.log`).
+fn segments(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("redo"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".log"))
+        .collect();
+    names.sort();
+    names
+}
+
+fn texts(s: &Session) -> Vec<String> {
+    s.rows().iter().map(|r| r.move_text.clone()).collect()
+}
+
+/// The steps played: moves, and an undo (`None`).
+const STEPS: [Option<&str>; 5] = [Some("flag a1"), Some("flag b2"), Some("unflag a1"), None, Some("flag c3")];
+
+/// Folder `live` after [`STEPS`], and `crashed`: its game file as it was after the first
+/// `kept` steps, with the log's segments as they are.
+fn crash_after(kept: usize) -> (tempfile::TempDir, tempfile::TempDir, Session, Arc<RedoLog>) {
+    let (live, crashed) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (log, report) = open_log(live.path()).unwrap();
+    assert_eq!(report, Vec::<String>::new());
+    let mut s = new_game(&live.path().join("m.arbiter"), &log);
+    for (i, step) in STEPS.iter().enumerate() {
+        if i == kept {
+            copy_game(live.path(), crashed.path(), "m.arbiter");
+        }
+        match step {
+            Some(text) => drop(s.play(text, None).unwrap()),
+            None => drop(s.undo().unwrap()),
+        }
+    }
+    std::fs::create_dir(crashed.path().join("redo")).unwrap();
+    for name in segments(live.path()) {
+        std::fs::copy(live.path().join("redo").join(&name), crashed.path().join("redo").join(&name)).unwrap();
+    }
+    (live, crashed, s, log)
+}
+
+fn crash_after_first_move() -> (tempfile::TempDir, tempfile::TempDir, Session, Arc<RedoLog>) {
+    crash_after(1)
+}
+
+/// A file that kept a move later undone: the undo and the move made instead come back.
+#[test]
+fn a_move_undone_after_the_crash_s_copy_is_undone_again() {
+    let (_live, crashed, s, _log) = crash_after(3);
+    assert_eq!(texts(&Session::open(&crashed.path().join("m.arbiter"), &catalogue()).unwrap()), ["flag a1", "flag b2", "unflag a1"]);
+    let (_log, report) = open_log(crashed.path()).unwrap();
+    assert_eq!(report, ["redo log: game file m.arbiter: 2 change(s) it had lost applied"]);
+    let after = Session::open(&crashed.path().join("m.arbiter"), &catalogue()).unwrap();
+    assert_eq!(after.rows(), s.rows());
+}
+
+#[test]
+fn what_a_crash_took_from_a_game_file_comes_back_from_the_log() {
+    let (_live, crashed, s, _log) = crash_after_first_move();
+    let before = Session::open(&crashed.path().join("m.arbiter"), &catalogue()).unwrap();
+    assert_eq!(texts(&before), ["flag a1"]);
+    drop(before);
+    let (_log, report) = open_log(crashed.path()).unwrap();
+    // The two moves after the copy (the third was undone, another made in its place).
+    assert_eq!(report, ["redo log: game file m.arbiter: 2 change(s) it had lost applied"]);
+    let after = Session::open(&crashed.path().join("m.arbiter"), &catalogue()).unwrap();
+    assert_eq!(texts(&after), ["flag a1", "flag b2", "flag c3"]);
+    assert_eq!(after.game().state_hash(), s.game().state_hash());
+    assert_eq!(after.rows(), s.rows());
+    // The applied segments are gone: only the new log's own is left.
+    assert_eq!(segments(crashed.path()).len(), 1, "{:?}", segments(crashed.path()));
+}
+
+#[test]
+fn a_torn_last_record_was_never_acknowledged_and_is_not_applied() {
+    let (_live, crashed, _s, _log) = crash_after_first_move();
+    let names = segments(crashed.path());
+    let last = crashed.path().join("redo").join(names.last().unwrap());
+    let bytes = std::fs::read(&last).unwrap();
+    std::fs::write(&last, &bytes[..bytes.len() - 3]).unwrap();
+    let (_log, report) = open_log(crashed.path()).unwrap();
+    assert_eq!(report, ["redo log: game file m.arbiter: 1 change(s) it had lost applied"]);
+    let after = Session::open(&crashed.path().join("m.arbiter"), &catalogue()).unwrap();
+    // The last record (flag c3) is cut short: the undo before it is the last change applied.
+    assert_eq!(texts(&after), ["flag a1", "flag b2"]);
+}
+
+#[test]
+fn a_file_already_up_to_date_is_left_as_it_is() {
+    let (live, crashed, s, _log) = crash_after_first_move();
+    copy_game(live.path(), crashed.path(), "m.arbiter");
+    let (_log, report) = open_log(crashed.path()).unwrap();
+    assert_eq!(report, Vec::<String>::new());
+    assert_eq!(texts(&Session::open(&crashed.path().join("m.arbiter"), &catalogue()).unwrap()), texts(&s));
+}
+
+#[test]
+fn a_folder_s_log_is_shared_in_its_process_and_refused_to_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, _) = open_log(dir.path()).unwrap();
+    // A server started again in place: the same log.
+    let (again, report) = open_log(dir.path()).unwrap();
+    assert!(Arc::ptr_eq(&log, &again));
+    assert_eq!(report, Vec::<String>::new());
+    drop((log, again));
+    // Another process's lock (any other open of the lock file) refuses it.
+    let lock = std::fs::OpenOptions::new().write(true).open(dir.path().join("redo").join("lock")).unwrap();
+    lock.try_lock().unwrap();
+    let e = open_log(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("another process serves this data folder"), "{e}");
+}
+
+#[test]
+fn the_log_and_its_segments_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (_log, _) = open_log(dir.path()).unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir.path().join("redo")), 0o700);
+    for e in std::fs::read_dir(dir.path().join("redo")).unwrap().flatten() {
+        assert_eq!(mode(&e.path()), 0o600, "{:?}", e.file_name());
+    }
+}
+
+#[test]
+fn closing_the_log_syncs_its_games_and_removes_its_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, _) = open_log(dir.path()).unwrap();
+    let mut s = new_game(&dir.path().join("m.arbiter"), &log);
+    s.play("flag a1", None).unwrap();
+    assert_eq!(segments(dir.path()).len(), 1);
+    let records = std::fs::metadata(dir.path().join("redo").join(&segments(dir.path())[0])).unwrap().len();
+    assert!(records > "ARBITER-REDO 1\n".len() as u64, "the move's record is in the segment");
+    drop(s);
+    drop(log);
+    assert_eq!(segments(dir.path()), Vec::<String>::new());
+    let (_log, report) = open_log(dir.path()).unwrap();
+    assert_eq!(report, Vec::<String>::new());
+    assert_eq!(texts(&Session::open(&dir.path().join("m.arbiter"), &catalogue()).unwrap()), ["flag a1"]);
+}
+
+#[test]
+fn only_a_write_ahead_file_goes_on_a_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, _) = open_log(dir.path()).unwrap();
+    let path = dir.path().join("player.arbiter");
+    drop(Session::create(&path, &MINESWEEPER, &json!({}), 1).unwrap());
+    let e = SqliteStore::open(&path).unwrap().with_redo(log.clone()).err().unwrap().to_string();
+    assert!(e.contains("needs a write-ahead file"), "{e}");
+    let e = SqliteStore::open_read_only(&path).unwrap().with_redo(log).err().unwrap().to_string();
+    assert!(e.contains("read-only"), "{e}");
+}
+
+#[test]
+fn a_game_file_outside_the_log_s_folder_is_refused() {
+    let (dir, other) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (log, _) = open_log(dir.path()).unwrap();
+    let path = other.path().join("m.arbiter");
+    drop(Session::create_with(&MINESWEEPER, &json!({}), 1, |h| SqliteStore::create_with(&path, h, Journal::WriteAhead)).unwrap());
+    let e = SqliteStore::open_with(&path, Journal::WriteAhead).unwrap().with_redo(log).err().unwrap().to_string();
+    assert!(e.contains("whose redo log this is"), "{e}");
+}
+
+#[test]
+fn a_new_segment_retires_the_old_one_once_its_games_are_synced() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, _) = open_log(dir.path()).unwrap();
+    let mut s = new_game(&dir.path().join("m.arbiter"), &log);
+    s.play("flag a1", None).unwrap();
+    assert_eq!(segments(dir.path()), ["1.log"]);
+    log.next_segment().unwrap();
+    assert_eq!(segments(dir.path()), ["2.log"], "the old segment removed, its game synced");
+    // Nothing written since: no new segment, the empty one kept.
+    log.next_segment().unwrap();
+    assert_eq!(segments(dir.path()), ["2.log"]);
+    s.play("flag b2", None).unwrap();
+    // A crash now: the file as it is (its first move synced), the second segment's record.
+    let crashed = tempfile::tempdir().unwrap();
+    copy_game(dir.path(), crashed.path(), "m.arbiter");
+    std::fs::create_dir(crashed.path().join("redo")).unwrap();
+    std::fs::copy(dir.path().join("redo/2.log"), crashed.path().join("redo/2.log")).unwrap();
+    let (_log, _) = open_log(crashed.path()).unwrap();
+    assert_eq!(texts(&Session::open(&crashed.path().join("m.arbiter"), &catalogue()).unwrap()), ["flag a1", "flag b2"]);
+}
+
+/// A crash while a segment was being made leaves its header cut short: nothing in it was
+/// acknowledged, and the start goes on.
+#[test]
+fn a_segment_cut_short_in_its_header_is_an_empty_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("redo")).unwrap();
+    std::fs::write(dir.path().join("redo/7.log"), "ARBITER-RE").unwrap();
+    std::fs::write(dir.path().join("redo/8.log"), "").unwrap();
+    let (_log, report) = open_log(dir.path()).unwrap();
+    assert_eq!(report, Vec::<String>::new());
+    assert_eq!(segments(dir.path()), ["9.log"]);
+}
+
+/// A game the log cannot bring up to date (its file damaged) stops the start, saying which
+/// and why; the segments are kept for the start after the file is mended or removed.
+#[test]
+fn a_game_the_log_cannot_bring_up_to_date_stops_the_start() {
+    let (_live, crashed, _s, _log) = crash_after_first_move();
+    let kept = segments(crashed.path());
+    std::fs::write(crashed.path().join("m.arbiter"), b"not a game").unwrap();
+    std::fs::remove_file(crashed.path().join("m.arbiter-wal")).ok();
+    let e = open_log(crashed.path()).unwrap_err().to_string();
+    assert!(e.contains("game file m.arbiter") && e.contains("segments are kept"), "{e}");
+    assert_eq!(segments(crashed.path()), kept);
+    // The file removed (the game given up): the start goes on.
+    std::fs::remove_file(crashed.path().join("m.arbiter")).unwrap();
+    let (_log, report) = open_log(crashed.path()).unwrap();
+    assert_eq!(report, Vec::<String>::new());
+}
+
+/// Damage inside a segment that later ones follow is no torn write: the start stops.
+#[test]
+fn bytes_after_the_last_record_of_an_older_segment_stop_the_start() {
+    let (_live, crashed, _s, _log) = crash_after_first_move();
+    let first = crashed.path().join("redo").join(&segments(crashed.path())[0]);
+    let mut bytes = std::fs::read(&first).unwrap();
+    bytes.extend_from_slice(b"\x05\0\0\0junk");
+    std::fs::write(&first, bytes).unwrap();
+    std::fs::write(crashed.path().join("redo").join("99.log"), "ARBITER-REDO 1\n").unwrap();
+    let e = open_log(crashed.path()).unwrap_err().to_string();
+    assert!(e.contains("damaged, not cut short"), "{e}");
+}
