@@ -143,6 +143,8 @@ struct State {
     /// Why the log takes no more records (a write or a sync failed, or a game file could not
     /// be written after its record was): the process's next start on the folder applies it.
     failed: Option<String>,
+    /// The first batch whose write failed (it and every later one are not durable).
+    lost_from: Option<u64>,
 }
 
 /// A data folder's redo log (see the module's documentation). Shared by every game of the
@@ -157,6 +159,9 @@ pub struct RedoLog {
     /// is done, and (alone) by the move to a new segment: a segment is retired only once every
     /// commit whose record it holds is in its game's log, which the retirement then syncs.
     commits: RwLock<()>,
+    /// Held by whoever moves the log to a new segment and retires the old ones: one at a time,
+    /// so that segments are retired in order.
+    rotating: Mutex<()>,
     /// Held while the log is open: a second process on the folder is refused.
     _lock: File,
 }
@@ -221,7 +226,8 @@ pub(crate) fn sync_game(path: &Path) -> std::io::Result<()> {
 /// (a write torn by a crash, in the last segment written); `Err` if the bytes are no segment.
 /// A header cut short (a crash while the segment was being made) is an empty segment.
 fn records(bytes: &[u8]) -> Result<(Vec<(String, Vec<Op>)>, usize), String> {
-    if HEADER.starts_with(bytes) {
+    // (Or zeros where the header was to be, as some file systems leave a write cut short.)
+    if HEADER.starts_with(bytes) || bytes.iter().all(|&b| b == 0) {
         return Ok((Vec::new(), 0));
     }
     let mut rest = bytes.strip_prefix(HEADER).ok_or("not a redo log segment of this Arbiter")?;
@@ -266,20 +272,24 @@ fn apply(store: &mut SqliteStore, ops: &[Op]) -> Result<usize, StoreError> {
         }
     }
     let Some(head) = head else { return Ok(0) };
-    store.lock()?;
-    let result = (|| {
+    // The stored rows kept: up to the first that differs from the log's, or up to its last.
+    let keep = |store: &SqliteStore| -> Result<(u64, u64), StoreError> {
         let (stored, _) = store.head()?;
         let seats = store.header()?.seats;
-        let mut differs = None;
         for (&seq, row) in &rows {
-            let chain = |prev: String| crate::chain::extend(&prev, row, &seats);
-            if seq > stored || store.row_chain(seq)? != chain(store.row_chain(seq - 1)?) {
-                differs = Some(seq);
-                break;
+            if seq > stored || store.row_chain(seq)? != crate::chain::extend(&store.row_chain(seq - 1)?, row, &seats) {
+                return Ok((stored, seq - 1));
             }
         }
-        // Keep every stored row up to the first that differs, or up to the log's last.
-        let keep = differs.map_or(head, |seq| seq - 1);
+        Ok((stored, head))
+    };
+    // Up to date (read without the write lock: a file the server only reads is left alone).
+    if keep(store)? == (head, head) {
+        return Ok(0);
+    }
+    store.lock()?;
+    let result = (|| {
+        let (stored, keep) = keep(store)?;
         let removed = stored.saturating_sub(keep) as usize;
         if removed > 0 {
             store.truncate_after(keep)?;
@@ -402,9 +412,11 @@ impl RedoLog {
                 segment: Segment { number: next, file: Arc::new(file), games: HashSet::new() },
                 old: Vec::new(),
                 failed: None,
+                lost_from: None,
             }),
             changed: Condvar::new(),
             commits: RwLock::new(()),
+            rotating: Mutex::new(()),
             _lock: lock,
         });
         if segments == Segments::EverySecond {
@@ -426,19 +438,26 @@ impl RedoLog {
         let mut report = Vec::new();
         let mut games: Vec<GameOps> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
-        for (i, &n) in numbers.iter().enumerate() {
+        let mut read = Vec::new();
+        for &n in numbers {
             let path = segment_path(dir, n);
             let bytes = std::fs::read(&path).map_err(|e| io_error(&path, "the redo log's segment could not be read", e))?;
             let (records, left) = records(&bytes).map_err(|what| StoreError::Damaged { path: path.clone(), seq: 0, what })?;
-            if left > 0 && i + 1 < numbers.len() {
+            read.push((path, records, left));
+        }
+        // A write torn by a crash ends the last segment holding records (a newer one may be
+        // there, only its header: made while that write ran). Bytes that are no record before
+        // a newer segment's records are damage.
+        for (i, (path, _, left)) in read.iter().enumerate() {
+            if *left > 0 && read[i + 1..].iter().any(|(_, records, _)| !records.is_empty()) {
                 return Err(StoreError::Damaged {
-                    path,
+                    path: path.clone(),
                     seq: 0,
-                    what: format!(
-                        "{left} bytes after its last whole record, and later segments after it: it was damaged, not cut short by a crash"
-                    ),
+                    what: format!("{left} bytes after its last whole record, and records in a later segment: it was damaged, not cut short by a crash"),
                 });
             }
+        }
+        for (_, records, _) in read {
             for (file, ops) in records {
                 match index.get(&file) {
                     Some(&g) => games[g].ops.extend(ops),
@@ -460,7 +479,12 @@ impl RedoLog {
                 // Removed since (a game discarded): nothing to bring up to date.
                 continue;
             }
-            match SqliteStore::open_with(&path, crate::Journal::WriteAhead).and_then(|mut s| apply(&mut s, ops)) {
+            // Synced whether or not it lacked anything: after a process killed (not a power cut)
+            // the file holds every move, not yet on the disk.
+            let done = SqliteStore::open_with(&path, crate::Journal::WriteAhead)
+                .and_then(|mut s| apply(&mut s, ops))
+                .and_then(|n| sync_game(&path).map(|()| n).map_err(|e| io_error(&path, "could not be synced", e)));
+            match done {
                 Ok(0) => {}
                 Ok(n) => report.push(format!("redo log: game file {file}: {n} change(s) it had lost applied")),
                 Err(e) => failed.push(format!("game file {file}: {e}")),
@@ -476,11 +500,15 @@ impl RedoLog {
                 ),
             });
         }
+        if !games.is_empty() {
+            // The names of logs SQLite made beside the games.
+            sync_dir(folder)?;
+        }
+        // Oldest first, each removal on the disk before the next: an older segment never
+        // outlives a newer one.
         for &n in numbers {
             let path = segment_path(dir, n);
             std::fs::remove_file(&path).map_err(|e| io_error(&path, "the redo log's segment could not be removed", e))?;
-        }
-        if !numbers.is_empty() {
             sync_dir(dir)?;
         }
         Ok(report)
@@ -532,8 +560,10 @@ impl RedoLog {
             if s.durable > ours {
                 return Ok(());
             }
-            if let Some(why) = &s.failed {
-                return Err(fault(why.clone()));
+            // Our record's batch failed, or the log failed before our record was taken (a
+            // batch already being written goes on: its result is ours).
+            if s.lost_from.is_some_and(|b| b <= ours) || (s.failed.is_some() && ours == s.next) {
+                return Err(fault(s.failed.clone().unwrap_or_default()));
             }
             if s.writing {
                 s = self.changed.wait(s).unwrap_or_else(|p| p.into_inner());
@@ -554,6 +584,7 @@ impl RedoLog {
             match written {
                 Ok(()) => s.durable = number + 1,
                 Err(e) => {
+                    s.lost_from = Some(number);
                     s.failed = Some(format!(
                         "the redo log ({}) could not be written: {e}; the move may or may not be stored (the next start \
                          on this folder applies what reached the disk), and none is stored until the server process restarts",
@@ -591,6 +622,7 @@ impl RedoLog {
     /// Start a new segment, then sync the games the old ones wrote and remove them (what the
     /// log's thread does every second).
     pub fn next_segment(&self) -> Result<(), StoreError> {
+        let _one = self.rotating.lock().unwrap_or_else(|p| p.into_inner());
         let (failed, idle, number) = {
             let s = self.state();
             (s.failed.is_some(), s.segment.games.is_empty() && s.waiting.is_empty(), s.segment.number + 1)
@@ -608,6 +640,14 @@ impl RedoLog {
             // in its game's file when the games are synced.
             let _alone = self.commits.write().unwrap_or_else(|p| p.into_inner());
             let mut s = self.state();
+            // Failed meanwhile (checked again here, where no write is under way: a write fails
+            // the log before it lets go of its pin): its segment is kept for the next start,
+            // and the new one, empty, goes.
+            if s.failed.is_some() {
+                drop(s);
+                let _ = std::fs::remove_file(segment_path(&self.dir, number));
+                return sync_dir(&self.dir);
+            }
             let old = std::mem::replace(&mut s.segment, Segment { number, file: Arc::new(file), games: HashSet::new() });
             s.old.push(old);
         }
@@ -644,6 +684,11 @@ impl RedoLog {
     fn retire(&self, old: &Segment) -> Result<(), StoreError> {
         for game in &old.games {
             sync_game(game).map_err(|e| io_error(game, "could not be synced (its redo log segment is kept)", e))?;
+        }
+        if !old.games.is_empty() {
+            // The name of a game's log SQLite made again (a game loaded anew) is synced by
+            // SQLite only at its first fold.
+            sync_dir(&self.folder)?;
         }
         let path = segment_path(&self.dir, old.number);
         std::fs::remove_file(&path).map_err(|e| io_error(&path, "the redo log's old segment could not be removed", e))?;

@@ -249,15 +249,31 @@ fn a_game_the_log_cannot_bring_up_to_date_stops_the_start() {
     assert_eq!(report, Vec::<String>::new());
 }
 
-/// Damage inside a segment that later ones follow is no torn write: the start stops.
+/// A segment's bytes after its last whole record: a write torn by a crash if no later segment
+/// holds a record (one may have been made, only its header, while that write ran); damage if
+/// one does: then the start stops.
 #[test]
-fn bytes_after_the_last_record_of_an_older_segment_stop_the_start() {
-    let (_live, crashed, _s, _log) = crash_after_first_move();
-    let first = crashed.path().join("redo").join(&segments(crashed.path())[0]);
-    let mut bytes = std::fs::read(&first).unwrap();
-    bytes.extend_from_slice(b"\x05\0\0\0junk");
-    std::fs::write(&first, bytes).unwrap();
-    std::fs::write(crashed.path().join("redo").join("99.log"), "ARBITER-REDO 1\n").unwrap();
-    let e = open_log(crashed.path()).unwrap_err().to_string();
-    assert!(e.contains("damaged, not cut short"), "{e}");
+fn bytes_after_the_last_record_are_a_torn_write_unless_records_follow() {
+    for records_follow in [false, true] {
+        let (_live, crashed, _s, _log) = crash_after_first_move();
+        let first = crashed.path().join("redo").join(&segments(crashed.path())[0]);
+        let mut bytes = std::fs::read(&first).unwrap();
+        // A later segment: its header, and (or not) the first segment's first record again.
+        let header = "ARBITER-REDO 1\n".len();
+        let len = u32::from_le_bytes(bytes[header..header + 4].try_into().unwrap()) as usize;
+        let mut later = bytes[..header].to_vec();
+        if records_follow {
+            later.extend_from_slice(&bytes[header..header + 8 + len]);
+        }
+        std::fs::write(crashed.path().join("redo").join("99.log"), later).unwrap();
+        bytes.extend_from_slice(b"\x05\0\0\0junk");
+        std::fs::write(&first, bytes).unwrap();
+        match open_log(crashed.path()) {
+            Err(e) => assert!(records_follow && e.to_string().contains("damaged, not cut short"), "{e}"),
+            Ok((_log, report)) => {
+                assert!(!records_follow, "damage before a later record was taken for a torn write");
+                assert_eq!(report, ["redo log: game file m.arbiter: 2 change(s) it had lost applied"]);
+            }
+        }
+    }
 }
