@@ -213,9 +213,7 @@ fn new_segment(dir: &Path, n: u64) -> Result<File, StoreError> {
 /// syncs it only before folding it into the file, and the file after). No log beside it: the
 /// last connection folded it in, synced, and removed it.
 pub(crate) fn sync_game(path: &Path) -> std::io::Result<()> {
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    match File::open(PathBuf::from(wal)) {
+    match File::open(crate::sqlite::beside(path, "-wal")) {
         Ok(f) => f.sync_data(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),

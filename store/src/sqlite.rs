@@ -639,14 +639,27 @@ impl SqliteStore {
         Ok(self)
     }
 
-    /// A write beside the record (a chat message, a document) just committed: durable now. A
-    /// file on a redo log commits unsynced, and these are not in the log: its own log synced.
-    fn aside_written(&self) -> Result<(), StoreError> {
-        match &self.redo {
-            Some(_) => crate::redo::sync_game(&self.path)
-                .map_err(|e| StoreError::WriteFailed { path: self.path.clone(), what: format!("it could not be synced: {e}") }),
-            None => Ok(()),
+    /// A write beside the record (a chat message, a document): `write` in one transaction of
+    /// its own, rolled back if it fails, durable once this returns. A file on a redo log
+    /// commits unsynced, and these writes are not in the log: the file's own log is synced.
+    fn write_aside<T>(&self, write: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+        let written = (|| {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            let value = write(&self.conn)?;
+            self.conn.execute_batch("COMMIT")?;
+            Ok(value)
+        })();
+        let value = written.map_err(|e| {
+            if !self.conn.is_autocommit() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
+            write_error(&self.path, e)
+        })?;
+        if self.redo.is_some() {
+            crate::redo::sync_game(&self.path)
+                .map_err(|e| StoreError::WriteFailed { path: self.path.clone(), what: format!("it could not be synced: {e}") })?;
         }
+        Ok(value)
     }
 
     /// The chain value after move `seq` (0: the header's).
@@ -819,12 +832,11 @@ impl SqliteStore {
     pub fn add_chat(&self, from: &str, to: &str, text: &str) -> Result<ChatMessage, StoreError> {
         self.may_write_aside("a chat message")?;
         let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        self.conn.execute_batch(CHAT_SCHEMA).map_err(|e| write_error(&self.path, e))?;
-        self.conn
-            .execute("INSERT INTO chat (at, sender, audience, text) VALUES (?1, ?2, ?3, ?4)", params![at, from, to, text])
-            .map_err(|e| write_error(&self.path, e))?;
-        let id = self.conn.last_insert_rowid().max(0) as u64;
-        self.aside_written()?;
+        let id = self.write_aside(|conn| {
+            conn.execute_batch(CHAT_SCHEMA)?;
+            conn.execute("INSERT INTO chat (at, sender, audience, text) VALUES (?1, ?2, ?3, ?4)", params![at, from, to, text])?;
+            Ok(conn.last_insert_rowid().max(0) as u64)
+        })?;
         Ok(ChatMessage { id, at, from: from.into(), to: to.into(), text: text.into() })
     }
 }
@@ -836,24 +848,16 @@ impl SqliteStore {
         if self.read_only {
             return Err(StoreError::ReadOnly(self.path.clone()));
         }
-        let write = || -> rusqlite::Result<()> {
-            self.conn.execute_batch("BEGIN IMMEDIATE")?;
-            self.conn.execute_batch(CHAT_SCHEMA)?;
+        self.write_aside(|conn| {
+            conn.execute_batch(CHAT_SCHEMA)?;
             for m in messages {
-                self.conn.execute(
+                conn.execute(
                     "INSERT INTO chat (id, at, sender, audience, text) VALUES (?1, ?2, ?3, ?4, ?5)",
                     params![m.id as i64, m.at, m.from, m.to, m.text],
                 )?;
             }
-            self.conn.execute_batch("COMMIT")
-        };
-        write().map_err(|e| {
-            if !self.conn.is_autocommit() {
-                let _ = self.conn.execute_batch("ROLLBACK");
-            }
-            write_error(&self.path, e)
-        })?;
-        self.aside_written()
+            Ok(())
+        })
     }
 }
 
@@ -878,19 +882,10 @@ impl SqliteStore {
     /// inside a move's).
     pub fn put_doc(&self, name: &str, json: &str) -> Result<(), StoreError> {
         self.may_write_aside("a host's document")?;
-        let write = || -> rusqlite::Result<()> {
-            self.conn.execute_batch("BEGIN IMMEDIATE")?;
-            self.conn.execute_batch(DOCS_SCHEMA)?;
-            self.conn.execute(PUT_DOC, params![name, json])?;
-            self.conn.execute_batch("COMMIT")
-        };
-        write().map_err(|e| {
-            if !self.conn.is_autocommit() {
-                let _ = self.conn.execute_batch("ROLLBACK");
-            }
-            write_error(&self.path, e)
-        })?;
-        self.aside_written()
+        self.write_aside(|conn| {
+            conn.execute_batch(DOCS_SCHEMA)?;
+            conn.execute(PUT_DOC, params![name, json]).map(drop)
+        })
     }
 }
 
@@ -1111,7 +1106,7 @@ pub fn change_folder<T>(path: &Path, change: impl FnOnce() -> T) -> T {
 
 /// `path` with `suffix` added to its name: SQLite's companions of a file (`-journal`, `-wal`,
 /// `-shm`).
-fn beside(path: &Path, suffix: &str) -> PathBuf {
+pub(crate) fn beside(path: &Path, suffix: &str) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
     p.push(suffix);
     PathBuf::from(p)
