@@ -10,6 +10,10 @@
 //! are timed from then: the moves of games under way, without 200 creations (each a new file
 //! with its log and the log's index, and their fsyncs) running beside the first moves.
 //!
+//! `--timeline`: the moves again by the tenth of a second they were sent in (how many, p50,
+//! p99, max): whether the slow ones come together (the creations, the redo log's move to a new
+//! segment once a second) or are spread over the run.
+//!
 //! The temporary folder is made under `TMPDIR` and removed at the end, freeing a file system's
 //! inodes by the hundred: on ext4 without a journal, a file made in the next minutes (in the
 //! same block group) is allocated past every one of them, so runs a few seconds apart in one
@@ -87,11 +91,14 @@ async fn main() {
     let mut latencies: Vec<Duration> = Vec::new();
     // The moves sent while some game was still being created, and the others.
     let (mut burst, mut settled): (Vec<Duration>, Vec<Duration>) = (Vec::new(), Vec::new());
+    // Each move's round trip by the tenth of a second it was sent in (`--timeline`).
+    let mut timeline: std::collections::BTreeMap<u128, Vec<Duration>> = std::collections::BTreeMap::new();
     let mut ended = 0;
     for t in tasks {
         let (l, over) = t.await.expect("a game task");
-        for (d, creating) in l {
+        for (sent, d, creating) in l {
             latencies.push(d);
+            timeline.entry(sent.duration_since(started).as_millis() / 100).or_default().push(d);
             if creating {
                 burst.push(d)
             } else {
@@ -152,6 +159,21 @@ async fn main() {
             l.last().copied().unwrap_or_default().as_secs_f64() * 1e3
         );
     }
+    if std::env::args().any(|a| a == "--timeline") {
+        println!("moves by the tenth of a second they were sent in (from the start):");
+        for (tenth, l) in &mut timeline {
+            l.sort();
+            let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            println!(
+                "  {:>5.1} s: {:>5} moves, p50 {:>5.1} ms, p99 {:>5.1} ms, max {:>5.1} ms",
+                *tenth as f64 / 10.0,
+                l.len(),
+                ms(pct_of(l, 0.50)),
+                ms(pct_of(l, 0.99)),
+                ms(l.last().copied().unwrap_or_default())
+            );
+        }
+    }
 }
 
 /// The games created and not yet done, and what the moves met of them.
@@ -208,8 +230,8 @@ struct Decision {
     outcome: Option<serde::de::IgnoredAny>,
 }
 
-/// One game: random legal moves as whoever decides. Returns each move's round trip (and
-/// whether it was sent while some game was still being created) and whether the game ended. With several servers, each request goes to the next one in turn (as
+/// One game: random legal moves as whoever decides. Returns each move's time sent and round
+/// trip (and whether it was sent while some game was still being created) and whether the game ended. With several servers, each request goes to the next one in turn (as
 /// a load balancer spreading requests would): a game's owner serves some, the others forward.
 async fn play<F: std::future::Future<Output = ()>>(
     http: &reqwest::Client,
@@ -218,7 +240,7 @@ async fn play<F: std::future::Future<Output = ()>>(
     moves: usize,
     under_way: &UnderWay,
     created: impl FnOnce() -> F,
-) -> (Vec<(Duration, bool)>, bool) {
+) -> (Vec<(Instant, Duration, bool)>, bool) {
     // Counted from its creation (in `play_game`, which panics if it fails) to its end.
     let r = play_game(http, bases, seed, moves, under_way, created).await;
     under_way.now.fetch_sub(1, Ordering::Relaxed);
@@ -232,7 +254,7 @@ async fn play_game<F: std::future::Future<Output = ()>>(
     moves: usize,
     under_way: &UnderWay,
     created: impl FnOnce() -> F,
-) -> (Vec<(Duration, bool)>, bool) {
+) -> (Vec<(Instant, Duration, bool)>, bool) {
     let mut turn = seed as usize;
     let mut next = || {
         turn += 1;
@@ -274,7 +296,7 @@ async fn play_game<F: std::future::Future<Output = ()>>(
         let r = http.post(format!("{base}/api/games/{id}/moves?token={t}")).body(json!({ "move": text }).to_string()).send().await.unwrap();
         let status = r.status();
         let _ = r.bytes().await;
-        out.push((start.elapsed(), creating));
+        out.push((start, start.elapsed(), creating));
         assert_eq!(status, 200, "{text}");
     }
     (out, false)
