@@ -137,12 +137,7 @@ impl Storage {
                 Session::create_with(kind, options, seed, |header| {
                     let file = seats(header.seats.len()).map_err(|what| StoreError::WriteFailed { path: path.clone(), what })?;
                     let json = file.to_json().map_err(|what| StoreError::WriteFailed { path: path.clone(), what })?;
-                    let store = SqliteStore::create_with_docs(&path, header, Journal::WriteAhead, &[(SEATS_DOC, &json)])?
-                        .with_redo(redo.clone())
-                        .inspect_err(|_| {
-                            // Not the server's game if its moves cannot be stored: not kept.
-                            let _ = SqliteStore::remove(&path);
-                        })?;
+                    let store = SqliteStore::create_on_log(&path, header, &[(SEATS_DOC, &json)], redo.clone())?;
                     made = Some(file);
                     Ok(AnyStore::Sqlite(store))
                 })?
@@ -170,10 +165,13 @@ impl Storage {
     /// Remove a game just created that is not wanted after all (nobody was given its links).
     pub fn discard_game(&self, id: &str) {
         match self {
-            Storage::Files { data, .. } => {
-                // With its SQLite companions: a log left behind would be applied to the next
-                // file of this name.
-                let _ = SqliteStore::remove(&Self::game_path(data, id));
+            Storage::Files { data, redo, .. } => {
+                // With its SQLite companions (a log left behind would be applied to the next
+                // file of this name), and in the redo log (whose record of the creation would
+                // make it again after a crash).
+                if let Err(e) = redo.remove_game(&Self::game_path(data, id)) {
+                    eprintln!("arbiter serve: game {id} was not wanted but could not be removed: {e}");
+                }
             }
             Storage::Postgres { db, .. } => {
                 if let Err(e) = db.delete_game(id) {

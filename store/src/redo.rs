@@ -18,11 +18,17 @@
 //! from the file's move of that number replaces it and what follows, as the log is the order
 //! things were acknowledged in), the games synced, the segments removed.
 //!
+//! A game's creation is a record too ([`SqliteStore::create_on_log`]): its file is made without
+//! a sync, and synced (its first page, its name) when the segment holding the creation is
+//! retired; a start after a crash that took the file makes it again from the record. A game
+//! the host discards is removed through the log ([`RedoLog::remove_game`]), so that a start
+//! does not make it again.
+//!
 //! Segment `N` is `redo/N.log` in the folder: a header line, then records `[length: u32][CRC-32
 //! of the payload: u32][payload: JSON {"game": FILE NAME, "ops": [...]}]`; a crash mid-write
 //! leaves a torn last record, told by its length or checksum, which was never acknowledged.
 
-use crate::{EventRow, EventStore, Record, SqliteStore, StoreError};
+use crate::{EventRow, EventStore, GameHeader, Journal, Record, SqliteStore, StoreError};
 use arbiter_kernel::Seat;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -33,19 +39,35 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, Weak};
 use std::time::Duration;
 
-/// The first bytes of a segment (its format's version).
-const HEADER: &[u8] = b"ARBITER-REDO 1\n";
+/// The first bytes of a segment (its format's version): 2 since a segment may hold
+/// creations and removals, which an Arbiter that reads only version 1 must not take for a
+/// torn write (it refuses the segment instead).
+const HEADER: &[u8] = b"ARBITER-REDO 2\n";
+/// Version 1's (moves and undos only), still read.
+const HEADER_1: &[u8] = b"ARBITER-REDO 1\n";
 /// How often the log moves to a new segment, syncing the games written in the old one: what
 /// a game's file may hold unsynced, and what a start after a crash applies.
 const SEGMENT_EVERY: Duration = Duration::from_secs(1);
 /// A record larger than this is no record (a damaged length).
 const MAX_RECORD: u32 = 64 << 20;
 
-/// One change of a game's record, in the order made under the game's write lock.
+/// One change of a game's file, in the order made under the game's write lock.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Op {
+    /// The game made: its file's record (no move yet) and the host's documents written with it.
+    Create(Box<Creation>),
     Append(EventRow),
     TruncateAfter(u64),
+    /// The game removed (a creation the host discarded).
+    Remove,
+}
+
+/// What a game's creation wrote ([`Op::Create`]): enough to make its file again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Creation {
+    pub header: GameHeader,
+    /// The host's documents (name, JSON text).
+    pub docs: Vec<(String, String)>,
 }
 
 /// A row as the log keeps it.
@@ -63,11 +85,31 @@ struct RowRecord<'a> {
     state_hash: Cow<'a, str>,
 }
 
+/// A creation as the log keeps it.
+#[derive(Serialize, Deserialize)]
+struct CreationRecord<'a> {
+    game: Option<Cow<'a, str>>,
+    created_at: Cow<'a, str>,
+    engine_version: Cow<'a, str>,
+    rules_version: Cow<'a, str>,
+    seed: u64,
+    options: Cow<'a, str>,
+    seats: Vec<Cow<'a, str>>,
+    setup_public_log: Cow<'a, str>,
+    setup_seat_logs: Vec<Cow<'a, str>>,
+    setup_random_json: Cow<'a, str>,
+    setup_reveals: bool,
+    setup_state_hash: Cow<'a, str>,
+    docs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+}
+
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum OpRecord<'a> {
+    Create(Box<CreationRecord<'a>>),
     Append(RowRecord<'a>),
     TruncateAfter(u64),
+    Remove,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -76,9 +118,45 @@ struct GameRecord<'a> {
     ops: Vec<OpRecord<'a>>,
 }
 
+/// Borrowed, as a record keeps it.
+fn strings(v: &[String]) -> Vec<Cow<'_, str>> {
+    v.iter().map(|l| Cow::Borrowed(l.as_str())).collect()
+}
+
+/// Owned again.
+fn owned(v: Vec<Cow<'_, str>>) -> Vec<String> {
+    v.into_iter().map(Cow::into_owned).collect()
+}
+
 impl Op {
+    /// Whether this makes its game.
+    fn creates(&self) -> bool {
+        match self {
+            Op::Create(_) => true,
+            Op::Append(_) | Op::TruncateAfter(_) | Op::Remove => false,
+        }
+    }
+
     fn record(&self) -> OpRecord<'_> {
         match self {
+            Op::Create(c) => {
+                let (h, s) = (&c.header, &c.header.setup);
+                OpRecord::Create(Box::new(CreationRecord {
+                    game: h.game.as_deref().map(Cow::Borrowed),
+                    created_at: Cow::Borrowed(&h.created_at),
+                    engine_version: Cow::Borrowed(&h.engine_version),
+                    rules_version: Cow::Borrowed(&h.rules_version),
+                    seed: h.seed,
+                    options: Cow::Borrowed(&h.options),
+                    seats: strings(&h.seats),
+                    setup_public_log: Cow::Borrowed(&s.public_log),
+                    setup_seat_logs: strings(&s.seat_logs),
+                    setup_random_json: Cow::Borrowed(&s.random_json),
+                    setup_reveals: s.reveals,
+                    setup_state_hash: Cow::Borrowed(&s.state_hash),
+                    docs: c.docs.iter().map(|(n, j)| (Cow::Borrowed(n.as_str()), Cow::Borrowed(j.as_str()))).collect(),
+                }))
+            }
             Op::Append(row) => {
                 let r = &row.record;
                 OpRecord::Append(RowRecord {
@@ -88,18 +166,41 @@ impl Op {
                     move_text: Cow::Borrowed(&row.move_text),
                     move_json: Cow::Borrowed(&row.move_json),
                     public_log: Cow::Borrowed(&r.public_log),
-                    seat_logs: r.seat_logs.iter().map(|l| Cow::Borrowed(l.as_str())).collect(),
+                    seat_logs: strings(&r.seat_logs),
                     random_json: Cow::Borrowed(&r.random_json),
                     reveals: r.reveals,
                     state_hash: Cow::Borrowed(&r.state_hash),
                 })
             }
             Op::TruncateAfter(seq) => OpRecord::TruncateAfter(*seq),
+            Op::Remove => OpRecord::Remove,
         }
     }
 
     fn from_record(r: OpRecord<'_>) -> Op {
         match r {
+            OpRecord::Create(c) => {
+                let c = *c;
+                Op::Create(Box::new(Creation {
+                    header: GameHeader {
+                        game: c.game.map(Cow::into_owned),
+                        created_at: c.created_at.into_owned(),
+                        engine_version: c.engine_version.into_owned(),
+                        rules_version: c.rules_version.into_owned(),
+                        seed: c.seed,
+                        options: c.options.into_owned(),
+                        seats: owned(c.seats),
+                        setup: Record {
+                            public_log: c.setup_public_log.into_owned(),
+                            seat_logs: owned(c.setup_seat_logs),
+                            random_json: c.setup_random_json.into_owned(),
+                            reveals: c.setup_reveals,
+                            state_hash: c.setup_state_hash.into_owned(),
+                        },
+                    },
+                    docs: c.docs.into_iter().map(|(n, j)| (n.into_owned(), j.into_owned())).collect(),
+                }))
+            }
             OpRecord::Append(r) => Op::Append(EventRow {
                 seq: r.seq,
                 at: r.at.into_owned(),
@@ -108,13 +209,14 @@ impl Op {
                 move_json: r.move_json.into_owned(),
                 record: Record {
                     public_log: r.public_log.into_owned(),
-                    seat_logs: r.seat_logs.into_iter().map(Cow::into_owned).collect(),
+                    seat_logs: owned(r.seat_logs),
                     random_json: r.random_json.into_owned(),
                     reveals: r.reveals,
                     state_hash: r.state_hash.into_owned(),
                 },
             }),
             OpRecord::TruncateAfter(seq) => Op::TruncateAfter(seq),
+            OpRecord::Remove => Op::Remove,
         }
     }
 }
@@ -131,6 +233,12 @@ struct State {
     /// Records waiting for the next write, and the games they change.
     waiting: Vec<u8>,
     waiting_games: HashSet<PathBuf>,
+    /// Of those, the games the records create.
+    waiting_created: HashSet<PathBuf>,
+    /// The games created in a segment not yet retired, with its number: their files are
+    /// unsynced (their first page, their names in the folder), which a retirement syncs, and a
+    /// start after a crash makes again from the log.
+    fresh: HashMap<PathBuf, u64>,
     /// The number of the next batch (the one `waiting` goes out in); every batch below
     /// `durable` is on the disk.
     next: u64,
@@ -220,15 +328,27 @@ pub(crate) fn sync_game(path: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Sync game file `path` itself (a new one: its first page, its size), if it is there.
+fn sync_file(path: &Path) -> std::io::Result<()> {
+    match File::open(path) {
+        Ok(f) => f.sync_all(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// A segment's records, in order, and how many bytes after the last were not a whole record
 /// (a write torn by a crash, in the last segment written); `Err` if the bytes are no segment.
 /// A header cut short (a crash while the segment was being made) is an empty segment.
 fn records(bytes: &[u8]) -> Result<(Vec<(String, Vec<Op>)>, usize), String> {
     // (Or zeros where the header was to be, as some file systems leave a write cut short.)
-    if HEADER.starts_with(bytes) || bytes.iter().all(|&b| b == 0) {
+    if HEADER.starts_with(bytes) || HEADER_1.starts_with(bytes) || bytes.iter().all(|&b| b == 0) {
         return Ok((Vec::new(), 0));
     }
-    let mut rest = bytes.strip_prefix(HEADER).ok_or("not a redo log segment of this Arbiter")?;
+    let mut rest = bytes
+        .strip_prefix(HEADER)
+        .or_else(|| bytes.strip_prefix(HEADER_1))
+        .ok_or("not a redo log segment of this Arbiter (one of a newer Arbiter, or damaged)")?;
     let mut out = Vec::new();
     while rest.len() >= 8 {
         let len = u32::from_le_bytes(rest[0..4].try_into().expect("four bytes"));
@@ -240,7 +360,8 @@ fn records(bytes: &[u8]) -> Result<(Vec<(String, Vec<Op>)>, usize), String> {
         if crc32fast::hash(payload) != crc {
             break;
         }
-        let Ok(r) = serde_json::from_slice::<GameRecord>(payload) else { break };
+        // Whole and as written (its checksum holds), yet unreadable: not a torn write.
+        let r = serde_json::from_slice::<GameRecord>(payload).map_err(|e| format!("a whole record this Arbiter cannot read ({e})"))?;
         out.push((r.game.into_owned(), r.ops.into_iter().map(Op::from_record).collect()));
         rest = &rest[8 + len as usize..];
     }
@@ -257,6 +378,9 @@ fn apply(store: &mut SqliteStore, ops: &[Op]) -> Result<usize, StoreError> {
     let mut head = None;
     for op in ops {
         match op {
+            Op::Append(row) if row.seq == 0 => {
+                return Err(StoreError::Damaged { path: store.path().into(), seq: 0, what: "its redo log holds a move numbered 0".into() })
+            }
             Op::Append(row) => {
                 // Every row from this one on is replaced.
                 let _replaced = rows.split_off(&row.seq);
@@ -264,8 +388,17 @@ fn apply(store: &mut SqliteStore, ops: &[Op]) -> Result<usize, StoreError> {
                 head = Some(row.seq);
             }
             Op::TruncateAfter(seq) => {
-                let _removed = rows.split_off(&(seq + 1));
+                if let Some(next) = seq.checked_add(1) {
+                    let _removed = rows.split_off(&next);
+                }
                 head = Some(*seq);
+            }
+            // Never here: `life` takes a game's creation and removal apart from its rows.
+            Op::Create(_) | Op::Remove => {
+                return Err(StoreError::WriteFailed {
+                    path: store.path().into(),
+                    what: "a creation or removal among rows (engine fault)".into(),
+                })
             }
         }
     }
@@ -312,6 +445,121 @@ fn apply(store: &mut SqliteStore, ops: &[Op]) -> Result<usize, StoreError> {
             Err(e)
         }
     }
+}
+
+/// Where a game's operations in the log leave its file.
+enum Life<'a> {
+    /// Made before the log's oldest segment: the file is there to bring up to date.
+    Made,
+    /// Made by this creation in the log: the file is made again from it if the crash left no
+    /// record of that game at its name.
+    Created(&'a Creation),
+    /// Removed: no file.
+    Removed,
+}
+
+/// Game operations `ops`' last creation or removal, and the changes of its record after it.
+fn life(ops: &[Op]) -> (Life<'_>, &[Op]) {
+    for (i, op) in ops.iter().enumerate().rev() {
+        match op {
+            Op::Create(c) => return (Life::Created(c), &ops[i + 1..]),
+            Op::Remove => return (Life::Removed, &ops[i + 1..]),
+            Op::Append(_) | Op::TruncateAfter(_) => {}
+        }
+    }
+    (Life::Made, ops)
+}
+
+/// How [`bring_created`] found a new game's file.
+enum Found {
+    /// Holding the game's record: brought up to date.
+    Kept,
+    /// Not there, or holding nothing (empty, or a database without a table: its first page
+    /// alone): made again from the log.
+    MadeAgain,
+    /// There but unreadable as a game (a power cut before its pages were on the disk): set
+    /// aside under this name, then made again from the log.
+    SetAside(PathBuf),
+}
+
+/// Game file `path`, created by `creation` in the log, brought up to date with `rows` (the
+/// changes after the creation): kept if it holds that game's record (a process killed, the
+/// disk kept what it was given), else made again from the creation (a power cut before the
+/// log's segment was retired: the file, its first page or its name not on the disk). Nothing
+/// acknowledged of a game created in the log is outside it unless the whole file was synced
+/// ([`RedoLog::sync_beside`]), so a file unreadable as a game holds nothing acknowledged: it
+/// is set aside all the same (moved, never removed: an unreadable file may be a disk's
+/// fault, not a power cut's). Returns how the file was found, and how many changes were
+/// applied.
+fn bring_created(path: &Path, creation: &Creation, rows: &[Op]) -> Result<(Found, usize), StoreError> {
+    let found = if !path.exists() {
+        Found::MadeAgain
+    } else {
+        // Read only first: another game's file at the name is left exactly as it is.
+        match SqliteStore::open_read_only(path).and_then(|s| s.header()) {
+            Ok(header) if header == creation.header => Found::Kept,
+            Ok(_) => {
+                return Err(StoreError::Damaged {
+                    path: path.into(),
+                    seq: 0,
+                    what: "it holds another game than the one the redo log made at its name".into(),
+                })
+            }
+            // What an unsynced new file leaves after a power cut: empty, a database without
+            // the record, pages cut short, lost or half written.
+            Err(StoreError::NotAGame(_) | StoreError::CutShort { .. } | StoreError::Damaged { .. }) => {
+                if crate::sqlite::holds_nothing(path) {
+                    Found::MadeAgain
+                } else {
+                    Found::SetAside(set_aside(path)?)
+                }
+            }
+            Err(
+                e @ (StoreError::Sqlite { .. }
+                | StoreError::NewerSchema { .. }
+                | StoreError::UnknownSchema { .. }
+                | StoreError::Exists(_)
+                | StoreError::BadRow { .. }
+                | StoreError::Truncated { .. }
+                | StoreError::ReadOnly(_)
+                | StoreError::Busy(_)
+                | StoreError::WriteFailed { .. }
+                | StoreError::Database { .. }
+                | StoreError::NoSuchGame(_)
+                | StoreError::Conflict { .. }
+                | StoreError::Contended(_)
+                | StoreError::Unconfirmed(_)
+                | StoreError::BadId(_)),
+            ) => return Err(e),
+        }
+    };
+    let mut store = match &found {
+        Found::Kept => SqliteStore::open_with(path, Journal::WriteAhead)?,
+        Found::MadeAgain | Found::SetAside(_) => {
+            // Its companions too (a log beside no file would be folded into the new one).
+            SqliteStore::remove(path).map_err(|e| io_error(path, "what the crash left of it could not be removed", e))?;
+            let docs: Vec<(&str, &str)> = creation.docs.iter().map(|(n, j)| (n.as_str(), j.as_str())).collect();
+            SqliteStore::create_with_docs(path, &creation.header, Journal::WriteAhead, &docs)?
+        }
+    };
+    apply(&mut store, rows).map(|n| (found, n))
+}
+
+/// Move game file `path` and its write-ahead log out of the way (`NAME.left-SECONDS`, and that
+/// name's `-wal`: SQLite pairs them so), returning the new name.
+fn set_aside(path: &Path) -> Result<PathBuf, StoreError> {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let aside = path.with_file_name(format!("{name}.left-{secs}"));
+    let moved = crate::change_folder(path, || {
+        std::fs::rename(path, &aside)?;
+        match std::fs::rename(crate::sqlite::beside(path, "-wal"), crate::sqlite::beside(&aside, "-wal")) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            Ok(()) | Err(_) => Ok(()),
+        }
+    });
+    moved.map_err(|e| io_error(path, "what the crash left of it could not be set aside", e))?;
+    Ok(aside)
 }
 
 /// One game's operations over every segment, in order.
@@ -404,6 +652,8 @@ impl RedoLog {
             state: Mutex::new(State {
                 waiting: Vec::new(),
                 waiting_games: HashSet::new(),
+                waiting_created: HashSet::new(),
+                fresh: HashMap::new(),
                 next: 0,
                 durable: 0,
                 writing: false,
@@ -473,18 +723,44 @@ impl RedoLog {
                 failed.push(format!("{file:?} is not a file of the folder"));
                 continue;
             }
-            if !path.exists() {
-                // Removed since (a game discarded): nothing to bring up to date.
-                continue;
-            }
+            let (life, rows) = life(ops);
+            let brought = match life {
+                Life::Removed => {
+                    // Discarded after its creation: gone, whatever the crash left of it.
+                    let there = path.exists();
+                    match SqliteStore::remove(&path) {
+                        Ok(()) if there => report.push(format!("redo log: game file {file}: removed, as the server had")),
+                        Ok(()) => {}
+                        Err(e) => failed.push(format!("game file {file}: could not be removed: {e}")),
+                    }
+                    continue;
+                }
+                Life::Created(creation) => bring_created(&path, creation, rows).map(|(found, n)| (Some(found), n)),
+                // Removed since by hand: nothing to bring up to date.
+                Life::Made if !path.exists() => continue,
+                Life::Made => SqliteStore::open_with(&path, Journal::WriteAhead).and_then(|mut s| apply(&mut s, rows)).map(|n| (None, n)),
+            };
             // Synced whether or not it lacked anything: after a process killed (not a power cut)
-            // the file holds every move, not yet on the disk.
-            let done = SqliteStore::open_with(&path, crate::Journal::WriteAhead)
-                .and_then(|mut s| apply(&mut s, ops))
-                .and_then(|n| sync_game(&path).map(|()| n).map_err(|e| io_error(&path, "could not be synced", e)));
+            // the file holds every move, not yet on the disk; a new game's kept file, its first
+            // page too (one made again was made synced).
+            let done = brought.and_then(|(found, n)| {
+                let first_page = match &found {
+                    Some(Found::Kept) => true,
+                    Some(Found::MadeAgain | Found::SetAside(_)) | None => false,
+                };
+                let synced = sync_game(&path).and_then(|()| if first_page { sync_file(&path) } else { Ok(()) });
+                synced.map(|()| (found, n)).map_err(|e| io_error(&path, "could not be synced", e))
+            });
+            let again = "made again from its creation's record (the crash came before the file was on the disk)";
             match done {
-                Ok(0) => {}
-                Ok(n) => report.push(format!("redo log: game file {file}: {n} change(s) it had lost applied")),
+                Ok((None | Some(Found::Kept), 0)) => {}
+                Ok((None | Some(Found::Kept), n)) => report.push(format!("redo log: game file {file}: {n} change(s) it had lost applied")),
+                Ok((Some(Found::MadeAgain), n)) => report.push(format!("redo log: game file {file}: {again}, and {n} change(s) applied")),
+                Ok((Some(Found::SetAside(aside)), n)) => report.push(format!(
+                    "redo log: game file {file}: {again}, and {n} change(s) applied; what the crash left at its name, unreadable, \
+                     is set aside as {}",
+                    aside.display()
+                )),
                 Err(e) => failed.push(format!("game file {file}: {e}")),
             }
         }
@@ -544,7 +820,10 @@ impl RedoLog {
         let name = game.file_name().and_then(|n| n.to_str()).ok_or_else(|| fault("a game file named in UTF-8 (engine fault)".into()))?;
         let payload = serde_json::to_vec(&GameRecord { game: Cow::Borrowed(name), ops: ops.iter().map(Op::record).collect() })
             .map_err(|e| fault(format!("its redo record could not be made: {e}")))?;
-        let len = u32::try_from(payload.len()).ok().filter(|&l| l <= MAX_RECORD).ok_or_else(|| fault("the move is too large".into()))?;
+        let len = u32::try_from(payload.len())
+            .ok()
+            .filter(|&l| l <= MAX_RECORD)
+            .ok_or_else(|| fault("the change is too large for the redo log".into()))?;
         let mut s = self.state();
         if let Some(why) = &s.failed {
             return Err(fault(why.clone()));
@@ -553,6 +832,9 @@ impl RedoLog {
         s.waiting.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
         s.waiting.extend_from_slice(&payload);
         s.waiting_games.insert(game.into());
+        if ops.iter().any(Op::creates) {
+            s.waiting_created.insert(game.into());
+        }
         let ours = s.next;
         loop {
             if s.durable > ours {
@@ -574,6 +856,10 @@ impl RedoLog {
             let number = s.next;
             s.next += 1;
             s.segment.games.extend(games);
+            let segment = s.segment.number;
+            for created in std::mem::take(&mut s.waiting_created) {
+                s.fresh.insert(created, segment);
+            }
             let (file, segment) = (s.segment.file.clone(), s.segment.number);
             drop(s);
             let written = (&*file).write_all(&batch).and_then(|()| file.sync_data());
@@ -592,6 +878,29 @@ impl RedoLog {
             }
             self.changed.notify_all();
         }
+    }
+
+    /// Make durable what game file `game` just committed outside the log (a write beside its
+    /// record: a chat message, a document, at a person's pace): its own log synced with its
+    /// name in the folder (SQLite makes the log again each time the game is loaded, and syncs
+    /// its name only at its first fold), and, if its creation is in a segment not yet retired,
+    /// the file itself (a start after a crash would make the file again from its creation's
+    /// record, without that write).
+    pub(crate) fn sync_beside(&self, game: &Path) -> Result<(), StoreError> {
+        let fresh = self.state().fresh.contains_key(game);
+        let synced = sync_game(game).and_then(|()| if fresh { sync_file(game) } else { Ok(()) });
+        synced.map_err(|e| io_error(game, "it could not be synced", e))?;
+        sync_dir(&self.folder)
+    }
+
+    /// Remove game file `game` (of this log's folder) with its companions: a game the host
+    /// made and then discarded. The removal is in the log first, so that a start after a crash
+    /// does not make the file again from its creation's record.
+    pub fn remove_game(&self, game: &Path) -> Result<(), StoreError> {
+        self.check_game(game)?;
+        let _pinned = self.pin();
+        self.write(game, &[Op::Remove])?;
+        SqliteStore::remove(game).map_err(|e| io_error(game, "could not be removed", e))
     }
 
     /// A game file could not commit what its record in the log holds: the log takes no more
@@ -680,8 +989,10 @@ impl RedoLog {
     /// Sync every game segment `old` wrote, then remove it and sync the folder (removed for
     /// good before a later segment is: see `retire_old`).
     fn retire(&self, old: &Segment) -> Result<(), StoreError> {
+        let created: HashSet<PathBuf> = self.state().fresh.iter().filter(|(_, &n)| n == old.number).map(|(g, _)| g.clone()).collect();
         for game in &old.games {
-            sync_game(game).map_err(|e| io_error(game, "could not be synced (its redo log segment is kept)", e))?;
+            let synced = sync_game(game).and_then(|()| if created.contains(game) { sync_file(game) } else { Ok(()) });
+            synced.map_err(|e| io_error(game, "could not be synced (its redo log segment is kept)", e))?;
         }
         if !old.games.is_empty() {
             // The name of a game's log SQLite made again (a game loaded anew) is synced by
@@ -690,7 +1001,9 @@ impl RedoLog {
         }
         let path = segment_path(&self.dir, old.number);
         std::fs::remove_file(&path).map_err(|e| io_error(&path, "the redo log's old segment could not be removed", e))?;
-        sync_dir(&self.dir)
+        sync_dir(&self.dir)?;
+        self.state().fresh.retain(|_, n| *n > old.number);
+        Ok(())
     }
 }
 

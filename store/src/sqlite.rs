@@ -215,13 +215,19 @@ impl SqliteStore {
     /// Remove the game file at `path` with SQLite's companions beside it (its journal,
     /// write-ahead log and the log's index: a hot journal or a log left behind would be
     /// applied to the next file of that name). The file goes first: if it cannot be removed,
-    /// its companions stay with it. A companion that is not there is no error.
+    /// its companions stay with it. A file or companion that is not there is no error.
     pub fn remove(path: &Path) -> std::io::Result<()> {
-        std::fs::remove_file(path)?;
-        for suffix in ["-journal", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(beside(path, suffix));
-        }
-        Ok(())
+        let gone = |r: std::io::Result<()>| match r {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            Ok(()) | Err(_) => Ok(()),
+        };
+        change_folder(path, || {
+            gone(std::fs::remove_file(path))?;
+            for suffix in ["-journal", "-wal", "-shm"] {
+                gone(std::fs::remove_file(beside(path, suffix)))?;
+            }
+            Ok(())
+        })
     }
 
     /// [`SqliteStore::create`], its writes committed through `journal`. A write-ahead file (a
@@ -236,6 +242,82 @@ impl SqliteStore {
     /// them. A server's new game carries its seats so: no seats file made, synced and renamed
     /// beside it (issue 25, "a creation's files").
     pub fn create_with_docs(path: &Path, header: &GameHeader, journal: Journal, docs: &[(&str, &str)]) -> Result<SqliteStore, StoreError> {
+        Self::check_new(path)?;
+        let conn = match journal {
+            Journal::Rollback => Self::create_beside(path, header, docs)?,
+            Journal::WriteAhead => Self::create_in_place(path, header, docs)?,
+        };
+        let seats = std::cell::OnceCell::from(header.seats.clone());
+        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current(), seats, redo: None })
+    }
+
+    /// A new server's game at `path` (a write-ahead file, with the host's documents `docs`) on
+    /// its folder's redo log `log`, as [`SqliteStore::create_with_docs`] and
+    /// [`SqliteStore::with_redo`] would make it, but with no sync of its own: its creation is
+    /// a record in the log (the header and the documents), durable with the other games'
+    /// records in one sync, and the file, its first page and its names are synced when the
+    /// log's segment is retired. A start after a crash that lost any of it makes the file
+    /// again from the record (issue 25: 200 creations at once were a thousand syncs, and every
+    /// move sent meanwhile waited behind them for its own).
+    pub fn create_on_log(
+        path: &Path,
+        header: &GameHeader,
+        docs: &[(&str, &str)],
+        log: std::sync::Arc<RedoLog>,
+    ) -> Result<SqliteStore, StoreError> {
+        Self::check_new(path)?;
+        log.check_game(path)?;
+        let made = Self::new_write_ahead(path, false).and_then(|conn| {
+            let seats = std::cell::OnceCell::from(header.seats.clone());
+            let store = SqliteStore {
+                conn,
+                path: path.into(),
+                read_only: false,
+                version: SCHEMA_VERSION,
+                layout: Layout::current(),
+                seats,
+                redo: None,
+            };
+            let mut store = store.with_redo(log.clone())?;
+            // Unsynced by SQLite, the first commit too: its log's header and the folder (which
+            // SQLite syncs at a log's first sync) are synced when the segment is retired. No
+            // fold into the file meanwhile (a creation's documents could be 128 pages): one
+            // made unsynced would let the next commit start the log over on pages not yet on
+            // the disk.
+            let sync = |store: &SqliteStore, level: &str, pages: u32| {
+                let pragmas = format!("PRAGMA synchronous = {level}; PRAGMA wal_autocheckpoint = {pages};");
+                store.conn.execute_batch(&pragmas).map_err(|e| write_error(path, e))
+            };
+            sync(&store, "OFF", 0)?;
+            store.lock()?;
+            let written = Self::write_record(&store.conn, path, header, docs);
+            if let Err(e) = written {
+                store.rollback();
+                return Err(e);
+            }
+            let creation =
+                crate::redo::Creation { header: header.clone(), docs: docs.iter().map(|(n, j)| (n.to_string(), j.to_string())).collect() };
+            if let Some((_, ops)) = &mut store.redo {
+                ops.push(crate::redo::Op::Create(Box::new(creation)));
+            }
+            store.commit()?;
+            sync(&store, "NORMAL", WAL_PAGES)?;
+            Ok(store)
+        });
+        made.inspect_err(|e| {
+            // Not the server's game if it could not be made whole; its removal is in the log
+            // too (a creation's record there would make it again). If the log takes no more,
+            // the file is removed, and a creation's record that reached the disk is made
+            // again by the next start (a game nobody has the links of). A file that appeared
+            // at the name meanwhile is another's.
+            if !matches!(e, StoreError::Exists(_)) && log.remove_game(path).is_err() {
+                let _ = Self::remove(path);
+            }
+        })
+    }
+
+    /// Refuse to make a game at `path` if anything is there or beside it.
+    fn check_new(path: &Path) -> Result<(), StoreError> {
         if path.exists() {
             return Err(StoreError::Exists(path.into()));
         }
@@ -250,12 +332,7 @@ impl SqliteStore {
                 what: format!("the {what} {} of an earlier file of this name is still beside it: remove it first", file.display()),
             });
         }
-        let conn = match journal {
-            Journal::Rollback => Self::create_beside(path, header, docs)?,
-            Journal::WriteAhead => Self::create_in_place(path, header, docs)?,
-        };
-        let seats = std::cell::OnceCell::from(header.seats.clone());
-        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current(), seats, redo: None })
+        Ok(())
     }
 
     /// A rollback file (a player's): written whole beside its name, synced, and linked at its
@@ -307,34 +384,7 @@ impl SqliteStore {
     /// its name), one killed after leaves the whole game, its record in the log that the next
     /// open folds in.
     fn create_in_place(path: &Path, header: &GameHeader, docs: &[(&str, &str)]) -> Result<Connection, StoreError> {
-        // Readable by its owner only (0600, whatever the umask), and never another's file
-        // (`O_EXCL`): refused if `path` appeared since the check above.
-        change_folder(path, || private_new_file(path)).map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => StoreError::Exists(path.into()),
-            _ => StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be made: {e}") },
-        })?;
-        // No log was beside its name (refused above): made here, so that SQLite finds both of
-        // its companions ([`make_companions`]).
-        make_companions(path, &["-wal", "-shm"]);
-        let made = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
-            .map_err(|e| write_error(path, e))
-            .and_then(|conn| {
-                // Marked a write-ahead file straight from no journal: from SQLite's default
-                // (`DELETE`) the mark (page 1) is written through a rollback journal made,
-                // synced and removed for that one write. The page is synced here, once: SQLite
-                // drops the log beside an empty file, so the record in the log is only safe
-                // once the file is not empty.
-                let mark = || -> rusqlite::Result<()> {
-                    conn.execute_batch("PRAGMA synchronous = OFF;")?;
-                    conn.query_row("PRAGMA journal_mode = OFF", [], |r| r.get::<_, String>(0))?;
-                    conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).map(drop)
-                };
-                mark().map_err(|e| write_error(path, e))?;
-                std::fs::File::open(path)
-                    .and_then(|f| f.sync_all())
-                    .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be synced: {e}") })?;
-                Self::configure(&conn, path, true, Journal::WriteAhead).map(|()| conn)
-            })
+        let made = Self::new_write_ahead(path, true)
             .and_then(|mut conn| {
                 // The log's first commit (which also writes and syncs the log's header, SQLite
                 // then syncing the folder: the log's name, made above) is the record itself, at
@@ -348,8 +398,47 @@ impl SqliteStore {
             // The names on the disk before the game is acknowledged (SQLite's own sync of the
             // folder is its business, not a promise).
             .and_then(|conn| Self::sync_name(path).map(|()| conn));
-        made.inspect_err(|_| {
-            let _ = Self::remove(path);
+        made.inspect_err(|e| {
+            // (A file that appeared at the name meanwhile is another's.)
+            if !matches!(e, StoreError::Exists(_)) {
+                let _ = Self::remove(path);
+            }
+        })
+    }
+
+    /// A new, empty write-ahead file at `path` (its log and the log's index beside it), open
+    /// on the connection that keeps it, its first page synced if `synced` (else left to the
+    /// caller: [`SqliteStore::create_on_log`]). A failure leaves what was made for the caller to
+    /// remove.
+    fn new_write_ahead(path: &Path, synced: bool) -> Result<Connection, StoreError> {
+        // Readable by its owner only (0600, whatever the umask), and never another's file
+        // (`O_EXCL`): refused if `path` appeared since the caller's check (`check_new`).
+        change_folder(path, || private_new_file(path)).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => StoreError::Exists(path.into()),
+            _ => StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be made: {e}") },
+        })?;
+        // No log was beside its name (refused above): made here, so that SQLite finds both of
+        // its companions ([`make_companions`]).
+        make_companions(path, &["-wal", "-shm"]);
+        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(|e| write_error(path, e)).and_then(|conn| {
+            // Marked a write-ahead file straight from no journal: from SQLite's default
+            // (`DELETE`) the mark (page 1) is written through a rollback journal made,
+            // synced and removed for that one write. The page is synced once, here or (on a
+            // redo log) when the segment holding the creation is retired: SQLite drops the
+            // log beside an empty file, so the record in the log is only safe once the file
+            // is not empty.
+            let mark = || -> rusqlite::Result<()> {
+                conn.execute_batch("PRAGMA synchronous = OFF;")?;
+                conn.query_row("PRAGMA journal_mode = OFF", [], |r| r.get::<_, String>(0))?;
+                conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).map(drop)
+            };
+            mark().map_err(|e| write_error(path, e))?;
+            if synced {
+                std::fs::File::open(path)
+                    .and_then(|f| f.sync_all())
+                    .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the new file could not be synced: {e}") })?;
+            }
+            Self::configure(&conn, path, true, Journal::WriteAhead).map(|()| conn)
         })
     }
 
@@ -386,7 +475,7 @@ impl SqliteStore {
     }
 
     /// A new file's schema, header row and the host's documents, in the caller's transaction.
-    fn write_record(tx: &rusqlite::Transaction<'_>, path: &Path, header: &GameHeader, docs: &[(&str, &str)]) -> Result<(), StoreError> {
+    fn write_record(tx: &Connection, path: &Path, header: &GameHeader, docs: &[(&str, &str)]) -> Result<(), StoreError> {
         tx.execute_batch(SCHEMA).map_err(|e| write_error(path, e))?;
         tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"))
             .map_err(|e| write_error(path, e))?;
@@ -655,9 +744,8 @@ impl SqliteStore {
             }
             write_error(&self.path, e)
         })?;
-        if self.redo.is_some() {
-            crate::redo::sync_game(&self.path)
-                .map_err(|e| StoreError::WriteFailed { path: self.path.clone(), what: format!("it could not be synced: {e}") })?;
+        if let Some((log, _)) = &self.redo {
+            log.sync_beside(&self.path)?;
         }
         Ok(value)
     }
@@ -1081,6 +1169,17 @@ pub(crate) fn private_new_file(path: &Path) -> std::io::Result<std::fs::File> {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
     o.open(path)
+}
+
+/// Whether the file at `path` holds nothing: empty, or a database without a single table
+/// (with what its write-ahead log holds).
+pub(crate) fn holds_nothing(path: &Path) -> bool {
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        return true;
+    }
+    Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|conn| conn.query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)))
+        .is_ok_and(|n| n == 0)
 }
 
 /// Whether the file at `path` is marked a write-ahead file (SQLite's header bytes 18 and 19

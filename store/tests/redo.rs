@@ -277,3 +277,196 @@ fn bytes_after_the_last_record_are_a_torn_write_unless_records_follow() {
         }
     }
 }
+
+/// The host's document written with a game created on the log.
+const SEATS: (&str, &str) = ("seats", r#"{"hashes":["a","b"]}"#);
+
+/// A game created on the log (its creation a record there, its file unsynced until the
+/// segment is retired).
+fn new_game_on_log(path: &Path, log: &Arc<RedoLog>) -> Session {
+    Session::create_with(&MINESWEEPER, &json!({"width": 9, "height": 9, "mines": 10}), 5, |header| {
+        SqliteStore::create_on_log(path, header, &[SEATS], log.clone())
+    })
+    .unwrap()
+}
+
+/// Folder `live` with a game created on the log and two moves, and `crashed`: the log's
+/// segments as they are, and of the game file what `crash` leaves (given the live folder and
+/// the crashed one).
+fn crash_of_a_new_game(crash: impl FnOnce(&Path, &Path)) -> (tempfile::TempDir, tempfile::TempDir, Session, Arc<RedoLog>) {
+    let (live, crashed) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (log, _) = open_log(live.path()).unwrap();
+    let mut s = new_game_on_log(&live.path().join("m.arbiter"), &log);
+    s.play("flag a1", None).unwrap();
+    s.play("flag b2", None).unwrap();
+    crash(live.path(), crashed.path());
+    std::fs::create_dir(crashed.path().join("redo")).unwrap();
+    for name in segments(live.path()) {
+        std::fs::copy(live.path().join("redo").join(&name), crashed.path().join("redo").join(&name)).unwrap();
+    }
+    (live, crashed, s, log)
+}
+
+const MADE_AGAIN: &str = "redo log: game file m.arbiter: made again from its creation's record (the crash came before the file was \
+                          on the disk), and 2 change(s) applied";
+
+/// A power cut before the segment holding a game's creation was retired: the file's name, its
+/// first page or its log may not be on the disk. The game is made again from the record, with
+/// its document and its moves.
+#[test]
+fn a_new_game_the_crash_took_is_made_again_from_the_log() {
+    type Leave = fn(&Path, &Path);
+    let leaves: [(&str, Leave); 4] = [
+        ("no file", |_, _| {}),
+        // Its log and index made, the file's name not on the disk.
+        ("its log alone", |from, to| {
+            std::fs::copy(from.join("m.arbiter-wal"), to.join("m.arbiter-wal")).unwrap();
+            std::fs::copy(from.join("m.arbiter-shm"), to.join("m.arbiter-shm")).unwrap();
+        }),
+        ("an empty file", |_, to| std::fs::write(to.join("m.arbiter"), b"").unwrap()),
+        // Its first page on the disk, its log (with the record) not.
+        ("the first page alone", |from, to| {
+            std::fs::copy(from.join("m.arbiter"), to.join("m.arbiter")).unwrap();
+        }),
+    ];
+    for (what, leave) in leaves {
+        let (_live, crashed, s, _log) = crash_of_a_new_game(leave);
+        let (_log, report) = open_log(crashed.path()).unwrap();
+        assert_eq!(report, [MADE_AGAIN], "{what}");
+        let path = crashed.path().join("m.arbiter");
+        let after = Session::open(&path, &catalogue()).unwrap();
+        assert_eq!(after.rows(), s.rows(), "{what}");
+        assert_eq!(after.game().state_hash(), s.game().state_hash(), "{what}");
+        drop(after);
+        assert_eq!(SqliteStore::open_read_only(&path).unwrap().doc(SEATS.0).unwrap().as_deref(), Some(SEATS.1), "{what}");
+        assert_eq!(segments(crashed.path()).len(), 1, "{what}: the applied segment removed");
+    }
+}
+
+/// A process killed (not a power cut): the new game's file holds its record; it is kept, and
+/// only what it lacks is applied (never made again: a document written beside its record,
+/// the whole file synced for it, would be lost).
+#[test]
+fn a_new_game_s_file_that_holds_its_record_is_kept() {
+    let (live, crashed) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (log, _) = open_log(live.path()).unwrap();
+    let mut s = new_game_on_log(&live.path().join("m.arbiter"), &log);
+    s.store().put_doc("notes", r#"{"kept":true}"#).unwrap();
+    s.play("flag a1", None).unwrap();
+    // The crash's copy: the file with its first move, not its second.
+    copy_game(live.path(), crashed.path(), "m.arbiter");
+    s.play("flag b2", None).unwrap();
+    std::fs::create_dir(crashed.path().join("redo")).unwrap();
+    for name in segments(live.path()) {
+        std::fs::copy(live.path().join("redo").join(&name), crashed.path().join("redo").join(&name)).unwrap();
+    }
+    let (_log, report) = open_log(crashed.path()).unwrap();
+    assert_eq!(report, ["redo log: game file m.arbiter: 1 change(s) it had lost applied"]);
+    let path = crashed.path().join("m.arbiter");
+    assert_eq!(texts(&Session::open(&path, &catalogue()).unwrap()), texts(&s));
+    let store = SqliteStore::open_read_only(&path).unwrap();
+    assert_eq!(store.doc("notes").unwrap().as_deref(), Some(r#"{"kept":true}"#));
+    assert_eq!(store.doc(SEATS.0).unwrap().as_deref(), Some(SEATS.1));
+}
+
+/// A file at a new game's name that holds no game (pages a power cut left half written) is
+/// moved aside, never removed, and the game made again.
+#[test]
+fn an_unreadable_file_at_a_new_game_s_name_is_set_aside() {
+    let (_live, crashed, s, _log) = crash_of_a_new_game(|_, to| std::fs::write(to.join("m.arbiter"), [7u8; 4096]).unwrap());
+    let (_log, report) = open_log(crashed.path()).unwrap();
+    assert_eq!(report.len(), 1);
+    assert!(report[0].starts_with(MADE_AGAIN) && report[0].contains("is set aside as"), "{report:?}");
+    assert_eq!(texts(&Session::open(&crashed.path().join("m.arbiter"), &catalogue()).unwrap()), texts(&s));
+    let aside: Vec<_> = std::fs::read_dir(crashed.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with("m.arbiter.left-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert_eq!(std::fs::read(crashed.path().join(&aside[0])).unwrap(), [7u8; 4096]);
+}
+
+/// Another game at a new game's name is never replaced: the start stops, saying so, the
+/// file and the segments as they were.
+#[test]
+fn another_game_at_a_new_game_s_name_stops_the_start() {
+    let (_live, crashed, _s, _log) = crash_of_a_new_game(|_, to| {
+        drop(Session::create(&to.join("m.arbiter"), &MINESWEEPER, &json!({}), 77).unwrap());
+    });
+    let path = crashed.path().join("m.arbiter");
+    let (file, kept) = (std::fs::read(&path).unwrap(), segments(crashed.path()));
+    let e = open_log(crashed.path()).unwrap_err().to_string();
+    assert!(e.contains("another game than the one the redo log made"), "{e}");
+    assert_eq!(std::fs::read(&path).unwrap(), file, "a player's file, untouched (not switched to a write-ahead log)");
+    assert!(!crashed.path().join("m.arbiter-wal").exists());
+    assert_eq!(segments(crashed.path()), kept);
+    assert_eq!(Session::open(&path, &catalogue()).unwrap().header().seed, 77);
+}
+
+/// A creation whose record the log refuses (too large) leaves no file, and nothing for a
+/// start to make again.
+#[test]
+fn a_creation_the_log_refuses_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, _) = open_log(dir.path()).unwrap();
+    let path = dir.path().join("m.arbiter");
+    let huge = format!("\"{}\"", "x".repeat(64 << 20));
+    let e = Session::create_with(&MINESWEEPER, &json!({}), 5, |header| {
+        SqliteStore::create_on_log(&path, header, &[("big", &huge)], log.clone())
+    })
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("too large for the redo log"), "{e}");
+    assert!(!path.exists() && !dir.path().join("m.arbiter-wal").exists() && !dir.path().join("m.arbiter-shm").exists());
+    drop(log);
+    let (_log, report) = open_log(dir.path()).unwrap();
+    assert_eq!(report, Vec::<String>::new());
+    assert!(!path.exists());
+}
+
+/// A game discarded after its creation (the host found it unwanted) stays removed: the log's
+/// record of its creation does not make it again.
+#[test]
+fn a_new_game_removed_stays_removed_after_a_crash() {
+    let (live, crashed) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (log, _) = open_log(live.path()).unwrap();
+    let path = live.path().join("m.arbiter");
+    let s = new_game_on_log(&path, &log);
+    // The crash's copy: the file and its log still there (the removal not on the disk).
+    copy_game(live.path(), crashed.path(), "m.arbiter");
+    assert!(crashed.path().join("m.arbiter-wal").exists());
+    drop(s);
+    log.remove_game(&path).unwrap();
+    assert!(!path.exists() && !live.path().join("m.arbiter-wal").exists());
+    std::fs::create_dir(crashed.path().join("redo")).unwrap();
+    for name in segments(live.path()) {
+        std::fs::copy(live.path().join("redo").join(&name), crashed.path().join("redo").join(&name)).unwrap();
+    }
+    let (_log, report) = open_log(crashed.path()).unwrap();
+    assert_eq!(report, ["redo log: game file m.arbiter: removed, as the server had"]);
+    assert!(!crashed.path().join("m.arbiter").exists());
+    assert!(!crashed.path().join("m.arbiter-wal").exists());
+}
+
+/// A creation leaves the log with its segment (which syncs the file, its first page and its
+/// name, before removing it): a later crash applies the later segments to the file.
+#[test]
+fn a_new_game_s_creation_is_retired_with_its_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, _) = open_log(dir.path()).unwrap();
+    let mut s = new_game_on_log(&dir.path().join("m.arbiter"), &log);
+    s.play("flag a1", None).unwrap();
+    log.next_segment().unwrap();
+    assert_eq!(segments(dir.path()), ["2.log"], "the creation's segment retired");
+    s.play("flag b2", None).unwrap();
+    let crashed = tempfile::tempdir().unwrap();
+    copy_game(dir.path(), crashed.path(), "m.arbiter");
+    std::fs::create_dir(crashed.path().join("redo")).unwrap();
+    std::fs::copy(dir.path().join("redo/2.log"), crashed.path().join("redo/2.log")).unwrap();
+    let (_log, report) = open_log(crashed.path()).unwrap();
+    assert_eq!(report, Vec::<String>::new());
+    assert_eq!(texts(&Session::open(&crashed.path().join("m.arbiter"), &catalogue()).unwrap()), ["flag a1", "flag b2"]);
+}
