@@ -51,6 +51,11 @@ struct SeatState {
     generation: u64,
 }
 
+/// How many games a core makes at once in a data folder ([`Hub::create`]): four (BENCHMARKS.md,
+/// "creations through the redo log": at one or two a core, a burst's games were made later;
+/// at eight, its moves waited nearly as long as with no bound).
+const CREATIONS_PER_CORE: usize = 4;
+
 pub struct Room {
     pub id: String,
     /// The kind of game (its id): which client serves it.
@@ -778,6 +783,8 @@ pub struct Hub {
     /// Serialises loading and unloading, so a game is never open twice: a game is loaded only
     /// once the copy unloaded before it is retired ([`Hub::retire`]).
     loading: tokio::sync::Mutex<()>,
+    /// At most [`CREATIONS_PER_CORE`] creations a core at once ([`Hub::create`]).
+    creating: Arc<tokio::sync::Semaphore>,
     /// Every room's webhook calls go through one client.
     webhooks: Arc<crate::webhook::Sender>,
     /// The open games' public facts (`crate::lobby`).
@@ -824,6 +831,9 @@ impl Hub {
             storage: Arc::new(storage),
             rooms: Mutex::new(HashMap::new()),
             loading: tokio::sync::Mutex::new(()),
+            creating: Arc::new(tokio::sync::Semaphore::new(
+                CREATIONS_PER_CORE * std::thread::available_parallelism().map_or(1, |n| n.get()),
+            )),
             lobby: Arc::default(),
             webhooks,
             creations: crate::limits::Buckets::default(),
@@ -898,7 +908,25 @@ impl Hub {
         seed_chosen: bool,
     ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
         let hub = self.clone();
+        // In a data folder, a creation is a core's work (the game's setup, a new file and its
+        // schema; no sync of its own: its record goes in the folder's redo log with the
+        // moves'), on a thread of its own: 200 at once were 200 threads sharing the cores with
+        // every move in play, whose own thread waited its turn among them for 100 ms and more.
+        // A few a core keep the cores busy (a creation also waits for the folder's lock and
+        // the log's sync) and the others wait here, asleep: the burst's last game is made as
+        // soon, its moves answered sooner (issue 25; BENCHMARKS.md, "creations through the
+        // redo log"). The turn is the creation's, held until its work ends (a request dropped
+        // meanwhile does not stop that work). On PostgreSQL a creation waits on the network:
+        // not bounded so.
+        let turn = match &*self.storage {
+            Storage::Files { .. } => {
+                let turn = self.creating.clone().acquire_owned().await;
+                Some(turn.map_err(|e| HubError::Failed(format!("creating a game failed: {e}")))?)
+            }
+            Storage::Postgres { .. } => None,
+        };
         tokio::task::spawn_blocking(move || {
+            let _turn = turn;
             if hub.config.disk_quota.is_some_and(|q| hub.storage.bytes_used().is_some_and(|used| used >= q)) {
                 return Err(HubError::Full);
             }

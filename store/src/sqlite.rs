@@ -99,9 +99,17 @@ pub struct SqliteStore {
     /// The seats' ids, read from the header once (a game's seats never change): each append
     /// needs them, and an append is the durable write every move waits for.
     seats: std::cell::OnceCell<Vec<String>>,
-    /// A server's file: durable through its folder's redo log ([`SqliteStore::with_redo`]),
-    /// and the changes of the write under way, for it.
-    redo: Option<(std::sync::Arc<RedoLog>, Vec<Op>)>,
+    /// A server's file: durable through its folder's redo log ([`SqliteStore::with_redo`]).
+    redo: Option<OnLog>,
+}
+
+/// A file on its folder's redo log: the log, the changes of the write under way, and whether
+/// the file's own log is due to be folded into it (set by SQLite's write-ahead log hook, done
+/// once the commit is out of the redo log's way: [`SqliteStore::fold_when_due`]).
+struct OnLog {
+    log: std::sync::Arc<RedoLog>,
+    ops: Vec<Op>,
+    fold_due: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// What a failed read means for the user: never a raw driver message.
@@ -283,12 +291,12 @@ impl SqliteStore {
             // SQLite syncs at a log's first sync) are synced when the segment is retired. No
             // fold into the file meanwhile (a creation's documents could be 128 pages): one
             // made unsynced would let the next commit start the log over on pages not yet on
-            // the disk.
-            let sync = |store: &SqliteStore, level: &str, pages: u32| {
-                let pragmas = format!("PRAGMA synchronous = {level}; PRAGMA wal_autocheckpoint = {pages};");
+            // the disk. (Setting `wal_autocheckpoint` takes SQLite's commit hook away.)
+            let sync = |store: &SqliteStore, level: &str| {
+                let pragmas = format!("PRAGMA synchronous = {level}; PRAGMA wal_autocheckpoint = 0;");
                 store.conn.execute_batch(&pragmas).map_err(|e| write_error(path, e))
             };
-            sync(&store, "OFF", 0)?;
+            sync(&store, "OFF")?;
             store.lock()?;
             let written = Self::write_record(&store.conn, path, header, docs);
             if let Err(e) = written {
@@ -297,11 +305,12 @@ impl SqliteStore {
             }
             let creation =
                 crate::redo::Creation { header: header.clone(), docs: docs.iter().map(|(n, j)| (n.to_string(), j.to_string())).collect() };
-            if let Some((_, ops)) = &mut store.redo {
-                ops.push(crate::redo::Op::Create(Box::new(creation)));
+            if let Some(on) = &mut store.redo {
+                on.ops.push(crate::redo::Op::Create(Box::new(creation)));
             }
             store.commit()?;
-            sync(&store, "NORMAL", WAL_PAGES)?;
+            sync(&store, "NORMAL")?;
+            store.fold_later()?;
             Ok(store)
         });
         made.inspect_err(|e| {
@@ -724,8 +733,58 @@ impl SqliteStore {
         }
         log.check_game(&self.path)?;
         self.conn.execute_batch("PRAGMA synchronous = NORMAL;").map_err(|e| write_error(&self.path, e))?;
-        self.redo = Some((log, Vec::new()));
+        let fold_due = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        self.redo = Some(OnLog { log, ops: Vec::new(), fold_due });
+        self.fold_later()?;
         Ok(self)
+    }
+
+    /// Fold the file's log into it after a commit, not inside it. SQLite's own fold runs in the
+    /// commit that fills the log, and the next commit starts the log over (syncing its new
+    /// header): three syncs inside commits, which hold the redo log's pin, and the redo log's
+    /// move to a new segment, waiting for every pin, held every other game's commit meanwhile.
+    /// Here SQLite's write-ahead log hook (which replaces its own fold) only says a fold is due
+    /// ([`WAL_PAGES`] pages or more); [`SqliteStore::fold_when_due`] makes it once the pin is
+    /// let go. The hook never fails: an error from it would fail a `COMMIT` already made.
+    fn fold_later(&mut self) -> Result<(), StoreError> {
+        let Some(on) = &self.redo else { return Ok(()) };
+        let due = on.fold_due.clone();
+        self.conn
+            .wal_hook(Some(move |_: &mut rusqlite::hooks::Wal, pages: std::ffi::c_int| {
+                if pages >= WAL_PAGES as std::ffi::c_int {
+                    due.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                Ok(())
+            }))
+            .map_err(|e| write_error(&self.path, e))
+    }
+
+    /// Fold the file's log into it if a commit filled it (see [`SqliteStore::fold_later`]),
+    /// then, if every page was folded, start the log over with a write that changes nothing
+    /// (the schema version, rewritten as it is), so that the next move's commit does not sync
+    /// the new log's header under its pin. A fold that cannot be made whole now (a reader
+    /// holds the log) is tried again after the next commit (the hook counts the log's pages,
+    /// not those since the last fold); a failure fails no write (the log grows until a fold
+    /// succeeds).
+    fn fold_when_due(&self) {
+        let Some(on) = &self.redo else { return };
+        if !on.fold_due.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let folded = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)));
+        if let Ok((0, pages, done)) = folded {
+            if pages == done {
+                let _ = self.conn.execute_batch("BEGIN IMMEDIATE").and_then(|()| {
+                    let version: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+                    self.conn.execute_batch(&format!("PRAGMA user_version = {version}; COMMIT"))
+                });
+                if !self.conn.is_autocommit() {
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                }
+            }
+        }
     }
 
     /// A write beside the record (a chat message, a document): `write` in one transaction of
@@ -744,9 +803,10 @@ impl SqliteStore {
             }
             write_error(&self.path, e)
         })?;
-        if let Some((log, _)) = &self.redo {
-            log.sync_beside(&self.path)?;
+        if let Some(on) = &self.redo {
+            on.log.sync_beside(&self.path)?;
         }
+        self.fold_when_due();
         Ok(value)
     }
 
@@ -1335,8 +1395,8 @@ impl EventStore for SqliteStore {
         if self.read_only {
             return Err(StoreError::ReadOnly(self.path.clone()));
         }
-        if let Some((_, ops)) = &mut self.redo {
-            ops.clear();
+        if let Some(on) = &mut self.redo {
+            on.ops.clear();
         }
         self.conn.prepare_cached("BEGIN IMMEDIATE").and_then(|mut q| q.execute([])).map(|_| ()).map_err(|e| write_error(&self.path, e))
     }
@@ -1346,10 +1406,10 @@ impl EventStore for SqliteStore {
         // sync), then the file's commit, unsynced, makes them visible; the log's segment
         // holding the record is not retired (its games synced) before that commit is done.
         let (log, ops) = match &mut self.redo {
-            Some((log, ops)) if !ops.is_empty() => (Some(log.clone()), std::mem::take(ops)),
+            Some(on) if !on.ops.is_empty() => (Some(on.log.clone()), std::mem::take(&mut on.ops)),
             Some(_) | None => (None, Vec::new()),
         };
-        let _pinned = log.as_ref().map(|log| log.pin());
+        let pinned = log.as_ref().map(|log| log.pin());
         if let Some(log) = &log {
             if let Err(e) = log.write(&self.path, &ops) {
                 self.rollback();
@@ -1373,12 +1433,16 @@ impl EventStore for SqliteStore {
                 None => e,
             });
         }
+        // The pin let go first: the move to a new segment waits for no fold (a failed commit,
+        // above, fails the log before letting go, so that no segment is retired after it).
+        drop(pinned);
+        self.fold_when_due();
         Ok(())
     }
 
     fn rollback(&mut self) {
-        if let Some((_, ops)) = &mut self.redo {
-            ops.clear();
+        if let Some(on) = &mut self.redo {
+            on.ops.clear();
         }
         if !self.conn.is_autocommit() {
             let _ = self.conn.execute_batch("ROLLBACK");
@@ -1425,8 +1489,8 @@ impl EventStore for SqliteStore {
             })
             .map_err(|e| write_error(&self.path, e))?;
         self.set_head(row.seq, &h)?;
-        if let Some((_, ops)) = &mut self.redo {
-            ops.push(Op::Append(row.clone()));
+        if let Some(on) = &mut self.redo {
+            on.ops.push(Op::Append(row.clone()));
         }
         Ok(())
     }
@@ -1436,8 +1500,8 @@ impl EventStore for SqliteStore {
         let hash = self.row_chain(seq)?;
         self.conn.execute("DELETE FROM events WHERE seq > ?1", params![seq as i64]).map_err(|e| write_error(&self.path, e))?;
         self.set_head(seq, &hash)?;
-        if let Some((_, ops)) = &mut self.redo {
-            ops.push(Op::TruncateAfter(seq));
+        if let Some(on) = &mut self.redo {
+            on.ops.push(Op::TruncateAfter(seq));
         }
         Ok(())
     }

@@ -470,3 +470,31 @@ fn a_new_game_s_creation_is_retired_with_its_segment() {
     assert_eq!(report, Vec::<String>::new());
     assert_eq!(texts(&Session::open(&crashed.path().join("m.arbiter"), &catalogue()).unwrap()), ["flag a1", "flag b2"]);
 }
+
+/// A game file on the log folds its own log into itself once it is full (after the commit that
+/// filled it, out of the redo log's way): it does not grow without end, made on the log or
+/// opened and put on it.
+#[test]
+fn a_game_file_on_the_log_folds_its_own_log() {
+    for reopened in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, _) = open_log(dir.path()).unwrap();
+        let path = dir.path().join("m.arbiter");
+        let mut s = new_game_on_log(&path, &log);
+        if reopened {
+            drop(s);
+            let store = SqliteStore::open_with(&path, Journal::WriteAhead).unwrap().with_redo(log.clone()).unwrap();
+            s = Session::load(store, &catalogue()).unwrap();
+        }
+        let file_before = std::fs::metadata(&path).unwrap().len();
+        for _ in 0..200 {
+            s.play("flag a1", None).unwrap();
+            s.play("unflag a1", None).unwrap();
+        }
+        // 400 commits of two pages or more: 3 MB of log unfolded.
+        let wal = std::fs::metadata(dir.path().join("m.arbiter-wal")).unwrap().len();
+        assert!(wal < 1 << 20, "reopened {reopened}: the log grew to {wal} bytes");
+        assert!(std::fs::metadata(&path).unwrap().len() > file_before, "reopened {reopened}: nothing was folded into the file");
+        assert_eq!(s.rows().len(), 400);
+    }
+}
