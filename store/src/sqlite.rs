@@ -291,7 +291,7 @@ impl SqliteStore {
             // SQLite syncs at a log's first sync) are synced when the segment is retired. No
             // fold into the file meanwhile (a creation's documents could be 128 pages): one
             // made unsynced would let the next commit start the log over on pages not yet on
-            // the disk. (Setting `wal_autocheckpoint` takes SQLite's commit hook away.)
+            // the disk. (Setting `wal_autocheckpoint` takes SQLite's write-ahead log hook away.)
             let sync = |store: &SqliteStore, level: &str| {
                 let pragmas = format!("PRAGMA synchronous = {level}; PRAGMA wal_autocheckpoint = 0;");
                 store.conn.execute_batch(&pragmas).map_err(|e| write_error(path, e))
