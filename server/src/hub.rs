@@ -925,7 +925,11 @@ impl Hub {
             }
             Storage::Postgres { .. } => None,
         };
-        tokio::task::spawn_blocking(move || {
+        // Once its turn has come, a creation runs to its end in a task of its own, even if the
+        // request is dropped meanwhile: a game made is always given its timers and its unloading
+        // when nobody opens it (a dropped request's game is one nobody has the links of).
+        let after = self.clone();
+        let blocking = tokio::task::spawn_blocking(move || {
             let _turn = turn;
             if hub.config.disk_quota.is_some_and(|q| hub.storage.bytes_used().is_some_and(|used| used >= q)) {
                 return Err(HubError::Full);
@@ -979,15 +983,16 @@ impl Hub {
             let ids = room.ids.clone();
             hub.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), room.clone());
             Ok((id, ids, tokens, room))
-        })
-        .await
-        .map_err(|e| HubError::Failed(format!("creating a game failed: {e}")))?
-        .map(|(id, ids, tokens, room)| {
-            room.schedule_flag();
-            room.computer_turn();
-            self.unload_unopened(room);
-            (id, ids, tokens)
-        })
+        });
+        let made = async move {
+            blocking.await.map_err(|e| HubError::Failed(format!("creating a game failed: {e}")))?.map(|(id, ids, tokens, room)| {
+                room.schedule_flag();
+                room.computer_turn();
+                after.unload_unopened(room);
+                (id, ids, tokens)
+            })
+        };
+        tokio::spawn(made).await.map_err(|e| HubError::Failed(format!("creating a game failed: {e}")))?
     }
 
     /// The room of game `id`, loaded from its file if it is not in memory.
