@@ -233,8 +233,6 @@ struct State {
     /// Records waiting for the next write, and the games they change.
     waiting: Vec<u8>,
     waiting_games: HashSet<PathBuf>,
-    /// Of those, the games the records create.
-    waiting_created: HashSet<PathBuf>,
     /// The games created in a segment not yet retired, with its number: their files are
     /// unsynced (their first page, their names in the folder), which a retirement syncs, and a
     /// start after a crash makes again from the log.
@@ -318,23 +316,20 @@ fn new_segment(dir: &Path, n: u64) -> Result<File, StoreError> {
 }
 
 /// Sync what game file `path` holds unsynced: its write-ahead log (`synchronous = NORMAL`
-/// syncs it only before folding it into the file, and the file after). No log beside it: the
-/// last connection folded it in, synced, and removed it.
-pub(crate) fn sync_game(path: &Path) -> std::io::Result<()> {
-    match File::open(crate::sqlite::beside(path, "-wal")) {
-        Ok(f) => f.sync_data(),
+/// syncs it only before folding it into the file, and the file after; no log beside it: the
+/// last connection folded it in, synced, and removed it), and, for a file made on the log
+/// (`new`), the file itself (its first page, its size). A file not there is no error.
+fn sync_game(path: &Path, new: bool) -> std::io::Result<()> {
+    let sync = |file: PathBuf, sync: fn(&File) -> std::io::Result<()>| match File::open(file) {
+        Ok(f) => sync(&f),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
+    };
+    sync(crate::sqlite::beside(path, "-wal"), File::sync_data)?;
+    if new {
+        sync(path.to_path_buf(), File::sync_all)?;
     }
-}
-
-/// Sync game file `path` itself (a new one: its first page, its size), if it is there.
-fn sync_file(path: &Path) -> std::io::Result<()> {
-    match File::open(path) {
-        Ok(f) => f.sync_all(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
-    }
+    Ok(())
 }
 
 /// A segment's records, in order, and how many bytes after the last were not a whole record
@@ -652,7 +647,6 @@ impl RedoLog {
             state: Mutex::new(State {
                 waiting: Vec::new(),
                 waiting_games: HashSet::new(),
-                waiting_created: HashSet::new(),
                 fresh: HashMap::new(),
                 next: 0,
                 durable: 0,
@@ -748,7 +742,7 @@ impl RedoLog {
                     Some(Found::Kept) => true,
                     Some(Found::MadeAgain | Found::SetAside(_)) | None => false,
                 };
-                let synced = sync_game(&path).and_then(|()| if first_page { sync_file(&path) } else { Ok(()) });
+                let synced = sync_game(&path, first_page);
                 synced.map(|()| (found, n)).map_err(|e| io_error(&path, "could not be synced", e))
             });
             let again = "made again from its creation's record (the crash came before the file was on the disk)";
@@ -833,7 +827,10 @@ impl RedoLog {
         s.waiting.extend_from_slice(&payload);
         s.waiting_games.insert(game.into());
         if ops.iter().any(Op::creates) {
-            s.waiting_created.insert(game.into());
+            // In the segment current now: the caller's pin keeps it current until the record
+            // is written.
+            let segment = s.segment.number;
+            s.fresh.insert(game.into(), segment);
         }
         let ours = s.next;
         loop {
@@ -856,10 +853,6 @@ impl RedoLog {
             let number = s.next;
             s.next += 1;
             s.segment.games.extend(games);
-            let segment = s.segment.number;
-            for created in std::mem::take(&mut s.waiting_created) {
-                s.fresh.insert(created, segment);
-            }
             let (file, segment) = (s.segment.file.clone(), s.segment.number);
             drop(s);
             let written = (&*file).write_all(&batch).and_then(|()| file.sync_data());
@@ -888,8 +881,7 @@ impl RedoLog {
     /// record, without that write).
     pub(crate) fn sync_beside(&self, game: &Path) -> Result<(), StoreError> {
         let fresh = self.state().fresh.contains_key(game);
-        let synced = sync_game(game).and_then(|()| if fresh { sync_file(game) } else { Ok(()) });
-        synced.map_err(|e| io_error(game, "it could not be synced", e))?;
+        sync_game(game, fresh).map_err(|e| io_error(game, "it could not be synced", e))?;
         sync_dir(&self.folder)
     }
 
@@ -991,8 +983,7 @@ impl RedoLog {
     fn retire(&self, old: &Segment) -> Result<(), StoreError> {
         let created: HashSet<PathBuf> = self.state().fresh.iter().filter(|(_, &n)| n == old.number).map(|(g, _)| g.clone()).collect();
         for game in &old.games {
-            let synced = sync_game(game).and_then(|()| if created.contains(game) { sync_file(game) } else { Ok(()) });
-            synced.map_err(|e| io_error(game, "could not be synced (its redo log segment is kept)", e))?;
+            sync_game(game, created.contains(game)).map_err(|e| io_error(game, "could not be synced (its redo log segment is kept)", e))?;
         }
         if !old.games.is_empty() {
             // The name of a game's log SQLite made again (a game loaded anew) is synced by

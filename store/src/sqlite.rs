@@ -255,8 +255,13 @@ impl SqliteStore {
             Journal::Rollback => Self::create_beside(path, header, docs)?,
             Journal::WriteAhead => Self::create_in_place(path, header, docs)?,
         };
+        Ok(Self::made(conn, path, header))
+    }
+
+    /// The store of a file just made at `path` for `header`, on `conn` (the current schema).
+    fn made(conn: Connection, path: &Path, header: &GameHeader) -> SqliteStore {
         let seats = std::cell::OnceCell::from(header.seats.clone());
-        Ok(SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current(), seats, redo: None })
+        SqliteStore { conn, path: path.into(), read_only: false, version: SCHEMA_VERSION, layout: Layout::current(), seats, redo: None }
     }
 
     /// A new server's game at `path` (a write-ahead file, with the host's documents `docs`) on
@@ -276,17 +281,7 @@ impl SqliteStore {
         Self::check_new(path)?;
         log.check_game(path)?;
         let made = Self::new_write_ahead(path, false).and_then(|conn| {
-            let seats = std::cell::OnceCell::from(header.seats.clone());
-            let store = SqliteStore {
-                conn,
-                path: path.into(),
-                read_only: false,
-                version: SCHEMA_VERSION,
-                layout: Layout::current(),
-                seats,
-                redo: None,
-            };
-            let mut store = store.with_redo(log.clone())?;
+            let mut store = Self::made(conn, path, header).with_redo(log.clone())?;
             // Unsynced by SQLite, the first commit too: its log's header and the folder (which
             // SQLite syncs at a log's first sync) are synced when the segment is retired. No
             // fold into the file meanwhile (a creation's documents could be 128 pages): one
