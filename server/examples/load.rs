@@ -10,6 +10,10 @@
 //! are timed from then: the moves of games under way, without 200 creations (each a new file
 //! with its log and the log's index, and their fsyncs) running beside the first moves.
 //!
+//! An in-process server on files also prints its redo log's batches: how many, their mean and
+//! slowest write-and-sync, and when each of 20 ms or more began: a run's slow moves that line
+//! up with a slow sync waited on the disk, not on the server.
+//!
 //! `--timeline`: the moves again by the tenth of a second they were sent in (how many, p50,
 //! p99, max): whether the slow ones come together (the creations, the redo log's move to a new
 //! segment once a second) or are spread over the run.
@@ -158,6 +162,26 @@ async fn main() {
             pct_of(l, 0.99).as_secs_f64() * 1e3,
             l.last().copied().unwrap_or_default().as_secs_f64() * 1e3
         );
+    }
+    // The disk's share: how long the redo log's batches took to be written and synced (an
+    // in-process server on files). One slow sync holds every game's move waiting for it, so a
+    // run's p99 is at least its slowest syncs when they hold more than 1% of the moves.
+    for (i, running) in _servers.iter().enumerate() {
+        let Some(t) = running.hub.storage().sync_times() else { continue };
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "server {}'s redo log: {} batches written and synced, mean {:.2} ms, slowest {:.1} ms; {} of {:.0} ms or more{}",
+            i + 1,
+            t.batches,
+            ms(t.total) / t.batches.max(1) as f64,
+            ms(t.slowest),
+            t.slow_count,
+            ms(arbiter_store::SLOW_SYNC),
+            if t.slow.is_empty() { String::new() } else { ", begun (from the start):".into() }
+        );
+        for (began, took) in &t.slow {
+            println!("  {:>6.3} s: {:>6.1} ms", began.saturating_duration_since(started).as_secs_f64(), ms(*took));
+        }
     }
     if std::env::args().any(|a| a == "--timeline") {
         println!("moves by the tenth of a second they were sent in (from the start):");

@@ -333,6 +333,16 @@ impl Storage {
         }
     }
 
+    /// How long the data folder's redo log took to make moves durable (each batch's write and
+    /// sync): what an answer waits on the disk for. A database measures its own commits
+    /// (`None`).
+    pub fn sync_times(&self) -> Option<arbiter_store::SyncTimes> {
+        match self {
+            Storage::Files { redo, .. } => Some(redo.sync_times()),
+            Storage::Postgres { .. } => None,
+        }
+    }
+
     /// Game `id` was just made: its files count in [`Storage::bytes_used`] at once (until the
     /// next measure, which reads them; one read since may count them twice, never less).
     pub fn count_new_game(&self, id: &str) {

@@ -32,12 +32,13 @@ use crate::{EventRow, EventStore, GameHeader, Journal, Record, SqliteStore, Stor
 use arbiter_kernel::Seat;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The first bytes of a segment (its format's version): 2 since a segment may hold
 /// creations and removals, which an Arbiter that reads only version 1 must not take for a
@@ -50,6 +51,45 @@ const HEADER_1: &[u8] = b"ARBITER-REDO 1\n";
 const SEGMENT_EVERY: Duration = Duration::from_secs(1);
 /// A record larger than this is no record (a damaged length).
 const MAX_RECORD: u32 = 64 << 20;
+/// A batch whose write and sync took this long or longer is kept by [`SyncTimes::slow`]:
+/// every move of the batch (and every move waiting behind it) waited that long for the disk.
+pub const SLOW_SYNC: Duration = Duration::from_millis(20);
+/// How many of the slowest recent batches [`SyncTimes::slow`] keeps.
+const SLOW_KEPT: usize = 64;
+
+/// How long the log's batches took to reach the disk (each one write and one sync, whatever
+/// the number of moves in it): what an acknowledged move waits on the disk for. A server's
+/// answers are as slow as its disk's slowest syncs: with many games each waiting for its
+/// move's batch, one slow sync delays every one of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SyncTimes {
+    /// Batches written and synced since the log was opened.
+    pub batches: u64,
+    /// Their time in all.
+    pub total: Duration,
+    /// The slowest one.
+    pub slowest: Duration,
+    /// The batches that took [`SLOW_SYNC`] or longer (the last [`SLOW_KEPT`]): when each
+    /// began, and how long it took.
+    pub slow: VecDeque<(Instant, Duration)>,
+    /// How many took [`SLOW_SYNC`] or longer, kept or not.
+    pub slow_count: u64,
+}
+
+impl SyncTimes {
+    fn add(&mut self, began: Instant, took: Duration) {
+        self.batches += 1;
+        self.total += took;
+        self.slowest = self.slowest.max(took);
+        if took >= SLOW_SYNC {
+            self.slow_count += 1;
+            if self.slow.len() == SLOW_KEPT {
+                self.slow.pop_front();
+            }
+            self.slow.push_back((began, took));
+        }
+    }
+}
 
 /// One change of a game's file, in the order made under the game's write lock.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -251,6 +291,8 @@ struct State {
     failed: Option<String>,
     /// The first batch whose write failed (it and every later one are not durable).
     lost_from: Option<u64>,
+    /// How long the batches took to reach the disk.
+    syncs: SyncTimes,
 }
 
 /// A data folder's redo log (see the module's documentation). Shared by every game of the
@@ -655,6 +697,7 @@ impl RedoLog {
                 old: Vec::new(),
                 failed: None,
                 lost_from: None,
+                syncs: SyncTimes::default(),
             }),
             changed: Condvar::new(),
             commits: RwLock::new(()),
@@ -782,6 +825,11 @@ impl RedoLog {
         Ok(report)
     }
 
+    /// How long the log's batches have taken to reach the disk since it was opened.
+    pub fn sync_times(&self) -> SyncTimes {
+        self.state().syncs.clone()
+    }
+
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -855,11 +903,16 @@ impl RedoLog {
             s.segment.games.extend(games);
             let (file, segment) = (s.segment.file.clone(), s.segment.number);
             drop(s);
+            let began = Instant::now();
             let written = (&*file).write_all(&batch).and_then(|()| file.sync_data());
+            let took = began.elapsed();
             s = self.state();
             s.writing = false;
             match written {
-                Ok(()) => s.durable = number + 1,
+                Ok(()) => {
+                    s.durable = number + 1;
+                    s.syncs.add(began, took);
+                }
                 Err(e) => {
                     s.lost_from = Some(number);
                     s.failed = Some(format!(
@@ -1011,5 +1064,29 @@ impl Drop for RedoLog {
         if let Err(e) = self.retire_old() {
             eprintln!("arbiter: the redo log's segments are kept for the next start: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sync_times_keep_the_last_slow_batches_and_count_them_all() {
+        let mut t = SyncTimes::default();
+        let start = Instant::now();
+        t.add(start, Duration::from_millis(1));
+        for i in 0..SLOW_KEPT as u64 + 3 {
+            t.add(start + Duration::from_millis(i), SLOW_SYNC + Duration::from_millis(i));
+        }
+        assert_eq!(t.batches, SLOW_KEPT as u64 + 4);
+        assert_eq!(t.slow_count, SLOW_KEPT as u64 + 3);
+        assert_eq!(t.slow.len(), SLOW_KEPT);
+        // The oldest three slow batches made room for the last ones.
+        assert_eq!(t.slow.front().map(|s| s.1), Some(SLOW_SYNC + Duration::from_millis(3)));
+        assert_eq!(t.slowest, SLOW_SYNC + Duration::from_millis(SLOW_KEPT as u64 + 2));
+        let expected: Duration =
+            Duration::from_millis(1) + (0..SLOW_KEPT as u64 + 3).map(|i| SLOW_SYNC + Duration::from_millis(i)).sum::<Duration>();
+        assert_eq!(t.total, expected);
     }
 }

@@ -498,3 +498,22 @@ fn a_game_file_on_the_log_folds_its_own_log() {
         assert_eq!(s.rows().len(), 400);
     }
 }
+
+#[test]
+fn every_batch_the_log_writes_and_syncs_is_timed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, _) = open_log(dir.path()).unwrap();
+    assert_eq!(log.sync_times(), arbiter_store::SyncTimes::default());
+    let mut s = new_game(&dir.path().join("m.arbiter"), &log);
+    // One writer at a time: each write is a batch of its own (the creation was not on the log:
+    // `create_with`, then `with_redo`).
+    for text in ["flag a1", "flag b2", "unflag a1"] {
+        drop(s.play(text, None).unwrap());
+    }
+    drop(s.undo().unwrap());
+    let t = log.sync_times();
+    assert_eq!(t.batches, 4);
+    assert!(t.total > std::time::Duration::ZERO && t.slowest <= t.total, "{t:?}");
+    assert_eq!(t.slow.len() as u64, t.slow_count.min(64), "{t:?}");
+    assert!(t.slow.iter().all(|&(_, took)| took >= arbiter_store::SLOW_SYNC), "{t:?}");
+}
