@@ -15,7 +15,7 @@ use arbiter_kernel::{Catalogue, Seat};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, Weak};
 
 /// The most games one page of the list holds (and its default size).
 pub const MAX_PAGE: usize = 100;
@@ -173,8 +173,9 @@ impl Listing {
 #[derive(Default)]
 pub struct Lobby {
     games: Mutex<HashMap<String, Listing>>,
-    /// Serialises making rematches, so two seats asking at once get one new game.
-    pub rematching: tokio::sync::Mutex<()>,
+    /// A lock a game whose rematch is being made ([`Lobby::rematching`]), kept while some
+    /// request holds it.
+    rematches: Mutex<HashMap<String, Weak<tokio::sync::Mutex<()>>>>,
     /// Several processes on one database: the games whose facts changed here since they were
     /// last stored for the others ([`Lobby::sync`]).
     shared: std::sync::atomic::AtomicBool,
@@ -182,6 +183,20 @@ pub struct Lobby {
 }
 
 impl Lobby {
+    /// The lock serialising the making of game `id`'s rematch, so that two seats asking at
+    /// once get one new game. One a game: another game's rematch is not held meanwhile (a
+    /// creation may wait for its turn among many).
+    pub fn rematching(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.rematches.lock().unwrap_or_else(|p| p.into_inner());
+        locks.retain(|_, lock| lock.strong_count() > 0);
+        if let Some(lock) = locks.get(id).and_then(Weak::upgrade) {
+            return lock;
+        }
+        let lock = Arc::new(tokio::sync::Mutex::new(()));
+        locks.insert(id.into(), Arc::downgrade(&lock));
+        lock
+    }
+
     pub fn put(&self, l: Listing) {
         if self.shared.load(std::sync::atomic::Ordering::Relaxed) {
             self.changed.lock().unwrap_or_else(|p| p.into_inner()).insert(l.id.clone());
@@ -313,4 +328,26 @@ pub async fn watch(State(hub): State<Arc<Hub>>, UrlPath(id): UrlPath<String>) ->
         ApiError::new(StatusCode::FORBIDDEN, "this game is unlisted: only its creator's observers' link lets one watch it".into())
     })?;
     Ok(Json(json!({ "seat": "observer", "token": token, "link": format!("/play/{id}?token={token}") })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_s_rematch_lock_is_one_while_held_and_another_game_s_is_its_own() {
+        let lobby = Lobby::default();
+        let first = lobby.rematching("a");
+        let held = first.try_lock().unwrap();
+        // A second seat of game a meets the same lock, held: it waits.
+        assert!(Arc::ptr_eq(&first, &lobby.rematching("a")));
+        assert!(lobby.rematching("a").try_lock().is_err());
+        // Game b's rematch is not held by a's.
+        assert!(lobby.rematching("b").try_lock().is_ok());
+        drop(held);
+        drop(first);
+        // Nobody holds a's lock any more: it is forgotten (the locks do not grow with the games).
+        let _again = lobby.rematching("c");
+        assert_eq!(lobby.rematches.lock().unwrap().len(), 1);
+    }
 }

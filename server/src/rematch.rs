@@ -53,7 +53,8 @@ pub async fn rematch(
     }
     let n = room.seat_count();
     let new_id = {
-        let _one_at_a_time = hub.lobby.rematching.lock().await;
+        let lock = hub.lobby.rematching(&id);
+        let _one_at_a_time = lock.lock().await;
         let file = room.seats_file();
         match file.rematch {
             Some(new_id) => new_id,
