@@ -52,7 +52,7 @@ async fn main() {
     let pg = std::env::args().any(|a| a == "--postgres").then(|| arbiter_pgtest::PgServer::start().expect("PostgreSQL is installed"));
     let store = arg("--store").or_else(|| pg.as_ref().map(|p| p.new_database("load")));
     assert!(servers == 1 || store.is_some(), "several servers share a database: --postgres or --store URL");
-    let (bases, _servers): (Vec<String>, Vec<arbiter_server::Running>) = match arg("--addr") {
+    let (bases, running_servers): (Vec<String>, Vec<arbiter_server::Running>) = match arg("--addr") {
         Some(a) => (a.split(',').map(|a| format!("http://{a}")).collect(), Vec::new()),
         None => {
             let mut running = Vec::new();
@@ -166,7 +166,7 @@ async fn main() {
     // The disk's share: how long the redo log's batches took to be written and synced (an
     // in-process server on files). One slow sync holds every game's move waiting for it, so a
     // run's p99 is at least its slowest syncs when they hold more than 1% of the moves.
-    for (i, running) in _servers.iter().enumerate() {
+    for (i, running) in running_servers.iter().enumerate() {
         let Some(t) = running.hub.storage().sync_times() else { continue };
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         println!(

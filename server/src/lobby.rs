@@ -173,8 +173,8 @@ impl Listing {
 #[derive(Default)]
 pub struct Lobby {
     games: Mutex<HashMap<String, Listing>>,
-    /// A lock a game whose rematch is being made ([`Lobby::rematching`]), kept while some
-    /// request holds it.
+    /// A lock for each game whose rematch is being made ([`Lobby::rematching`]), kept while
+    /// some request holds it.
     rematches: Mutex<HashMap<String, Weak<tokio::sync::Mutex<()>>>>,
     /// Several processes on one database: the games whose facts changed here since they were
     /// last stored for the others ([`Lobby::sync`]).

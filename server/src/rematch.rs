@@ -9,7 +9,7 @@
 //! its derived token in its new seat and returns it. Asking again returns the same game and
 //! token; the old game's seats document records the rematch's id.
 
-use crate::api::{read, seat_of, ApiError, TokenQuery};
+use crate::api::{read, retrying, seat_of, ApiError, TokenQuery, Who};
 use crate::hub::Hub;
 use crate::seats::{token_hash, ComputerSeat, Place};
 use arbiter_kernel::Seat;
@@ -52,55 +52,18 @@ pub async fn rematch(
         return Err(ApiError::new(StatusCode::CONFLICT, "the game is not over: a rematch follows its end".into()));
     }
     let n = room.seat_count();
-    let new_id = {
-        let lock = hub.lobby.rematching(&id);
-        let _one_at_a_time = lock.lock().await;
-        let file = room.seats_file();
-        match file.rematch {
-            Some(new_id) => new_id,
-            None => {
-                // A new game: counted as `POST /api/games` counts them (else resigning and asking
-                // for a rematch again and again would make games without limit).
-                let ip = peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |Extension(ConnectInfo(a))| a.ip());
-                if let Err(wait) = hub.creations.take(ip, hub.config.games_per_address, hub.config.games_window) {
-                    let secs = wait.as_secs() + 1;
-                    let mut r = ApiError::new(
-                        StatusCode::TOO_MANY_REQUESTS,
-                        format!("too many new games from your address (a rematch is one): try again in {secs} s"),
-                    )
-                    .into_response();
-                    r.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
-                    return Ok(r);
-                }
-                let kind = hub.catalogue().find(kind).map_err(|r| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, r.reason))?;
-                let options: Value = serde_json::from_str(&options)
-                    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the game's options cannot be read: {e}")))?;
-                let mut b = [0u8; 8];
-                getrandom::fill(&mut b)
-                    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("no randomness for a seed: {e}")))?;
-                let computer = file.computer.first().map(|c| ComputerSeat { seat: moved_on(c.seat as usize, n) as u8, agent: c.agent });
-                // Every person's seat is taken by a token nobody is given, until its player asks;
-                // a seat nobody had joined stays free to join.
-                let people: Vec<usize> = (0..n)
-                    .filter(|i| file.taken(Seat(*i as u8)) && !file.computer.iter().any(|c| c.seat as usize == *i))
-                    .map(|i| moved_on(i, n))
-                    .collect();
-                let (new_id, _, _) =
-                    hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted, false).await?;
-                let recorded = new_id.clone();
-                read(room.clone(), move |r| {
-                    r.update_seats(|f| {
-                        f.rematch = Some(recorded);
-                        Ok(Some(()))
-                    })
-                })
-                .await??;
-                // Each seat's open page offers to play it.
-                let seats: Vec<Place> = (0..n).map(|i| Place::Seat(Seat(i as u8))).collect();
-                room.tell(&seats, json!({ "type": "rematch", "id": new_id }).to_string());
-                new_id
-            }
-        }
+    let ip = peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |Extension(ConnectInfo(a))| a.ip());
+    // Made (or found) one at a time for this game, so that two seats asking at once get one
+    // new game; in a task of its own holding the lock until the new game is recorded in the
+    // old one's seats: a request dropped meanwhile (its client gone) neither lets the other
+    // seat in early nor stops the recording, which would leave two games.
+    let lock = hub.lobby.rematching(&id).lock_owned().await;
+    let made = tokio::spawn(make(hub.clone(), id.clone(), kind, options, n, ip, lock));
+    let new_id = match made.await {
+        Ok(Ok(Ok(new_id))) => new_id,
+        Ok(Ok(Err(refused))) => return Ok(refused),
+        Ok(Err(e)) => return Err(e),
+        Err(e) => return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}"))),
     };
     let new_room = hub.room(&new_id).await?;
     let seat = moved_on(old_seat.idx(), n);
@@ -125,6 +88,66 @@ pub async fn rematch(
         "link": format!("/play/{new_id}?token={new_token}"),
     }))
     .into_response())
+}
+
+/// Game `id`'s rematch: the one recorded in its seats, else a new game made and recorded
+/// there (or the answer refusing it: too many new games from `ip`). Run holding the game's
+/// rematch lock (`_one_at_a_time`).
+async fn make(
+    hub: Arc<Hub>,
+    id: String,
+    kind: &'static str,
+    options: String,
+    n: usize,
+    ip: IpAddr,
+    _one_at_a_time: tokio::sync::OwnedMutexGuard<()>,
+) -> Result<Result<String, Response>, ApiError> {
+    // Read under the lock, from the copy loaded now (the one the request found may have been
+    // unloaded since, its seats not the latest).
+    let file = hub.room(&id).await?.seats_file();
+    if let Some(new_id) = file.rematch {
+        return Ok(Ok(new_id));
+    }
+    // A new game: counted as `POST /api/games` counts them (else resigning and asking for a
+    // rematch again and again would make games without limit).
+    if let Err(wait) = hub.creations.take(ip, hub.config.games_per_address, hub.config.games_window) {
+        let secs = wait.as_secs() + 1;
+        let mut r = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("too many new games from your address (a rematch is one): try again in {secs} s"),
+        )
+        .into_response();
+        r.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
+        return Ok(Err(r));
+    }
+    let kind = hub.catalogue().find(kind).map_err(|r| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, r.reason))?;
+    let options: Value = serde_json::from_str(&options)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the game's options cannot be read: {e}")))?;
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("no randomness for a seed: {e}")))?;
+    let computer = file.computer.first().map(|c| ComputerSeat { seat: moved_on(c.seat as usize, n) as u8, agent: c.agent });
+    // Every person's seat is taken by a token nobody is given, until its player asks; a seat
+    // nobody had joined stays free to join.
+    let people: Vec<usize> = (0..n)
+        .filter(|i| file.taken(Seat(*i as u8)) && !file.computer.iter().any(|c| c.seat as usize == *i))
+        .map(|i| moved_on(i, n))
+        .collect();
+    let (new_id, _, _) =
+        hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted, false).await?;
+    let recorded = new_id.clone();
+    // On the copy loaded then (again if it is unloaded meanwhile).
+    let (room, ()) = retrying(&hub, &id, Who::Anyone, move |r, _| {
+        r.update_seats(|f| {
+            f.rematch = Some(recorded.clone());
+            Ok(Some(()))
+        })
+        .map(|_| ())
+    })
+    .await?;
+    // Each seat's open page offers to play it.
+    let seats: Vec<Place> = (0..n).map(|i| Place::Seat(Seat(i as u8))).collect();
+    room.tell(&seats, json!({ "type": "rematch", "id": new_id }).to_string());
+    Ok(Ok(new_id))
 }
 
 #[cfg(test)]

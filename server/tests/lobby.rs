@@ -316,6 +316,37 @@ async fn a_rematch_swaps_the_seats_and_gives_each_player_its_new_link_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_seats_asking_at_once_get_one_rematch_and_another_game_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(srv) = server(&dir).await else { return };
+    let t = T::new(&srv);
+    let mut games = Vec::new();
+    for _ in 0..2 {
+        let g = t.create(json!({})).await;
+        let ussr = g["tokens"]["ussr"].as_str().unwrap();
+        let (status, _) = t.post(&format!("/api/games/{}/moves?token={ussr}", id(&g)), json!({ "move": "resign" })).await;
+        assert_eq!(status, 200);
+        games.push(g);
+    }
+    let ask = |g: &Value, seat: &str| format!("/api/games/{}/rematch?token={}", id(g), g["tokens"][seat].as_str().unwrap());
+    let (a_us, a_ussr, b_us, b_ussr) = (ask(&games[0], "us"), ask(&games[0], "ussr"), ask(&games[1], "us"), ask(&games[1], "ussr"));
+    // Every seat of both games at once: each game's two seats meet in one new game.
+    let (a1, a2, b1, b2) =
+        tokio::join!(t.post(&a_us, json!({})), t.post(&a_ussr, json!({})), t.post(&b_us, json!({})), t.post(&b_ussr, json!({})));
+    for (status, v) in [&a1, &a2, &b1, &b2] {
+        assert_eq!(*status, 200, "{v}");
+    }
+    assert_eq!(id(&a1.1), id(&a2.1), "game a's seats got one rematch");
+    assert_eq!(id(&b1.1), id(&b2.1), "game b's seats got one rematch");
+    assert_ne!(id(&a1.1), id(&b1.1), "each game its own");
+    let mut listed = t.listed().await;
+    listed.sort();
+    let mut made = vec![id(&a1.1), id(&b1.1)];
+    made.sort();
+    assert_eq!(listed, made, "no other game was made (the finished ones are not listed)");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn against_the_computer_the_rematch_swaps_its_side_too() {
     let dir = tempfile::tempdir().unwrap();
     let Some(srv) = server(&dir).await else { return };

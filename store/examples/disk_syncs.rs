@@ -1,17 +1,17 @@
 //! The disk alone, without Arbiter: how long a small write and its `fdatasync` take, as the
 //! redo log's batches do (issue 25, the server's p99). Two threads, each on its own file in
 //! a temporary folder, append 8 KiB and sync it, 2 ms apart, for S seconds; then every sync of
-//! 20 ms or more, with the longest sync of the other thread overlapping it. When both threads'
-//! syncs stall together, the stall is the device's (or the file system's journal), not one
-//! file's: no second log file would get around it.
+//! 20 ms or more (the redo log's `SLOW_SYNC`), with the longest sync of the other thread
+//! overlapping it. When both threads' syncs stall together, the stall is below the files (the
+//! disk, or the file system as a whole), not one file's: no second log file would get around
+//! it.
 //!
 //! `cargo run --release -p arbiter-store --example disk_syncs -- [--seconds 20]`
 //! (the folder under `TMPDIR`: run it where the server's data folder would be).
 
+use arbiter_store::SLOW_SYNC as SLOW;
 use std::io::Write;
 use std::time::{Duration, Instant};
-
-const SLOW: Duration = Duration::from_millis(20);
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

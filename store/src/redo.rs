@@ -32,8 +32,7 @@ use crate::{EventRow, EventStore, GameHeader, Journal, Record, SqliteStore, Stor
 use arbiter_kernel::Seat;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::collections::VecDeque;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -63,14 +62,15 @@ const SLOW_KEPT: usize = 64;
 /// move's batch, one slow sync delays every one of them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SyncTimes {
-    /// Batches written and synced since the log was opened.
+    /// Batches written and synced since the log was opened (a write or sync that failed
+    /// included: the log's last).
     pub batches: u64,
     /// Their time in all.
     pub total: Duration,
     /// The slowest one.
     pub slowest: Duration,
-    /// The batches that took [`SLOW_SYNC`] or longer (the last [`SLOW_KEPT`]): when each
-    /// began, and how long it took.
+    /// The batches that took [`SLOW_SYNC`] or longer (the last 64): when each began, and how
+    /// long it took.
     pub slow: VecDeque<(Instant, Duration)>,
     /// How many took [`SLOW_SYNC`] or longer, kept or not.
     pub slow_count: u64,
@@ -908,11 +908,9 @@ impl RedoLog {
             let took = began.elapsed();
             s = self.state();
             s.writing = false;
+            s.syncs.add(began, took);
             match written {
-                Ok(()) => {
-                    s.durable = number + 1;
-                    s.syncs.add(began, took);
-                }
+                Ok(()) => s.durable = number + 1,
                 Err(e) => {
                     s.lost_from = Some(number);
                     s.failed = Some(format!(

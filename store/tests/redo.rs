@@ -514,6 +514,7 @@ fn every_batch_the_log_writes_and_syncs_is_timed() {
     let t = log.sync_times();
     assert_eq!(t.batches, 4);
     assert!(t.total > std::time::Duration::ZERO && t.slowest <= t.total, "{t:?}");
-    assert_eq!(t.slow.len() as u64, t.slow_count.min(64), "{t:?}");
+    // Four batches: every slow one is kept.
+    assert_eq!(t.slow.len() as u64, t.slow_count, "{t:?}");
     assert!(t.slow.iter().all(|&(_, took)| took >= arbiter_store::SLOW_SYNC), "{t:?}");
 }
