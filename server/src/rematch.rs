@@ -65,25 +65,30 @@ pub async fn rematch(
         Ok(Err(e)) => return Err(e),
         Err(e) => return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}"))),
     };
-    let new_room = hub.room(&new_id).await?;
     let seat = moved_on(old_seat.idx(), n);
     let new_token = derived_token(&token, &new_id);
     let hash = token_hash(&new_token);
-    read(new_room.clone(), move |r| {
+    // On the copy loaded then (again if it is unloaded meanwhile): the claim is the same each
+    // time.
+    let (new_room, ()) = retrying(&hub, &new_id, Who::Anyone, move |r, _| {
         let claimed = r.update_seats(|f| {
             if let Some(h) = f.hashes.get_mut(seat) {
-                *h = Some(hash);
+                *h = Some(hash.clone());
             }
             Ok(Some(()))
         });
         r.relist();
-        claimed
+        claimed.map(|_| ())
     })
-    .await??;
+    .await?;
+    let new_seat = new_room
+        .ids
+        .get(seat)
+        .ok_or_else(|| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the rematch has no seat {} (server fault)", seat + 1)))?;
     Ok(Json(json!({
         "id": new_id,
         "game": new_room.kind,
-        "seat": new_room.ids[seat],
+        "seat": new_seat,
         "token": new_token,
         "link": format!("/play/{new_id}?token={new_token}"),
     }))
@@ -134,20 +139,47 @@ async fn make(
         .collect();
     let (new_id, _, _) =
         hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted, false).await?;
-    let recorded = new_id.clone();
-    // On the copy loaded then (again if it is unloaded meanwhile).
-    let (room, ()) = retrying(&hub, &id, Who::Anyone, move |r, _| {
-        r.update_seats(|f| {
-            f.rematch = Some(recorded.clone());
-            Ok(Some(()))
-        })
-        .map(|_| ())
+    let ours = new_id.clone();
+    // Recorded on the copy loaded then (again if it is unloaded meanwhile), unless one is
+    // recorded already: the lock is one process's, and several processes on one database may
+    // each have made one (a copy unloaded here and loaded by another meanwhile). The first
+    // recorded stands, so that the seats meet in one game.
+    let recorded = retrying(&hub, &id, Who::Anyone, move |r, _| {
+        let ours = ours.clone();
+        r.update_seats(|f| Ok(Some(f.rematch.get_or_insert(ours).clone())))
     })
-    .await?;
-    // Each seat's open page offers to play it.
-    let seats: Vec<Place> = (0..n).map(|i| Place::Seat(Seat(i as u8))).collect();
-    room.tell(&seats, json!({ "type": "rematch", "id": new_id }).to_string());
-    Ok(Ok(new_id))
+    .await;
+    match recorded {
+        Ok((_, Some(standing))) if standing != new_id => {
+            hide(&hub, &new_id).await;
+            Ok(Ok(standing))
+        }
+        Ok((room, _)) => {
+            // Each seat's open page offers to play it.
+            let seats: Vec<Place> = (0..n).map(|i| Place::Seat(Seat(i as u8))).collect();
+            room.tell(&seats, json!({ "type": "rematch", "id": new_id }).to_string());
+            Ok(Ok(new_id))
+        }
+        Err(e) => {
+            // Nobody will be given its links: out of the list, not a game people see taken.
+            hide(&hub, &new_id).await;
+            Err(e)
+        }
+    }
+}
+
+/// Take game `id` (a rematch made but not the one recorded: nobody is given its links) out of
+/// the lobby's list. Best effort: it is a game nobody can play either way.
+async fn hide(hub: &Arc<Hub>, id: &str) {
+    let _ = retrying(hub, id, Who::Anyone, |r, _| {
+        let hidden = r.update_seats(|f| {
+            f.unlisted = true;
+            Ok(Some(()))
+        });
+        r.relist();
+        hidden.map(|_| ())
+    })
+    .await;
 }
 
 #[cfg(test)]
