@@ -21,15 +21,28 @@ pub struct ApiError {
     pub status: StatusCode,
     pub error: String,
     pub rule: Option<String>,
+    /// When to ask again, in whole seconds (`Retry-After`): a limit met, a game moving.
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, error: String) -> ApiError {
-        ApiError { status, error, rule: None }
+        ApiError { status, error, rule: None, retry_after: None }
+    }
+    /// Told to ask again after `secs` seconds.
+    pub fn retry_after(self, secs: u64) -> ApiError {
+        ApiError { retry_after: Some(secs), ..self }
+    }
+    /// 429: too many new games from one address (`POST /api/games`, a rematch), for `wait`
+    /// more (`why`: what was counted).
+    pub fn too_many_games(wait: std::time::Duration, why: &str) -> ApiError {
+        let secs = wait.as_secs() + 1;
+        ApiError::new(StatusCode::TOO_MANY_REQUESTS, format!("too many new games from your address ({why}): try again in {secs} s"))
+            .retry_after(secs)
     }
     /// A game's refusal: its text, and its rule.
     pub fn refusal(status: StatusCode, r: Refusal) -> ApiError {
-        ApiError { status, error: r.to_string(), rule: Some(r.rule).filter(|x| !x.is_empty()) }
+        ApiError { status, error: r.to_string(), rule: Some(r.rule).filter(|x| !x.is_empty()), retry_after: None }
     }
 }
 
@@ -39,7 +52,11 @@ impl IntoResponse for ApiError {
         if let Some(rule) = self.rule {
             body["rule"] = json!(rule);
         }
-        (self.status, Json(body)).into_response()
+        let mut r = (self.status, Json(body)).into_response();
+        if let Some(secs) = self.retry_after {
+            r.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        r
     }
 }
 
@@ -182,18 +199,8 @@ pub async fn create(
     // peer address (the router served by other means) every request shares one bucket.
     let ip = peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |Extension(ConnectInfo(a))| a.ip());
     if let Err(wait) = hub.creations.take(ip, hub.config.games_per_address, hub.config.games_window) {
-        let secs = wait.as_secs() + 1;
-        let mut r = ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            format!(
-                "too many new games from your address (at most {} in {} s): try again in {secs} s",
-                hub.config.games_per_address,
-                hub.config.games_window.as_secs()
-            ),
-        )
-        .into_response();
-        r.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
-        return Ok(r);
+        let counted = format!("at most {} in {} s", hub.config.games_per_address, hub.config.games_window.as_secs());
+        return Err(ApiError::too_many_games(wait, &counted));
     }
     // Whoever chooses the seed knows every random outcome, the other seats' secrets: the server
     // draws it unless the creator chose, and then every seat is told (`seed_chosen` in each

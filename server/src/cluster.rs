@@ -44,9 +44,7 @@ pub fn game_of(path: &str) -> Option<&str> {
 /// 503 with `Retry-After` (whole seconds, at least 1).
 pub fn unavailable(retry: Duration, why: &str) -> Response {
     let secs = retry.as_secs() + u64::from(retry.subsec_nanos() > 0);
-    let mut r = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, why.into()).into_response();
-    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
-    r
+    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, why.into()).retry_after(secs.max(1)).into_response()
 }
 
 /// The middleware: a request for a game another live process holds goes to that process.

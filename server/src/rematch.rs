@@ -59,12 +59,7 @@ pub async fn rematch(
     // seat in early nor stops the recording, which would leave two games.
     let lock = hub.lobby.rematching(&id).lock_owned().await;
     let made = tokio::spawn(make(hub.clone(), id.clone(), kind, options, n, ip, lock));
-    let new_id = match made.await {
-        Ok(Ok(Ok(new_id))) => new_id,
-        Ok(Ok(Err(refused))) => return Ok(refused),
-        Ok(Err(e)) => return Err(e),
-        Err(e) => return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}"))),
-    };
+    let new_id = made.await.map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("server fault: {e}")))??;
     let seat = moved_on(old_seat.idx(), n);
     let new_token = derived_token(&token, &new_id);
     let hash = token_hash(&new_token);
@@ -96,8 +91,8 @@ pub async fn rematch(
 }
 
 /// Game `id`'s rematch: the one recorded in its seats, else a new game made and recorded
-/// there (or the answer refusing it: too many new games from `ip`). Run holding the game's
-/// rematch lock (`_one_at_a_time`).
+/// there (refused when too many new games came from `ip`). Run holding the game's rematch
+/// lock (`_one_at_a_time`).
 async fn make(
     hub: Arc<Hub>,
     id: String,
@@ -106,24 +101,17 @@ async fn make(
     n: usize,
     ip: IpAddr,
     _one_at_a_time: tokio::sync::OwnedMutexGuard<()>,
-) -> Result<Result<String, Response>, ApiError> {
+) -> Result<String, ApiError> {
     // Read under the lock, from the copy loaded now (the one the request found may have been
     // unloaded since, its seats not the latest).
     let file = hub.room(&id).await?.seats_file();
     if let Some(new_id) = file.rematch {
-        return Ok(Ok(new_id));
+        return Ok(new_id);
     }
     // A new game: counted as `POST /api/games` counts them (else resigning and asking for a
     // rematch again and again would make games without limit).
     if let Err(wait) = hub.creations.take(ip, hub.config.games_per_address, hub.config.games_window) {
-        let secs = wait.as_secs() + 1;
-        let mut r = ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            format!("too many new games from your address (a rematch is one): try again in {secs} s"),
-        )
-        .into_response();
-        r.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
-        return Ok(Err(r));
+        return Err(ApiError::too_many_games(wait, "a rematch is one"));
     }
     let kind = hub.catalogue().find(kind).map_err(|r| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, r.reason))?;
     let options: Value = serde_json::from_str(&options)
@@ -152,13 +140,13 @@ async fn make(
     match recorded {
         Ok((_, Some(standing))) if standing != new_id => {
             hide(&hub, &new_id).await;
-            Ok(Ok(standing))
+            Ok(standing)
         }
         Ok((room, _)) => {
             // Each seat's open page offers to play it.
             let seats: Vec<Place> = (0..n).map(|i| Place::Seat(Seat(i as u8))).collect();
             room.tell(&seats, json!({ "type": "rematch", "id": new_id }).to_string());
-            Ok(Ok(new_id))
+            Ok(new_id)
         }
         Err(e) => {
             // Nobody will be given its links: out of the list, not a game people see taken.
