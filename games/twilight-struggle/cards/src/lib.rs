@@ -184,6 +184,43 @@ mod tests {
         assert!(fault.as_deref().is_some_and(|f| f.contains("reacts to") && f.contains("outside its declared interest")), "{fault:?}");
     }
 
+    /// The fault of adding `e` (Chernobyl's effect, declared to remember a region) under the
+    /// declaration check, and without it.
+    fn add_chernobyl(e: arbiter_twilight::effect::Effect) -> [Option<String>; 2] {
+        [true, false].map(|check| {
+            let mut rules = build();
+            if check {
+                rules.check_interest();
+            }
+            let mut st =
+                arbiter_twilight::State::initial(&rules, arbiter_twilight::Options::default(), arbiter_twilight::Randomness::seeded(1));
+            let mut report = arbiter_twilight::Report::default();
+            let mut carried = arbiter_twilight::ctx::Carried::default();
+            let mut ctx = arbiter_twilight::ctx::Ctx::new(&rules, &mut st, &mut report, &mut carried);
+            ctx.exec(arbiter_twilight::instr::Instr::AddEffect(e));
+            ctx.fault.clone()
+        })
+    }
+
+    #[test]
+    fn the_declaration_check_catches_an_effect_entering_play_out_of_its_declared_shape() {
+        use arbiter_twilight::effect::{Effect, Expiry, Memo};
+        use arbiter_twilight::{Region, Side};
+        let chernobyl = events::ids::CHERNOBYL;
+        let right = Effect { memo: Memo::Region(Region::Asia), ..Effect::new(chernobyl, Side::Us, Expiry::EndOfTurn) };
+        assert_eq!(add_chernobyl(right), [None, None]);
+        for wrong in [
+            Effect::new(chernobyl, Side::Us, Expiry::EndOfTurn),
+            Effect { memo: Memo::Turn(8), ..right },
+            Effect { expiry: Expiry::Permanent, ..right },
+            right.keeping_card(),
+        ] {
+            let [checked, unchecked] = add_chernobyl(wrong);
+            assert!(checked.as_deref().is_some_and(|f| f.contains("not its declared shape")), "{wrong:?}: {checked:?}");
+            assert_eq!(unchecked, None);
+        }
+    }
+
     #[test]
     fn card_data_loads_and_matches_reference_counts() {
         let db = card_db();

@@ -499,6 +499,9 @@ impl<'a> Ctx<'a> {
                 }
             }
             Instr::AddEffect(e) => {
+                if self.rules.checks_interest() {
+                    self.check_shape(&e);
+                }
                 if !self.st.has_effect(e.card) {
                     self.effects_changed = self.effects_changed.wrapping_add(1);
                     self.st.effects_version.0 = self.st.effects_version.0.wrapping_add(1);
@@ -548,11 +551,31 @@ impl<'a> Ctx<'a> {
                     self.effects_changed = self.effects_changed.wrapping_add(1);
                     self.st.effects_version.0 = self.st.effects_version.0.wrapping_add(1);
                     e.memo = memo;
+                    let e = *e;
+                    if self.rules.checks_interest() {
+                        self.check_shape(&e);
+                    }
                 }
             }
             Instr::EndGame(o) => {
                 log!(self, "Game over: {o}");
                 self.st.outcome = Some(o);
+            }
+        }
+    }
+
+    /// The declaration check (with the interest check): an effect that does not have its card's
+    /// declared shape (`Lasting::shape`) is an engine fault.
+    fn check_shape(&mut self, e: &crate::effect::Effect) {
+        match self.rules.shape(e.card) {
+            Some(shape) if shape.fits(e) => {}
+            Some(shape) => {
+                let why = format!("{} enters play as {e:?}, not its declared shape {shape:?} (Lasting::shape)", self.card_name(e.card));
+                self.fault(why);
+            }
+            None => {
+                let why = format!("{} enters play but declares no effect (Lasting::shape)", self.card_name(e.card));
+                self.fault(why);
             }
         }
     }

@@ -1,6 +1,7 @@
-//! Lasting effects (§7.3) are plain data: which card, whose, until when, one parameter. Their
-//! behaviour lives with the card's event in the registry, keyed by card id, so a state holding
-//! effects can be saved, loaded, hashed and replayed.
+//! Lasting effects (§7.3) are plain data: which card, whose, until when, what it remembers.
+//! Their behaviour lives with the card's event in the registry, keyed by card id, so a state
+//! holding effects can be saved, loaded, hashed and replayed. Each card also declares the
+//! [`Shape`] its effect enters play with, which positions built by hand (fixtures) are held to.
 
 use crate::card::CardId;
 use crate::side::Side;
@@ -57,6 +58,76 @@ impl std::hash::Hash for Memo {
             Memo::Turn(t) => i16::from(*t),
         };
         n.hash(state)
+    }
+}
+
+/// What a card's effect can remember: which [`Memo`]s it holds, in the game's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remembers {
+    /// Nothing.
+    Nothing,
+    /// A flag, set while the effect waits on something (`what`, in words) that happened in the
+    /// action round under way. With `from_headline`, the headline can set it too, so that the
+    /// first action round may begin with it set (NORAD: DEFCON moved to 2 in the headline).
+    Flag { what: &'static str, from_headline: bool },
+    /// A region, named when the event takes place: never without one (Chernobyl).
+    Region,
+    /// A country, chosen during a scoring and used by that scoring: nothing between two
+    /// decisions (Shuttle Diplomacy).
+    Country,
+    /// The turn the event took place: never without one (North Sea Oil).
+    Turn,
+}
+
+impl Remembers {
+    /// May an effect of this kind hold `memo`?
+    pub fn holds(self, memo: Memo) -> bool {
+        matches!(
+            (self, memo),
+            (Remembers::Nothing | Remembers::Flag { .. } | Remembers::Country, Memo::Nothing)
+                | (Remembers::Flag { .. }, Memo::Flag)
+                | (Remembers::Region, Memo::Region(_))
+                | (Remembers::Country, Memo::Country(_))
+                | (Remembers::Turn, Memo::Turn(_))
+        )
+    }
+}
+
+/// Where an effect's card is while the effect lasts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CardPlace {
+    /// Played for its event: removed from the game if starred (§4.3), else discarded.
+    Played,
+    /// In front of its owner, discarded when the effect ends (Shuttle Diplomacy).
+    InFront,
+    /// Given to the owner's opponent, who must play it (Missile Envy); it may leave that hand
+    /// before a round of the opponent ends the effect, but never returns to the owner's.
+    OpponentsHand,
+}
+
+/// How a card's effect enters play: how long it lasts, what it remembers, where its card is
+/// meanwhile. Declared by the card (`Lasting::shape`); the declaration check holds every
+/// effect added to its card's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub expiry: Expiry,
+    pub remembers: Remembers,
+    pub card: CardPlace,
+}
+
+impl Shape {
+    /// The usual shape (§7.3): for the rest of the game if the event is underlined (`lasting`),
+    /// else for the rest of the turn; remembering nothing; the card played.
+    pub fn usual(lasting: bool) -> Shape {
+        Shape {
+            expiry: if lasting { Expiry::Permanent } else { Expiry::EndOfTurn },
+            remembers: Remembers::Nothing,
+            card: CardPlace::Played,
+        }
+    }
+    /// Does `e` have this shape?
+    pub fn fits(&self, e: &Effect) -> bool {
+        e.expiry == self.expiry && self.remembers.holds(e.memo) && e.keeps_card == (self.card == CardPlace::InFront)
     }
 }
 

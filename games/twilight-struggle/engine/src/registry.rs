@@ -10,7 +10,7 @@
 
 use crate::card::{CardDb, CardId, CardSet, Era};
 use crate::ctx::Ctx;
-use crate::effect::Effect;
+use crate::effect::{Effect, Shape};
 use crate::error::Illegal;
 use crate::instr::{DomainEvent, EventKind, Instr, InstrKind};
 use crate::map::{CountryId, Region};
@@ -411,6 +411,11 @@ pub trait Lasting: Send + Sync + 'static {
     fn extra_action_rounds(&self, _p: Position, _e: &Effect, _side: Side) -> u8 {
         0
     }
+    /// How the effect enters play, given the usual shape of its card ([`Shape::usual`]):
+    /// asked once, when the effect is registered.
+    fn shape(&self, usual: Shape) -> Shape {
+        usual
+    }
 }
 
 /// Card data plus the registered events and lasting effects.
@@ -420,6 +425,8 @@ pub struct Ruleset {
     lasting: Vec<Option<Arc<dyn Lasting>>>,
     /// Each card's `Lasting::interest`, asked once at registration (`NONE` without one).
     interest: Vec<Interest>,
+    /// Each registered effect's `Lasting::shape`, asked once at registration.
+    shapes: Vec<Option<Shape>>,
     /// The same by kind: the cards whose effect may object to each kind of intent
     /// (`Intent::index`), and that may react to each kind of domain event, so that the effects
     /// in play are tested with a bit each.
@@ -464,6 +471,7 @@ impl Ruleset {
             events: (0..=110).map(|_| None).collect(),
             lasting: (0..=110).map(|_| None).collect(),
             interest: vec![Interest::NONE; 111],
+            shapes: vec![None; 111],
             askers: [CardSet::default(); INTENT_KINDS],
             hearers: [CardSet::default(); EVENT_KINDS],
             offerers: CardSet::default(),
@@ -571,7 +579,21 @@ impl Ruleset {
     /// Register what `card`'s effect does in play.
     pub fn lasting<L: Lasting>(&mut self, card: CardId, l: L) {
         self.declare(card, l.interest());
+        self.declare_shape(card, &l);
         self.lasting[card.idx()] = Some(Arc::new(l));
+    }
+    fn declare_shape(&mut self, card: CardId, l: &dyn Lasting) {
+        let usual = Shape::usual(self.cards.get(card).is_some_and(|i| i.lasting));
+        if let Some(s) = self.shapes.get_mut(card.idx()) {
+            *s = Some(l.shape(usual));
+        }
+    }
+    /// How `card`'s effect enters play: its declared shape, the usual one for an underlined
+    /// card with no behaviour of its own (Marshall Plan), `None` for a card that leaves no
+    /// effect in play.
+    pub fn shape(&self, card: CardId) -> Option<Shape> {
+        let declared = self.shapes.get(card.idx()).copied().flatten();
+        declared.or_else(|| self.cards.get(card).filter(|i| i.lasting).map(|_| Shape::usual(true)))
     }
     /// Register one value as both the event and the lasting effect of `card`.
     pub fn both<T: CardEvent + Lasting>(&mut self, card: CardId, t: T) {
@@ -579,6 +601,7 @@ impl Ruleset {
         let t = Arc::new(t);
         self.events[card.idx()] = Some(t.clone());
         self.declare(card, t.interest());
+        self.declare_shape(card, &*t);
         self.lasting[card.idx()] = Some(t);
     }
     pub fn get_event(&self, card: CardId) -> Option<&dyn Event> {

@@ -27,6 +27,17 @@ pub fn hand_size(turn: u8) -> usize {
     }
 }
 
+/// The turn whose start brings `era`'s cards into the deck (§4.4): the Early War's at the
+/// setup, the Mid War's at turn 4, the Late War's at turn 8. No card of an era is anywhere but
+/// in reserve before.
+pub fn era_begins(era: Era) -> u8 {
+    match era {
+        Era::Early => 1,
+        Era::Mid => 4,
+        Era::Late => 8,
+    }
+}
+
 /// The turn's action rounds before any ability or effect (§4.5D): 6 in turns 1–3, 7 afterwards.
 pub fn base_action_rounds(p: Position) -> u8 {
     if p.st.turn <= 3 {
@@ -211,11 +222,8 @@ pub fn end(ctx: &mut Ctx) {
         return;
     }
     ctx.st.turn += 1;
-    let era = match ctx.st.turn {
-        4 => Some(Era::Mid),
-        8 => Some(Era::Late),
-        _ => None,
-    };
+    let turn = ctx.st.turn;
+    let era = [Era::Mid, Era::Late].into_iter().find(|e| era_begins(*e) == turn);
     if let Some(era) = era {
         let cards: CardSet = ctx.st.reserve.iter().filter(|c| ctx.rules.cards.info(*c).era == era).collect();
         for c in cards.iter() {

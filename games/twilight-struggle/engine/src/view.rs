@@ -2,6 +2,7 @@
 //! order, a secret headline and the random source stay hidden.
 
 use crate::card::CardId;
+use crate::effect::{Effect, Memo, Remembers};
 use crate::flow;
 use crate::map::Map;
 use crate::registry::Position;
@@ -35,6 +36,42 @@ pub struct EffectView {
     pub owner: Side,
     /// How long it lasts, in words.
     pub lasts: String,
+    /// What it remembers, in the game's words, where its card remembers something
+    /// (`Lasting::shape`): the region named (Chernobyl), the turn played (North Sea Oil), the
+    /// battleground chosen during a scoring (Shuttle Diplomacy), whether its flag is set (NORAD,
+    /// "We Will Bury You").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flag: Option<bool>,
+}
+
+impl EffectView {
+    fn of(p: Position, e: &Effect) -> EffectView {
+        let mut v = EffectView {
+            card: p.cards().name(e.card).to_string(),
+            owner: e.owner,
+            lasts: e.expiry.text(),
+            region: None,
+            turn: None,
+            country: None,
+            flag: None,
+        };
+        if let Some(Remembers::Flag { .. }) = p.rules.shape(e.card).map(|s| s.remembers) {
+            v.flag = Some(e.memo == Memo::Flag);
+        }
+        match e.memo {
+            Memo::Nothing | Memo::Flag => {}
+            Memo::Region(r) => v.region = Some(r.name().to_string()),
+            Memo::Turn(t) => v.turn = Some(t),
+            Memo::Country(c) => v.country = Some(Map::standard().name(c).to_string()),
+        }
+        v
+    }
 }
 
 /// One side on the space race track (§6.4): the box reached, what the next needs, and the
@@ -195,7 +232,7 @@ impl View {
             effects: st
                 .effects
                 .iter()
-                .map(|e| EffectView { card: p.cards().name(e.card).to_string(), owner: e.owner, lasts: e.expiry.text() })
+                .map(|e| EffectView::of(p, e))
                 .collect(),
             headline: PerSide { us: seen(Side::Us), ussr: seen(Side::Ussr) },
             headline_hidden: PerSide {

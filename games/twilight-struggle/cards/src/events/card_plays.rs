@@ -17,7 +17,7 @@
 use super::ids::*;
 use arbiter_twilight::card::CardSet;
 use arbiter_twilight::ctx::Ctx;
-use arbiter_twilight::effect::{Effect, Expiry};
+use arbiter_twilight::effect::{CardPlace, Effect, Expiry, Shape};
 use arbiter_twilight::error::illegal;
 use arbiter_twilight::instr::DomainEvent;
 use arbiter_twilight::instr::Instr;
@@ -215,6 +215,11 @@ impl CardEvent for MissileEnvy {
 }
 
 impl Lasting for MissileEnvy {
+    /// Until the opponent plays it (or a round of the opponent ends without it): the card is
+    /// given to the opponent.
+    fn shape(&self, usual: Shape) -> Shape {
+        Shape { expiry: Expiry::Permanent, card: CardPlace::OpponentsHand, ..usual }
+    }
     /// Asked about the round's card play it narrows; the plays and round ends that end it only.
     fn interest(&self) -> arbiter_twilight::Interest {
         arbiter_twilight::Interest::NONE

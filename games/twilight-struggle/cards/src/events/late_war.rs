@@ -38,7 +38,7 @@ use crate::shapes::{Change, Count, FixedChanges, Markers, TargetEvent, VpFromCou
 use arbiter_twilight::card::CardSet;
 use arbiter_twilight::ctx::{self, Ctx};
 use arbiter_twilight::effect::Memo;
-use arbiter_twilight::effect::{Effect, Expiry};
+use arbiter_twilight::effect::{Effect, Expiry, Remembers, Shape};
 use arbiter_twilight::error::{illegal, Illegal};
 use arbiter_twilight::instr::{DomainEvent, Instr};
 use arbiter_twilight::map::{iter_mask, CountryId, Map, SubRegion};
@@ -401,6 +401,10 @@ impl Lasting for Chernobyl {
     /// Neither intercepts nor reacts.
     fn interest(&self) -> arbiter_twilight::Interest {
         arbiter_twilight::Interest::NONE
+    }
+    /// The region named.
+    fn shape(&self, usual: Shape) -> Shape {
+        Shape { remembers: Remembers::Region, ..usual }
     }
     fn vetoes(&self, e: &Effect, out: &mut Vec<Veto>) {
         let Memo::Region(region) = e.memo else { return };

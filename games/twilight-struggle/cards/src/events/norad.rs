@@ -6,7 +6,7 @@
 use super::ids::NORAD;
 use arbiter_twilight::ctx::Ctx;
 use arbiter_twilight::effect::Memo;
-use arbiter_twilight::effect::{Effect, Expiry};
+use arbiter_twilight::effect::{Effect, Expiry, Remembers, Shape};
 use arbiter_twilight::instr::{DomainEvent, Instr};
 use arbiter_twilight::steps;
 use arbiter_twilight::{Ask, CardEvent, EventTask, Lasting, Map, Move, Position, Side, Task, Words};
@@ -43,6 +43,15 @@ impl Lasting for Norad {
         arbiter_twilight::Interest::NONE
             .event(arbiter_twilight::instr::EventKind::DefconChanged)
             .event(arbiter_twilight::instr::EventKind::RoundEnded)
+    }
+    /// For the rest of the game, with the flag "DEFCON moved to 2 this round" (the headline's
+    /// move counts for the first round).
+    fn shape(&self, usual: Shape) -> Shape {
+        Shape {
+            expiry: Expiry::Permanent,
+            remembers: Remembers::Flag { what: "DEFCON moved to 2 this action round", from_headline: true },
+            ..usual
+        }
     }
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         match ev {

@@ -6,7 +6,7 @@
 use super::ids::NORTH_SEA_OIL;
 use arbiter_twilight::ctx::Ctx;
 use arbiter_twilight::effect::Memo;
-use arbiter_twilight::effect::{Effect, Expiry};
+use arbiter_twilight::effect::{Effect, Expiry, Remembers, Shape};
 use arbiter_twilight::instr::Instr;
 use arbiter_twilight::{CardEvent, Lasting, NoStep, Position, Ruleset, Side};
 
@@ -24,6 +24,10 @@ impl Lasting for NorthSeaOil {
     /// Neither intercepts nor reacts: it adds an action round.
     fn interest(&self) -> arbiter_twilight::Interest {
         arbiter_twilight::Interest::NONE.rounds()
+    }
+    /// For the rest of the game, remembering the turn it was played.
+    fn shape(&self, usual: Shape) -> Shape {
+        Shape { expiry: Expiry::Permanent, remembers: Remembers::Turn, ..usual }
     }
     fn extra_action_rounds(&self, p: Position, e: &Effect, side: Side) -> u8 {
         u8::from(side == e.owner && e.memo == Memo::Turn(p.st.turn))

@@ -14,7 +14,7 @@
 use super::ids::*;
 use arbiter_twilight::ctx::Ctx;
 use arbiter_twilight::effect::Memo;
-use arbiter_twilight::effect::{Effect, Expiry};
+use arbiter_twilight::effect::{CardPlace, Effect, Expiry, Remembers, Shape};
 use arbiter_twilight::instr::{DomainEvent, Instr};
 use arbiter_twilight::map::{iter_mask, CountryId, Map};
 use arbiter_twilight::registry::{Intent, Verdict};
@@ -137,6 +137,10 @@ impl Lasting for Shuttle {
     /// Asked about the scoring card's event it delays for a choice; the scoring that uses it up only.
     fn interest(&self) -> arbiter_twilight::Interest {
         arbiter_twilight::Interest::NONE.intent(arbiter_twilight::IntentKind::Event).event(arbiter_twilight::instr::EventKind::RegionScored)
+    }
+    /// In front of the US until a scoring uses it, remembering the battleground chosen there.
+    fn shape(&self, _usual: Shape) -> Shape {
+        Shape { expiry: Expiry::UntilUsed, remembers: Remembers::Country, card: CardPlace::InFront }
     }
     fn scoring(&self, p: Position, e: &Effect, region: Region, when: ScoringTime, out: &mut Vec<ScoringModifier>) {
         if !matches!(region, Region::Asia | Region::MiddleEast) || when != ScoringTime::Card {

@@ -12,7 +12,7 @@
 use super::ids::*;
 use arbiter_twilight::ctx::Ctx;
 use arbiter_twilight::effect::Memo;
-use arbiter_twilight::effect::{Effect, Expiry};
+use arbiter_twilight::effect::{Effect, Expiry, Remembers, Shape};
 use arbiter_twilight::instr::{DomainEvent, Instr};
 use arbiter_twilight::log;
 use arbiter_twilight::{CardEvent, Lasting, NoStep, PlayMode, Ruleset, Side};
@@ -46,6 +46,14 @@ impl Lasting for WeWillBuryYou {
         arbiter_twilight::Interest::NONE
             .event(arbiter_twilight::instr::EventKind::CardPlayed)
             .event(arbiter_twilight::instr::EventKind::RoundEnded)
+    }
+    /// Until the US's next action round, with the flag "begun in a US round".
+    fn shape(&self, usual: Shape) -> Shape {
+        Shape {
+            expiry: Expiry::Permanent,
+            remembers: Remembers::Flag { what: "played in the US round under way, it waits for the next", from_headline: false },
+            ..usual
+        }
     }
     fn react(&self, ctx: &mut Ctx, e: &Effect, ev: &DomainEvent) {
         let us = e.owner.opponent();
