@@ -2,12 +2,13 @@
 //! two places, an impossible number or an unknown field is an error naming the field.
 //!
 //! Every number is checked against the game's range before it is converted to the engine's
-//! type (see [`Ctx::num`]): no fixture can wrap a count or make the engine panic.
+//! type (see [`Ctx::num`]): no fixture can wrap a count or make the engine panic. The effects in
+//! play are built by [`effects`](crate::effects), and the whole position is then held to what
+//! the game can reach by [`reachable`](crate::reachable).
 
 use crate::format::{At, Fixture, Number, PerSide, Start};
 use crate::FixtureError;
 use arbiter_twilight::card::{CardSet, Era};
-use arbiter_twilight::effect::{Effect, Expiry, Memo};
 use arbiter_twilight::flow::Task;
 use arbiter_twilight::map::Map;
 use arbiter_twilight::rng::Randomness;
@@ -18,13 +19,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The range of a number a fixture sets, inclusive, and the rule (or reason) behind it.
-type Range = (i64, i64, &'static str);
+pub(crate) type Range<'a> = (i64, i64, &'a str);
 
 // The game's ranges, one per number a fixture can set (documented in fixtures/README.md).
 const TURN: Range = (1, 10, "");
 /// Round 8 exists with the Space Station or North Sea Oil.
 const ACTION_ROUND: Range = (1, 8, "");
-const DEFCON: Range = (1, 5, "§8.1");
+/// DEFCON 1 ends the game at once (§8.1.3): no position the game goes on from has it.
+const DEFCON: Range = (2, 5, "DEFCON 1 ends the game, §8.1.3");
 /// At 20 VP the game is already over.
 const VP: Range = (-19, 19, "the game ends at 20, §10.3.1");
 const MILITARY_OPS: Range = (0, 5, "the track, §8.2");
@@ -38,40 +40,27 @@ const INFLUENCE: Range = (0, arbiter_twilight::ctx::MAX_INFLUENCE as i64, "the e
 const DIE: Range = (1, 6, "");
 /// A scripted pick is an index into a hand, which holds fewer than the game's 110 cards.
 const PICK: Range = (0, 109, "an index into a hand");
-/// An effect's parameter is card-defined: NORAD's flag (0 or 1), North Sea Oil's turn (1-10);
-/// every other card leaves it 0. Widen this when a card needs more.
-const PARAM: Range = (0, 10, "a flag or a turn");
-
-/// What an effect remembers, from a fixture's `param` (the number it was stored as): 0 nothing;
-/// North Sea Oil the turn of its extra round; NORAD and We Will Bury You 1 for their flag.
-fn memo_of(card: CardId, param: i64) -> Option<Memo> {
-    use arbiter_twilight_cards::events::ids::{NORAD, NORTH_SEA_OIL, WE_WILL_BURY_YOU};
-    match (card, param) {
-        (_, 0) => Some(Memo::Nothing),
-        (c, t) if c == NORTH_SEA_OIL => u8::try_from(t).ok().map(Memo::Turn),
-        (c, 1) if c == NORAD || c == WE_WILL_BURY_YOU => Some(Memo::Flag),
-        _ => None,
-    }
-}
 /// The US bonus option: the convention is +2; a handicap of a few more is plausible, 20 is
 /// already a lot.
 const US_BONUS: Range = (0, 20, "");
 
-struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     file: &'a Path,
-    rules: &'a Ruleset,
-    /// Where each card was listed, to catch a card in two places.
-    placed: BTreeMap<CardId, String>,
+    pub(crate) rules: &'a Ruleset,
+    pub(crate) start: Start,
+    /// Where each card was listed (the field), to catch a card in two places and to name the
+    /// field of a card that cannot be there.
+    pub(crate) placed: BTreeMap<CardId, String>,
 }
 
 impl Ctx<'_> {
-    fn err(&self, field: &str, message: impl Into<String>) -> FixtureError {
+    pub(crate) fn err(&self, field: &str, message: impl Into<String>) -> FixtureError {
         FixtureError { file: self.file.into(), field: field.into(), message: message.into() }
     }
-    fn side(&self, field: &str, s: &str) -> Result<Side, FixtureError> {
+    pub(crate) fn side(&self, field: &str, s: &str) -> Result<Side, FixtureError> {
         Side::parse(s).ok_or_else(|| self.err(field, format!("{s:?} is not a side (us or ussr)")))
     }
-    fn card(&mut self, field: &str, name: &str, place: bool) -> Result<CardId, FixtureError> {
+    pub(crate) fn card(&mut self, field: &str, name: &str, place: bool) -> Result<CardId, FixtureError> {
         let c = self.rules.cards.by_name(name).ok_or_else(|| self.err(field, format!("no card named {name:?}")))?;
         if c == CardId::CHINA && place {
             return Err(self.err(field, "The China Card is never in a pile or hand: use setup.china_card"));
@@ -89,7 +78,7 @@ impl Ctx<'_> {
     /// A number of the file, checked against the game's `range` and only then converted to the
     /// engine's type `T` (by `try_from`, never a cast). Out of range, or not a whole number, it
     /// is an error naming the field: "300 is not an Influence count (0-99, why)".
-    fn num<T: TryFrom<i64>>(&self, field: &str, n: &Number, range: Range, what: &str) -> Result<T, FixtureError> {
+    pub(crate) fn num<T: TryFrom<i64>>(&self, field: &str, n: &Number, range: Range, what: &str) -> Result<T, FixtureError> {
         let (lo, hi, why) = range;
         // A fraction, an exponent, or an integer past `u64` (which the JSON parser reads as a
         // float): only a whole number in range is let through, and only as written.
@@ -118,7 +107,7 @@ impl Ctx<'_> {
 /// Build the starting state of a fixture.
 pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, FixtureError> {
     let s = &f.setup;
-    let mut cx = Ctx { file, rules, placed: BTreeMap::new() };
+    let mut cx = Ctx { file, rules, start: s.start, placed: BTreeMap::new() };
     let at = s.at.unwrap_or(if s.start == Start::Standard { At::Setup } else { At::ActionRound });
     let options = match &s.options {
         Some(o) => {
@@ -163,6 +152,8 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
             st.reserve = CardSet::default();
         }
     }
+    // Final scoring follows turn 10 (§4.5I).
+    st.turn = if at == At::FinalScoring { arbiter_twilight::turn::LAST_TURN } else { 1 };
     if let Some(t) = &s.turn {
         st.turn = cx.num("setup.turn", t, TURN, "a turn")?;
     }
@@ -227,46 +218,6 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
             st.reserve.remove(*c);
         }
     }
-    for (i, e) in s.effects.iter().enumerate() {
-        let field = format!("setup.effects[{i}]");
-        let card = cx.card(&field, &e.card, false)?;
-        let owner = cx.side(&field, &e.owner)?;
-        let expiry = match e.until.as_deref() {
-            None if rules.cards.info(card).lasting => Expiry::Permanent,
-            None | Some("turn") => Expiry::EndOfTurn,
-            Some("permanent") => Expiry::Permanent,
-            Some("used") => Expiry::UntilUsed,
-            Some("us round") => Expiry::UntilRoundOf(Side::Us),
-            Some("ussr round") => Expiry::UntilRoundOf(Side::Ussr),
-            Some(x) => {
-                return Err(cx.err(&field, format!("until {x:?}: use \"turn\", \"permanent\", \"used\", \"us round\" or \"ussr round\"")))
-            }
-        };
-        if rules.get_lasting(card).is_none() && !rules.cards.info(card).lasting {
-            return Err(cx.err(&field, format!("{} leaves no effect in play", e.card)));
-        }
-        // An effect "until used" keeps its card in front of its owner (Shuttle Diplomacy).
-        let keeps_card = expiry == Expiry::UntilUsed;
-        if keeps_card {
-            if cx.placed.contains_key(&card) {
-                return Err(cx.err(&field, format!("{} is in front of its owner while its effect lasts: list it nowhere else", e.card)));
-            }
-            st.deck.retain(|c| *c != card);
-            st.reserve.remove(card);
-            st.table.insert(card);
-        }
-        let param = match &e.param {
-            Some(p) => cx.num::<i64>(&format!("{field}.param"), p, PARAM, "an effect parameter")?,
-            None => 0,
-        };
-        let memo = memo_of(card, param).ok_or_else(|| {
-            cx.err(
-                &format!("{field}.param"),
-                format!("{} remembers no {param}: 0, or North Sea Oil's turn, or 1 for NORAD's and We Will Bury You's flag", e.card),
-            )
-        })?;
-        st.effects.push(Effect { card, owner, expiry, memo, keeps_card });
-    }
     if let Some(c) = &s.china_card {
         st.china = China { holder: cx.side("setup.china_card.holder", &c.holder)?, face_up: c.face_up };
     }
@@ -288,5 +239,28 @@ pub fn build(f: &Fixture, file: &Path, rules: &Ruleset) -> Result<State, Fixture
     if at == At::ActionRound {
         st.round = round;
     }
+    crate::effects::add(&mut cx, &s.effects, at, &mut st)?;
+    crate::reachable::check(&cx, s, at, &st)?;
     Ok(st)
+}
+
+impl At {
+    /// May effects for the rest of the turn be in play here (§4.5H ends them)?
+    pub(crate) fn within_turn(self) -> bool {
+        match self {
+            At::ActionRound | At::EndOfTurn => true,
+            At::Setup | At::TurnStart | At::Headline | At::FinalScoring => false,
+        }
+    }
+    /// Where play begins, in words: "at the setup".
+    pub(crate) fn words(self) -> &'static str {
+        match self {
+            At::Setup => "at the setup",
+            At::TurnStart => "at the start of a turn",
+            At::Headline => "at the headline",
+            At::ActionRound => "at an action round",
+            At::EndOfTurn => "at the end of a turn",
+            At::FinalScoring => "at final scoring",
+        }
+    }
 }

@@ -63,17 +63,32 @@ pub struct PerSide<T> {
     pub ussr: T,
 }
 
+/// An effect in play, with what it remembers in the game's words: each card takes the fields
+/// of what it remembers (`Lasting::shape`) and no other.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EffectSpec {
     pub card: String,
     pub owner: String,
-    /// "turn" or "permanent"; default: permanent for lasting (underlined) cards, else turn.
+    /// How long it lasts ("turn", "permanent", "used"): the card's own, which is the default.
     #[serde(default)]
     pub until: Option<String>,
-    /// The card's parameter (0-10): NORAD's flag, North Sea Oil's turn; default 0.
+    /// The region named (Chernobyl).
     #[serde(default)]
-    pub param: Option<Number>,
+    pub region: Option<String>,
+    /// The turn the event took place (North Sea Oil).
+    #[serde(default)]
+    pub turn: Option<Number>,
+    /// Whether the effect's flag is set (NORAD, "We Will Bury You"); default not.
+    #[serde(default)]
+    pub flag: Option<bool>,
+    /// The battleground chosen during a scoring (Shuttle Diplomacy): never set between
+    /// decisions, so always refused; read to say so.
+    #[serde(default)]
+    pub country: Option<String>,
+    /// The number an effect's memory was once written as: refused, naming the fields above.
+    #[serde(default)]
+    pub param: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -5,7 +5,9 @@
 //! validates a file, [`run`] plays it strictly.
 
 mod build;
+mod effects;
 mod format;
+mod reachable;
 mod run;
 
 pub use build::build;

@@ -63,7 +63,9 @@ fn push_log(log: &mut Vec<String>, r: &Report) {
 
 /// Build and run one fixture file.
 pub fn run(f: &Fixture, file: &Path) -> Result<CaseResult, FixtureError> {
-    let rules = arbiter_twilight_cards::ruleset();
+    // Under the interest and declaration checks: an effect answering outside its declared
+    // interest, or entering play out of its declared shape, fails the case.
+    let rules = arbiter_twilight_cards::ruleset_checking_interest();
     let state = build(f, file, &rules)?;
     let mut result = CaseResult { id: f.id.clone(), title: f.title.clone(), file: file.into(), failure: None, log: Vec::new() };
     let (mut g, first) = Game::from_state(rules, state);

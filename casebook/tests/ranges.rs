@@ -51,10 +51,11 @@ fn refusal(members: &str) -> Option<String> {
     "setup.influence.Mexico.us",
     "18446744073709551615 is not an Influence count (0-99, the engine's limit)"
 )]
-// DEFCON 1-5.
-#[case(r#""setup": {"defcon": 0}"#, "setup.defcon", "0 is not a DEFCON level (1-5, §8.1)")]
-#[case(r#""setup": {"defcon": 6}"#, "setup.defcon", "6 is not a DEFCON level (1-5, §8.1)")]
-#[case(r#""setup": {"defcon": 256}"#, "setup.defcon", "256 is not a DEFCON level (1-5, §8.1)")]
+// DEFCON 2-5: DEFCON 1 ends the game.
+#[case(r#""setup": {"defcon": 1}"#, "setup.defcon", "1 is not a DEFCON level (2-5, DEFCON 1 ends the game, §8.1.3)")]
+#[case(r#""setup": {"defcon": 0}"#, "setup.defcon", "0 is not a DEFCON level (2-5, DEFCON 1 ends the game, §8.1.3)")]
+#[case(r#""setup": {"defcon": 6}"#, "setup.defcon", "6 is not a DEFCON level (2-5, DEFCON 1 ends the game, §8.1.3)")]
+#[case(r#""setup": {"defcon": 256}"#, "setup.defcon", "256 is not a DEFCON level (2-5, DEFCON 1 ends the game, §8.1.3)")]
 // VP -19 to 19.
 #[case(r#""setup": {"vp": 20}"#, "setup.vp", "20 is not a VP score the game goes on at (-19 to 19, the game ends at 20, §10.3.1)")]
 #[case(r#""setup": {"vp": -20}"#, "setup.vp", "-20 is not a VP score the game goes on at (-19 to 19, the game ends at 20, §10.3.1)")]
@@ -92,26 +93,16 @@ fn refusal(members: &str) -> Option<String> {
 #[case(r#""dice": [300]"#, "dice[0]", "300 is not a die roll (1-6)")]
 #[case(r#""picks": [0, 110]"#, "picks[1]", "110 is not a pick (0-109, an index into a hand)")]
 #[case(r#""picks": [-1]"#, "picks[0]", "-1 is not a pick (0-109, an index into a hand)")]
-// An effect's parameter 0-10.
+// The turn an effect remembers: from its era's first turn to this one.
 #[case(
-    r#""setup": {"effects": [{"card": "NORAD", "owner": "us", "param": 11}]}"#,
-    "setup.effects[0].param",
-    "11 is not an effect parameter (0-10, a flag or a turn)"
+    r#""setup": {"turn": 10, "effects": [{"card": "North Sea Oil", "owner": "us", "turn": 40000}]}"#,
+    "setup.effects[0].turn",
+    "40000 is not a turn it can have been played in (8-10, North Sea Oil is played from turn 8, and this is turn 10)"
 )]
 #[case(
-    r#""setup": {"effects": [{"card": "NORAD", "owner": "us", "param": -1}]}"#,
-    "setup.effects[0].param",
-    "-1 is not an effect parameter (0-10, a flag or a turn)"
-)]
-#[case(
-    r#""setup": {"effects": [{"card": "NORAD", "owner": "us", "param": 2}]}"#,
-    "setup.effects[0].param",
-    "NORAD remembers no 2: 0, or North Sea Oil's turn, or 1 for NORAD's and We Will Bury You's flag"
-)]
-#[case(
-    r#""setup": {"effects": [{"card": "NORAD", "owner": "us", "param": 40000}]}"#,
-    "setup.effects[0].param",
-    "40000 is not an effect parameter (0-10, a flag or a turn)"
+    r#""setup": {"turn": 10, "effects": [{"card": "North Sea Oil", "owner": "us", "turn": -1}]}"#,
+    "setup.effects[0].turn",
+    "-1 is not a turn it can have been played in (8-10, North Sea Oil is played from turn 8, and this is turn 10)"
 )]
 // The US bonus option 0-20, and only where it is placed: at setup.
 #[case(
@@ -144,11 +135,12 @@ fn out_of_range_numbers_are_refused_naming_the_field(#[case] members: &str, #[ca
 /// without a panic or a wrap, in release builds too (`overflow-checks = true`).
 #[rstest]
 #[case(r#""setup": {"phasing": "us", "influence": {"Mexico": {"us": 99, "ussr": 99}, "Cuba": {"us": 0, "ussr": 99}}, "hands": {"us": ["Duck and Cover"], "ussr": ["Fidel"]}}, "dice": [6], "steps": [{"side": "us", "move": "play \"Duck and Cover\" ops"}, {"side": "us", "move": "coup Mexico"}]"#)]
-#[case(r#""setup": {"defcon": 1, "vp": -19, "turn": 10, "action_round": 8}"#)]
+// The last round there is: North Sea Oil's extra round in turn 10.
+#[case(r#""setup": {"defcon": 2, "vp": -19, "turn": 10, "action_round": 8, "phasing": "us", "effects": [{"card": "North Sea Oil", "owner": "us", "turn": 10}]}"#)]
 #[case(r#""setup": {"defcon": 5, "vp": 19, "turn": 1, "action_round": 1}"#)]
-#[case(r#""setup": {"military_ops": {"us": 5, "ussr": 0}, "space_race": {"us": 8, "ussr": 8}, "space_attempts": {"us": 2, "ussr": 2}}"#)]
-// The limit, where it means something: North Sea Oil's extra round in turn 10.
-#[case(r#""setup": {"effects": [{"card": "North Sea Oil", "owner": "us", "param": 10}]}"#)]
+#[case(
+    r#""setup": {"at": "end_of_turn", "military_ops": {"us": 5, "ussr": 0}, "space_race": {"us": 8, "ussr": 8}, "space_first": ["ussr", "us"], "space_attempts": {"us": 2, "ussr": 1}}"#
+)]
 #[case(r#""setup": {"start": "standard", "options": {"optional_cards": true, "us_bonus": 20}}"#)]
 fn numbers_at_the_limits_are_accepted(#[case] members: &str) {
     assert_eq!(refusal(members), None);
