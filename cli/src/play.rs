@@ -381,7 +381,8 @@ fn computer_moves(session: &mut TsSession, c: &Opponent) -> Result<(), Failure> 
     }
     match session.play(&text, Some(c.side)) {
         Ok((_, report)) => {
-            say!("The computer ({}): {text}", c.side);
+            // The move as the player may read it: a secret headline stays secret.
+            say!("The computer ({}): {}", c.side, session.last_move_for(Some(c.side.opponent())));
             for l in report.lines_for(Some(seat(c.side.opponent()))) {
                 say!("  {l}");
             }

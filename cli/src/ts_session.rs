@@ -40,6 +40,12 @@ impl TsSession {
     pub fn play(&mut self, text: &str, as_side: Option<Side>) -> Result<(&EventRow, Report), SessionError> {
         self.0.play(text, as_side.map(seat))
     }
+    /// The last move's text as `viewer` (`None`: an observer) may read it now: the game's
+    /// `hidden_move` stands in for a secret choice not yet revealed (a headline).
+    pub fn last_move_for(&self, viewer: Option<Side>) -> String {
+        let rows = self.0.rows();
+        rows.len().checked_sub(1).map(|i| arbiter_store::move_text_for(rows, i, viewer.map(seat), self.0.game())).unwrap_or_default()
+    }
     pub fn undo(&mut self) -> Result<EventRow, SessionError> {
         self.0.undo()
     }

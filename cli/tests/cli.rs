@@ -160,6 +160,40 @@ fn scripted_hot_seat_session_plays_through_a_whole_turn() {
     assert!(text.contains("Warning: this is your last action round"), "no warning shown");
 }
 
+/// `arbiter play --vs computer --lines` as the US: the computer (the USSR) headlines first, and
+/// its choice is shown as the game hides it; its card is named only once both headlines are
+/// revealed.
+#[test]
+fn the_computer_s_headline_is_secret_in_line_mode_until_revealed() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = new_game(dir.path(), "4");
+    let script: String = std::iter::repeat_n("\n1\nyes\n", 150).collect();
+    let o = arbiter()
+        .args(["play", f.to_str().unwrap(), "--vs", "computer", "--level", "1", "--as", "us", "--lines"])
+        .write_stdin(script)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let chosen: Vec<&str> = text.lines().filter(|l| l.starts_with("The computer (USSR): headline")).collect();
+    assert!(!chosen.is_empty(), "the computer never headlined: {text}");
+    for l in &chosen {
+        assert_eq!(*l, "The computer (USSR): headline (a secret choice until both headlines are revealed)");
+    }
+    // Each of the computer's headline cards (from the file, as a referee reads it) is first
+    // named when its turn's headlines are revealed ("Headlines revealed: US …, USSR …").
+    let log = out(&["log", f.to_str().unwrap(), "--as", "all"]);
+    let cards: Vec<String> = log.lines().filter_map(|l| l.split("USSR headline: ").nth(1)).map(str::to_string).collect();
+    assert!(!cards.is_empty(), "{log}");
+    let mut rest: &str = &text;
+    for card in &cards {
+        let at = rest.find("The computer (USSR): headline").expect("the computer's headline");
+        let reveal = rest[at..].find("Headlines revealed: ").map(|i| at + i).expect("its reveal");
+        assert!(!rest[at..reveal].contains(card.as_str()), "{card} was shown before the reveal:\n{}", &rest[at..reveal]);
+        rest = &rest[reveal..];
+    }
+}
+
 /// `arbiter play --vs computer`: the player keeps the keyboard (no hand-over), the computer's
 /// moves are rows of the file like any other, and the flags are checked.
 #[test]

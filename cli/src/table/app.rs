@@ -137,8 +137,10 @@ impl App {
     pub fn computer_moved(&mut self, chosen: Result<String, arbiter_kernel::Refusal>) -> Result<(), SessionError> {
         let Some((side, _)) = self.computer_turn() else { return Ok(()) };
         let human = side.opponent();
-        match chosen.map(|text| self.session.play(&text, Some(side)).map(|(row, report)| (row.move_text.clone(), report))) {
-            Ok(Ok((text, report))) => {
+        match chosen.map(|text| self.session.play(&text, Some(side)).map(|(_, report)| report)) {
+            Ok(Ok(report)) => {
+                // The move as the player may read it: a secret headline stays secret.
+                let text = self.session.last_move_for(Some(human));
                 let mut lines = vec![format!("The computer ({side}): {text}")];
                 lines.extend(report.lines_for(Some(arbiter_twilight::contract::seat(human))).map(String::from));
                 self.message = lines;
@@ -168,8 +170,8 @@ impl App {
         }
     }
 
-    /// The legal moves in notation, those matching what has been typed: every typed word must
-    /// occur in the move (case-insensitive), so `coup ira` finds `coup Iran` and `coup Iraq`.
+    /// The legal moves in notation, those matching what has been typed ([`matching`]), the
+    /// move the typed text reads as first: what Enter plays unless another is highlighted.
     /// Only the deciding side's own moves: none while another side's eyes are on the screen
     /// (the end of a round shows the next decision to the player who just moved).
     pub fn filtered(&self) -> Vec<String> {
@@ -177,18 +179,12 @@ impl App {
         if self.viewer() != Some(d.side) {
             return Vec::new();
         }
-        let words: Vec<String> = self.input.split_whitespace().map(str::to_lowercase).collect();
-        if words.first().is_some_and(|w| COMMANDS.contains(&w.as_str())) {
+        if self.input.split_whitespace().next().is_some_and(|w| COMMANDS.contains(&w.to_lowercase().as_str())) {
             return Vec::new();
         }
-        d.moves
-            .iter()
-            .map(|m| self.game().move_text(m))
-            .filter(|t| {
-                let t = t.to_lowercase();
-                words.iter().all(|w| t.contains(w.as_str()))
-            })
-            .collect()
+        let listed: Vec<String> = d.moves.iter().map(|m| self.game().move_text(m)).collect();
+        let reads_as = self.game().parse(&self.input).ok().filter(|m| d.moves.contains(m)).map(|m| self.game().move_text(&m));
+        matching(listed, &self.input, reads_as.as_deref())
     }
 
     /// The moves `side` may make now although the other side decides ("at any time":
@@ -479,3 +475,41 @@ impl App {
 
 /// Words typed at the prompt that are commands, not moves.
 pub const COMMANDS: [&str; 5] = ["undo", "help", "log", "quit", "exit"];
+
+/// The moves of `listed` that match `typed`: every typed word occurs in the move
+/// (case-insensitive), so `coup ira` finds `coup Iran` and `coup Iraq`. Ranked: first the move
+/// the typed text reads as (`reads_as`: its notation, exactly or by unambiguous prefixes), then
+/// those whose words occur in the order typed, then the others, each in the listing's order;
+/// so `play Fidel event then ops` typed in full is never played as `play Fidel ops then event`.
+pub fn matching(listed: Vec<String>, typed: &str, reads_as: Option<&str>) -> Vec<String> {
+    let words: Vec<String> = typed.split_whitespace().map(str::to_lowercase).collect();
+    let in_order = |t: &str| {
+        let mut rest = t;
+        words.iter().all(|w| match rest.find(w.as_str()) {
+            Some(i) => {
+                rest = &rest[i + w.len()..];
+                true
+            }
+            None => false,
+        })
+    };
+    let mut hits: Vec<(u8, String)> = listed
+        .into_iter()
+        .filter_map(|t| {
+            let low = t.to_lowercase();
+            if !words.iter().all(|w| low.contains(w.as_str())) {
+                return None;
+            }
+            let rank = if Some(t.as_str()) == reads_as {
+                0
+            } else if in_order(&low) {
+                1
+            } else {
+                2
+            };
+            Some((rank, t))
+        })
+        .collect();
+    hits.sort_by_key(|(rank, _)| *rank);
+    hits.into_iter().map(|(_, t)| t).collect()
+}

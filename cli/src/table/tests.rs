@@ -444,3 +444,91 @@ fn against_the_computer_the_player_keeps_the_keyboard_and_sees_its_progress() {
     let again = Session::open(&dir.path().join("g.arbiter"), &arbiter_games::catalogue()).unwrap();
     assert_eq!(again.game().state_hash(), arbiter_kernel::Game::state_hash(a.game()));
 }
+
+/// Against the computer, nothing on the player's screen at any size, nor its status line,
+/// names a card the player may not know (`view::hidden_from`): the computer's hand, and its
+/// headline until both are revealed. Its headline is shown as the game hides it.
+#[test]
+fn against_the_computer_no_secret_of_its_side_is_ever_shown() {
+    for seed in [21, 5] {
+        let dir = tempfile::tempdir().unwrap();
+        let level = arbiter_kernel::search::Level::new(1).unwrap();
+        let mut a = app(&dir, seed).against(super::app::Opponent::new(Side::Ussr, arbiter_kernel::search::Agent::Computer(level)));
+        let (mut x, mut secret_headlines) = (7, 0);
+        while a.game().state().turn < 3 && a.game().outcome().is_none() {
+            let hidden = arbiter_twilight::view::hidden_from(a.game().pos(), Some(Side::Us));
+            for (w, h) in [(80, 24), (100, 30), (160, 45)] {
+                let shown = format!("{}\n{}", screen(&a, w, h), a.message.join("\n"));
+                let named = arbiter_twilight::view::cards_named_in(a.game().pos(), &shown, hidden);
+                assert!(named.is_empty(), "seed {seed}, {w}x{h}: the US player is shown {named:?}\n{shown}");
+            }
+            match a.screen.clone() {
+                Screen::Thinking(_) => {
+                    computer_answers(&mut a);
+                    if a.game().state().headline[Side::Ussr.idx()].is_some() && a.game().to_move() == Some(Side::Us) {
+                        assert_eq!(a.message[0], "The computer (USSR): headline (a secret choice until both headlines are revealed)");
+                        secret_headlines += 1;
+                    }
+                }
+                Screen::Table => play_random(&mut a, &mut x),
+                Screen::EndOfRound { .. } => key(&mut a, KeyCode::Enter),
+                Screen::Confirm { .. } => key(&mut a, KeyCode::Char('y')),
+                other => panic!("no {other:?} against the computer"),
+            }
+        }
+        assert_eq!(secret_headlines, 2, "seed {seed}: the computer headlined first in turns 1 and 2");
+    }
+}
+
+/// A game from a fixture's setup (the casebook's format).
+fn position(setup: &str) -> arbiter_twilight::Game {
+    let json = format!(r#"{{ "id": "T", "title": "t", "rules": [], "setup": {setup} }}"#);
+    let f: arbiter_casebook::Fixture = serde_json::from_str(&json).unwrap();
+    let rules = arbiter_twilight_cards::ruleset();
+    let st = arbiter_casebook::build(&f, std::path::Path::new("t.json"), &rules).unwrap();
+    arbiter_twilight::Game::from_state(rules, st).0
+}
+
+/// Typing a listed move in full ranks it first, so that Enter plays what was typed: for every
+/// card whose event is the opponent's, both orders of its event and Operations, as typed, in
+/// lower case and with extra spaces.
+#[test]
+fn a_move_typed_in_full_is_the_one_enter_plays() {
+    let rules = arbiter_twilight_cards::ruleset();
+    let mut tested = 0;
+    for info in rules.cards.all().filter(|c| !c.scoring) {
+        let Some(owner) = info.side.side() else { continue };
+        let player = owner.opponent();
+        let filler = ["Duck and Cover", "Romanian Abdication"].into_iter().find(|f| *f != info.name).unwrap();
+        let (mine, theirs) = (format!("{:?}", [info.name.as_str()]), format!("{:?}", [filler]));
+        let (us, ussr) = if player == Side::Us { (mine, theirs) } else { (theirs, mine) };
+        let g = position(&format!(r#"{{ "turn": 8, "phasing": "{}", "hands": {{ "us": {us}, "ussr": {ussr} }} }}"#, player.to_string().to_lowercase()));
+        let Some(d) = g.decision() else { continue };
+        let listed: Vec<String> = d.moves.iter().map(|m| g.move_text(m)).collect();
+        for text in listed.iter().filter(|t| t.contains(" then ")) {
+            for typed in [text.clone(), text.to_lowercase(), text.replace(' ', "  ")] {
+                let reads_as = g.parse(&typed).ok().filter(|m| d.moves.contains(m)).map(|m| g.move_text(&m));
+                let ranked = super::app::matching(listed.clone(), &typed, reads_as.as_deref());
+                assert_eq!(ranked.first(), Some(text), "{} typed as {typed:?}: {ranked:?}", info.name);
+            }
+            tested += 1;
+        }
+    }
+    assert!(tested > 100, "only {tested} moves with both orders");
+}
+
+/// Words typed in order rank a move above one that holds them in another order, and a move
+/// the typed words read as (by unambiguous prefixes) above both.
+#[test]
+fn moves_matching_in_the_order_typed_rank_first() {
+    let listed: Vec<String> = ["play Fidel ops", "play Fidel ops then event", "play Fidel event then ops", "space Fidel"].map(String::from).to_vec();
+    assert_eq!(
+        super::app::matching(listed.clone(), "fidel event then", None),
+        ["play Fidel event then ops", "play Fidel ops then event"]
+    );
+    assert_eq!(super::app::matching(listed.clone(), "ops", None), ["play Fidel ops", "play Fidel ops then event", "play Fidel event then ops"]);
+    assert_eq!(
+        super::app::matching(listed, "fid", Some("space Fidel")),
+        ["space Fidel", "play Fidel ops", "play Fidel ops then event", "play Fidel event then ops"]
+    );
+}
