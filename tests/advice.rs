@@ -22,7 +22,7 @@ fn game(setup: &str) -> Game {
 /// US phasing at DEFCON 2, Mexico a battleground and Guatemala not, both with USSR Influence.
 const DEFCON_2: &str = r#"{ "phasing": "us", "defcon": 2, "influence": { "Mexico": { "us": 0, "ussr": 2 }, "Guatemala": { "us": 0, "ussr": 1 } }, "hands": { "us": ["Duck and Cover", "Fidel"], "ussr": ["Romanian Abdication"] } }"#;
 /// The same with Nuclear Subs in play for the US (§8.1.3 spares its coups).
-const SUBS: &str = r#"{ "phasing": "us", "defcon": 2, "influence": { "Mexico": { "us": 0, "ussr": 2 } }, "effects": [{ "card": "Nuclear Subs", "owner": "us" }], "hands": { "us": ["Duck and Cover"], "ussr": ["Romanian Abdication"] } }"#;
+const SUBS: &str = r#"{ "turn": 4, "phasing": "us", "defcon": 2, "influence": { "Mexico": { "us": 0, "ussr": 2 } }, "effects": [{ "card": "Nuclear Subs", "owner": "us" }], "hands": { "us": ["Duck and Cover"], "ussr": ["Romanian Abdication"] } }"#;
 /// The US's last action round, 1 of the 3 military ops required.
 const SHORT: &str = r#"{ "phasing": "us", "action_round": 6, "defcon": 3, "military_ops": { "us": 1, "ussr": 0 }, "hands": { "us": ["Duck and Cover"], "ussr": ["Romanian Abdication"] } }"#;
 /// DEFCON 4 with Influence to realign against.

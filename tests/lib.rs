@@ -6,15 +6,9 @@ use arbiter_twilight::{CardSet, Game, Move, Options, PlayMode, Randomness, Side}
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// The invariants that must hold after every move (issue #2).
 /// Every effect in play has its card's declared shape (`Lasting::shape`), and its card is where
-/// the shape says: a starred card removed (§4.3), a card kept in front on the table, each also
-/// while the card is being played; a card given to the opponent never back in the owner's
-/// hand. An unstarred card played for its event may come back to the deck and a hand by a
-/// reshuffle during the turn (§4.4), so only its not being removed is checked.
+/// the shape says (`CardPlace::allows`).
 fn effects_have_their_shape(g: &Game) -> Result<(), String> {
-    use arbiter_twilight::effect::CardPlace;
-    use arbiter_twilight::state::Pile;
     let st = g.state();
     for e in &st.effects {
         let name = g.rules().cards.name(e.card);
@@ -23,20 +17,14 @@ fn effects_have_their_shape(g: &Game) -> Result<(), String> {
             return Err(format!("{name}'s effect {e:?} does not have its declared shape {shape:?}"));
         }
         let at = st.locate(e.card);
-        let starred = g.rules().cards.info(e.card).starred;
-        let right = match shape.card {
-            CardPlace::Played if starred => matches!(at, Pile::Removed | Pile::InPlay),
-            CardPlace::Played => at != Pile::Removed,
-            CardPlace::InFront => matches!(at, Pile::Table | Pile::InPlay),
-            CardPlace::OpponentsHand => at != Pile::Removed && at != Pile::Hand(e.owner),
-        };
-        if !right {
+        if !shape.card.allows(at, g.rules().cards.info(e.card).starred, e.owner) {
             return Err(format!("{name}'s effect is in play, its card in {at:?} (its shape: {:?})", shape.card));
         }
     }
     Ok(())
 }
 
+/// The invariants that must hold after every move.
 pub fn check_invariants(g: &Game) -> Result<(), String> {
     let st = g.state();
     st.card_census(g.rules())?;

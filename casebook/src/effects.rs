@@ -33,8 +33,9 @@ fn one(cx: &mut Ctx, field: &str, e: &EffectSpec, at: At, st: &State) -> Result<
     let Some(shape) = cx.rules.shape(card) else {
         return Err(cx.err(&format!("{field}.card"), format!("{} leaves no effect in play", e.card)));
     };
+    crate::reachable::era(cx, &format!("{field}.card"), card, at, st.turn, Pile::Removed)?;
     let owner = cx.side(&format!("{field}.owner"), &e.owner)?;
-    // An effect is its event's: a US or USSR card's event is that side's (§5.1), a neutral
+    // An effect is its event's: a US or USSR card's event is that side's (§5.2), a neutral
     // card's either side's.
     if let Some(side) = cx.rules.cards.info(card).side.side() {
         if side != owner {
@@ -99,10 +100,14 @@ fn memo(cx: &Ctx, field: &str, e: &EffectSpec, shape: Shape, card: CardId, at: A
         Remembers::Nothing => Ok(Memo::Nothing),
         Remembers::Flag { what, from_headline } => match e.flag {
             None | Some(false) => Ok(Memo::Nothing),
-            Some(true) if from_headline && at == At::ActionRound && st.round == 1 && st.phasing == Side::Ussr => Ok(Memo::Flag),
+            // DEFCON moved to 2 in the headline: not in turn 1's (from DEFCON 5), and at most
+            // 4 since (Nuclear Test Ban).
+            Some(true) if from_headline && at == At::ActionRound && st.round == 1 && st.phasing == Side::Ussr && st.turn >= 2 && st.defcon <= 4 => {
+                Ok(Memo::Flag)
+            }
             Some(true) => {
                 let when = if from_headline {
-                    "a position that begins with an action round holds it only at the USSR's first, after the headline"
+                    "a position that begins with an action round holds it only at the USSR's first of a turn after the first, DEFCON 2-4, after the headline"
                 } else {
                     "a position that begins with an action round never holds it"
                 };
@@ -137,10 +142,11 @@ fn memo(cx: &Ctx, field: &str, e: &EffectSpec, shape: Shape, card: CardId, at: A
     }
 }
 
-/// The effect's card where its shape says: a starred card played for its event is removed
-/// (§4.3), an unstarred one discarded; a card kept in front goes to the table; a card given
-/// to the opponent is not the owner's. Listed nowhere in the empty start, it is out of the
-/// position; in the standard start, where every card is somewhere, it is put there.
+/// The effect's card where its shape says (`CardPlace::allows`): a starred card played for
+/// its event is removed (§4.3), an unstarred one discarded (or dealt again after a reshuffle);
+/// a card kept in front goes to the table; a card given to the opponent is not the owner's.
+/// Listed nowhere in the empty start, it is out of the position; in the standard start, where
+/// every card is somewhere, it is put there.
 fn place_card(cx: &mut Ctx, field: &str, e: &Effect, at: At, st: &mut State) -> Result<(), FixtureError> {
     let name = cx.rules.cards.name(e.card).to_string();
     let listed = cx.placed.get(&e.card).cloned();
@@ -148,39 +154,44 @@ fn place_card(cx: &mut Ctx, field: &str, e: &Effect, at: At, st: &mut State) -> 
         return Err(cx.err(&format!("{field}.card"), format!("no card has been played {}: no effect is in play", at.words())));
     }
     let starred = cx.rules.cards.info(e.card).starred;
-    let shape = cx.rules.shape(e.card).map(|s| s.card);
-    let pile = st.locate(e.card);
-    let refuse = |why: &str| Err(cx.err(listed.as_deref().unwrap_or(field), format!("{name} is in effect, so {why}")));
-    match shape {
-        Some(CardPlace::InFront) => {
-            if listed.is_some() {
-                return refuse("it is in front of its owner while its effect lasts: list it nowhere else");
-            }
-            st.deck.retain(|c| *c != e.card);
-            st.reserve.remove(e.card);
-            st.table.insert(e.card);
-            return Ok(());
+    let Some(place) = cx.rules.shape(e.card).map(|s| s.card) else { return Ok(()) };
+    if place == CardPlace::InFront {
+        if let Some(f) = listed {
+            return Err(cx.err(&f, format!("{name} is in effect, so it is in front of its owner while its effect lasts: list it nowhere else")));
         }
-        Some(CardPlace::Played) if starred && listed.is_some() && pile != Pile::Removed => {
-            return refuse("it was played for its event, which removed it from the game (a starred card, §4.3): list it in \"removed\" or nowhere");
-        }
-        Some(CardPlace::Played | CardPlace::OpponentsHand) if pile == Pile::Removed && !starred => {
-            return refuse("it was played for its event: an unstarred card is discarded, never removed (§4.3)");
-        }
-        Some(CardPlace::OpponentsHand) if pile == Pile::Hand(e.owner) => {
-            return refuse("it was given to the other side, who must play it: it is not in its owner's hand");
-        }
-        Some(CardPlace::Played | CardPlace::OpponentsHand) | None => {}
-    }
-    if cx.start == Start::Standard && listed.is_none() {
         st.deck.retain(|c| *c != e.card);
         st.reserve.remove(e.card);
-        match shape {
-            Some(CardPlace::Played) if starred => st.removed.insert(e.card),
-            Some(CardPlace::OpponentsHand) => st.hands[e.owner.opponent().idx()].insert(e.card),
-            _ => st.discard.insert(e.card),
+        st.table.insert(e.card);
+        return Ok(());
+    }
+    match listed {
+        Some(f) => {
+            let pile = st.locate(e.card);
+            if !place.allows(pile, starred, e.owner) {
+                let why = match place {
+                    CardPlace::Played if starred => {
+                        "it was played for its event, which removed it from the game (a starred card, §4.3): list it in \"removed\" or nowhere"
+                    }
+                    CardPlace::Played | CardPlace::InFront => "it was played for its event: an unstarred card is discarded, never removed (§4.3)",
+                    CardPlace::OpponentsHand if pile == Pile::Removed => {
+                        "it was played for its event: an unstarred card is discarded, never removed (§4.3)"
+                    }
+                    CardPlace::OpponentsHand => "it was given to the other side, who must play it: it is not in its owner's hand",
+                };
+                return Err(cx.err(&f, format!("{name} is in effect, so {why}")));
+            }
         }
-        cx.placed.insert(e.card, field.to_string());
+        None if cx.start == Start::Standard => {
+            st.deck.retain(|c| *c != e.card);
+            st.reserve.remove(e.card);
+            match place {
+                CardPlace::Played if starred => st.removed.insert(e.card),
+                CardPlace::OpponentsHand => st.hands[e.owner.opponent().idx()].insert(e.card),
+                CardPlace::Played | CardPlace::InFront => st.discard.insert(e.card),
+            }
+            cx.placed.insert(e.card, field.to_string());
+        }
+        None => {}
     }
     Ok(())
 }

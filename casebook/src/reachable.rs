@@ -9,13 +9,15 @@ use crate::format::{At, Setup, Start};
 use crate::FixtureError;
 use arbiter_twilight::card::Era;
 use arbiter_twilight::effect::Expiry;
+use arbiter_twilight::state::Pile;
 use arbiter_twilight::space_race::ANIMAL_IN_SPACE;
 use arbiter_twilight::turn::{action_rounds, era_begins};
 use arbiter_twilight::{CardId, Position, Side, State};
 
 pub(crate) fn check(cx: &Ctx, s: &Setup, at: At, st: &State) -> Result<(), FixtureError> {
     standard_start(cx, st)?;
-    cards(cx, st)?;
+    game_start(cx, at, st)?;
+    cards(cx, at, st)?;
     effects(cx, st)?;
     action_round(cx, at, st)?;
     space(cx, at, st)?;
@@ -40,24 +42,88 @@ fn standard_start(cx: &Ctx, st: &State) -> Result<(), FixtureError> {
     Ok(())
 }
 
-/// Every card listed, and every effect's card, is of an era already in play (§4.4), and an
-/// optional card only in a game with them.
-fn cards(cx: &Ctx, st: &State) -> Result<(), FixtureError> {
-    let listed = cx.placed.iter().map(|(c, f)| (*c, f.clone()));
-    let in_effect = st.effects.iter().enumerate().filter(|(_, e)| !cx.placed.contains_key(&e.card));
-    let all: Vec<(CardId, String)> = listed.chain(in_effect.map(|(i, e)| (e.card, format!("setup.effects[{i}].card")))).collect();
-    for (card, field) in all {
-        let info = cx.rules.cards.info(card);
-        let first = era_begins(info.era);
-        if st.turn < first {
+/// `card`, in `pile` (`Removed` for an effect's card, played), is of an era already in play
+/// (§4.4): none before its era's first turn, and in that turn, before the action rounds, only
+/// in the deck it was just shuffled into, or a hand it was dealt to at the headline.
+pub(crate) fn era(cx: &Ctx, field: &str, card: CardId, at: At, turn: u8, pile: Pile) -> Result<(), FixtureError> {
+    let info = cx.rules.cards.info(card);
+    let first = era_begins(info.era);
+    if turn < first {
+        return Err(cx.err(
+            field,
+            format!("{} is a {:?} War card: it joins the deck at turn {first} (§4.4), and this is turn {turn}", info.name, info.era),
+        ));
+    }
+    let fresh = match at {
+        At::TurnStart => pile != Pile::Deck,
+        At::Headline => !matches!(pile, Pile::Deck | Pile::Hand(_)),
+        At::Setup | At::ActionRound | At::EndOfTurn | At::FinalScoring => false,
+    };
+    if turn == first && first > 1 && fresh {
+        return Err(cx.err(
+            field,
+            format!(
+                "{} is a {:?} War card, shuffled into the deck at the start of turn {first} (§4.4): {} it is in the deck{}",
+                info.name,
+                info.era,
+                at.words(),
+                if at == At::Headline { " or a hand" } else { "" }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Every card listed is of an era already in play ([`era`]) and removed only if starred, and
+/// an optional card, listed or in effect, is only in a game with them.
+fn cards(cx: &Ctx, at: At, st: &State) -> Result<(), FixtureError> {
+    for (card, field) in &cx.placed {
+        let info = cx.rules.cards.info(*card);
+        let pile = st.locate(*card);
+        era(cx, field, *card, at, st.turn, pile)?;
+        if pile == Pile::Removed && !info.starred {
             return Err(cx.err(
-                &field,
-                format!("{} is a {:?} War card: it joins the deck at turn {first} (§4.4), and this is turn {}", info.name, info.era, st.turn),
+                field,
+                format!("{} is not starred: only a starred card's event removes it from the game (§4.3); list it in \"discard\"", info.name),
             ));
         }
+    }
+    let in_effect = st.effects.iter().enumerate().map(|(i, e)| (e.card, format!("setup.effects[{i}].card")));
+    let listed = cx.placed.iter().map(|(c, f)| (*c, f.clone()));
+    for (card, field) in listed.chain(in_effect) {
+        let info = cx.rules.cards.info(card);
         if info.optional && !st.options.optional_cards {
             return Err(cx.err(&field, format!("{} is an optional card, and this game is without them (setup.options.optional_cards)", info.name)));
         }
+    }
+    Ok(())
+}
+
+/// Turn 1 before its action rounds is the start of the game (§3): DEFCON 5, no VP, the space
+/// race not begun, no card played, The China Card with the USSR face up; the setup is turn
+/// 1's; and at a later headline DEFCON has just improved (§4.5A), to 3 at least.
+fn game_start(cx: &Ctx, at: At, st: &State) -> Result<(), FixtureError> {
+    if at == At::Setup && st.turn != 1 {
+        return Err(cx.err("setup.turn", "the setup is turn 1's (§3): leave \"turn\" out or start \"at\" later"));
+    }
+    if st.turn == 1 && !at.within_turn() && at != At::FinalScoring {
+        let when = at.words();
+        let played = [("setup.discard", st.discard.len()), ("setup.removed", st.removed.len())];
+        if let Some((field, _)) = played.iter().find(|(_, n)| *n > 0) {
+            return Err(cx.err(field, format!("no card has been played {when} of turn 1")));
+        }
+        let checks = [
+            ("setup.defcon", st.defcon != 5, "DEFCON is 5"),
+            ("setup.vp", st.vp != 0, "no VP have been scored"),
+            ("setup.space_race", st.space != [0, 0], "the space race has not begun"),
+            ("setup.china_card", st.china.holder != Side::Ussr || !st.china.face_up, "The China Card is the USSR's, face up (§3)"),
+        ];
+        if let Some((field, _, why)) = checks.iter().find(|(_, wrong, _)| *wrong) {
+            return Err(cx.err(field, format!("{when} of turn 1 {why}")));
+        }
+    }
+    if at == At::Headline && st.defcon < 3 {
+        return Err(cx.err("setup.defcon", "DEFCON improves by 1 at the start of each turn (§4.5A): it is 3 or more at the headline"));
     }
     Ok(())
 }
@@ -123,13 +189,13 @@ fn action_round(cx: &Ctx, at: At, st: &State) -> Result<(), FixtureError> {
 fn rounds_done(p: Position, at: At, side: Side) -> u8 {
     let st = p.st;
     match at {
-        At::Setup | At::TurnStart | At::Headline | At::FinalScoring => 0,
         // The USSR goes first (§4.5D).
         At::ActionRound => {
             let done = if side == Side::Ussr && st.phasing == Side::Us { st.round } else { st.round - 1 };
             done.min(action_rounds(p, side))
         }
         At::EndOfTurn => action_rounds(p, side),
+        At::Setup | At::TurnStart | At::Headline | At::FinalScoring => 0,
     }
 }
 
@@ -156,11 +222,11 @@ fn space(cx: &Ctx, at: At, st: &State) -> Result<(), FixtureError> {
         let made = st.space_attempts[side.idx()];
         let done = rounds_done(p, at, side);
         if made > done {
-            let when = if done == 0 { format!("none {}", at.words()) } else { format!("{done}") };
+            let when = if done == 0 { format!("it has played no action round {}", at.words()) } else { format!("it has played {done} action round{}", if done == 1 { "" } else { "s" }) };
             return Err(cx.err(
                 &field,
                 format!(
-                    "the {side} has made {made} space race attempt{} this turn, but its action rounds so far are {when} (one attempt a round, §6.4.2)",
+                    "the {side} has made {made} space race attempt{} this turn, but {when} (a card a round, §4.5D; two attempts a turn at most, §6.4.2)",
                     if made == 1 { "" } else { "s" }
                 ),
             ));
@@ -175,11 +241,7 @@ fn space(cx: &Ctx, at: At, st: &State) -> Result<(), FixtureError> {
 /// What the end of a turn resets (§4.5E, §4.5G): no military ops, and The China Card face up,
 /// from the start of a turn to its action rounds and at final scoring.
 fn tracks_reset(cx: &Ctx, s: &Setup, at: At, st: &State) -> Result<(), FixtureError> {
-    let reset = match at {
-        At::Setup | At::TurnStart | At::Headline | At::FinalScoring => true,
-        At::ActionRound | At::EndOfTurn => false,
-    };
-    if !reset {
+    if at.within_turn() {
         return Ok(());
     }
     if st.mil_ops != [0, 0] {

@@ -62,12 +62,22 @@ fn refusal(setup: &str) -> Option<String> {
 #[case(
     r#""action_round": 2, "effects": [{"card": "NORAD", "owner": "us", "flag": true}]"#,
     "setup.effects[0].flag",
-    "NORAD's flag (DEFCON moved to 2 this action round) is set and cleared within an action round: a position that begins with an action round holds it only at the USSR's first, after the headline"
+    "NORAD's flag (DEFCON moved to 2 this action round) is set and cleared within an action round: a position that begins with an action round holds it only at the USSR's first of a turn after the first, DEFCON 2-4, after the headline"
 )]
 #[case(
-    r#""phasing": "us", "effects": [{"card": "NORAD", "owner": "us", "flag": true}]"#,
+    r#""turn": 2, "defcon": 2, "phasing": "us", "effects": [{"card": "NORAD", "owner": "us", "flag": true}]"#,
     "setup.effects[0].flag",
-    "NORAD's flag (DEFCON moved to 2 this action round) is set and cleared within an action round: a position that begins with an action round holds it only at the USSR's first, after the headline"
+    "NORAD's flag (DEFCON moved to 2 this action round) is set and cleared within an action round: a position that begins with an action round holds it only at the USSR's first of a turn after the first, DEFCON 2-4, after the headline"
+)]
+#[case(
+    r#""effects": [{"card": "NORAD", "owner": "us", "flag": true}]"#,
+    "setup.effects[0].flag",
+    "NORAD's flag (DEFCON moved to 2 this action round) is set and cleared within an action round: a position that begins with an action round holds it only at the USSR's first of a turn after the first, DEFCON 2-4, after the headline"
+)]
+#[case(
+    r#""turn": 2, "defcon": 5, "effects": [{"card": "NORAD", "owner": "us", "flag": true}]"#,
+    "setup.effects[0].flag",
+    "NORAD's flag (DEFCON moved to 2 this action round) is set and cleared within an action round: a position that begins with an action round holds it only at the USSR's first of a turn after the first, DEFCON 2-4, after the headline"
 )]
 #[case(
     r#""turn": 4, "effects": [{"card": "We Will Bury You", "owner": "ussr", "flag": true}]"#,
@@ -217,12 +227,12 @@ fn refusal(setup: &str) -> Option<String> {
 #[case(
     r#""phasing": "us", "space_attempts": {"us": 1, "ussr": 0}"#,
     "setup.space_attempts.us",
-    "the US has made 1 space race attempt this turn, but its action rounds so far are none at an action round (one attempt a round, §6.4.2)"
+    "the US has made 1 space race attempt this turn, but it has played no action round at an action round (a card a round, §4.5D; two attempts a turn at most, §6.4.2)"
 )]
 #[case(
     r#""action_round": 2, "space_attempts": {"us": 0, "ussr": 2}"#,
     "setup.space_attempts.ussr",
-    "the USSR has made 2 space race attempts this turn, but its action rounds so far are 1 (one attempt a round, §6.4.2)"
+    "the USSR has made 2 space race attempts this turn, but it has played 1 action round (a card a round, §4.5D; two attempts a turn at most, §6.4.2)"
 )]
 #[case(
     r#""action_round": 3, "space_race": {"us": 2, "ussr": 2}, "space_first": ["us", "us"], "space_attempts": {"us": 0, "ussr": 2}"#,
@@ -232,7 +242,7 @@ fn refusal(setup: &str) -> Option<String> {
 #[case(
     r#""turn": 2, "at": "headline", "space_attempts": {"us": 1, "ussr": 0}"#,
     "setup.space_attempts.us",
-    "the US has made 1 space race attempt this turn, but its action rounds so far are none at the headline (one attempt a round, §6.4.2)"
+    "the US has made 1 space race attempt this turn, but it has played no action round at the headline (a card a round, §4.5D; two attempts a turn at most, §6.4.2)"
 )]
 // What the end of a turn resets, and final scoring after turn 10.
 #[case(
@@ -246,6 +256,48 @@ fn refusal(setup: &str) -> Option<String> {
     "The China Card is turned face up at the end of the turn it was passed in (§4.5G, §9.3): it is face up at the headline"
 )]
 #[case(r#""at": "final_scoring", "turn": 9"#, "setup.turn", r#"final scoring follows turn 10 (§4.5I): leave "turn" out or write 10"#)]
+// The start of the game, and a headline after the DEFCON improvement.
+#[case(r#""start": "standard", "turn": 2"#, "setup.turn", r#"the setup is turn 1's (§3): leave "turn" out or start "at" later"#)]
+#[case(r#""at": "headline", "defcon": 4"#, "setup.defcon", "at the headline of turn 1 DEFCON is 5")]
+#[case(r#""at": "headline", "vp": 2"#, "setup.vp", "at the headline of turn 1 no VP have been scored")]
+#[case(r#""at": "turn_start", "space_race": {"us": 1, "ussr": 0}, "space_first": ["us"]"#, "setup.space_race", "at the start of a turn of turn 1 the space race has not begun")]
+#[case(r#""at": "headline", "discard": ["Fidel"]"#, "setup.discard", "no card has been played at the headline of turn 1")]
+#[case(
+    r#""at": "headline", "china_card": {"holder": "us", "face_up": true}"#,
+    "setup.china_card",
+    "at the headline of turn 1 The China Card is the USSR's, face up (§3)"
+)]
+#[case(
+    r#""turn": 3, "at": "headline", "defcon": 2"#,
+    "setup.defcon",
+    "DEFCON improves by 1 at the start of each turn (§4.5A): it is 3 or more at the headline"
+)]
+// An era's cards in its first turn, before the action rounds; an unstarred card removed.
+#[case(
+    r#""turn": 4, "at": "headline", "discard": ["Junta"]"#,
+    "setup.discard",
+    "Junta is a Mid War card, shuffled into the deck at the start of turn 4 (§4.4): at the headline it is in the deck or a hand"
+)]
+#[case(
+    r#""turn": 8, "at": "turn_start", "hands": {"us": ["Chernobyl"], "ussr": []}"#,
+    "setup.hands.us",
+    "Chernobyl is a Late War card, shuffled into the deck at the start of turn 8 (§4.4): at the start of a turn it is in the deck"
+)]
+#[case(
+    r#""turn": 4, "at": "headline", "effects": [{"card": "Quagmire", "owner": "ussr"}]"#,
+    "setup.effects[0].card",
+    "Quagmire is a Mid War card, shuffled into the deck at the start of turn 4 (§4.4): at the headline it is in the deck or a hand"
+)]
+#[case(
+    r#""turn": 7, "effects": [{"card": "North Sea Oil", "owner": "us", "turn": 8}]"#,
+    "setup.effects[0].card",
+    "North Sea Oil is a Late War card: it joins the deck at turn 8 (§4.4), and this is turn 7"
+)]
+#[case(
+    r#""removed": ["Duck and Cover"]"#,
+    "setup.removed",
+    r#"Duck and Cover is not starred: only a starred card's event removes it from the game (§4.3); list it in "discard""#
+)]
 fn a_position_the_game_never_reaches_is_refused_naming_the_field(#[case] setup: &str, #[case] field: &str, #[case] message: &str) {
     let err = refusal(setup).expect("refused");
     assert_eq!(err.split_once(": ").map(|(_, rest)| rest), Some(format!("{field}: {message}").as_str()));
@@ -255,17 +307,17 @@ fn a_position_the_game_never_reaches_is_refused_naming_the_field(#[case] setup: 
 #[rstest]
 #[case::a_region_named(r#""turn": 8, "effects": [{"card": "Chernobyl", "owner": "us", "region": "middle east"}]"#)]
 #[case::a_turn_before(r#""turn": 10, "effects": [{"card": "North Sea Oil", "owner": "us", "turn": 8}]"#)]
-#[case::norad_s_flag_from_the_headline(r#""effects": [{"card": "NORAD", "owner": "us", "flag": true}]"#)]
+#[case::norad_s_flag_from_the_headline(r#""turn": 2, "defcon": 2, "effects": [{"card": "NORAD", "owner": "us", "flag": true}]"#)]
 #[case::a_flag_not_set(r#""turn": 4, "action_round": 3, "effects": [{"card": "We Will Bury You", "owner": "ussr", "flag": false}]"#)]
 #[case::a_neutral_card_s_effect_either_side_s(r#""effects": [{"card": "Red Scare/Purge", "owner": "ussr"}]"#)]
 #[case::the_card_s_own_duration(r#""effects": [{"card": "Containment", "owner": "us", "until": "turn"}]"#)]
 #[case::a_starred_card_removed(r#""effects": [{"card": "Containment", "owner": "us"}], "removed": ["Containment"]"#)]
 #[case::an_unstarred_card_discarded(r#""effects": [{"card": "Red Scare/Purge", "owner": "us"}], "discard": ["Red Scare/Purge"]"#)]
-// A reshuffle during the turn (§4.4: "Ask Not What Your Country…" draws) can deal it again.
+// A reshuffle during the turn (§4.3: "Ask Not What Your Country…" draws) can deal it again.
 #[case::an_unstarred_card_dealt_again(r#""effects": [{"card": "Red Scare/Purge", "owner": "us"}], "hands": {"us": ["Red Scare/Purge"], "ussr": []}"#)]
 #[case::missile_envy_in_the_opponent_s_hand(r#""turn": 4, "effects": [{"card": "Missile Envy", "owner": "us"}], "hands": {"us": [], "ussr": ["Missile Envy"]}"#)]
-#[case::a_required_effect(r#""effects": [{"card": "Warsaw Pact Formed", "owner": "ussr"}, {"card": "NATO", "owner": "us"}]"#)]
-// Quagmire ends NORAD but does not prevent it: NORAD may be played again after it.
+#[case::a_required_effect(r#""turn": 2, "effects": [{"card": "Warsaw Pact Formed", "owner": "ussr"}, {"card": "NATO", "owner": "us"}]"#)]
+// Quagmire ends NORAD but does not prevent it: NORAD may be played for the first time after it.
 #[case::an_effect_ended_and_played_again(r#""turn": 4, "effects": [{"card": "Quagmire", "owner": "ussr"}, {"card": "NORAD", "owner": "us"}]"#)]
 // Willy Brandt before Tear Down this Wall is prevented, not its effect ended.
 #[case::an_effect_whose_event_is_now_prevented(r#""turn": 8, "effects": [{"card": "Willy Brandt", "owner": "ussr"}], "hands": {"us": ["Tear Down this Wall"], "ussr": []}"#)]
@@ -277,6 +329,11 @@ fn a_position_the_game_never_reaches_is_refused_naming_the_field(#[case] setup: 
 )]
 #[case::military_ops_and_china_face_down_in_the_turn(r#""at": "end_of_turn", "military_ops": {"us": 2, "ussr": 5}, "china_card": {"holder": "us", "face_up": false}"#)]
 #[case::final_scoring_after_turn_10(r#""at": "final_scoring""#)]
+#[case::an_era_s_cards_dealt_at_its_first_headline(r#""turn": 4, "at": "headline", "hands": {"us": ["Junta"], "ussr": []}, "deck": ["Quagmire"]"#)]
+#[case::an_era_s_cards_played_in_its_first_action_round(r#""turn": 4, "action_round": 2, "discard": ["Junta"], "effects": [{"card": "Quagmire", "owner": "ussr"}]"#)]
+#[case::a_starred_card_removed_by_its_event(r#""removed": ["Fidel"]"#)]
+#[case::defcon_3_at_a_headline(r#""turn": 3, "at": "headline", "defcon": 3"#)]
+#[case::defcon_2_at_the_start_of_a_turn(r#""turn": 3, "at": "turn_start", "defcon": 2"#)]
 fn a_position_the_game_reaches_is_accepted(#[case] setup: &str) {
     assert_eq!(refusal(setup), None);
 }

@@ -105,6 +105,24 @@ pub enum CardPlace {
     OpponentsHand,
 }
 
+impl CardPlace {
+    /// May an effect of this place be in play with its card in `pile`, its card `starred` and
+    /// the effect `owner`'s? A starred card played for its event is removed (§4.3); an
+    /// unstarred one is discarded, and may come back to the deck and a hand by a reshuffle
+    /// during the turn (§4.3), never removed; a card kept in front is on the table; a card
+    /// given to the opponent is never back in its owner's hand. Each also while the card is
+    /// being played.
+    pub fn allows(self, pile: crate::state::Pile, starred: bool, owner: crate::side::Side) -> bool {
+        use crate::state::Pile;
+        match self {
+            CardPlace::Played if starred => matches!(pile, Pile::Removed | Pile::InPlay),
+            CardPlace::Played => pile != Pile::Removed,
+            CardPlace::InFront => matches!(pile, Pile::Table | Pile::InPlay),
+            CardPlace::OpponentsHand => pile != Pile::Removed && pile != Pile::Hand(owner),
+        }
+    }
+}
+
 /// How a card's effect enters play: how long it lasts, what it remembers, where its card is
 /// meanwhile. Declared by the card (`Lasting::shape`); the declaration check holds every
 /// effect added to its card's shape.
