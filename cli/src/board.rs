@@ -78,17 +78,39 @@ pub fn region(view: &View, style: &Style, r: Region) -> String {
 }
 
 /// A hand, one card a line: name, Ops, whose event, and marks (scoring, starred).
-pub fn hand(cards: &[String], rules: &arbiter_twilight::Ruleset) -> String {
+/// A card's Ops as `side` would play it now, two characters wide: `S ` for a scoring card,
+/// the value with `+` or `-` where effects in play change it (Red Scare/Purge, Containment,
+/// Brezhnev Doctrine), else the printed value; printed for an observer.
+pub fn ops_label(p: arbiter_twilight::Position, id: arbiter_twilight::CardId, side: Option<Side>) -> String {
+    let info = p.cards().info(id);
+    let printed = info.ops;
+    let now = side
+        .map(|s| arbiter_twilight::ctx::ops_value(p, id, s, arbiter_twilight::pipeline::Spend::default()).value.max(0) as u8)
+        .unwrap_or(printed);
+    if info.scoring {
+        "S ".to_string()
+    } else if now != printed {
+        format!("{now}{}", if now > printed { '+' } else { '-' })
+    } else {
+        format!("{now} ")
+    }
+}
+
+/// `side`'s hand in the line mode, one card a line: its Ops as played now ([`ops_label`]),
+/// whose event it is, and what to know of it.
+pub fn hand(cards: &[String], game: &arbiter_twilight::Game, side: Side) -> String {
+    let rules = game.rules();
     let mut out = String::new();
     for name in cards {
         let Some(id) = rules.cards.by_name(name) else { continue };
         let info = rules.cards.info(id);
+        let ops = if info.scoring { info.ops.to_string() } else { ops_label(game.pos(), id, Some(side)).trim_end().to_string() };
         if id == arbiter_twilight::CardId::CHINA {
             // No event, and never an opponent's: its own rules (§9).
-            out.push_str(&format!("  {name:<32} {} Ops (1 more if all are spent in Asia), no event\n", info.ops));
+            out.push_str(&format!("  {name:<32} {ops} Ops (1 more if all are spent in Asia), no event\n"));
             continue;
         }
-        let side = match info.side.side() {
+        let owner = match info.side.side() {
             Some(s) => format!("{s} event"),
             None => "neutral event".into(),
         };
@@ -100,7 +122,7 @@ pub fn hand(cards: &[String], rules: &arbiter_twilight::Ruleset) -> String {
             marks.push("removed after its event");
         }
         let extra = if marks.is_empty() { String::new() } else { format!("; {}", marks.join("; ")) };
-        out.push_str(&format!("  {name:<32} {} Ops, {side}{extra}\n", info.ops));
+        out.push_str(&format!("  {name:<32} {ops} Ops, {owner}{extra}\n"));
     }
     out
 }
@@ -159,4 +181,24 @@ pub fn board(view: &View, style: &Style) -> String {
         out.push_str(&format!("Seen in the opponent's hand: {}\n", view.opponent_known.join(", ")));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    /// The line mode shows a card's Ops as the player would play it now, as the table does:
+    /// under the USSR's Red Scare/Purge, Duck and Cover's 3 are 2 for the US (`2-`), and the
+    /// USSR's own cards keep theirs.
+    #[test]
+    fn the_line_mode_s_hand_shows_the_ops_as_modified_now() {
+        let json = r#"{ "id": "T", "title": "t", "rules": [], "setup": { "phasing": "us", "effects": [{ "card": "Red Scare/Purge", "owner": "ussr" }], "hands": { "us": ["Duck and Cover", "Europe Scoring"], "ussr": ["Fidel"] } } }"#;
+        let f: arbiter_casebook::Fixture = serde_json::from_str(json).unwrap();
+        let rules = arbiter_twilight_cards::ruleset();
+        let st = arbiter_casebook::build(&f, std::path::Path::new("t.json"), &rules).unwrap();
+        let g = arbiter_twilight::Game::from_state(rules, st).0;
+        let us = super::hand(&["Duck and Cover".into(), "Europe Scoring".into()], &g, arbiter_twilight::Side::Us);
+        assert!(us.contains("Duck and Cover                   2- Ops, US event"), "{us}");
+        assert!(us.contains("Europe Scoring                   0 Ops, neutral event; scoring"), "{us}");
+        let ussr = super::hand(&["Fidel".into()], &g, arbiter_twilight::Side::Ussr);
+        assert!(ussr.contains("Fidel                            2 Ops, USSR event"), "{ussr}");
+    }
 }

@@ -402,7 +402,7 @@ fn show_decision(game: &Game, style: &Style) {
     }
     if !hand.is_empty() {
         say!("{} hand:", style.side(d.side, &d.side.to_string()));
-        say_inline!("{}", board::hand(&hand, game.rules()));
+        say_inline!("{}", board::hand(&hand, game, d.side));
         if view.china_card.holder == d.side && !view.china_card.face_up {
             say!("  (The China Card is face down: playable from the next turn, §9.3)");
         }

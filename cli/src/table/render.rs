@@ -216,10 +216,11 @@ pub fn tracks<'a>(view: &View, pal: Palette) -> Vec<Line<'a>> {
         Span::raw(format!(" · VP {} · ", arbiter_twilight::ctx::vp_text(view.vp as i32))),
         Span::styled(defcon, defcon_style),
     ]);
-    let china = format!("China Card: {} {}", view.china_card.holder, if view.china_card.face_up { "face up" } else { "face down" });
+    // At most 79 characters at 80 columns: the China Card held face down and a deck of 100.
+    let china = format!("China: {}, {}", view.china_card.holder, if view.china_card.face_up { "face up" } else { "face down" });
     let need = r.military_ops_required;
     let l2 = Line::from(format!(
-        "Mil. ops US {}/{need} USSR {}/{need} · {china} · hands {}/{} · deck {}",
+        "Mil. ops US {}/{need} USSR {}/{need} · {china} · hands US {}/USSR {} · deck {}",
         view.military_ops.us, view.military_ops.ussr, view.hand_sizes.us, view.hand_sizes.ussr, view.deck_size
     ));
     let space = |s: Side, t: &arbiter_twilight::view::SpaceTrackView| {
@@ -302,9 +303,11 @@ fn level(l: Level) -> &'static str {
     }
 }
 
-/// A region's standing: each side's level, battlegrounds and countries next to the enemy
-/// superpower it controls, and what its scoring card would give now.
-pub fn region_summary(game: &Game, r: Region) -> (String, String) {
+/// A region's standing, in three parts: its name (abbreviated where long), what its scoring
+/// card would give now ("USSR +3", "even", "US wins"), and each side's level, battlegrounds and
+/// countries next to the enemy superpower it controls. The map's heading, `name: now`, fits a
+/// cell at every score (25 characters).
+pub fn region_summary(game: &Game, r: Region) -> (String, String, String) {
     let p = game.pos();
     let map = Map::standard();
     let s = scoring::score(p, r, ScoringTime::Card);
@@ -331,16 +334,17 @@ pub fn region_summary(game: &Game, r: Region) -> (String, String) {
         Region::SouthAmerica => "S. America",
         r => r.name(),
     };
-    (format!("{name} scores {now}"), parts.join(" "))
+    (name.to_string(), now, parts.join(" "))
 }
 
-fn map(f: &mut Frame, game: &Game, _view: &View, start: usize, area: Rect, pal: Palette) {
+
+pub(super) fn map(f: &mut Frame, game: &Game, _view: &View, start: usize, area: Rect, pal: Palette) {
     let map = Map::standard();
     let mut lines: Vec<Line> = Vec::new();
     for k in 0..Region::ALL.len() {
         let r = Region::ALL[(start + k) % Region::ALL.len()];
-        let (head, standing) = region_summary(game, r);
-        let head: String = head.chars().take(25).collect();
+        let (name, now, standing) = region_summary(game, r);
+        let head: String = format!("{name}: {now}").chars().take(25).collect();
         lines.push(Line::from(Span::styled(format!("{head:<25}"), Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED))));
         lines.push(Line::from(standing.chars().take(25).collect::<String>()));
         // As on the board: Western Europe, then the countries of both halves, then Eastern
@@ -368,22 +372,26 @@ fn map(f: &mut Frame, game: &Game, _view: &View, start: usize, area: Rect, pal: 
                     n if n > 0 => format!("US +{n}"),
                     n => format!("USSR +{}", -n),
                 };
-                lines.push(Line::from(Span::styled(format!("SE Asia scores {now}"), Style::new().add_modifier(Modifier::BOLD))));
+                lines.push(Line::from(Span::styled(format!("SE Asia: {now}"), Style::new().add_modifier(Modifier::BOLD))));
             }
             lines.push(country_cell(game, id, pal));
         }
     }
-    let block = Block::new().borders(Borders::TOP).title(" Map (←/→ region) ");
+    let block = Block::new().borders(Borders::TOP).title(" Map: each region's score now (←/→ region) ");
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let h = inner.height as usize;
+    // Each column of countries under a heading of its fields (as `country_cell` lays them out):
+    // stability (* a battleground), US and USSR Influence, who controls it.
+    let h = (inner.height as usize).saturating_sub(1);
     if h == 0 {
         return;
     }
+    let heading = Line::styled(format!("{:<16}{:<2}{:>2} {:>2}{:>2}", " country", "s", "US", "SU", "c"), pal.dim());
     let cols = (inner.width / CELL).max(1) as usize;
     for (i, chunk) in lines.chunks(h).take(cols).enumerate() {
         let r = Rect { x: inner.x + (i as u16) * CELL, y: inner.y, width: CELL.min(inner.width), height: inner.height };
-        f.render_widget(Paragraph::new(chunk.to_vec()), r);
+        let column: Vec<Line> = std::iter::once(heading.clone()).chain(chunk.iter().cloned()).collect();
+        f.render_widget(Paragraph::new(column), r);
     }
 }
 
@@ -409,17 +417,7 @@ fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
     }
     for id in &cards {
         let info = game.rules().cards.info(*id);
-        let printed = info.ops;
-        let now = side
-            .map(|s| arbiter_twilight::ctx::ops_value(p, *id, s, arbiter_twilight::pipeline::Spend::default()).value.max(0) as u8)
-            .unwrap_or(printed);
-        let ops = if info.scoring {
-            "S ".to_string()
-        } else if now != printed {
-            format!("{now}{}", if now > printed { '+' } else { '-' })
-        } else {
-            format!("{now} ")
-        };
+        let ops = crate::board::ops_label(p, *id, side);
         let owner = match info.side.side() {
             Some(Side::Us) => "US",
             Some(Side::Ussr) => "SU",
@@ -619,8 +617,8 @@ fn detail<'a>(app: &App) -> Vec<Line<'a>> {
                 ];
             }
         }
-        let (head, standing) = region_summary(game, Region::ALL[app.region]);
-        return vec![Line::from(head), Line::from(standing)];
+        let (name, now, standing) = region_summary(game, Region::ALL[app.region]);
+        return vec![Line::from(format!("{name} scores {now}")), Line::from(standing)];
     };
     if let Some(card) = card_of(&m) {
         let info = game.rules().cards.info(card);
@@ -637,8 +635,8 @@ fn detail<'a>(app: &App) -> Vec<Line<'a>> {
         )];
         if info.scoring {
             if let Some(r) = Region::ALL.into_iter().find(|r| info.name.starts_with(r.name())) {
-                let (head, standing) = region_summary(game, r);
-                out.push(Line::from(format!("Now: {head}; {standing}")));
+                let (name, now, standing) = region_summary(game, r);
+                out.push(Line::from(format!("Now: {name} scores {now}; {standing}")));
             }
         }
         if let Move::Play { mode: arbiter_twilight::PlayMode::Space, .. } = m {

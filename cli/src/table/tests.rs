@@ -532,3 +532,29 @@ fn moves_matching_in_the_order_typed_rank_first() {
         ["space Fidel", "play Fidel ops", "play Fidel ops then event", "play Fidel event then ops"]
     );
 }
+
+/// Every region's heading on the map shows what its scoring gives now, the number whole, in a
+/// cell of an 80-column table: here with the USSR controlling every country of the region, its
+/// largest score.
+#[test]
+fn every_region_s_score_shows_whole_at_80_columns() {
+    use arbiter_twilight::map::iter_mask;
+    use arbiter_twilight::Region;
+    let map = Map::standard();
+    let mut two_digits = 0;
+    for (i, r) in Region::ALL.into_iter().enumerate() {
+        let influence: Vec<String> = iter_mask(map.region_mask(r))
+            .map(|c| format!(r#""{}": {{ "us": 0, "ussr": {} }}"#, map.country(c).name, map.country(c).stability))
+            .collect();
+        let g = position(&format!(r#"{{ "turn": 8, "influence": {{ {} }} }}"#, influence.join(", ")));
+        let (name, now, _) = super::render::region_summary(&g, r);
+        two_digits += usize::from(now.trim_start_matches("USSR +").len() == 2);
+        let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        t.draw(|f| super::render::map(f, &g, &g.view(None), i, f.area(), Palette { color: false })).unwrap();
+        let buf = t.backend().buffer();
+        let shown: String = (0..24).map(|y| (0..80).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n").collect();
+        let heading = format!("{name}: {now}");
+        assert!(shown.contains(&heading), "{heading} not shown whole:\n{shown}");
+    }
+    assert!(two_digits >= 3, "the scores of two digits tested: {two_digits}");
+}

@@ -133,10 +133,11 @@ impl CardEvent for EastEuropeanUnrest {
         let choices = iter_mask(open).map(Move::Target).collect();
         let prompt = words.say(|| {
             format!(
-                "{}: East European Unrest: `target COUNTRY` in Eastern Europe to remove {per} {} Influence ({} countries left)",
+                "{}: East European Unrest: `target COUNTRY` in Eastern Europe to remove {per} {} Influence ({} {} left)",
                 t.side,
                 t.side.opponent(),
-                t.count
+                t.count,
+                if t.count == 1 { "country" } else { "countries" }
             )
         });
         Ask::new(t.side, prompt, choices)
