@@ -312,3 +312,63 @@ async fn undo_against_the_computer_is_the_players_own_decision_only() {
     let (status, _) = post_undo(&t, &us).await;
     assert_eq!(status, 422, "the last move is the computer's");
 }
+
+/// Against the computer (the USSR, which headlines first): nothing the US's seat is sent, over
+/// its WebSocket or in the answers to its requests, names the computer's headline card before
+/// both headlines are revealed; the computer's headline move reads as the game hides it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_the_reveal() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let body = json!({ "seed": 5, "computer": "ussr", "level": 1 });
+    let v: Value = http.post(format!("{base}/api/games")).body(body.to_string()).send().await.unwrap().json().await.unwrap();
+    let t = Table { base, id: v["id"].as_str().unwrap().into(), tokens: [v["tokens"]["us"].as_str().unwrap().into(), String::new(), String::new()], http };
+    let us = t.tokens[0].clone();
+    // Everything the US's seat is sent, in the order it arrives.
+    let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let mut ws = t.connect(srv.addr, &us).await;
+    let heard = shown.clone();
+    let listener = tokio::spawn(async move {
+        while let Some(Ok(m)) = ws.next().await {
+            if let Message::Text(text) = m {
+                heard.lock().unwrap().push(text.to_string());
+            }
+        }
+    });
+    for _ in 0..4000 {
+        let (_, m) = t.get("moves", &us).await;
+        let (_, state) = t.get("state", &us).await;
+        if state["turn"].as_u64().unwrap_or(0) >= 3 || !state["outcome"].is_null() {
+            break;
+        }
+        shown.lock().unwrap().extend([m.to_string(), state.to_string()]);
+        match m["moves"][0].as_str().filter(|_| m["yours"] == json!(true)) {
+            Some(first) => {
+                let (status, played) = t.play(&us, first).await;
+                assert_eq!(status, 200, "{first}: {played}");
+                shown.lock().unwrap().push(played.to_string());
+            }
+            None => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    listener.abort();
+    let shown = shown.lock().unwrap().clone();
+    let mut from = 0;
+    let mut checked = 0;
+    while let Some(at) = shown[from..].iter().position(|s| s.contains(r#""side":"ussr""#) && s.contains(r#""text":"headline"#)).map(|i| from + i) {
+        let move_message: Value = serde_json::from_str(&shown[at]).unwrap();
+        assert_eq!(move_message["text"], "headline (a secret choice until both headlines are revealed)", "{move_message}");
+        let Some(reveal) = shown[at..].iter().position(|s| s.contains("Headlines revealed: ")).map(|i| at + i) else { break };
+        let line = &shown[reveal][shown[reveal].find("Headlines revealed: ").unwrap()..];
+        let card = line.split(", USSR ").nth(1).and_then(|rest| rest.split('"').next()).expect("the USSR's headline named at the reveal");
+        for s in &shown[at..reveal] {
+            assert!(!s.contains(card), "{card} was sent to the US before the reveal: {s}");
+        }
+        checked += 1;
+        from = reveal + 1;
+    }
+    assert!(checked >= 2, "the computer's headlines of turns 1 and 2 were checked: {checked}");
+}
