@@ -46,6 +46,12 @@ impl TsSession {
         let rows = self.0.rows();
         rows.len().checked_sub(1).map(|i| arbiter_store::move_text_for(rows, i, viewer.map(seat), self.0.game())).unwrap_or_default()
     }
+    /// The moves made since `side`'s last one, as `side` may read them now.
+    pub fn moves_since(&self, side: Side) -> Vec<String> {
+        let rows = self.0.rows();
+        let start = rows.iter().rposition(|r| row_side(r) == side).map_or(0, |i| i + 1);
+        (start..rows.len()).map(|i| arbiter_store::move_text_for(rows, i, Some(seat(side)), self.0.game())).collect()
+    }
     pub fn undo(&mut self) -> Result<EventRow, SessionError> {
         self.0.undo()
     }

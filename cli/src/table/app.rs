@@ -139,10 +139,12 @@ impl App {
         let human = side.opponent();
         match chosen.map(|text| self.session.play(&text, Some(side)).map(|(_, report)| report)) {
             Ok(Ok(report)) => {
-                // The move as the player may read it: a secret headline stays secret.
-                let text = self.session.last_move_for(Some(human));
-                let mut lines = vec![format!("The computer ({side}): {text}")];
-                lines.extend(report.lines_for(Some(arbiter_twilight::contract::seat(human))).map(String::from));
+                // Every move since the player's last, as the player may read them (a secret
+                // headline stays secret), then the last log line of this one: at 80x24 the
+                // status line tells what the computer did without the log.
+                let done = recap(&self.session.moves_since(human));
+                let mut lines = vec![format!("The computer ({side}): {done}")];
+                lines.extend(report.lines_for(Some(arbiter_twilight::contract::seat(human))).last().map(String::from));
                 self.message = lines;
             }
             Ok(Err(SessionError::Rejected(r))) | Err(r) => {
@@ -512,4 +514,37 @@ pub fn matching(listed: Vec<String>, typed: &str, reads_as: Option<&str>) -> Vec
         .collect();
     hits.sort_by_key(|(rank, _)| *rank);
     hits.into_iter().map(|(_, t)| t).collect()
+}
+
+/// Moves retold in short: a run of Influence placements as one ("placed 6 Influence: Poland 4,
+/// East Germany 2"), each other move as written, in order, `; ` between.
+pub fn recap(moves: &[String]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut run: Vec<(String, usize)> = Vec::new();
+    let flush = |run: &mut Vec<(String, usize)>, parts: &mut Vec<String>| {
+        if run.is_empty() {
+            return;
+        }
+        let n: usize = run.iter().map(|(_, k)| k).sum();
+        let each: Vec<String> = run.iter().map(|(c, k)| format!("{c} {k}")).collect();
+        parts.push(format!("placed {n} Influence: {}", each.join(", ")));
+        run.clear();
+    };
+    for m in moves {
+        match m.strip_prefix("influence ") {
+            Some(country) => {
+                let country = country.trim_matches('"').to_string();
+                match run.iter_mut().find(|(c, _)| *c == country) {
+                    Some((_, k)) => *k += 1,
+                    None => run.push((country, 1)),
+                }
+            }
+            None => {
+                flush(&mut run, &mut parts);
+                parts.push(m.clone());
+            }
+        }
+    }
+    flush(&mut run, &mut parts);
+    parts.join("; ")
 }

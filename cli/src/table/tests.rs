@@ -466,7 +466,7 @@ fn against_the_computer_no_secret_of_its_side_is_ever_shown() {
                 Screen::Thinking(_) => {
                     computer_answers(&mut a);
                     if a.game().state().headline[Side::Ussr.idx()].is_some() && a.game().to_move() == Some(Side::Us) {
-                        assert_eq!(a.message[0], "The computer (USSR): headline (a secret choice until both headlines are revealed)");
+                        assert!(a.message[0].ends_with("headline (a secret choice until both headlines are revealed)"), "{:?}", a.message);
                         secret_headlines += 1;
                     }
                 }
@@ -557,4 +557,32 @@ fn every_region_s_score_shows_whole_at_80_columns() {
         assert!(shown.contains(&heading), "{heading} not shown whole:\n{shown}");
     }
     assert!(two_digits >= 3, "the scores of two digits tested: {two_digits}");
+}
+
+/// At 80x24 the status line tells what the computer did since the player last moved, in short:
+/// its six setup placements as one, without the log.
+#[test]
+fn what_the_computer_did_is_told_in_short_at_80x24() {
+    let dir = tempfile::tempdir().unwrap();
+    let level = arbiter_kernel::search::Level::new(1).unwrap();
+    let mut a = app(&dir, 21).against(super::app::Opponent::new(Side::Ussr, arbiter_kernel::search::Agent::Computer(level)));
+    while a.screen == Screen::Thinking(Side::Ussr) {
+        computer_answers(&mut a);
+    }
+    let shown = screen(&a, 80, 24);
+    assert!(shown.contains("The computer (USSR): placed 6 Influence: "), "{shown}");
+    let told = a.message[0].strip_prefix("The computer (USSR): placed 6 Influence: ").expect("the placements in short");
+    let counts: usize = told.split(", ").map(|p| p.rsplit(' ').next().unwrap().parse::<usize>().unwrap()).sum();
+    assert_eq!(counts, 6, "{told}");
+    // The country first named is on the screen whole.
+    let first = told.split(", ").next().unwrap();
+    assert!(shown.contains(first), "{first}: {shown}");
+}
+
+#[test]
+fn a_recap_groups_a_run_of_placements() {
+    let moves: Vec<String> =
+        ["influence Poland", "influence Poland", "influence \"East Germany\"", "play Fidel ops", "influence Cuba"].map(String::from).to_vec();
+    assert_eq!(super::app::recap(&moves), "placed 3 Influence: Poland 2, East Germany 1; play Fidel ops; placed 1 Influence: Cuba 1");
+    assert_eq!(super::app::recap(&[]), "");
 }
