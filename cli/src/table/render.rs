@@ -464,10 +464,15 @@ fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
             effects_area,
         );
     }
+    // The newest lines, wrapped rather than cut, the last at the bottom.
+    let block = Block::new().borders(Borders::TOP).title(" Log (› new; F2 all) ");
+    let inner = block.inner(log_area);
+    f.render_widget(block, log_area);
     let mut log = log_lines(app);
-    let inner_h = log_area.height.saturating_sub(1) as usize;
-    let shown = log.split_off(log.len().saturating_sub(inner_h));
-    f.render_widget(Paragraph::new(shown).block(Block::new().borders(Borders::TOP).title(" Log (› new; F2 all) ")), log_area);
+    let recent = log.split_off(log.len().saturating_sub(inner.height as usize));
+    let p = Paragraph::new(recent).wrap(Wrap { trim: false });
+    let over = (p.line_count(inner.width) as u16).saturating_sub(inner.height);
+    f.render_widget(p.scroll((over, 0)), inner);
 }
 
 fn prompt(f: &mut Frame, app: &App, area: Rect, pal: Palette) {

@@ -586,3 +586,27 @@ fn a_recap_groups_a_run_of_placements() {
     assert_eq!(super::app::recap(&moves), "placed 3 Influence: Poland 2, East Germany 1; play Fidel ops; placed 1 Influence: Cuba 1");
     assert_eq!(super::app::recap(&[]), "");
 }
+
+/// The log beside the map wraps its lines rather than cutting them: the newest line is on the
+/// 80x24 screen whole.
+#[test]
+fn the_log_beside_the_map_wraps_its_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(&dir, 21);
+    // Into the USSR's setup placements, whose log lines are longer than the panel is wide.
+    advance(&mut a, |a| a.game().state().influence.iter().map(|i| i[1] as usize).sum::<usize>() >= 24);
+    let shown = screen(&a, 80, 24);
+    let rows: Vec<&str> = shown.lines().collect();
+    let title = rows.iter().position(|r| r.contains("Log (› new; F2 all)")).expect("the log panel");
+    let column = rows[title].find("Log (").unwrap().saturating_sub(2);
+    let panel: Vec<String> = rows[title + 1..]
+        .iter()
+        .take_while(|r| !r.starts_with(|c: char| c.is_uppercase()) || r.len() > column)
+        .map(|r| r.chars().skip(column).collect::<String>())
+        .collect();
+    let joined = panel.join(" ").split_whitespace().collect::<Vec<_>>().join(" ");
+    let seat = arbiter_twilight::contract::seat(a.viewer().unwrap());
+    let last = arbiter_store::log_for(a.session.header(), a.session.rows(), Some(seat), a.session.game()).last().unwrap().text.clone();
+    assert!(last.len() > 30, "a line longer than the panel: {last}");
+    assert!(joined.contains(&last.split_whitespace().collect::<Vec<_>>().join(" ")), "{last:?} not whole in:\n{}", panel.join("\n"));
+}
