@@ -96,12 +96,14 @@ pub fn draw(f: &mut Frame, app: &App, pal: Palette) {
     let map_w = map_cols * CELL;
     let [map_area, side_area] = Layout::horizontal([Constraint::Length(map_w), Constraint::Min(0)]).areas(middle);
     // At the end of a round the map gives way to the log, where the move's results are.
-    if app.log_view || matches!(app.screen, Screen::EndOfRound { .. }) {
+    let whole_log = app.log_view || matches!(app.screen, Screen::EndOfRound { .. });
+    if whole_log {
         log_panel(f, app, map_area);
     } else {
         map(f, game, &view, app.region, map_area, pal);
     }
-    side_panel(f, app, &view, side_area, pal);
+    // The log once: beside the map, or in its place.
+    side_panel(f, app, &view, side_area, pal, !whole_log);
     prompt(f, app, bottom, pal);
 
     match &app.screen {
@@ -403,7 +405,8 @@ fn card_of(m: &Move) -> Option<arbiter_twilight::CardId> {
     }
 }
 
-fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
+/// The hand, the effects in play, and the newest log lines below them `with_log`.
+fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette, with_log: bool) {
     let game = app.game();
     let p = game.pos();
     let highlighted_card = app.highlighted().and_then(|t| game.parse(&t).ok()).as_ref().and_then(card_of);
@@ -463,6 +466,9 @@ fn side_panel(f: &mut Frame, app: &App, view: &View, area: Rect, pal: Palette) {
             Paragraph::new(effects.join(", ")).wrap(Wrap { trim: true }).block(Block::new().borders(Borders::TOP).title(" In effect ")),
             effects_area,
         );
+    }
+    if !with_log {
+        return;
     }
     // The newest lines, wrapped rather than cut, the last at the bottom.
     let block = Block::new().borders(Borders::TOP).title(" Log (› new; F2 all) ");

@@ -220,6 +220,11 @@ fn the_end_of_a_round_offers_undo_before_the_hand_over() {
     let seq = a.session.seq();
     let s = screen(&a, 80, 24);
     assert!(s.contains("End of your round, USSR") && s.contains("u: take your last move back"), "{s}");
+    // The log takes the map's place, and is not shown a second time beside it.
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&a, w, h);
+        assert_eq!(s.matches(" Log (").count(), 1, "{w}x{h}:\n{s}");
+    }
     key(&mut a, KeyCode::Char('x')); // ignored
     assert_eq!(a.screen, Screen::EndOfRound { side: Side::Ussr, can_undo: true });
     key(&mut a, KeyCode::Char('u'));
