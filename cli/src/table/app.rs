@@ -458,6 +458,7 @@ impl App {
     fn play(&mut self, text: &str) -> Result<(), SessionError> {
         let side = self.seated;
         self.screen = Screen::Table;
+        let canonical = self.game().parse(text).ok().map(|m| self.game().move_text(&m));
         match self.session.play(text, side) {
             Ok((_, report)) => {
                 self.message = report.lines_for(side.map(arbiter_twilight::contract::seat)).map(String::from).collect();
@@ -467,6 +468,11 @@ impl App {
                 self.input.clear();
                 self.selected = 0;
                 self.settle();
+                // The same move highlighted again where it is still open (another Influence
+                // in the same country), else the first.
+                if let Some(i) = canonical.and_then(|t| self.filtered().iter().position(|m| *m == t)) {
+                    self.selected = i;
+                }
             }
             Err(SessionError::Rejected(m)) => self.message = vec![m.to_string()],
             Err(e) => return Err(e),

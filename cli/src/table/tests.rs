@@ -615,3 +615,20 @@ fn the_log_beside_the_map_wraps_its_lines() {
     assert!(last.len() > 30, "a line longer than the panel: {last}");
     assert!(joined.contains(&last.split_whitespace().collect::<Vec<_>>().join(" ")), "{last:?} not whole in:\n{}", panel.join("\n"));
 }
+
+/// After a placement the highlight stays on the country placed in, where another placement
+/// there is open; after the last one it is on the first move of the next decision.
+#[test]
+fn the_highlight_stays_on_the_country_after_a_placement() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app(&dir, 21);
+    advance(&mut a, |a| a.screen == Screen::Table && a.game().to_move() == Some(Side::Us));
+    let moves = a.filtered();
+    let italy = moves.iter().position(|m| m == "influence Italy").expect("Italy is open at the US setup");
+    assert!(italy > 0, "{moves:?}");
+    a.selected = italy;
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.highlighted().as_deref(), Some("influence Italy"), "{:?}", a.message);
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.highlighted().as_deref(), Some("influence Italy"));
+}
