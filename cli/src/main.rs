@@ -54,7 +54,8 @@ enum Command {
         /// off; default 2).
         #[arg(long)]
         us_bonus: Option<u8>,
-        /// Minesweeper: the board, WIDTHxHEIGHT (default 9x9).
+        /// Minesweeper: the board, WIDTHxHEIGHT, or beginner (9x9, 10 mines, the default),
+        /// intermediate (16x16, 40) or expert (16x30, 99).
         #[arg(long)]
         size: Option<String>,
         /// Minesweeper: the number of mines (default 10).
@@ -331,10 +332,21 @@ fn new_game_options(
             o.insert("us_bonus".into(), b.into());
         }
     } else if game == ms {
-        if let Some(size) = size {
-            let (w, h) = arbiter_minesweeper::Options::parse_size(size).map_err(|r| Failure::Rejected(r.reason))?;
-            o.insert("width".into(), w.into());
-            o.insert("height".into(), h.into());
+        match size {
+            Some(name) if name.chars().all(|c| c.is_ascii_alphabetic()) => {
+                arbiter_minesweeper::Options::preset(name).map_err(|r| Failure::Rejected(r.reason))?;
+                // The preset's numbers, not the defaults' (`--mines` may still change one).
+                for k in ["width", "height", "mines"] {
+                    o.remove(k);
+                }
+                o.insert("preset".into(), name.to_lowercase().into());
+            }
+            Some(size) => {
+                let (w, h) = arbiter_minesweeper::Options::parse_size(size).map_err(|r| Failure::Rejected(r.reason))?;
+                o.insert("width".into(), w.into());
+                o.insert("height".into(), h.into());
+            }
+            None => {}
         }
         if let Some(m) = mines {
             o.insert("mines".into(), m.into());

@@ -381,7 +381,7 @@ fn card_in_the_line_mode() {
 fn fixtures_of_minesweeper_run_by_their_game() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../games/minesweeper/fixtures");
     let o = out(&["fixtures", dir]);
-    assert!(o.contains("ok      MINE-001") && o.trim_end().ends_with("6 passed, 0 failed"), "{o}");
+    assert!(o.contains("ok      MINE-001") && o.trim_end().ends_with("7 passed, 0 failed"), "{o}");
     let tmp = tempfile::tempdir().unwrap();
     let bad = tmp.path().join("bad.json");
     std::fs::write(
@@ -446,7 +446,8 @@ fn minesweeper_is_played_through_the_same_commands() {
         (vec!["new", file, "--game", "minesweeper", "--us-bonus", "3"], "--us-bonus is an option of twilight-struggle"),
         (vec!["new", file, "--size", "9x9"], "--size is an option of minesweeper"),
         (vec!["new", file, "--game", "minesweeper", "--size", "4x4", "--mines", "16"], "mines"),
-        (vec!["new", file, "--game", "minesweeper", "--size", "nine"], "WIDTHxHEIGHT"),
+        (vec!["new", file, "--game", "minesweeper", "--size", "nine"], "no board named \"nine\": the boards are beginner, intermediate, expert"),
+        (vec!["new", file, "--game", "minesweeper", "--size", "9by9"], "WIDTHxHEIGHT"),
         (vec!["new", file, "--game", "chess"], "twilight-struggle, minesweeper"),
     ] {
         let o = arbiter().args(&args).output().unwrap();
@@ -454,6 +455,12 @@ fn minesweeper_is_played_through_the_same_commands() {
         assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
         assert!(!f.exists(), "{args:?}");
     }
+    // A classic board by name.
+    let expert = dir.path().join("expert.arbiter");
+    out(&["new", expert.to_str().unwrap(), "--game", "minesweeper", "--size", "expert"]);
+    let st = out(&["state", expert.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&st).unwrap();
+    assert_eq!((v["width"].as_u64(), v["height"].as_u64(), v["mines"].as_u64()), (Some(16), Some(30), Some(99)), "{v}");
     out(&["new", file, "--game", "minesweeper", "--size", "6x5", "--mines", "4", "--seed", "3"]);
     let moves = out(&["moves", file]);
     assert!(moves.lines().any(|l| l == "open a1") && moves.lines().any(|l| l == "flag f5"), "{moves}");

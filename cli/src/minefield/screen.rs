@@ -96,12 +96,32 @@ pub fn draw(f: &mut Frame, b: &Board) {
         lines.push(Line::from(spans));
     }
     f.render_widget(Paragraph::new(lines).block(Block::default().borders(Borders::ALL).title(" Minesweeper ")), grid);
-    let state = match b.session.game().outcome() {
-        Some(o) => format!("Game over: {}. q leaves.", o.text),
-        None => format!("{} mines, {} flagged. Cursor on {}.", v.mines, v.flags, b.cell()),
+    let ended = b.session.game().outcome();
+    let time = elapsed(b.session.rows(), ended.is_some(), chrono::Utc::now()).map(clock).unwrap_or_else(|| "0:00".into());
+    let state = match ended {
+        Some(o) => format!("Game over: {}, in {time}. q leaves.", o.text),
+        None => format!("{} mines, {} flagged · time {time} · cursor on {}.", v.mines, v.flags, b.cell()),
     };
     let text = vec![Line::from(state), Line::from(b.message.clone())];
     f.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }).block(Block::default().borders(Borders::TOP)), status);
+}
+
+/// The time played: from the first move to the last once the game is over, else to `now`;
+/// none before the first move (the clock starts with it, as the classic game's does).
+pub fn elapsed(rows: &[arbiter_store::EventRow], ended: bool, now: chrono::DateTime<chrono::Utc>) -> Option<chrono::Duration> {
+    let at = |r: &arbiter_store::EventRow| chrono::DateTime::parse_from_rfc3339(&r.at).ok().map(|t| t.with_timezone(&chrono::Utc));
+    let first = at(rows.first()?)?;
+    let last = if ended { at(rows.last()?)? } else { now };
+    Some((last - first).max(chrono::Duration::zero()))
+}
+
+/// `m:ss`, or `h:mm:ss` from an hour.
+fn clock(d: chrono::Duration) -> String {
+    let s = d.num_seconds();
+    match s / 3600 {
+        0 => format!("{}:{:02}", s / 60, s % 60),
+        h => format!("{h}:{:02}:{:02}", s / 60 % 60, s % 60),
+    }
 }
 
 /// Play `session` full-screen until the player leaves.
@@ -112,6 +132,11 @@ pub fn run(session: Session) -> Result<(), crate::Failure> {
     let result = (|| -> Result<(), crate::Failure> {
         while !board.quit {
             terminal.draw(|f| draw(f, &board)).map_err(|e| crate::Failure::Failed(format!("cannot draw: {e}")))?;
+            // Twice a second without a key: the timer moves on.
+            let ready = event::poll(std::time::Duration::from_millis(500)).map_err(|e| crate::Failure::Failed(format!("cannot read the terminal: {e}")))?;
+            if !ready {
+                continue;
+            }
             match event::read().map_err(|e| crate::Failure::Failed(format!("cannot read the terminal: {e}")))? {
                 Event::Key(k) if k.kind != KeyEventKind::Release => board.key(k)?,
                 _ => {}
@@ -146,6 +171,25 @@ mod tests {
     }
 
     #[test]
+    fn the_timer_runs_from_the_first_move_and_stops_at_the_end() {
+        use chrono::TimeZone;
+        let row = |at: &str| arbiter_store::EventRow {
+            seq: 1,
+            at: at.into(),
+            seat: Seat(0),
+            move_text: "open a1".into(),
+            move_json: String::new(),
+            record: arbiter_store::Record::new(&arbiter_kernel::Report::default(), 0, 1),
+        };
+        let now = chrono::Utc.with_ymd_and_hms(2026, 12, 1, 10, 5, 0).unwrap();
+        let rows = [row("2026-12-01T10:00:00.000Z"), row("2026-12-01T10:01:05.500Z")];
+        assert_eq!(elapsed(&[], false, now), None, "no clock before the first move");
+        assert_eq!(elapsed(&rows, false, now).map(clock).as_deref(), Some("5:00"), "running: to now");
+        assert_eq!(elapsed(&rows, true, now).map(clock).as_deref(), Some("1:05"), "over: to the last move");
+        assert_eq!(clock(chrono::Duration::seconds(3 * 3600 + 62)), "3:01:02");
+    }
+
+    #[test]
     fn keys_move_the_cursor_flag_open_and_undo() {
         let dir = tempfile::tempdir().unwrap();
         let s = Session::create(
@@ -157,7 +201,7 @@ mod tests {
         .unwrap();
         let mut b = Board::new(s);
         let first = screen(&b);
-        assert!(first.contains("a b c d e") && first.contains("3 mines, 0 flagged. Cursor on a1."), "{first}");
+        assert!(first.contains("a b c d e") && first.contains("3 mines, 0 flagged · time 0:00 · cursor"), "{first}");
         key(&mut b, KeyCode::Right);
         key(&mut b, KeyCode::Down);
         key(&mut b, KeyCode::Right);

@@ -317,6 +317,8 @@ impl Minesweeper {
                         let i = r * w + k;
                         match (self.end, *s) {
                             (Some(End::Lost(c)), _) if self.index(c) == Some(i) => 'X',
+                            // A mine flagged rightly stays a flag when the game ends.
+                            (Some(_), Square::Flagged) if self.is_mine(i) => 'F',
                             (Some(_), _) if self.is_mine(i) => '*',
                             (_, Square::Closed) => '#',
                             (_, Square::Flagged) => 'F',

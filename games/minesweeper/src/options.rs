@@ -22,6 +22,15 @@ impl Default for Options {
 
 const RULE: &str = "Minesweeper options";
 
+/// The classic boards by name: beginner 9×9 with 10 mines, intermediate 16×16 with 40, expert
+/// 99 mines on 16 columns of 30 rows (the classic 30×16 on its side: columns are letters, at
+/// most 26).
+pub const PRESETS: [(&str, Options); 3] = [
+    ("beginner", Options { width: 9, height: 9, mines: 10 }),
+    ("intermediate", Options { width: 16, height: 16, mines: 40 }),
+    ("expert", Options { width: 16, height: 30, mines: 99 }),
+];
+
 impl Options {
     pub fn cells(&self) -> usize {
         self.width as usize * self.height as usize
@@ -48,12 +57,31 @@ impl Options {
         Ok(())
     }
 
-    /// Options from JSON: missing fields take their defaults, unknown ones are refused.
+    /// The preset board named `name` ([`PRESETS`]), or the reason there is none.
+    pub fn preset(name: &str) -> Result<Options, Refusal> {
+        let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+        PRESETS
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name.trim()))
+            .map(|(_, o)| *o)
+            .ok_or_else(|| Refusal::new(format!("no board named {name:?}: the boards are {}", names.join(", ")), RULE))
+    }
+
+    /// Options from JSON: missing fields take their defaults (a `preset`'s, if one is named:
+    /// `{"preset": "expert"}`), unknown ones are refused.
     pub fn from_json(v: &serde_json::Value) -> Result<Options, Refusal> {
-        let o: Options = if v.is_null() {
-            Options::default()
-        } else {
-            serde_json::from_value(v.clone()).map_err(|e| Refusal::new(format!("bad options: {e}"), RULE))?
+        let bad = |e: serde_json::Error| Refusal::new(format!("bad options: {e}"), RULE);
+        let o: Options = match v {
+            serde_json::Value::Null => Options::default(),
+            serde_json::Value::Object(m) if m.contains_key("preset") => {
+                let name = m["preset"].as_str().ok_or_else(|| Refusal::new("a preset is named by a string", RULE))?;
+                let mut base = serde_json::to_value(Options::preset(name)?).map_err(bad)?;
+                for (k, x) in m.iter().filter(|(k, _)| *k != "preset") {
+                    base[k] = x.clone();
+                }
+                serde_json::from_value(base).map_err(bad)?
+            }
+            v => serde_json::from_value(v.clone()).map_err(bad)?,
         };
         o.check()?;
         Ok(o)

@@ -60,7 +60,7 @@ fn opening_a_mine_loses_at_once_and_marks_it() {
     play(&mut g, "flag d3").unwrap();
     play(&mut g, "open a1").unwrap();
     assert_eq!(g.end(), Some(End::Lost(cell("a1"))));
-    assert_eq!(board(&g), ["X###", "####", "###*"], "every mine shown, the flagged one too");
+    assert_eq!(board(&g), ["X###", "####", "###F"], "every mine shown; the one flagged rightly stays a flag");
     let o = Game::outcome(&g).unwrap();
     assert_eq!((o.winner, o.reason.as_str()), (None, "lost"));
     assert_eq!(Game::view(&g, None).outcome, Some("lost"));
@@ -100,7 +100,22 @@ fn flags_are_listed_and_undone_by_unflag() {
     assert_eq!(board(&g), ["####", "####", "####"]);
 }
 
+/// The classic boards by name, through the host contract's options; another field may change
+/// one of a preset's numbers.
 #[rstest]
+#[case::beginner(serde_json::json!({"preset": "beginner"}), (9, 9, 10))]
+#[case::intermediate(serde_json::json!({"preset": "intermediate"}), (16, 16, 40))]
+#[case::expert(serde_json::json!({"preset": "Expert"}), (16, 30, 99))]
+#[case::expert_with_fewer_mines(serde_json::json!({"preset": "expert", "mines": 50}), (16, 30, 50))]
+fn the_classic_boards_are_presets(#[case] options: serde_json::Value, #[case] want: (u8, u8, u16)) {
+    let o = Options::from_json(&options).unwrap();
+    assert_eq!((o.width, o.height, o.mines), want);
+    let (g, _) = Kind.create(&options, 1).unwrap();
+    assert!(g.decision().is_some(), "a game on the {options} board");
+}
+
+#[rstest]
+#[case::unknown_preset(serde_json::json!({"preset": "nightmare"}), "no board named \"nightmare\": the boards are beginner, intermediate, expert")]
 #[case::too_narrow(serde_json::json!({"width": 1}), "2 to 26 columns")]
 #[case::too_wide(serde_json::json!({"width": 27}), "2 to 26 columns")]
 #[case::too_high(serde_json::json!({"height": 51}), "2 to 50 rows")]
