@@ -532,7 +532,10 @@ impl Room {
                 // Out of turn only an interjection ("at any time") is open: a stale or mistaken
                 // move is a conflict, as before.
                 Some(d) if d != seat && !is_interjection(s, seat, text) => {
-                    return Err(MoveError::Conflict(format!("it is the {}'s decision, not the {}'s", s.seat_name(d), s.seat_name(seat))))
+                    return Err(match interjection_refusal(s, seat, text) {
+                        Some(r) => MoveError::Refused(r),
+                        None => MoveError::Conflict(format!("it is the {}'s decision, not the {}'s", s.seat_name(d), s.seat_name(seat))),
+                    })
                 }
                 None => {
                     return Err(MoveError::Refused(Refusal::new(
@@ -1257,4 +1260,15 @@ pub struct Attached {
 /// Is `text` one of the interjections `seat` may make now?
 fn is_interjection(s: &Session, seat: Seat, text: &str) -> bool {
     s.game().canonical(text).is_ok_and(|m| s.game().interjections(seat).contains(&m))
+}
+
+/// A move of a kind `seat` may make now although another seat decides (its first word is an
+/// open interjection's: a headline chosen at the same time) but that is refused: the game's
+/// reason, tried on a copy (a card the seat does not hold), rather than whose decision it is.
+fn interjection_refusal(s: &Session, seat: Seat, text: &str) -> Option<Refusal> {
+    let word = |t: &str| t.split_whitespace().next().map(str::to_lowercase);
+    if !s.game().interjections(seat).iter().any(|m| word(m) == word(text)) {
+        return None;
+    }
+    s.game().boxed_clone().play(seat, text).err()
 }

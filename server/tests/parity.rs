@@ -372,3 +372,24 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
     }
     assert!(checked >= 2, "the computer's headlines of turns 1 and 2 were checked: {checked}");
 }
+
+/// At the USSR's headline the US chooses its own at the same time: a US headline of a card it
+/// does not hold is refused with the game's reason (422), not as out of turn; a move of another
+/// kind out of turn is still a conflict (409).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_headline_chosen_at_the_same_time_gets_the_game_s_reason() {
+    let r = reach(|g| {
+        g.to_move() == Some(Side::Ussr) && g.interjections(Side::Us).iter().any(|m| matches!(m, Move::Headline(_)))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let t = Table::at(&srv, r.seed, &r.moves).await;
+    let theirs = r.game.state().hand(Side::Ussr).iter().next().expect("a USSR card");
+    let name = r.game.rules().cards.name(theirs).to_string();
+    let (status, e) = t.play(t.token(Side::Us), &format!("headline {name:?}")).await;
+    assert_eq!(status, 422, "{e}");
+    let reason = e["error"].as_str().unwrap_or_default();
+    assert!(!reason.contains("decision") && reason.contains(&name), "the game's reason: {e}");
+    let (status, e) = t.play(t.token(Side::Us), "influence Italy").await;
+    assert_eq!(status, 409, "{e}");
+}
