@@ -117,6 +117,10 @@ mod tests {
         fn interest(&self) -> arbiter_twilight::Interest {
             self.0
         }
+        /// For the rest of the game (the test adds it so).
+        fn shape(&self, usual: arbiter_twilight::effect::Shape) -> arbiter_twilight::effect::Shape {
+            arbiter_twilight::effect::Shape { expiry: arbiter_twilight::effect::Expiry::Permanent, ..usual }
+        }
         fn intercept(
             &self,
             _p: arbiter_twilight::Position,
@@ -154,14 +158,20 @@ mod tests {
         if check {
             rules.check_interest();
         }
-        let mut st =
-            arbiter_twilight::State::initial(&rules, arbiter_twilight::Options::default(), arbiter_twilight::Randomness::seeded(1));
+        in_a_new_game(&rules, |ctx| {
+            ctx.exec(Instr::AddEffect(Effect::new(card, Side::Us, Expiry::Permanent)));
+            ctx.exec(Instr::Vp { side: Side::Us, n: 3 });
+            ctx.emit(DomainEvent::RoundEnded { side: Side::Us });
+        })
+    }
+
+    /// Run `f` on a new game of `rules`: (its VP after, the engine fault).
+    fn in_a_new_game(rules: &Ruleset, f: impl FnOnce(&mut arbiter_twilight::ctx::Ctx)) -> (i8, Option<String>) {
+        let mut st = arbiter_twilight::State::initial(rules, arbiter_twilight::Options::default(), arbiter_twilight::Randomness::seeded(1));
         let mut report = arbiter_twilight::Report::default();
         let mut carried = arbiter_twilight::ctx::Carried::default();
-        let mut ctx = arbiter_twilight::ctx::Ctx::new(&rules, &mut st, &mut report, &mut carried);
-        ctx.exec(Instr::AddEffect(Effect::new(card, Side::Us, Expiry::Permanent)));
-        ctx.exec(Instr::Vp { side: Side::Us, n: 3 });
-        ctx.emit(DomainEvent::RoundEnded { side: Side::Us });
+        let mut ctx = arbiter_twilight::ctx::Ctx::new(rules, &mut st, &mut report, &mut carried);
+        f(&mut ctx);
         let fault = ctx.fault.clone();
         (st.vp, fault)
     }
@@ -192,13 +202,7 @@ mod tests {
             if check {
                 rules.check_interest();
             }
-            let mut st =
-                arbiter_twilight::State::initial(&rules, arbiter_twilight::Options::default(), arbiter_twilight::Randomness::seeded(1));
-            let mut report = arbiter_twilight::Report::default();
-            let mut carried = arbiter_twilight::ctx::Carried::default();
-            let mut ctx = arbiter_twilight::ctx::Ctx::new(&rules, &mut st, &mut report, &mut carried);
-            ctx.exec(arbiter_twilight::instr::Instr::AddEffect(e));
-            ctx.fault.clone()
+            in_a_new_game(&rules, |ctx| ctx.exec(arbiter_twilight::instr::Instr::AddEffect(e))).1
         })
     }
 
