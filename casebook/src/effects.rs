@@ -76,10 +76,9 @@ fn until(cx: &Ctx, field: &str, e: &EffectSpec, shape: Shape) -> Result<Expiry, 
 /// What the effect remembers, from the fields its card takes; every other field is refused.
 fn memo(cx: &Ctx, field: &str, e: &EffectSpec, shape: Shape, card: CardId, at: At, st: &State) -> Result<Memo, FixtureError> {
     if e.param.is_some() {
-        return Err(cx.err(
-            &format!("{field}.param"),
-            format!("\"param\" is not read: name what the effect remembers in words: {MEMORY_FIELDS}"),
-        ));
+        return Err(
+            cx.err(&format!("{field}.param"), format!("\"param\" is not read: name what the effect remembers in words: {MEMORY_FIELDS}"))
+        );
     }
     let given = [("region", e.region.is_some()), ("turn", e.turn.is_some()), ("flag", e.flag.is_some()), ("country", e.country.is_some())];
     let takes = match shape.remembers {
@@ -102,7 +101,14 @@ fn memo(cx: &Ctx, field: &str, e: &EffectSpec, shape: Shape, card: CardId, at: A
             None | Some(false) => Ok(Memo::Nothing),
             // DEFCON moved to 2 in the headline: not in turn 1's (from DEFCON 5), and at most
             // 4 since (Nuclear Test Ban).
-            Some(true) if from_headline && at == At::ActionRound && st.round == 1 && st.phasing == Side::Ussr && st.turn >= 2 && st.defcon <= 4 => {
+            Some(true)
+                if from_headline
+                    && at == At::ActionRound
+                    && st.round == 1
+                    && st.phasing == Side::Ussr
+                    && st.turn >= 2
+                    && st.defcon <= 4 =>
+            {
                 Ok(Memo::Flag)
             }
             Some(true) => {
@@ -111,7 +117,8 @@ fn memo(cx: &Ctx, field: &str, e: &EffectSpec, shape: Shape, card: CardId, at: A
                 } else {
                     "a position that begins with an action round never holds it"
                 };
-                Err(cx.err(&format!("{field}.flag"), format!("{}'s flag ({what}) is set and cleared within an action round: {when}", e.card)))
+                Err(cx
+                    .err(&format!("{field}.flag"), format!("{}'s flag ({what}) is set and cleared within an action round: {when}", e.card)))
             }
         },
         Remembers::Region => {
@@ -137,7 +144,10 @@ fn memo(cx: &Ctx, field: &str, e: &EffectSpec, shape: Shape, card: CardId, at: A
         Remembers::Country if e.country.is_none() => Ok(Memo::Nothing),
         Remembers::Country => Err(cx.err(
             &format!("{field}.country"),
-            format!("{}'s battleground is chosen during a scoring and used by it at once: no position between two decisions holds one", e.card),
+            format!(
+                "{}'s battleground is chosen during a scoring and used by it at once: no position between two decisions holds one",
+                e.card
+            ),
         )),
     }
 }
@@ -157,7 +167,9 @@ fn place_card(cx: &mut Ctx, field: &str, e: &Effect, at: At, st: &mut State) -> 
     let Some(place) = cx.rules.shape(e.card).map(|s| s.card) else { return Ok(()) };
     if place == CardPlace::InFront {
         if let Some(f) = listed {
-            return Err(cx.err(&f, format!("{name} is in effect, so it is in front of its owner while its effect lasts: list it nowhere else")));
+            return Err(
+                cx.err(&f, format!("{name} is in effect, so it is in front of its owner while its effect lasts: list it nowhere else"))
+            );
         }
         st.deck.retain(|c| *c != e.card);
         st.reserve.remove(e.card);

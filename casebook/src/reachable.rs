@@ -9,8 +9,8 @@ use crate::format::{At, Setup, Start};
 use crate::FixtureError;
 use arbiter_twilight::card::Era;
 use arbiter_twilight::effect::Expiry;
-use arbiter_twilight::state::Pile;
 use arbiter_twilight::space_race::ANIMAL_IN_SPACE;
+use arbiter_twilight::state::Pile;
 use arbiter_twilight::turn::{action_rounds, era_begins};
 use arbiter_twilight::{CardId, Position, Side, State};
 
@@ -84,7 +84,10 @@ fn cards(cx: &Ctx, at: At, st: &State) -> Result<(), FixtureError> {
         if pile == Pile::Removed && !info.starred {
             return Err(cx.err(
                 field,
-                format!("{} is not starred: only a starred card's event removes it from the game (§4.3); list it in \"discard\"", info.name),
+                format!(
+                    "{} is not starred: only a starred card's event removes it from the game (§4.3); list it in \"discard\"",
+                    info.name
+                ),
             ));
         }
     }
@@ -93,7 +96,9 @@ fn cards(cx: &Ctx, at: At, st: &State) -> Result<(), FixtureError> {
     for (card, field) in listed.chain(in_effect) {
         let info = cx.rules.cards.info(card);
         if info.optional && !st.options.optional_cards {
-            return Err(cx.err(&field, format!("{} is an optional card, and this game is without them (setup.options.optional_cards)", info.name)));
+            return Err(
+                cx.err(&field, format!("{} is an optional card, and this game is without them (setup.options.optional_cards)", info.name))
+            );
         }
     }
     Ok(())
@@ -160,7 +165,10 @@ fn effects(cx: &Ctx, st: &State) -> Result<(), FixtureError> {
             if o.cancels.contains(&e.card) && info.prevented_by.contains(&other.card) {
                 return Err(cx.err(
                     &field,
-                    format!("{} ends {}'s effect and prevents its event (card text): the two are never in effect together", o.name, info.name),
+                    format!(
+                        "{} ends {}'s effect and prevents its event (card text): the two are never in effect together",
+                        o.name, info.name
+                    ),
                 ));
             }
         }
@@ -212,7 +220,9 @@ fn space(cx: &Ctx, at: At, st: &State) -> Result<(), FixtureError> {
             (Some(side), _, _) if reached(side) && !reached(side.opponent()) => {}
             (None, _, _) => return Err(cx.err(&field, format!("box {b} was reached: name who reached it first (\"us\" or \"ussr\")"))),
             (Some(side), _, _) => {
-                return Err(cx.err(&field, format!("the {side} has not reached box {b} (setup.space_race): it cannot have been first there")));
+                return Err(
+                    cx.err(&field, format!("the {side} has not reached box {b} (setup.space_race): it cannot have been first there"))
+                );
             }
         }
     }
@@ -222,7 +232,11 @@ fn space(cx: &Ctx, at: At, st: &State) -> Result<(), FixtureError> {
         let made = st.space_attempts[side.idx()];
         let done = rounds_done(p, at, side);
         if made > done {
-            let when = if done == 0 { format!("it has played no action round {}", at.words()) } else { format!("it has played {done} action round{}", if done == 1 { "" } else { "s" }) };
+            let when = if done == 0 {
+                format!("it has played no action round {}", at.words())
+            } else {
+                format!("it has played {done} action round{}", if done == 1 { "" } else { "s" })
+            };
             return Err(cx.err(
                 &field,
                 format!(
@@ -232,7 +246,9 @@ fn space(cx: &Ctx, at: At, st: &State) -> Result<(), FixtureError> {
             ));
         }
         if made == 2 && st.space_first[usize::from(ANIMAL_IN_SPACE - 1)] != Some(side) {
-            return Err(cx.err(&field, format!("a second attempt in a turn needs Animal in Space, reached first by the {side} (§6.4.2, §6.4.4)")));
+            return Err(
+                cx.err(&field, format!("a second attempt in a turn needs Animal in Space, reached first by the {side} (§6.4.2, §6.4.4)"))
+            );
         }
     }
     Ok(())
@@ -245,7 +261,9 @@ fn tracks_reset(cx: &Ctx, s: &Setup, at: At, st: &State) -> Result<(), FixtureEr
         return Ok(());
     }
     if st.mil_ops != [0, 0] {
-        return Err(cx.err("setup.military_ops", format!("military ops are reset at the end of each turn (§4.5E, §8.2): none {}", at.words())));
+        return Err(
+            cx.err("setup.military_ops", format!("military ops are reset at the end of each turn (§4.5E, §8.2): none {}", at.words()))
+        );
     }
     if s.china_card.as_ref().is_some_and(|c| !c.face_up) {
         return Err(cx.err(

@@ -27,7 +27,11 @@ fn refusal(setup: &str) -> Option<String> {
     "setup.effects[0].param",
     r#""param" is not read: name what the effect remembers in words: "region" (Chernobyl), "turn" (North Sea Oil), "flag" (NORAD, "We Will Bury You")"#
 )]
-#[case(r#""turn": 8, "effects": [{"card": "Chernobyl", "owner": "us"}]"#, "setup.effects[0].region", r#"Chernobyl always names a region: give "region""#)]
+#[case(
+    r#""turn": 8, "effects": [{"card": "Chernobyl", "owner": "us"}]"#,
+    "setup.effects[0].region",
+    r#"Chernobyl always names a region: give "region""#
+)]
 #[case(
     r#""turn": 8, "effects": [{"card": "Chernobyl", "owner": "us", "region": "Eastern Europe"}]"#,
     "setup.effects[0].region",
@@ -43,7 +47,11 @@ fn refusal(setup: &str) -> Option<String> {
     "setup.effects[0].region",
     r#"Containment remembers nothing: leave "region" out"#
 )]
-#[case(r#""effects": [{"card": "Containment", "owner": "us", "flag": false}]"#, "setup.effects[0].flag", r#"Containment remembers nothing: leave "flag" out"#)]
+#[case(
+    r#""effects": [{"card": "Containment", "owner": "us", "flag": false}]"#,
+    "setup.effects[0].flag",
+    r#"Containment remembers nothing: leave "flag" out"#
+)]
 #[case(
     r#""turn": 8, "effects": [{"card": "North Sea Oil", "owner": "us"}]"#,
     "setup.effects[0].turn",
@@ -90,7 +98,11 @@ fn refusal(setup: &str) -> Option<String> {
     "Shuttle Diplomacy's battleground is chosen during a scoring and used by it at once: no position between two decisions holds one"
 )]
 // Whose effect, how long, when.
-#[case(r#""effects": [{"card": "Containment", "owner": "ussr"}]"#, "setup.effects[0].owner", "Containment is a US event: its effect is the US's")]
+#[case(
+    r#""effects": [{"card": "Containment", "owner": "ussr"}]"#,
+    "setup.effects[0].owner",
+    "Containment is a US event: its effect is the US's"
+)]
 #[case(
     r#""effects": [{"card": "Containment", "owner": "us", "until": "permanent"}]"#,
     "setup.effects[0].until",
@@ -180,7 +192,11 @@ fn refusal(setup: &str) -> Option<String> {
     "setup.hands.ussr",
     "Junta is a Mid War card: it joins the deck at turn 4 (§4.4), and this is turn 3"
 )]
-#[case(r#""turn": 7, "discard": ["Chernobyl"]"#, "setup.discard", "Chernobyl is a Late War card: it joins the deck at turn 8 (§4.4), and this is turn 7")]
+#[case(
+    r#""turn": 7, "discard": ["Chernobyl"]"#,
+    "setup.discard",
+    "Chernobyl is a Late War card: it joins the deck at turn 8 (§4.4), and this is turn 7"
+)]
 #[case(
     r#""turn": 7, "effects": [{"card": "Chernobyl", "owner": "us", "region": "Asia"}]"#,
     "setup.effects[0].card",
@@ -223,7 +239,11 @@ fn refusal(setup: &str) -> Option<String> {
     "setup.space_first[0]",
     r#"box 1 was reached: name who reached it first ("us" or "ussr")"#
 )]
-#[case(r#""space_first": ["us"]"#, "setup.space_first[0]", "the US has not reached box 1 (setup.space_race): it cannot have been first there")]
+#[case(
+    r#""space_first": ["us"]"#,
+    "setup.space_first[0]",
+    "the US has not reached box 1 (setup.space_race): it cannot have been first there"
+)]
 #[case(
     r#""phasing": "us", "space_attempts": {"us": 1, "ussr": 0}"#,
     "setup.space_attempts.us",
@@ -260,7 +280,11 @@ fn refusal(setup: &str) -> Option<String> {
 #[case(r#""start": "standard", "turn": 2"#, "setup.turn", r#"the setup is turn 1's (§3): leave "turn" out or start "at" later"#)]
 #[case(r#""at": "headline", "defcon": 4"#, "setup.defcon", "at the headline of turn 1 DEFCON is 5")]
 #[case(r#""at": "headline", "vp": 2"#, "setup.vp", "at the headline of turn 1 no VP have been scored")]
-#[case(r#""at": "turn_start", "space_race": {"us": 1, "ussr": 0}, "space_first": ["us"]"#, "setup.space_race", "at the start of a turn of turn 1 the space race has not begun")]
+#[case(
+    r#""at": "turn_start", "space_race": {"us": 1, "ussr": 0}, "space_first": ["us"]"#,
+    "setup.space_race",
+    "at the start of a turn of turn 1 the space race has not begun"
+)]
 #[case(r#""at": "headline", "discard": ["Fidel"]"#, "setup.discard", "no card has been played at the headline of turn 1")]
 #[case(
     r#""at": "headline", "china_card": {"holder": "us", "face_up": true}"#,
@@ -314,23 +338,39 @@ fn a_position_the_game_never_reaches_is_refused_naming_the_field(#[case] setup: 
 #[case::a_starred_card_removed(r#""effects": [{"card": "Containment", "owner": "us"}], "removed": ["Containment"]"#)]
 #[case::an_unstarred_card_discarded(r#""effects": [{"card": "Red Scare/Purge", "owner": "us"}], "discard": ["Red Scare/Purge"]"#)]
 // A reshuffle during the turn (§4.3: "Ask Not What Your Country…" draws) can deal it again.
-#[case::an_unstarred_card_dealt_again(r#""effects": [{"card": "Red Scare/Purge", "owner": "us"}], "hands": {"us": ["Red Scare/Purge"], "ussr": []}"#)]
-#[case::missile_envy_in_the_opponent_s_hand(r#""turn": 4, "effects": [{"card": "Missile Envy", "owner": "us"}], "hands": {"us": [], "ussr": ["Missile Envy"]}"#)]
+#[case::an_unstarred_card_dealt_again(
+    r#""effects": [{"card": "Red Scare/Purge", "owner": "us"}], "hands": {"us": ["Red Scare/Purge"], "ussr": []}"#
+)]
+#[case::missile_envy_in_the_opponent_s_hand(
+    r#""turn": 4, "effects": [{"card": "Missile Envy", "owner": "us"}], "hands": {"us": [], "ussr": ["Missile Envy"]}"#
+)]
 #[case::a_required_effect(r#""turn": 2, "effects": [{"card": "Warsaw Pact Formed", "owner": "ussr"}, {"card": "NATO", "owner": "us"}]"#)]
 // Quagmire ends NORAD but does not prevent it: NORAD may be played for the first time after it.
-#[case::an_effect_ended_and_played_again(r#""turn": 4, "effects": [{"card": "Quagmire", "owner": "ussr"}, {"card": "NORAD", "owner": "us"}]"#)]
+#[case::an_effect_ended_and_played_again(
+    r#""turn": 4, "effects": [{"card": "Quagmire", "owner": "ussr"}, {"card": "NORAD", "owner": "us"}]"#
+)]
 // Willy Brandt before Tear Down this Wall is prevented, not its effect ended.
-#[case::an_effect_whose_event_is_now_prevented(r#""turn": 8, "effects": [{"card": "Willy Brandt", "owner": "ussr"}], "hands": {"us": ["Tear Down this Wall"], "ussr": []}"#)]
+#[case::an_effect_whose_event_is_now_prevented(
+    r#""turn": 8, "effects": [{"card": "Willy Brandt", "owner": "ussr"}], "hands": {"us": ["Tear Down this Wall"], "ussr": []}"#
+)]
 #[case::the_space_station_s_eighth_round(r#""turn": 4, "action_round": 8, "phasing": "us", "space_race": {"us": 8, "ussr": 0}"#)]
-#[case::north_sea_oil_s_eighth_round(r#""turn": 9, "action_round": 8, "phasing": "us", "effects": [{"card": "North Sea Oil", "owner": "us", "turn": 9}]"#)]
+#[case::north_sea_oil_s_eighth_round(
+    r#""turn": 9, "action_round": 8, "phasing": "us", "effects": [{"card": "North Sea Oil", "owner": "us", "turn": 9}]"#
+)]
 #[case::an_attempt_in_a_round_played(r#""action_round": 1, "phasing": "us", "space_attempts": {"us": 0, "ussr": 1}"#)]
 #[case::animal_in_space_s_second_attempt_after_the_ability_ended(
     r#""action_round": 3, "space_race": {"us": 2, "ussr": 2}, "space_first": ["us", "us"], "space_attempts": {"us": 2, "ussr": 1}"#
 )]
-#[case::military_ops_and_china_face_down_in_the_turn(r#""at": "end_of_turn", "military_ops": {"us": 2, "ussr": 5}, "china_card": {"holder": "us", "face_up": false}"#)]
+#[case::military_ops_and_china_face_down_in_the_turn(
+    r#""at": "end_of_turn", "military_ops": {"us": 2, "ussr": 5}, "china_card": {"holder": "us", "face_up": false}"#
+)]
 #[case::final_scoring_after_turn_10(r#""at": "final_scoring""#)]
-#[case::an_era_s_cards_dealt_at_its_first_headline(r#""turn": 4, "at": "headline", "hands": {"us": ["Junta"], "ussr": []}, "deck": ["Quagmire"]"#)]
-#[case::an_era_s_cards_played_in_its_first_action_round(r#""turn": 4, "action_round": 2, "discard": ["Junta"], "effects": [{"card": "Quagmire", "owner": "ussr"}]"#)]
+#[case::an_era_s_cards_dealt_at_its_first_headline(
+    r#""turn": 4, "at": "headline", "hands": {"us": ["Junta"], "ussr": []}, "deck": ["Quagmire"]"#
+)]
+#[case::an_era_s_cards_played_in_its_first_action_round(
+    r#""turn": 4, "action_round": 2, "discard": ["Junta"], "effects": [{"card": "Quagmire", "owner": "ussr"}]"#
+)]
 #[case::a_starred_card_removed_by_its_event(r#""removed": ["Fidel"]"#)]
 #[case::defcon_3_at_a_headline(r#""turn": 3, "at": "headline", "defcon": 3"#)]
 #[case::defcon_2_at_the_start_of_a_turn(r#""turn": 3, "at": "turn_start", "defcon": 2"#)]

@@ -446,7 +446,10 @@ fn minesweeper_is_played_through_the_same_commands() {
         (vec!["new", file, "--game", "minesweeper", "--us-bonus", "3"], "--us-bonus is an option of twilight-struggle"),
         (vec!["new", file, "--size", "9x9"], "--size is an option of minesweeper"),
         (vec!["new", file, "--game", "minesweeper", "--size", "4x4", "--mines", "16"], "mines"),
-        (vec!["new", file, "--game", "minesweeper", "--size", "nine"], "no board named \"nine\": the boards are beginner, intermediate, expert"),
+        (
+            vec!["new", file, "--game", "minesweeper", "--size", "nine"],
+            "no board named \"nine\": the boards are beginner, intermediate, expert",
+        ),
         (vec!["new", file, "--game", "minesweeper", "--size", "9by9"], "WIDTHxHEIGHT"),
         (vec!["new", file, "--game", "chess"], "twilight-struggle, minesweeper"),
     ] {

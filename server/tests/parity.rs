@@ -324,7 +324,12 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
     let http = reqwest::Client::new();
     let body = json!({ "seed": 5, "computer": "ussr", "level": 1 });
     let v: Value = http.post(format!("{base}/api/games")).body(body.to_string()).send().await.unwrap().json().await.unwrap();
-    let t = Table { base, id: v["id"].as_str().unwrap().into(), tokens: [v["tokens"]["us"].as_str().unwrap().into(), String::new(), String::new()], http };
+    let t = Table {
+        base,
+        id: v["id"].as_str().unwrap().into(),
+        tokens: [v["tokens"]["us"].as_str().unwrap().into(), String::new(), String::new()],
+        http,
+    };
     let us = t.tokens[0].clone();
     // Everything the US's seat is sent, in the order it arrives.
     let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
@@ -358,7 +363,9 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
     let shown = shown.lock().unwrap().clone();
     let mut from = 0;
     let mut checked = 0;
-    while let Some(at) = shown[from..].iter().position(|s| s.contains(r#""side":"ussr""#) && s.contains(r#""text":"headline"#)).map(|i| from + i) {
+    while let Some(at) =
+        shown[from..].iter().position(|s| s.contains(r#""side":"ussr""#) && s.contains(r#""text":"headline"#)).map(|i| from + i)
+    {
         let move_message: Value = serde_json::from_str(&shown[at]).unwrap();
         assert_eq!(move_message["text"], "headline (a secret choice until both headlines are revealed)", "{move_message}");
         let Some(reveal) = shown[at..].iter().position(|s| s.contains("Headlines revealed: ")).map(|i| at + i) else { break };
@@ -378,9 +385,7 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
 /// kind out of turn is still a conflict (409).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_headline_chosen_at_the_same_time_gets_the_game_s_reason() {
-    let r = reach(|g| {
-        g.to_move() == Some(Side::Ussr) && g.interjections(Side::Us).iter().any(|m| matches!(m, Move::Headline(_)))
-    });
+    let r = reach(|g| g.to_move() == Some(Side::Ussr) && g.interjections(Side::Us).iter().any(|m| matches!(m, Move::Headline(_))));
     let dir = tempfile::tempdir().unwrap();
     let srv = server(&dir).await;
     let t = Table::at(&srv, r.seed, &r.moves).await;

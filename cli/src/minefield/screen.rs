@@ -133,7 +133,8 @@ pub fn run(session: Session) -> Result<(), crate::Failure> {
         while !board.quit {
             terminal.draw(|f| draw(f, &board)).map_err(|e| crate::Failure::Failed(format!("cannot draw: {e}")))?;
             // Twice a second without a key: the timer moves on.
-            let ready = event::poll(std::time::Duration::from_millis(500)).map_err(|e| crate::Failure::Failed(format!("cannot read the terminal: {e}")))?;
+            let ready = event::poll(std::time::Duration::from_millis(500))
+                .map_err(|e| crate::Failure::Failed(format!("cannot read the terminal: {e}")))?;
             if !ready {
                 continue;
             }

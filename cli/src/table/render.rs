@@ -339,7 +339,6 @@ pub fn region_summary(game: &Game, r: Region) -> (String, String, String) {
     (name.to_string(), now, parts.join(" "))
 }
 
-
 pub(super) fn map(f: &mut Frame, game: &Game, _view: &View, start: usize, area: Rect, pal: Palette) {
     let map = Map::standard();
     let mut lines: Vec<Line> = Vec::new();

@@ -507,7 +507,10 @@ fn a_move_typed_in_full_is_the_one_enter_plays() {
         let filler = ["Duck and Cover", "Romanian Abdication"].into_iter().find(|f| *f != info.name).unwrap();
         let (mine, theirs) = (format!("{:?}", [info.name.as_str()]), format!("{:?}", [filler]));
         let (us, ussr) = if player == Side::Us { (mine, theirs) } else { (theirs, mine) };
-        let g = position(&format!(r#"{{ "turn": 8, "phasing": "{}", "hands": {{ "us": {us}, "ussr": {ussr} }} }}"#, player.to_string().to_lowercase()));
+        let g = position(&format!(
+            r#"{{ "turn": 8, "phasing": "{}", "hands": {{ "us": {us}, "ussr": {ussr} }} }}"#,
+            player.to_string().to_lowercase()
+        ));
         let Some(d) = g.decision() else { continue };
         let listed: Vec<String> = d.moves.iter().map(|m| g.move_text(m)).collect();
         for text in listed.iter().filter(|t| t.contains(" then ")) {
@@ -526,12 +529,13 @@ fn a_move_typed_in_full_is_the_one_enter_plays() {
 /// the typed words read as (by unambiguous prefixes) above both.
 #[test]
 fn moves_matching_in_the_order_typed_rank_first() {
-    let listed: Vec<String> = ["play Fidel ops", "play Fidel ops then event", "play Fidel event then ops", "space Fidel"].map(String::from).to_vec();
+    let listed: Vec<String> =
+        ["play Fidel ops", "play Fidel ops then event", "play Fidel event then ops", "space Fidel"].map(String::from).to_vec();
+    assert_eq!(super::app::matching(listed.clone(), "fidel event then", None), ["play Fidel event then ops", "play Fidel ops then event"]);
     assert_eq!(
-        super::app::matching(listed.clone(), "fidel event then", None),
-        ["play Fidel event then ops", "play Fidel ops then event"]
+        super::app::matching(listed.clone(), "ops", None),
+        ["play Fidel ops", "play Fidel ops then event", "play Fidel event then ops"]
     );
-    assert_eq!(super::app::matching(listed.clone(), "ops", None), ["play Fidel ops", "play Fidel ops then event", "play Fidel event then ops"]);
     assert_eq!(
         super::app::matching(listed, "fid", Some("space Fidel")),
         ["space Fidel", "play Fidel ops", "play Fidel ops then event", "play Fidel event then ops"]
@@ -586,8 +590,9 @@ fn what_the_computer_did_is_told_in_short_at_80x24() {
 
 #[test]
 fn a_recap_groups_a_run_of_placements() {
-    let moves: Vec<String> =
-        ["influence Poland", "influence Poland", "influence \"East Germany\"", "play Fidel ops", "influence Cuba"].map(String::from).to_vec();
+    let moves: Vec<String> = ["influence Poland", "influence Poland", "influence \"East Germany\"", "play Fidel ops", "influence Cuba"]
+        .map(String::from)
+        .to_vec();
     assert_eq!(super::app::recap(&moves), "placed 3 Influence: Poland 2, East Germany 1; play Fidel ops; placed 1 Influence: Cuba 1");
     assert_eq!(super::app::recap(&[]), "");
 }

@@ -229,11 +229,7 @@ impl View {
             deck_size: st.deck.len(),
             discard: names(st.discard.iter().collect()),
             removed: names(st.removed.iter().collect()),
-            effects: st
-                .effects
-                .iter()
-                .map(|e| EffectView::of(p, e))
-                .collect(),
+            effects: st.effects.iter().map(|e| EffectView::of(p, e)).collect(),
             headline: PerSide { us: seen(Side::Us), ussr: seen(Side::Ussr) },
             headline_hidden: PerSide {
                 us: st.headline[0].is_some() && seen(Side::Us).is_none(),
