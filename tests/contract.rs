@@ -25,6 +25,16 @@ fn random_game(kind: &dyn GameKind, seed: u64, checks: bool) -> (Vec<(Seat, Stri
             for viewer in (0..m.seats().len()).map(|i| Some(Seat(i as u8))).chain([None]) {
                 assert!(m.view(viewer).is_object(), "{}: the view of {viewer:?} is a JSON object", kind.id());
             }
+            // A seat choosing at the same time is not the deciding seat, and has its choice.
+            for t in m.simultaneous() {
+                assert_ne!(t.seat, turn.seat, "{}: the deciding seat is not also choosing at the same time", kind.id());
+                assert!(
+                    !t.prompt.is_empty() && !m.interjections(t.seat).is_empty(),
+                    "{}: {:?} chooses now, by an interjection",
+                    kind.id(),
+                    t.seat
+                );
+            }
             // Something no game accepts: refused, nothing changed.
             let before = m.state_hash();
             assert!(m.play(turn.seat, "frobnicate the board").is_err());

@@ -181,6 +181,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn interjections(&self, _seat: Seat) -> Vec<Self::Move> {
         Vec::new()
     }
+    /// The seats that choose now at the same time as the deciding seat (a simultaneous choice,
+    /// each made by an interjection), with their prompts: a host alerts each as it alerts the
+    /// deciding seat. None by default.
+    fn simultaneous(&self) -> Vec<Turn> {
+        Vec::new()
+    }
     /// Play `m` as `seat`: its decision's move, or an interjection. Refused with the reason and
     /// the rule; a refused move changes nothing.
     fn play_as(&mut self, seat: Seat, m: &Self::Move) -> Result<Report, Refusal>;
@@ -338,6 +344,7 @@ pub trait Match: Send + Sync {
     fn decision(&self) -> Option<Turn>;
     fn legal_moves(&self) -> Vec<String>;
     fn interjections(&self, seat: Seat) -> Vec<String>;
+    fn simultaneous(&self) -> Vec<Turn>;
     /// Play the move written `text` as `seat`.
     fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Refusal>;
     /// Play a move as a store kept it ([`Played::json`]), as `seat`.
@@ -413,6 +420,9 @@ impl<G: Game> Match for G {
     }
     fn interjections(&self, seat: Seat) -> Vec<String> {
         Game::interjections(self, seat).iter().map(|m| self.move_text(m)).collect()
+    }
+    fn simultaneous(&self) -> Vec<Turn> {
+        Game::simultaneous(self)
     }
     fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Refusal> {
         let m = self.parse_move(text)?;

@@ -171,14 +171,14 @@ impl Room {
         .map(|_| ())
     }
 
-    /// `seat` has come to decide: call its webhook, if it has one (on a task of its own: this
-    /// returns at once, under the session lock).
-    fn alert(&self, s: &Session, seat: Seat) {
+    /// `seat` has come to decide, or to choose at the same time as the seat deciding, as
+    /// `prompt` asks: call its webhook, if it has one (on a task of its own: this returns at
+    /// once, under the session lock).
+    fn alert(&self, s: &Session, seat: Seat, prompt: String) {
         let Some(sender) = &self.webhooks else { return };
         let Some(url) = self.seats.lock().unwrap_or_else(|p| p.into_inner()).webhook(seat).map(String::from) else { return };
         let rows = s.rows();
         let last = rows.last().map(|_| arbiter_store::move_text_for(rows, rows.len() - 1, Some(seat), s.game()));
-        let prompt = s.game().decision().map(|d| d.prompt).unwrap_or_default();
         let title = s.kind().title();
         let seat_name = s.seat_name(seat);
         // `text` and `content`: what chat services' incoming webhooks post (Slack reads `text`,
@@ -528,6 +528,7 @@ impl Room {
         let result = self.with_session(|s| {
             self.open_to_change()?;
             let before = s.game().decision().map(|t| t.seat);
+            let choosing_before: Vec<Seat> = s.game().simultaneous().into_iter().map(|t| t.seat).collect();
             match before {
                 // Out of turn only an interjection ("at any time") is open: a stale or mistaken
                 // move is a conflict, as before.
@@ -555,9 +556,13 @@ impl Room {
             };
             *self.last_move.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
             self.broadcast_last(s);
-            // A seat that has come to decide (not one going on with its own decision).
-            if let Some(next) = s.game().decision().map(|t| t.seat).filter(|n| Some(*n) != before) {
-                self.alert(s, next);
+            // A seat that has come to decide (not one going on with its own decision), and each
+            // seat that has come to choose at the same time.
+            if let Some(next) = s.game().decision().filter(|n| Some(n.seat) != before) {
+                self.alert(s, next.seat, next.prompt);
+            }
+            for t in s.game().simultaneous().into_iter().filter(|t| !choosing_before.contains(&t.seat)) {
+                self.alert(s, t.seat, t.prompt);
             }
             Ok((s.seq(), log))
         });

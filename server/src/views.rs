@@ -42,6 +42,9 @@ pub fn moves(s: &Session, place: Place) -> Value {
         "moves": if yours { g.legal_moves() } else { Vec::new() },
         // Moves this seat may make now although another seat decides ("at any time").
         "interjections": place.viewer().map(|seat| g.interjections(seat)).unwrap_or_default(),
+        // This seat chooses now at the same time as the seat deciding (a simultaneous choice,
+        // made by an interjection): its prompt.
+        "simultaneous": place.viewer().and_then(|seat| g.simultaneous().into_iter().find(|t| t.seat == seat)).map(|t| json!({ "prompt": t.prompt })),
         // Whether this seat may take its last move back now (`Session::undo_check`: its own
         // decision, its own move, nothing revealed since).
         "undo": yours && s.undo_check().is_ok(),

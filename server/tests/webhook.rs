@@ -251,3 +251,44 @@ async fn a_retired_copy_of_a_game_writes_no_webhook() {
     let fresh = r.hub.room(&g.id).await.unwrap();
     assert_eq!(fresh.webhook(arbiter_kernel::Seat(0)).0.as_deref(), Some("http://127.0.0.1:9/x"));
 }
+
+/// A seat that chooses at the same time as the seat deciding (the US's headline while the USSR
+/// chooses its own, §4.5C) is told as a seat that comes to decide is: its webhook is called with
+/// the game's prompt, and its moves say so (`simultaneous`), the other seat's not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_choosing_at_the_same_time_is_called_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = server(&dir, true).await;
+    let http = reqwest::Client::new();
+    let e = Endpoint::default();
+    let url = endpoint(e.clone()).await;
+    let g = game(&http, &r).await;
+    call(&http, reqwest::Method::PUT, format!("{}/api/games/{}/webhook?token={}", g.base, g.id, g.us), Some(json!({ "url": url }))).await;
+    let moves = |token: &str| format!("{}/api/games/{}/moves?token={token}", g.base, g.id);
+    // Each seat's first legal move until the USSR chooses its headline.
+    loop {
+        let (_, m) = call(&http, reqwest::Method::GET, moves(&g.observer), None).await;
+        let token = if m["to_move"] == "us" { &g.us } else { &g.ussr };
+        let (_, m) = call(&http, reqwest::Method::GET, moves(token), None).await;
+        let first = m["moves"][0].as_str().unwrap().to_string();
+        if first.starts_with("headline") {
+            assert_eq!(m["to_move"], "ussr", "the USSR chooses first on the stack");
+            break;
+        }
+        let (s, v) = call(&http, reqwest::Method::POST, moves(token), Some(json!({ "move": first }))).await;
+        assert_eq!(s, 200, "{first}: {v}");
+    }
+    let (_, us) = call(&http, reqwest::Method::GET, moves(&g.us), None).await;
+    assert_eq!((&us["yours"], &us["simultaneous"]), (&json!(false), &json!({ "prompt": "Choose your headline now" })), "{us}");
+    let (_, ussr) = call(&http, reqwest::Method::GET, moves(&g.ussr), None).await;
+    assert_eq!((&ussr["yours"], &ussr["simultaneous"]), (&json!(true), &Value::Null), "{ussr}");
+    let got = until("the US's call for its headline", || {
+        let got = e.got.lock().unwrap();
+        got.iter().find(|b| b["prompt"] == "Choose your headline now").cloned()
+    })
+    .await;
+    assert_eq!((got["type"].as_str(), got["seat"].as_str()), (Some("your_turn"), Some("us")), "{got}");
+    assert!(got["text"].as_str().unwrap().contains("Choose your headline now"), "{got}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(e.got.lock().unwrap().iter().filter(|b| b["prompt"] == got["prompt"]).count(), 1, "called once");
+}

@@ -71,6 +71,10 @@ impl arbiter_kernel::Game for Game {
     fn interjections(&self, at: Seat) -> Vec<Move> {
         side(at).map(|s| self.interjections(s)).unwrap_or_default()
     }
+    /// §4.5C: both sides choose their headline at the same time.
+    fn simultaneous(&self) -> Vec<Turn> {
+        self.choosing_at_once().into_iter().map(|s| Turn { seat: seat(s), prompt: "Choose your headline now".into() }).collect()
+    }
     fn play_as(&mut self, at: Seat, m: &Move) -> Result<arbiter_kernel::Report, Refusal> {
         let s = side(at).ok_or_else(|| Refusal::new(format!("no seat {} in Twilight Struggle (0: US, 1: USSR)", at.0), "§1"))?;
         let report = Game::play_as(self, s, m)?;

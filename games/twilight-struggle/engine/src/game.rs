@@ -228,6 +228,12 @@ impl Game {
         flow::interjections(self.pos(), side)
     }
 
+    /// The sides choosing now at the same time as the side deciding: the second chooser of a
+    /// headline, which may choose it meanwhile (§4.5C, `headline::early`).
+    pub fn choosing_at_once(&self) -> Vec<Side> {
+        Side::BOTH.into_iter().filter(|s| !crate::headline::early(self.pos(), *s).is_empty()).collect()
+    }
+
     /// Make an interjection as `side` (see [`Game::interjections`]): validated like any move, a
     /// refused one changes nothing; the pending decision stays with the side deciding.
     pub fn interject(&mut self, side: Side, m: &Move) -> Result<Report, PlayError> {
