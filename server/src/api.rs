@@ -126,7 +126,8 @@ pub struct NewGame {
     /// The seat the computer plays (every other seat is the creator's), and its level.
     computer: Option<String>,
     level: Option<u8>,
-    /// `false`: left out of the lobby's list (the links work as any).
+    /// `false`: left out of the lobby's list (the links work as any). By default a game of
+    /// several seats is listed and a game of one seat is not (nobody is there to join it).
     listed: Option<bool>,
     #[serde(flatten)]
     more: serde_json::Map<String, Value>,
@@ -207,7 +208,7 @@ pub async fn create(
     // state) and a joiner must accept it.
     let seed_chosen = o.seed.is_some();
     let (id, ids, tokens) =
-        hub.create(kind, Value::Object(options), seed, seats, clock_ms, computer, o.listed.unwrap_or(true), seed_chosen).await?;
+        hub.create(kind, Value::Object(options), seed, seats, clock_ms, computer, o.listed.unwrap_or(names.len() > 1), seed_chosen).await?;
     let link = |t: &str| format!("/play/{id}?token={t}");
     let given = || ids.iter().zip(&tokens).filter_map(|(p, t)| t.as_ref().map(|t| (p.clone(), t)));
     let body = json!({

@@ -2,7 +2,13 @@
 // browser holds ("my games"), the chat, the rematch, turn alerts and replays. A game's client
 // calls `Arbiter.message(m)` with each message of its WebSocket (after handling it), and in
 // replay mode (`/replay/{id}`) `Arbiter.replay(render)`, `render` taking a `sync`-shaped
-// message. It names no game: what it shows comes from the server's generic messages.
+// message. It names no game: what it shows comes from the server's generic messages. The
+// panel (chat and alerts) goes into the page's `#arbiter-slot` if it has one, else at the end
+// of the body. The tab's title is marked here alone: "(N) " for unread chat messages, then
+// "● Your move — " (or "● <prompt> — " for a choice made at the same time as the seat
+// deciding) before the page's own title, which the game's client may set and change at will.
+// Each change of the unread count is told to the page as `arbiter:unread` ({detail: {count}}).
+// A game of one seat has nobody to chat with and nothing to be alerted of: no chat, no alerts.
 // Everything the server or a player sends is put into the page as text, never as HTML.
 "use strict";
 
@@ -86,10 +92,16 @@ window.Arbiter = (function () {
 
   let seat = null; // this page's place
   let yours = false; // this place decides now
+  let together = null; // the prompt of a choice this place makes now at the same time as the seat deciding
   let over = null; // the outcome, once the game is over
   let synced = false;
+  let solo = false; // a game of one seat
   const chatSeen = new Set();
+  let unread = 0; // chat messages from others not seen yet
+  let chatInView = false;
   let panel = null;
+
+  if (mode === "replay" && document.body) document.body.classList.add("replaying");
 
   function ensurePanel() {
     if (panel || !mode) return panel;
@@ -101,7 +113,7 @@ window.Arbiter = (function () {
       el(
         "div",
         { class: "arbiter-chat", id: "arbiter-chat" },
-        el("h2", {}, "Chat"),
+        el("h2", { id: "chat-title" }, "Chat", el("span", { id: "chat-unread", class: "chat-unread", hidden: true })),
         el("ol", { id: "chat-log", class: "chat-log", "aria-live": "polite" }),
         el(
           "form",
@@ -114,8 +126,8 @@ window.Arbiter = (function () {
       ),
       el(
         "div",
-        { class: "arbiter-alerts" },
-        el("label", {}, el("input", { type: "checkbox", id: "alert-sound" }), " Sound when it is your move"),
+        { class: "arbiter-alerts", id: "arbiter-alerts" },
+        el("label", { id: "alert-sound-label" }, el("input", { type: "checkbox", id: "alert-sound" }), " Sound when it is your move"),
         el("button", { type: "button", id: "alert-notify" }, "Notify me when it is my move"),
         // A seat's webhook (API.md, "Turn alerts by webhook"): called while this page is closed.
         el(
@@ -131,7 +143,8 @@ window.Arbiter = (function () {
       el("p", { id: "arbiter-seed", class: "arbiter-notice", role: "note", hidden: true },
         "The creator of this game chose its seed: whoever knows the seed can know every draw and die roll, the hidden cards included.")
     );
-    document.body.appendChild(panel);
+    const slot = document.getElementById("arbiter-slot");
+    (slot || document.body).appendChild(panel);
     // The end's links and the rematch offer go beside the game's own game-over banner, if its
     // page has one (`#outcome`), where the end is read; else they stay in the panel.
     const banner = document.getElementById("outcome");
@@ -167,6 +180,9 @@ window.Arbiter = (function () {
       webhook(url ? "PUT" : "DELETE", url);
     });
     document.getElementById("webhook-remove").addEventListener("click", () => webhook("DELETE", ""));
+    const input = document.getElementById("chat-text");
+    input.addEventListener("focus", markSeen);
+    watchChat(document.getElementById("chat-log"));
     // A replay has nothing to say or to be alerted of: the controls are its bar.
     if (mode === "replay") panel.hidden = true;
     return panel;
@@ -244,16 +260,89 @@ window.Arbiter = (function () {
       )
     );
     log.scrollTop = log.scrollHeight;
+    // The history given with the first sync was there when the page opened; what arrives after
+    // is new to the reader until seen.
+    if (synced && !own && !seen()) setUnread(unread + 1);
+  }
+
+  // ------------------------------------------------------------- unread messages
+
+  /** Whether the reader sees the chat now: the page shown and the chat in view, or its input focused. */
+  function seen() {
+    const input = document.getElementById("chat-text");
+    if (document.visibilityState !== "visible") return false;
+    return chatInView || (!!input && document.activeElement === input);
+  }
+  function markSeen() {
+    if (unread > 0) setUnread(0);
+  }
+  function setUnread(n) {
+    if (n === unread) return;
+    unread = n;
+    const mark = document.getElementById("chat-unread");
+    if (mark) {
+      mark.textContent = n > 0 ? " · " + n + " new" : "";
+      mark.hidden = n === 0;
+    }
+    showTitle();
+    document.dispatchEvent(new CustomEvent("arbiter:unread", { detail: { count: n } }));
+  }
+  /** Follow whether the chat's log is in view (clipped by nothing, on the screen). */
+  function watchChat(log) {
+    const measure = () => {
+      const r = log.getBoundingClientRect();
+      return r.height > 0 && r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth;
+    };
+    chatInView = measure();
+    if ("IntersectionObserver" in window) {
+      new IntersectionObserver(
+        (entries) => {
+          for (const e of entries) {
+            // Seen when a real part of it shows: a few lines, or all of a short log.
+            const h = e.intersectionRect.height;
+            chatInView = e.isIntersecting && h > 0 && h >= Math.min(32, e.boundingClientRect.height);
+          }
+          if (seen()) markSeen();
+        },
+        { threshold: [0, 0.1, 0.25, 0.5, 0.75, 1] }
+      ).observe(log);
+    } else {
+      const check = () => {
+        chatInView = measure();
+        if (seen()) markSeen();
+      };
+      window.addEventListener("scroll", check, true);
+      window.addEventListener("resize", check);
+    }
   }
 
   // ------------------------------------------------------------- turn alerts
 
-  const baseTitle = () => document.title.replace(/^● Your move — /, "");
-  function showTitle() {
-    const base = baseTitle();
-    // A client that marks the title itself (a leading ●) is left as it is.
-    document.title = yours && !over && !/^●/.test(base) ? "● Your move — " + base : base;
+  // The page's own title (its client sets it; a mark of the client's own, a leading "●" up to
+  // its first "·" or "—", is left out: the marks are this script's) and the title as this
+  // script last set it, read back as the browser keeps it.
+  let base = null;
+  let lastSet = null;
+  function pageTitle() {
+    const t = document.title;
+    if (base !== null && t === lastSet) return base;
+    return t.replace(/^\(\d+\) /, "").replace(/^● [^·—]*[·—] ?/, "");
   }
+  function showTitle() {
+    base = pageTitle();
+    const mark = over || solo ? "" : yours ? "● Your move — " : together ? "● " + together + " — " : "";
+    const t = (unread > 0 ? "(" + unread + ") " : "") + mark + base;
+    if (document.title !== t) document.title = t;
+    lastSet = document.title;
+  }
+  // A client that sets its title again (a redraw, another base) gets the marks back at once.
+  function watchTitle() {
+    if (!("MutationObserver" in window) || !document.head) return;
+    new MutationObserver(() => {
+      if (document.title !== lastSet && lastSet !== null) showTitle();
+    }).observe(document.head, { childList: true, subtree: true, characterData: true });
+  }
+  if (mode === "play") watchTitle();
   let audio = null;
   function beep() {
     try {
@@ -270,17 +359,25 @@ window.Arbiter = (function () {
       // No audio here: the title still says it.
     }
   }
-  function yourTurnNow() {
+  /** This place has come to decide (or to choose at the same time): `prompt` says what. */
+  function yourTurnNow(prompt) {
+    if (solo || over) return;
     if (stored(SOUND) === "on") beep();
     if (stored(NOTIFY) === "on" && document.hidden && "Notification" in window && Notification.permission === "granted") {
       try {
-        new Notification("Your move", { body: document.title, tag: "arbiter-" + gameId });
+        new Notification("Your move", { body: prompt || base || document.title, tag: "arbiter-" + gameId });
       } catch (e) {
         // Some browsers allow notifications only from a service worker: the title says it.
       }
     }
   }
-  document.addEventListener("visibilitychange", showTitle);
+  document.addEventListener("visibilitychange", () => {
+    if (seen()) markSeen();
+    showTitle();
+  });
+  window.addEventListener("focus", () => {
+    if (seen()) markSeen();
+  });
 
   // ---------------------------------------------------------------- the end: rematch, replay
 
@@ -326,26 +423,29 @@ window.Arbiter = (function () {
     if (!m || typeof m !== "object") return;
     ensurePanel();
     const wasYours = yours;
+    const wasTogether = together;
     switch (m.type) {
       case "sync":
         seat = m.seat;
+        seats(m.state);
         if (mode === "play" && token) remember({ id: gameId, seat: m.seat, token: token, link: location.pathname + location.search, game: (m.state && m.state.game) || "" });
         document.getElementById("chat-to").hidden = seat === "observer";
-        // A seat's own webhook; the observers never decide.
-        if (mode === "play" && seat !== "observer" && !synced) {
+        // A seat's own webhook; the observers never decide, nor is one seat alone alerted.
+        if (mode === "play" && seat !== "observer" && !solo && !synced) {
           document.getElementById("webhook-form").hidden = false;
           webhook("GET", "");
         }
         document.getElementById("arbiter-seed").hidden = !(m.state && m.state.seed_chosen);
+        showPanel();
         for (const c of m.chat || []) addChat(c);
         turn(m.moves);
-        if (synced && !wasYours && yours) yourTurnNow();
+        if (synced) alertIfNew(wasYours, wasTogether, m.moves);
         synced = true;
         break;
       case "move":
       case "undo":
         turn(m.moves);
-        if (!wasYours && yours) yourTurnNow();
+        alertIfNew(wasYours, wasTogether, m.moves);
         break;
       case "chat":
         addChat(m);
@@ -356,11 +456,39 @@ window.Arbiter = (function () {
       default:
         break;
     }
+    // The client may have set its title while handling the message.
+    showTitle();
+  }
+
+  /** The number of seats, from the presence every state carries: one alone is not alerted and has no chat. */
+  function seats(state) {
+    const p = state && state.presence;
+    if (!p || typeof p !== "object") return;
+    const n = Object.keys(p).filter((k) => k !== "observer").length;
+    solo = n === 1;
+    document.getElementById("arbiter-chat").hidden = solo;
+    document.getElementById("arbiter-alerts").hidden = solo;
+    if (solo) document.getElementById("webhook-form").hidden = true;
+    showPanel();
+  }
+  /** The panel is shown when it holds something: hidden for a replay and for one seat without a notice. */
+  function showPanel() {
+    if (!panel) return;
+    const notice = document.getElementById("arbiter-seed");
+    panel.hidden = mode === "replay" || (solo && notice.hidden && panel.querySelector(".arbiter-end:not([hidden]), .arbiter-offer:not([hidden])") === null);
+  }
+
+  /** The sound and the notification when this place has come to decide, or to choose at once. */
+  function alertIfNew(wasYours, wasTogether, moves) {
+    if (!wasYours && yours) yourTurnNow(moves && moves.prompt);
+    else if (!wasTogether && together) yourTurnNow(together);
   }
 
   function turn(moves) {
     if (!moves) return;
     yours = !!moves.yours;
+    const t = moves.simultaneous;
+    together = !yours && t && typeof t === "object" ? String(t.prompt || "Your move") : null;
     over = moves.outcome || null;
     showTitle();
     showEnd();
@@ -371,24 +499,44 @@ window.Arbiter = (function () {
   /** Replay mode: the controls, and `render` called with each position as a `sync`. */
   function replay(render) {
     ensurePanel();
+    document.body.classList.add("replaying");
     let at = Number(params.get("at"));
     let total = 0;
     let as = params.get("as") || "";
+    // The replay's own header: the game, its id, the move shown and whose view it is.
+    const head = el(
+      "div",
+      { id: "replay-head", class: "replay-head" },
+      el("b", { id: "replay-title" }, "Replay"),
+      el("span", { id: "replay-game" }, "game ", el("code", { id: "replay-id" }, gameId)),
+      el("span", { id: "replay-seat" }, "")
+    );
     const bar = el(
       "nav",
       { id: "replay-bar", class: "replay-bar", "aria-label": "Replay" },
-      el("b", {}, "Replay "),
-      el("button", { type: "button", id: "replay-first", title: "The start" }, "⏮"),
-      el("button", { type: "button", id: "replay-back", title: "One move back" }, "◀"),
-      el("span", { id: "replay-at" }, "…"),
-      el("button", { type: "button", id: "replay-forward", title: "One move forward" }, "▶"),
-      el("button", { type: "button", id: "replay-last", title: "The end" }, "⏭"),
-      el("label", {}, " Move ", el("input", { id: "replay-jump", type: "number", min: "0", class: "replay-jump" })),
-      el("label", { id: "replay-turn-label", hidden: true }, " Turn ", el("select", { id: "replay-turn" })),
-      el("label", { id: "replay-as-label", hidden: true }, " Seen by ", el("select", { id: "replay-as" })),
+      head,
+      el(
+        "div",
+        { class: "replay-controls" },
+        el("button", { type: "button", id: "replay-first", title: "The start", "aria-label": "The start" }, "⏮"),
+        el("button", { type: "button", id: "replay-back", title: "One move back", "aria-label": "One move back" }, "◀"),
+        el("span", { id: "replay-at", class: "replay-at", "aria-live": "polite" }, "…"),
+        el("button", { type: "button", id: "replay-forward", title: "One move forward", "aria-label": "One move forward" }, "▶"),
+        el("button", { type: "button", id: "replay-last", title: "The end", "aria-label": "The end" }, "⏭"),
+        el("label", {}, " Move ", el("input", { id: "replay-jump", type: "number", min: "0", class: "replay-jump" })),
+        el("label", { id: "replay-turn-label", hidden: true }, " Turn ", el("select", { id: "replay-turn" })),
+        el("label", { id: "replay-as-label", hidden: true }, " See as ", el("select", { id: "replay-as" }))
+      ),
       el("span", { id: "replay-error", class: "arbiter-error", role: "alert", hidden: true })
     );
     document.body.insertBefore(bar, document.body.firstChild);
+    // The game's title from its public facts (any game's, listed or not, by its id).
+    fetch("/api/games/" + encodeURIComponent(gameId))
+      .then((r) => (r.ok ? r.json() : null))
+      .then((g) => {
+        if (g && typeof g.title === "string") document.getElementById("replay-title").textContent = "Replay of " + g.title;
+      })
+      .catch(() => {});
     const $ = (id) => document.getElementById(id);
     async function go(n) {
       const q = "&at=" + Math.max(0, n) + (as ? "&as=" + encodeURIComponent(as) : "");
@@ -398,7 +546,7 @@ window.Arbiter = (function () {
         if (!r.ok) throw new Error(body.error || "the server answered " + r.status);
         at = body.at;
         total = body.total;
-        $("replay-at").textContent = " " + at + " / " + total + " ";
+        $("replay-at").textContent = "move " + at + " of " + total;
         $("replay-jump").value = String(at);
         $("replay-jump").max = String(total);
         $("replay-error").hidden = true;
@@ -417,6 +565,8 @@ window.Arbiter = (function () {
         const url = "/replay/" + encodeURIComponent(gameId) + "?at=" + at + (as ? "&as=" + encodeURIComponent(as) : "");
         history.replaceState(null, "", url);
         seat = body.seat;
+        if ($("replay-title").textContent === "Replay" && body.state && typeof body.state.game === "string") $("replay-title").textContent = "Replay of " + body.state.game;
+        $("replay-seat").textContent = "seen as " + (body.seat === "observer" ? "an observer" : seatLabel(body.seat));
         render({ type: "sync", seat: body.seat, state: body.state, moves: body.moves, log: body.log, seat_views: body.seat_views || null });
       } catch (e) {
         $("replay-error").textContent = String(e.message);

@@ -14,13 +14,31 @@
     err.textContent = msg;
     err.hidden = false;
   }
-  /** "max_turns" -> "Max turns"; seat ids are shown upper-case when short ("b" -> "B"). */
-  function label(key) {
-    const t = String(key).replace(/_/g, " ");
+  /** "max_turns" -> "Max turns"; a word that is one of the game's seats is written as the seat
+   * is when short ("b_bonus" -> "B bonus" in a game whose seats are "a" and "b"). */
+  function label(key, seats) {
+    const words = String(key).split("_").map((w) => ((seats || []).includes(w) && w.length <= 4 ? w.toUpperCase() : w));
+    const t = words.join(" ");
     return t.charAt(0).toUpperCase() + t.slice(1);
   }
+  /** Seat ids are shown upper-case when short ("b" -> "B"). */
   function seatLabel(id) {
     return id.length <= 4 && id !== "observer" ? id.toUpperCase() : label(id);
+  }
+  /** A time the server gave (RFC 3339) as this browser writes dates. */
+  function when(t) {
+    const d = new Date(t);
+    if (isNaN(d.getTime())) return String(t);
+    try {
+      return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    } catch (e) {
+      return d.toLocaleString();
+    }
+  }
+
+  function kindSeats() {
+    const k = kinds.find((x) => x.id === $("game").value);
+    return (k && k.seats) || [];
   }
 
   function showOptions() {
@@ -30,10 +48,13 @@
     if (!k) return;
     for (const [key, def] of Object.entries(k.options || {})) {
       const id = "opt-" + key;
-      if (typeof def === "boolean") box.appendChild(el("label", { class: "check" }, el("input", { id, type: "checkbox", "data-option": key, checked: def }), " " + label(key)));
-      else if (typeof def === "number") box.appendChild(el("label", {}, label(key) + " ", el("input", { id, type: "number", "data-option": key, value: def })));
-      else box.appendChild(el("label", {}, label(key) + " ", el("input", { id, "data-option": key, value: def === null ? "" : String(def) })));
+      const name = label(key, k.seats);
+      if (typeof def === "boolean") box.appendChild(el("label", { class: "check" }, el("input", { id, type: "checkbox", "data-option": key, checked: def }), " " + name));
+      else if (typeof def === "number") box.appendChild(el("label", {}, name + " ", el("input", { id, type: "number", "data-option": key, value: def })));
+      else box.appendChild(el("label", {}, name + " ", el("input", { id, "data-option": key, value: def === null ? "" : String(def) })));
     }
+    // A game of one seat has nobody to join it: not listed unless asked for.
+    $("listed").checked = k.seats.length > 1;
     $("clock-row").hidden = !k.clock;
     // Against the computer: the player's seat (the computer takes another) and the level.
     $("computer-row").hidden = !k.computer;
@@ -93,7 +114,7 @@
       const key = input.dataset.option;
       if (input.type === "checkbox") options[key] = input.checked;
       else if (input.type === "number") {
-        if (input.value.trim() === "" || !/^-?[0-9]+$/.test(input.value.trim())) return fail(label(key) + " is a whole number.");
+        if (input.value.trim() === "" || !/^-?[0-9]+$/.test(input.value.trim())) return fail(label(key, kindSeats()) + " is a whole number.");
         options[key] = Number(input.value);
       } else options[key] = input.value;
     }
@@ -103,14 +124,15 @@
       if (!/^[0-9]{1,3}$/.test(clock) || Number(clock) < 1 || Number(clock) > 600) return fail("The clock is a whole number of minutes, 1 to 600.");
       parts.push('"clock_minutes": ' + Number(clock));
     }
+    let me = null;
     if (!$("computer-row").hidden && $("opponent").value === "computer") {
       const k = kinds.find((x) => x.id === $("game").value);
-      const me = $("my-seat").value;
+      me = $("my-seat").value;
       const other = k.seats.find((s) => s !== me);
       parts.push('"computer": ' + JSON.stringify(other));
       parts.push('"level": ' + Number($("level").value));
     }
-    if (!$("listed").checked) parts.push('"listed": false');
+    parts.push('"listed": ' + ($("listed").checked ? "true" : "false"));
     if (!$("take-row").hidden && $("take").value) {
       parts.push('"seat": ' + JSON.stringify($("take").value));
     }
@@ -123,6 +145,11 @@
       // This browser holds every link it was given: "my games" lists them.
       for (const [seat, path] of Object.entries(body.links || {})) {
         Arbiter.remember({ id: body.id, seat: seat, token: body.tokens[seat], link: path, game: body.game });
+      }
+      // Against the computer there is nobody to send a link to: straight to the game.
+      if (me && body.links && typeof body.links[me] === "string") {
+        location.href = body.links[me];
+        return;
       }
       showMine();
       showLobby();
@@ -157,6 +184,8 @@
       if (vs) $("vs-note").textContent = "The computer plays the " + seatLabel(JSON.parse(vs.slice(vs.indexOf(":") + 1))) + ": open your link to play; it answers as soon as it has decided.";
       $("game-id").textContent = body.id;
       $("links").hidden = false;
+      // The links are what the creator needs next: at the top of the page, scrolled to.
+      $("links").scrollIntoView({ block: "start" });
     } catch (e) {
       fail("Cannot reach the server: " + e.message);
     } finally {
@@ -172,12 +201,13 @@
   function facts(g) {
     const bits = [g.moves + (g.moves === 1 ? " move" : " moves")];
     if (g.to_move) bits.push(seatLabel(g.to_move) + " to move");
-    bits.push(g.last_move_at ? "last move " + new Date(g.last_move_at).toLocaleString() : "created " + new Date(g.created_at).toLocaleString());
+    bits.push(g.last_move_at ? "last move " + when(g.last_move_at) : "created " + when(g.created_at));
     return bits.join(" · ");
   }
   function optionsText(g) {
     const o = g.options && typeof g.options === "object" ? Object.entries(g.options) : [];
-    return o.map(([k, v]) => label(k) + ": " + (v === true ? "yes" : v === false ? "no" : String(v))).join(", ");
+    const seats = Array.isArray(g.seats) ? g.seats.map((s) => s.id) : [];
+    return o.map(([k, v]) => label(k, seats) + ": " + (v === true ? "yes" : v === false ? "no" : String(v))).join(", ");
   }
 
   let lobbyNext = null;
@@ -256,21 +286,50 @@
 
   // ------------------------------------------------------------------ my games
 
+  /** Who plays against the seat `m` holds in game `g` (its public facts): the computer, a person,
+   * nobody yet, or this browser too. */
+  function opponents(g, m, held) {
+    if (m.seat === "observer") return "";
+    const others = (g.seats || []).filter((s) => s.id !== m.seat);
+    if (others.length === 0) return "one seat";
+    return others
+      .map((s) => {
+        const who = seatLabel(s.id);
+        if (s.status === "computer") return "against the computer (" + who + ")";
+        if (held.some((h) => h.id === m.id && h.seat === s.id)) return who + " held here too";
+        if (s.status === "taken") return "against a person (" + who + ")";
+        return who + " free: nobody joined yet";
+      })
+      .join(", ");
+  }
+  function lastMove(g) {
+    if (!g.moves) return "no move yet";
+    return "last move #" + g.moves + (g.last_move_at ? " " + when(g.last_move_at) : "");
+  }
+
   async function showMine() {
     const list = $("my-games");
     while (list.firstChild) list.removeChild(list.firstChild);
     const held = Arbiter.myGames();
     $("my-games-panel").hidden = held.length === 0;
     for (const m of held) {
-      const state = el("span", { class: "facts" }, "…");
+      const state = el("span", { class: "facts state" }, "…");
+      const vs = el("span", { class: "facts opponent" });
+      const created = el("span", { class: "facts created" });
+      const last = el("span", { class: "facts last-move" });
       const link = el("input", { class: "link", readonly: true, hidden: true, "aria-label": "Link" });
       link.value = location.origin + m.link;
+      const title = el("span", { class: "title" }, m.game || "game");
       const row = el(
         "li",
         { class: "game-row held", "data-game": m.id, "data-seat": m.seat },
-        el("span", { class: "title" }, m.game || "game"),
-        el("span", {}, m.seat === "observer" ? "watching" : "you play " + seatLabel(m.seat)),
+        title,
+        el("span", { class: "seat" }, m.seat === "observer" ? "watching" : "you play " + seatLabel(m.seat)),
+        vs,
         state,
+        created,
+        last,
+        el("span", { class: "facts game-id" }, "game ", el("code", {}, m.id)),
         el("a", { href: m.link, class: "open" }, "Open"),
         el("button", { type: "button", class: "show-link", onclick: () => (link.hidden = !link.hidden) }, "Show the link"),
         el("button", { type: "button", class: "forget", onclick: () => { Arbiter.forget(m.id, m.token); showMine(); } }, "Forget"),
@@ -280,10 +339,14 @@
       fetch("/api/games/" + encodeURIComponent(m.id))
         .then((r) => (r.ok ? r.json() : Promise.reject(new Error(r.status === 404 ? "no longer on this server" : "answered " + r.status))))
         .then((g) => {
-          row.firstChild.textContent = g.title;
+          title.textContent = g.title;
           const yours = g.to_move && g.to_move === m.seat;
           state.textContent = outcomeText(g) || (yours ? "your move" : g.to_move ? seatLabel(g.to_move) + " to move" : "");
-          state.className = yours ? "facts your-move" : "facts";
+          state.className = yours ? "facts state your-move" : "facts state";
+          vs.textContent = opponents(g, m, held);
+          vs.hidden = vs.textContent === "";
+          created.textContent = "created " + when(g.created_at);
+          last.textContent = lastMove(g);
         })
         .catch((e) => (state.textContent = e.message));
     }

@@ -96,7 +96,7 @@ async fn the_lobby_lists_open_listed_games_with_public_facts_only() {
     // A game with a free seat, an unlisted one, a Minesweeper game.
     let open = t.create(json!({ "seat": "us" })).await;
     let hidden = t.create(json!({ "seat": "us", "listed": false })).await;
-    let ms = t.create(json!({ "game": "minesweeper", "width": 5, "height": 5, "mines": 3 })).await;
+    let ms = t.create(json!({ "game": "minesweeper", "width": 5, "height": 5, "mines": 3, "listed": true })).await;
     let list = t.listed().await;
     assert_eq!(list, [id(&ms), id(&open)], "the latest first; the unlisted game is not listed");
     // Its links work, and its facts are had by id.
@@ -464,6 +464,26 @@ async fn a_replay_shows_each_position_as_a_fresh_replay_does_and_no_seat_s_secre
     assert!(r.text().await.unwrap().contains("/static/arbiter.js"));
 }
 
+/// A game of one seat has nobody to join it: it is left out of the list unless its creator asks
+/// for it; a game of several seats is listed unless asked not to be.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_of_one_seat_is_unlisted_unless_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(srv) = server(&dir).await else { return };
+    let t = T::new(&srv);
+    let alone = t.create(json!({ "game": "minesweeper" })).await;
+    let shown = t.create(json!({ "game": "minesweeper", "listed": true })).await;
+    let two = t.create(json!({ "seat": "us" })).await;
+    let (_, l) = t.get(&format!("/api/games/{}", id(&alone))).await;
+    assert_eq!(l["listed"], json!(false), "{l}");
+    let (_, l) = t.get(&format!("/api/games/{}", id(&shown))).await;
+    assert_eq!(l["listed"], json!(true), "{l}");
+    assert_eq!(t.listed().await, [id(&two), id(&shown)], "the latest first; the one-seat game asked for alone");
+    // Unlisted, it is still played and watched by its links.
+    let (status, _) = t.get(&format!("/api/games/{}/state?token={}", id(&alone), alone["tokens"]["observer"].as_str().unwrap())).await;
+    assert_eq!(status, 200);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unlisted_game_s_replay_needs_a_token_of_the_game() {
     let dir = tempfile::tempdir().unwrap();
@@ -499,7 +519,7 @@ async fn an_abandoned_game_leaves_the_list() {
     let dir = tempfile::tempdir().unwrap();
     let Some(srv) = server_with(&dir, |c| c.abandon_after = Duration::from_millis(800)).await else { return };
     let t = T::new(&srv);
-    let g = t.create(json!({ "game": "minesweeper" })).await;
+    let g = t.create(json!({ "game": "minesweeper", "listed": true })).await;
     let mut ws = connect(&srv, &id(&g), g["tokens"]["player"].as_str().unwrap()).await;
     next_of(&mut ws, "sync").await;
     assert_eq!(t.listed().await, [id(&g)]);
@@ -552,7 +572,7 @@ async fn the_observers_write_only_their_share_of_the_chat() {
     let dir = tempfile::tempdir().unwrap();
     let Some(srv) = server(&dir).await else { return };
     let t = T::new(&srv);
-    let g = t.create(json!({ "game": "minesweeper" })).await;
+    let g = t.create(json!({ "game": "minesweeper", "listed": true })).await;
     let gid = id(&g);
     // Anyone may watch a listed game, and every watcher is the one observer place.
     let (status, w) = t.get(&format!("/api/games/{gid}/watch")).await;
