@@ -113,7 +113,7 @@ pub async fn start_driver(browser: Browser) -> Driver {
 pub struct Session {
     pub client: Client,
     _driver: Driver,
-    /// Firefox's WebDriver BiDi connection, for the phone.
+    /// Firefox's WebDriver BiDi connection, which holds its viewport's size.
     _bidi: Option<Ws>,
 }
 
@@ -131,10 +131,59 @@ impl Session {
     }
 }
 
+/// The screens a page is tried at: the viewport's width and height in CSS pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Screen {
+    /// A desktop monitor, 1920x1080.
+    Desktop,
+    /// A small laptop, 1280x720.
+    Laptop,
+    /// The older tests' window, 1280x800.
+    Window,
+    /// A phone, 390x844 at a device pixel ratio of 2.
+    Phone,
+}
+
+impl Screen {
+    pub const TRIED: [Screen; 3] = [Screen::Desktop, Screen::Laptop, Screen::Phone];
+
+    pub fn size(self) -> (u32, u32) {
+        match self {
+            Screen::Desktop => (1920, 1080),
+            Screen::Laptop => (1280, 720),
+            Screen::Window => (1280, 800),
+            Screen::Phone => (390, 844),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Screen::Desktop => "desktop",
+            Screen::Laptop => "laptop",
+            Screen::Window => "window",
+            Screen::Phone => "phone",
+        }
+    }
+
+    fn pixel_ratio(self) -> u32 {
+        match self {
+            Screen::Phone => 2,
+            Screen::Desktop | Screen::Laptop | Screen::Window => 1,
+        }
+    }
+}
+
 /// A headless browser with a fresh profile in `profile`, its window 1280x800; `phone` gives a
 /// phone-sized screen (390x844) instead.
 pub async fn open(browser: Browser, profile: &Path, phone: bool) -> Session {
+    open_at(browser, profile, if phone { Screen::Phone } else { Screen::Window }).await
+}
+
+/// A headless browser with a fresh profile in `profile`, its viewport the screen's size.
+pub async fn open_at(browser: Browser, profile: &Path, screen: Screen) -> Session {
     let driver = start_driver(browser).await;
+    let (width, height) = screen.size();
+    let phone = screen == Screen::Phone;
     let mut caps = serde_json::Map::new();
     match browser {
         Browser::Chromium => {
@@ -144,11 +193,15 @@ pub async fn open(browser: Browser, profile: &Path, phone: bool) -> Session {
                     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
                     format!("--user-data-dir={}", profile.display()),
-                    "--window-size=1280,800",
+                    format!("--window-size={width},{height}"),
                 ],
             });
-            if phone {
-                options["mobileEmulation"] = json!({ "deviceMetrics": { "width": 390, "height": 844, "pixelRatio": 2 } });
+            // The viewport exactly the screen's size (a headless window's size includes a frame);
+            // the older tests' window as it was, resizable.
+            if screen != Screen::Window {
+                options["mobileEmulation"] = json!({ "deviceMetrics": {
+                    "width": width, "height": height, "pixelRatio": screen.pixel_ratio(), "mobile": phone, "touch": phone,
+                } });
             }
             caps.insert("goog:chromeOptions".into(), options);
         }
@@ -162,8 +215,8 @@ pub async fn open(browser: Browser, profile: &Path, phone: bool) -> Session {
             if phone {
                 // A phone's scrollbars take no width (Chromium's mobile emulation does the same).
                 prefs["ui.useOverlayScrollbars"] = json!(1);
-                caps.insert("webSocketUrl".into(), json!(true));
             }
+            caps.insert("webSocketUrl".into(), json!(true));
             let options = json!({ "binary": browser.binary(), "args": ["-headless", "-profile", profile], "prefs": prefs });
             caps.insert("moz:firefoxOptions".into(), options);
         }
@@ -175,12 +228,19 @@ pub async fn open(browser: Browser, profile: &Path, phone: bool) -> Session {
         .unwrap_or_else(|e| panic!("cannot start a {} session through {}: {e}", browser.name(), browser.driver().display()));
     let mut bidi = None;
     if let Browser::Firefox = browser {
-        client.set_window_size(1280, 800).await.unwrap();
-        if phone {
-            bidi = Some(firefox_phone(&client).await);
+        client.set_window_size(width.max(500), height).await.unwrap();
+        if screen != Screen::Window {
+            bidi = Some(firefox_viewport(&client, screen).await);
         }
     }
-    Session { client, _driver: driver, _bidi: bidi }
+    let session = Session { client, _driver: driver, _bidi: bidi };
+    if screen != Screen::Window {
+        // A phone's blank page lays out at 980 px (no viewport tag): its screen is what counts.
+        let script = if phone { "return [screen.width, screen.height]" } else { "return [window.innerWidth, window.innerHeight]" };
+        let inner = js(&session, script).await;
+        assert_eq!(inner, json!([width, height]), "{} at the {} size: its viewport", browser.name(), screen.name());
+    }
+    session
 }
 
 pub type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -202,23 +262,24 @@ pub async fn bidi(ws: &mut Ws, id: u64, method: &str, params: Value) -> Value {
     }
 }
 
-/// Firefox as a phone: its window cannot be narrower than 500 px, and its mobile emulation (the
-/// responsive design mode) is a devtools feature; WebDriver BiDi sets the page's viewport to
-/// 390x844 at a device pixel ratio of 2, as that mode does. The connection stays open with the
-/// session. Touch is not emulated: Firefox ESR 153 answers BiDi's `emulation.setTouchOverride`
-/// with "unknown command" and its touch-events preference does not turn them on in a desktop
-/// build; the client has no touch-only code, and a tap is a WebDriver click as in Chromium. What
-/// this checks is the layout at a phone's width.
-pub async fn firefox_phone(client: &Client) -> Ws {
+/// Firefox's viewport set to the screen's size through WebDriver BiDi (its window cannot be
+/// narrower than 500 px, and a window's size includes its frame), at the screen's device pixel
+/// ratio, as its responsive design mode does. The connection stays open with the session. Touch
+/// is not emulated: Firefox ESR answers BiDi's `emulation.setTouchOverride` with "unknown
+/// command" and its touch-events preference does not turn them on in a desktop build; the client
+/// has no touch-only code, and a tap is a WebDriver click as in Chromium. What the phone checks
+/// is the layout at a phone's width.
+pub async fn firefox_viewport(client: &Client, screen: Screen) -> Ws {
     let url = client.capabilities().and_then(|c| c.get("webSocketUrl")).and_then(Value::as_str).expect("geckodriver gave no webSocketUrl");
     let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap_or_else(|e| panic!("WebDriver BiDi at {url}: {e}"));
     let tree = bidi(&mut ws, 1, "browsingContext.getTree", json!({})).await;
     let context = tree["contexts"][0]["context"].clone();
+    let (width, height) = screen.size();
     bidi(
         &mut ws,
         2,
         "browsingContext.setViewport",
-        json!({ "context": context, "viewport": { "width": 390, "height": 844 }, "devicePixelRatio": 2 }),
+        json!({ "context": context, "viewport": { "width": width, "height": height }, "devicePixelRatio": screen.pixel_ratio() }),
     )
     .await;
     ws

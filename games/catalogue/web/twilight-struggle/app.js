@@ -474,7 +474,25 @@
     // ------------------------------------------------------------ building the page
 
     function wire() {
-      $("filter").addEventListener("input", renderDecision);
+      $("filter").addEventListener("input", function () {
+        // A new filter: the best match is chosen.
+        chosenMove = null;
+        renderDecision();
+      });
+      document.addEventListener("keydown", onKey);
+      for (const b of document.querySelectorAll("[data-go]")) {
+        b.addEventListener("click", function () { goTo(b.dataset.go); });
+      }
+      $("help-open").addEventListener("click", function () { toggleHelp(true); });
+      $("help-close").addEventListener("click", function () { toggleHelp(false); });
+      // Unread chat, counted by the host's script: a mark on the buttons that lead to it.
+      document.addEventListener("arbiter:unread", function (ev) {
+        const n = Number(ev.detail && ev.detail.count) || 0;
+        for (const b of document.querySelectorAll("[data-chat-mark]")) {
+          b.textContent = n ? "Chat · " + n + " new" : "Chat";
+          b.classList.toggle("unread", n > 0);
+        }
+      });
       $("selection-clear").addEventListener("click", function () {
         selectedCountry = null;
         selectedCard = null;
@@ -518,9 +536,16 @@
         box.scrollTop = cy * box.scrollHeight - box.clientHeight / 2;
         $("zoom-level").textContent = Math.round(zoom * 100) + "%";
       };
-      $("zoom-in").addEventListener("click", function () { zoomBy(1.25); });
-      $("zoom-out").addEventListener("click", function () { zoomBy(0.8); });
-      $("zoom-fit").addEventListener("click", function () { zoomBy(1 / zoom); });
+      $("zoom-in").addEventListener("click", function () { fitWhole = false; zoomBy(1.25); });
+      $("zoom-out").addEventListener("click", function () { fitWhole = false; zoomBy(0.8); });
+      $("zoom-fit").addEventListener("click", function () {
+        zoom = 1;
+        fitWhole = true;
+        fitMap();
+        $("map-box").scrollLeft = 0;
+        $("map-box").scrollTop = 0;
+        $("zoom-level").textContent = "fit";
+      });
       // Two fingers zoom (one finger pans: the box scrolls).
       let pinch = null;
       const spread = function (t) { return Math.hypot(t[0].clientX - t[1].clientX, t[0].clientY - t[1].clientY); };
@@ -668,12 +693,30 @@
 
     /** The map scaled to its box's width (never below 72%: then the box scrolls), times the
      * player's zoom (the buttons, or pinching on a phone); a zoomed map pans by scrolling. */
+    // The window sizes where the table fills the window, each panel scrolling within it
+    // (style.css's query of the same sizes); below them the page scrolls as one column.
+    const TABLE_LAYOUT = "(min-width: 900px) and (min-height: 560px)";
     let zoom = 1;
+    // "Fit": the whole map in view, however small (else the map keeps a readable size and its
+    // box scrolls); a zoom button leaves it.
+    let fitWhole = false;
     function fitMap() {
       if (!W) return;
       const box = $("map-box");
       const avail = box.clientWidth - 2;
-      const s = Math.max(0.35, Math.min(2.6, Math.max(0.72, Math.min(1.3, avail / W)) * zoom));
+      let s;
+      if (fitWhole) {
+        // The map's box is as high as the table leaves it (a laptop's or a desktop's layout); on
+        // a phone, the window's height less the bars.
+        const high = window.matchMedia(TABLE_LAYOUT).matches
+          ? box.clientHeight - 2
+          : window.innerHeight - ($("quick").offsetHeight || 0) - $("board").querySelector(".zoom-row").offsetHeight - 16;
+        s = Math.max(0.1, Math.min(avail / W, high / H));
+      } else {
+        // In the table's layout the box's height counts too: the map is read whole if it can be.
+        const fit = window.matchMedia(TABLE_LAYOUT).matches ? Math.min(avail / W, (box.clientHeight - 2) / H) : avail / W;
+        s = Math.max(0.35, Math.min(2.6, Math.max(0.72, Math.min(1.3, fit)) * zoom));
+      }
       $("map").style.transform = "scale(" + s + ")";
       $("map-sizer").style.width = Math.floor(W * s) + "px";
       $("map-sizer").style.height = Math.ceil(H * s) + "px";
@@ -687,7 +730,8 @@
       document.body.dataset.seat = seat || "";
       const seatEl = $("seat");
       seatEl.dataset.seat = seat || "";
-      seatEl.textContent = seat === "observer" ? "Observer" : "You play the " + sideName(seat);
+      if (replaying) seatEl.textContent = seat === "observer" ? "Seen by an observer" : "Seen by the " + sideName(seat);
+      else seatEl.textContent = seat === "observer" ? "Observer" : "You play the " + sideName(seat);
       renderTracks();
       renderMapMarks();
       renderDecision();
@@ -702,7 +746,9 @@
       const d = $("detail");
       if (d.dataset.kind === "country" && d.dataset.name) showCountry(d.dataset.name);
       else if (d.dataset.kind === "card" && d.dataset.name) showCard(d.dataset.name);
-      document.title = (moves.yours ? "● Your move · " : "") + "Arbiter · game " + gameId;
+      // The host's script marks the title (a move to make, a choice now, unread chat).
+      document.title = "Arbiter · game " + gameId;
+      renderRecent();
     }
 
     function track(id, label, value, extra) {
@@ -836,10 +882,14 @@
       const ms = movesForCountry(name);
       const setup = state && state.rules && state.rules.phase === "setup";
       if (ms.length === 1 && !pending && setup) {
-        // Setup placements are one click each; later a click selects, and the move's button
-        // plays it (Operations cost, and nothing sent can be taken back).
+        // Setup placements are one click each.
         selectedCountry = null;
         sendMove(ms[0]);
+      } else if (ms.length === 1 && !pending && moveInfo(ms[0]).verb === "influence") {
+        // One Influence placed by one click, as in setup: the game's warnings still ask first,
+        // and Undo takes it back.
+        selectedCountry = null;
+        playMove(ms[0]);
       } else if (ms.length >= 1) {
         selectedCountry = selectedCountry === name ? null : name;
         selectedCard = null;
@@ -873,7 +923,7 @@
 
     /** On a narrow screen the move buttons are above the map: bring them into view. */
     function revealMoves() {
-      if ((selectedCountry || selectedCard) && window.matchMedia("(max-width: 900px)").matches) {
+      if ((selectedCountry || selectedCard) && !window.matchMedia(TABLE_LAYOUT).matches) {
         $("decision").scrollIntoView({ block: "start", behavior: "smooth" });
       }
     }
@@ -897,14 +947,17 @@
       const p = $("prompt");
       clear(p);
       const yours = !!(moves && moves.yours);
-      p.dataset.yours = yours ? "true" : "false";
       const outcome = state && state.outcome;
+      // This seat chooses now at the same time as the seat deciding (the server's word).
+      const atOnce = !yours && !outcome && moves && moves.simultaneous && moves.simultaneous.prompt ? String(moves.simultaneous.prompt) : "";
+      p.dataset.yours = yours || atOnce ? "true" : "false";
       let who = "";
       if (outcome) who = "Game over. ";
-      else if (yours) who = "Your decision: ";
+      else if (yours || atOnce) who = "Your decision: ";
       else if (moves && moves.to_move) who = seat === "observer" ? sideName(moves.to_move) + " to decide: " : "Waiting for the " + sideName(moves.to_move) + ": ";
       p.appendChild(el("span", { class: "who" }, who));
-      p.appendChild(el("span", { id: "prompt-text" }, (moves && moves.prompt) || (state && state.prompt) || ""));
+      const promptText = atOnce ? atOnce + " (the " + sideName(moves.to_move) + " chooses at the same time)" : (moves && moves.prompt) || (state && state.prompt) || "";
+      p.appendChild(el("span", { id: "prompt-text" }, promptText));
 
       const sel = $("selection");
       if (selectedCountry || selectedCard) {
@@ -916,16 +969,12 @@
       }
 
       const all = legalMoves();
-      const fwords = $("filter").value.toLowerCase().split(/\s+/).filter(Boolean);
-      const shown = all.filter(function (t) {
+      const shown = matching(all.filter(function (t) {
         const i = moveInfo(t);
         if (selectedCountry && i.countries.indexOf(selectedCountry) < 0) return false;
         if (selectedCard && i.cards.indexOf(selectedCard) < 0) return false;
-        const low = t.toLowerCase();
-        return fwords.every(function (w) {
-          return low.indexOf(w) >= 0;
-        });
-      });
+        return true;
+      }), $("filter").value);
       const box = $("moves");
       clear(box);
       box.classList.toggle("busy", !!pending);
@@ -985,9 +1034,12 @@
       // A headline chosen at the same time as the other side's (§4.5C) is this seat's own
       // choice, not an "at any time" move: offered as the headline decision, no question asked.
       const early = interjections.filter(function (t) { return moveInfo(t).verb === "headline"; });
+      const earlyShown = matching(early.filter(function (t) {
+        return !selectedCard || moveInfo(t).cards.indexOf(selectedCard) >= 0;
+      }), $("filter").value);
       if (early.length) {
         box.appendChild(el("div", { class: "interject-head headline-head" }, "Choose your headline now: the " + sideName(moves.to_move) + " chooses at the same time, and neither sees the other's card until both have chosen (§4.5C)."));
-        for (const t of early) box.appendChild(interjectionButton(t, "v-headline", "headline", null));
+        for (const t of earlyShown) box.appendChild(interjectionButton(t, "v-headline", "headline", null));
       }
       const anyTime = interjections.filter(function (t) { return early.indexOf(t) < 0; });
       if (anyTime.length) {
@@ -999,15 +1051,230 @@
       let count;
       if (outcome) count = "";
       else if (pending) count = "Sent: " + pending + " … waiting for the referee";
-      else if (!yours) count = seat === "observer" ? "You are observing: no moves." : early.length ? "Your headline: choose it while the " + sideName(moves.to_move) + " chooses." : interjections.length ? "Not your decision; you may interject." : "Not your decision.";
+      else if (!yours && early.length) count = earlyShown.length === early.length ? early.length + " headlines" : earlyShown.length + " of " + early.length + " headlines";
+      else if (!yours) count = seat === "observer" ? "You are observing: no moves." : interjections.length ? "Waiting for the " + sideName(moves.to_move) + "; you may interject." : "Waiting for the " + sideName(moves.to_move) + ".";
       else if (shown.length === all.length) count = all.length + (all.length === 1 ? " move" : " moves");
       else count = shown.length + " of " + all.length + " moves" + (shown.length === 0 ? " (none matches: clear the filter)" : "");
       $("moves-count").textContent = count;
-      $("decision").classList.toggle("yours", yours);
+      $("decision").classList.toggle("yours", yours || early.length > 0);
       $("resign").hidden = !yours || !!outcome;
       $("undo").hidden = seat === "observer" || !!outcome;
       $("undo").disabled = !(moves && moves.undo) || !!pending;
-      document.querySelector("#decision .filter-row").hidden = !yours && !selectedCountry && !selectedCard && !$("filter").value;
+      document.querySelector("#decision .filter-row").hidden = !yours && !early.length && !selectedCountry && !selectedCard && !$("filter").value;
+      markChosen();
+    }
+
+    /** The moves of `listed` that match `typed` (every typed word occurs in the move), ranked
+     * as the terminal's table ranks them: first the move typed exactly, then those whose words
+     * occur in the order typed, then the others, each in the listing's order. So `play Fidel
+     * event then ops` typed in full is never played as `play Fidel ops then event`. */
+    function matching(listed, typed) {
+      const words = String(typed || "").toLowerCase().split(/\s+/).filter(Boolean);
+      const exact = plainText(typed);
+      const inOrder = function (low) {
+        let at = 0;
+        return words.every(function (w) {
+          const i = low.indexOf(w, at);
+          if (i < 0) return false;
+          at = i + w.length;
+          return true;
+        });
+      };
+      const ranked = [];
+      listed.forEach(function (t, i) {
+        const low = t.toLowerCase();
+        if (!words.every(function (w) { return low.indexOf(w) >= 0; })) return;
+        ranked.push({ t: t, i: i, rank: exact && plainText(t) === exact ? 0 : inOrder(low) ? 1 : 2 });
+      });
+      ranked.sort(function (a, b) { return a.rank - b.rank || a.i - b.i; });
+      return ranked.map(function (r) { return r.t; });
+    }
+    /** A move's text as typed: lower case, without quotes, single spaces. */
+    function plainText(t) {
+      return String(t || "").toLowerCase().replace(/"/g, "").split(/\s+/).filter(Boolean).join(" ");
+    }
+
+    // ------------------------------------------------------------ keyboard play
+
+    // The move ↑/↓ chose among those shown (its text), which Enter plays unless the filter
+    // holds a move's exact text; the first shown when the choice is gone.
+    let chosenMove = null;
+    function moveButtons() {
+      return Array.prototype.slice.call($("moves").querySelectorAll("button[data-move]"));
+    }
+    function markChosen() {
+      const bs = moveButtons();
+      if (!bs.some(function (b) { return b.dataset.move === chosenMove; })) chosenMove = bs.length ? bs[0].dataset.move : null;
+      for (const b of bs) {
+        const on = b.dataset.move === chosenMove;
+        b.classList.toggle("chosen", on);
+        b.setAttribute("aria-selected", on ? "true" : "false");
+      }
+    }
+    function choose(step) {
+      const bs = moveButtons();
+      if (!bs.length) return;
+      const i = bs.findIndex(function (b) { return b.dataset.move === chosenMove; });
+      const next = bs[Math.max(0, Math.min(bs.length - 1, (i < 0 ? 0 : i) + step))];
+      chosenMove = next.dataset.move;
+      markChosen();
+      next.scrollIntoView({ block: "nearest" });
+    }
+    /** Enter: the move typed, when the filter holds a shown move's exact text, else the one
+     * chosen; played as its button plays it (the game's warnings first). */
+    function playChosen() {
+      const bs = moveButtons();
+      const typed = plainText($("filter").value);
+      const b = bs.find(function (x) { return typed && plainText(x.dataset.move) === typed; }) || bs.find(function (x) { return x.dataset.move === chosenMove; });
+      if (b && !b.disabled) b.click();
+    }
+    function acting() {
+      return !document.querySelector("#decision .filter-row").hidden;
+    }
+    function typingElsewhere(t) {
+      return t && t !== $("filter") && (/^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName) || t.isContentEditable);
+    }
+    function onKey(ev) {
+      if (!$("confirm").hidden) return; // the dialog's own keys
+      const t = ev.target;
+      if (ev.key === "F1" || (ev.key === "Escape" && !$("help").hidden)) {
+        ev.preventDefault();
+        toggleHelp(ev.key === "F1" ? $("help").hidden : false);
+        return;
+      }
+      if (ev.key === "F2" || ev.key === "F3") {
+        ev.preventDefault();
+        goTo(ev.key === "F2" ? "log-panel" : "hand-panel");
+        return;
+      }
+      if (typingElsewhere(t) || ev.altKey) return;
+      if ((ev.ctrlKey || ev.metaKey) && !ev.shiftKey && (ev.key === "z" || ev.key === "Z")) {
+        ev.preventDefault();
+        $("undo").click();
+        return;
+      }
+      if (ev.ctrlKey || ev.metaKey) return;
+      // Keys on a button, a card or a link do what they do there (Enter clicks what has focus).
+      const onControl = t && t !== $("filter") && t !== document.body && t !== document.documentElement;
+      if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+        if (onControl && !t.closest("#moves")) return;
+        ev.preventDefault();
+        choose(ev.key === "ArrowDown" ? 1 : -1);
+      } else if (ev.key === "Enter") {
+        if (onControl) return;
+        ev.preventDefault();
+        playChosen();
+      } else if (ev.key === "Escape") {
+        $("filter").value = "";
+        selectedCountry = null;
+        selectedCard = null;
+        renderDecision();
+        renderMapMarks();
+        renderHand();
+      } else if (ev.key.length === 1 && ev.key !== " " && t !== $("filter") && acting()) {
+        // Typing anywhere filters the moves: the key lands in the filter.
+        $("filter").focus();
+      }
+    }
+    function toggleHelp(open) {
+      $("help").hidden = !open;
+      if (open) $("help-close").focus();
+    }
+
+    // ------------------------------------------------------------ getting around the page
+
+    /** Bring a part of the page into view (a tab of the side column, a button of the phone's
+     * bar): one tap or key to the hand, the log, the chat. */
+    function goTo(id) {
+      const target = $(id);
+      if (!target) return;
+      target.scrollIntoView({ block: "start" });
+      if (id === "log-panel") $("log").focus({ preventScroll: true });
+      if (id === "decision" && acting()) $("filter").focus({ preventScroll: true });
+    }
+
+    // ------------------------------------------------------------ what happened since
+
+    /** The log as moves: each heading `#N SIDE: TEXT` with the lines after it. */
+    function logMoves() {
+      const out = [];
+      for (const l of log) {
+        const m = /^#(\d+) ([^:]*): (.*)$/.exec(String(l));
+        if (m) out.push({ seq: Number(m[1]), side: m[2], text: m[3], lines: [] });
+        else if (out.length) out[out.length - 1].lines.push(String(l));
+      }
+      return out;
+    }
+
+    /** Moves retold in short, as the terminal's table does: a run of Influence placements as
+     * one ("placed 6 Influence: Poland 4, East Germany 2"), each other move as written. */
+    function recap(texts) {
+      const parts = [];
+      let run = [];
+      const flush = function () {
+        if (!run.length) return;
+        const counts = [];
+        for (const c of run) {
+          const e = counts.find(function (x) { return x[0] === c; });
+          if (e) e[1]++;
+          else counts.push([c, 1]);
+        }
+        parts.push("placed " + run.length + " Influence: " + counts.map(function (x) { return x[0] + " " + x[1]; }).join(", "));
+        run = [];
+      };
+      for (const t of texts) {
+        const w = words(t);
+        if (w[0] === "influence" && w.length === 2) run.push(w[1]);
+        else {
+          flush();
+          parts.push(t);
+        }
+      }
+      flush();
+      return parts.join("; ");
+    }
+
+    /** Beside the moves: this seat's last move and what it gave (the die, the result), then
+     * what the other side did since, retold in short with the lines of its last move; so a
+     * decision is made without opening the log. */
+    function renderRecent() {
+      const box = $("recent");
+      const lines = $("recent-lines");
+      clear(lines);
+      const all = logMoves();
+      const me = sideName(seat);
+      let i = -1;
+      for (let k = all.length - 1; k >= 0; k--) if (all[k].side === me) { i = k; break; }
+      const mine = i >= 0 ? all[i] : null;
+      const since = all.slice(i >= 0 ? i + 1 : Math.max(0, all.length - 3));
+      if (!mine && !since.length) {
+        box.hidden = true;
+        return;
+      }
+      box.hidden = false;
+      $("recent-head").textContent = seat === "observer" ? "Last moves" : mine ? "Since your last move" : "So far";
+      const add = function (cls, text) {
+        lines.appendChild(el("div", { class: cls }, text));
+      };
+      const detail = function (m, most) {
+        const ls = m.lines.filter(function (x) { return !/^(---|===)/.test(x); });
+        for (const l of ls.slice(0, most)) add("recent-line", l);
+        if (ls.length > most) add("recent-line more", "… (" + (ls.length - most) + " more in the log)");
+      };
+      if (mine && seat !== "observer") {
+        add("recent-move own", "You: " + mine.text);
+        detail(mine, 2);
+      }
+      // The other seats' moves since, side by side in runs.
+      let k = 0;
+      while (k < since.length) {
+        const side = since[k].side;
+        const run = [];
+        while (k < since.length && since[k].side === side) run.push(since[k++]);
+        add("recent-move", (side === me ? "You" : side) + ": " + recap(run.map(function (m) { return m.text; })));
+        detail(run[run.length - 1], 4);
+      }
+      lines.scrollTop = 0;
     }
 
     function cardMarks(c) {
