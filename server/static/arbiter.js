@@ -141,7 +141,7 @@ window.Arbiter = (function () {
         )
       ),
       el("p", { id: "arbiter-seed", class: "arbiter-notice", role: "note", hidden: true },
-        "The creator of this game chose its seed: whoever knows the seed can know every draw and die roll, the hidden cards included.")
+        "The creator of this game chose its seed: whoever knows the seed can know every draw and die roll, what is hidden included.")
     );
     const slot = document.getElementById("arbiter-slot");
     (slot || document.body).appendChild(panel);
@@ -518,11 +518,11 @@ window.Arbiter = (function () {
       el(
         "div",
         { class: "replay-controls" },
-        el("button", { type: "button", id: "replay-first", title: "The start", "aria-label": "The start" }, "⏮"),
+        el("button", { type: "button", id: "replay-first", title: "The start", "aria-label": "The start" }, "|◀"),
         el("button", { type: "button", id: "replay-back", title: "One move back", "aria-label": "One move back" }, "◀"),
         el("span", { id: "replay-at", class: "replay-at", "aria-live": "polite" }, "…"),
         el("button", { type: "button", id: "replay-forward", title: "One move forward", "aria-label": "One move forward" }, "▶"),
-        el("button", { type: "button", id: "replay-last", title: "The end", "aria-label": "The end" }, "⏭"),
+        el("button", { type: "button", id: "replay-last", title: "The end", "aria-label": "The end" }, "▶|"),
         el("label", {}, " Move ", el("input", { id: "replay-jump", type: "number", min: "0", class: "replay-jump" })),
         el("label", { id: "replay-turn-label", hidden: true }, " Turn ", el("select", { id: "replay-turn" })),
         el("label", { id: "replay-as-label", hidden: true }, " See as ", el("select", { id: "replay-as" }))

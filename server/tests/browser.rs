@@ -470,7 +470,7 @@ async fn against_the_computer_by_clicking_in_firefox() {
 
 /// A game against the computer as a new player starts one: the new-game page offers the
 /// computer for Twilight Struggle (not for Minesweeper), the player chooses the US and level 1
-/// and gets its own link only; its page shows the computer's seat as the computer's, the
+/// and is taken to its own seat's page at once; its page shows the computer's seat as the computer's, the
 /// computer's setup arrives without anyone at its seat, and each move the player clicks is
 /// answered by the computer's moves, live.
 async fn against_the_computer_by_clicking(kind: Browser) {
@@ -495,18 +495,16 @@ async fn against_the_computer_by_clicking(kind: Browser) {
     )
     .await;
     page.find(Locator::Id("create-button")).await.unwrap().click().await.unwrap();
-    let link = until("the player's link", || async move {
-        let v = page.find(Locator::Id("link-us")).await.ok()?.prop("value").await.ok()??;
-        (!v.is_empty()).then_some(v)
+    // Nobody to send a link to: the page goes straight to the player's seat.
+    until("the player's page", || async move {
+        let u = page.current_url().await.ok()?.to_string();
+        (u.contains("/play/") && u.contains("?token=")).then_some(())
     })
     .await;
-    assert!(page.find(Locator::Id("link-ussr")).await.is_err(), "nobody is given the computer's seat");
-    let note = page.find(Locator::Id("vs-note")).await.unwrap().text().await.unwrap();
-    assert!(note.contains("The computer plays the USSR"), "{note}");
 
     // The US page: the computer has set up (6 Influence in Eastern Europe) and shows as such.
-    page.goto(&link).await.unwrap();
     wait_connected(page, "US").await;
+    assert_eq!(js(page, "return window.arbiter ? window.arbiter.seat : null").await, "us", "the player's own seat");
     let presence = until("the computer's presence", || async move {
         let t = page.find(Locator::Css("[data-presence=\"ussr\"]")).await.ok()?.text().await.ok()?;
         t.contains("computer").then_some(t)
