@@ -313,13 +313,32 @@ async fn undo_against_the_computer_is_the_players_own_decision_only() {
     assert_eq!(status, 422, "the last move is the computer's");
 }
 
+/// A webhook endpoint on a loopback port: its URL, and the bodies it received.
+async fn webhook_endpoint() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Value>>>) {
+    use axum::extract::State;
+    type Got = std::sync::Arc<std::sync::Mutex<Vec<Value>>>;
+    async fn receive(State(got): State<Got>, body: String) -> &'static str {
+        got.lock().unwrap().push(serde_json::from_str(&body).unwrap_or(Value::Null));
+        "ok"
+    }
+    let got: Got = Default::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = axum::Router::new().route("/hook", axum::routing::post(receive)).with_state(got.clone());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}/hook"), got)
+}
+
 /// Against the computer (the USSR, which headlines first): nothing the US's seat is sent, over
-/// its WebSocket or in the answers to its requests, names the computer's headline card before
-/// both headlines are revealed; the computer's headline move reads as the game hides it.
+/// its WebSocket, in the answers to its requests, in its replay of the game or in its webhook's
+/// calls, names the computer's headline card before both headlines are revealed; the
+/// computer's headline move reads as the game hides it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_the_reveal() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(&dir).await;
+    let mut c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
+    c.webhook_private = true;
+    let srv = start(c, arbiter_games::web::offered()).await.unwrap();
     let base = format!("http://{}", srv.addr);
     let http = reqwest::Client::new();
     let body = json!({ "seed": 5, "computer": "ussr", "level": 1 });
@@ -331,6 +350,9 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
         http,
     };
     let us = t.tokens[0].clone();
+    let (hook, calls) = webhook_endpoint().await;
+    let r = t.http.put(t.url("webhook", &us)).body(json!({ "url": hook }).to_string()).send().await.unwrap();
+    assert_eq!(r.status(), 200);
     // Everything the US's seat is sent, in the order it arrives.
     let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let mut ws = t.connect(srv.addr, &us).await;
@@ -348,7 +370,9 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
         if state["turn"].as_u64().unwrap_or(0) >= 3 || !state["outcome"].is_null() {
             break;
         }
-        shown.lock().unwrap().extend([m.to_string(), state.to_string()]);
+        // The US's replay of the game so far: its own view at the last move.
+        let (_, replay) = t.get("replay", &us).await;
+        shown.lock().unwrap().extend([m.to_string(), state.to_string(), replay.to_string()]);
         match m["moves"][0].as_str().filter(|_| m["yours"] == json!(true)) {
             Some(first) => {
                 let (status, played) = t.play(&us, first).await;
@@ -368,7 +392,14 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
     {
         let move_message: Value = serde_json::from_str(&shown[at]).unwrap();
         assert_eq!(move_message["text"], "headline (a secret choice until both headlines are revealed)", "{move_message}");
-        let Some(reveal) = shown[at..].iter().position(|s| s.contains("Headlines revealed: ")).map(|i| at + i) else { break };
+        // The move that reveals them, as its message or its answer tells it (a replay's whole
+        // log holds the reveals of the turns before).
+        let reveals = |s: &String| {
+            let v: Value = serde_json::from_str(s).unwrap_or(Value::Null);
+            v["total"].is_null()
+                && v["log"].as_array().is_some_and(|l| l.iter().any(|l| l.as_str().is_some_and(|l| l.starts_with("Headlines revealed: "))))
+        };
+        let Some(reveal) = shown[at..].iter().position(reveals).map(|i| at + i) else { break };
         let line = &shown[reveal][shown[reveal].find("Headlines revealed: ").unwrap()..];
         let card = line.split(", USSR ").nth(1).and_then(|rest| rest.split('"').next()).expect("the USSR's headline named at the reveal");
         for s in &shown[at..reveal] {
@@ -378,6 +409,41 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
         from = reveal + 1;
     }
     assert!(checked >= 2, "the computer's headlines of turns 1 and 2 were checked: {checked}");
+
+    // The webhook's calls: each as of its move (`seq`); none between the computer's headline
+    // and the reveal names the card, and the headline reads hidden as its last move.
+    let (_, log) = t.get("log", &us).await;
+    let (mut heading, mut chosen, mut secrets, mut headlines) = (0, None, Vec::new(), Vec::new());
+    for line in log["lines"].as_array().unwrap().iter().filter_map(Value::as_str) {
+        if let Some(rest) = line.strip_prefix('#') {
+            heading = rest.split(' ').next().and_then(|n| n.parse::<u64>().ok()).unwrap_or(heading);
+            if let Some(card) = rest.split_once(" USSR: headline ").map(|(_, c)| c.trim_matches('"').to_string()) {
+                // The last turn's may be still a secret: its move is known, not its card.
+                headlines.push(heading);
+                chosen = Some((heading, card));
+            }
+        } else if line.starts_with("Headlines revealed: ") {
+            if let Some((at, card)) = chosen.take() {
+                secrets.push((at, heading, card));
+            }
+        }
+    }
+    assert!(secrets.len() >= 2, "the computer's headlines in the log: {secrets:?}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let calls = calls.lock().unwrap().clone();
+    assert!(calls.len() >= 4, "the US's webhook was called as it came to decide: {calls:?}");
+    for call in &calls {
+        let seq = call["seq"].as_u64().unwrap();
+        for (at, revealed, card) in &secrets {
+            if (*at..*revealed).contains(&seq) {
+                assert!(!call.to_string().contains(card.as_str()), "{card} in a webhook call before the reveal: {call}");
+            }
+        }
+        if let Some(last) = call["last_move"].as_str().filter(|l| l.starts_with("headline")) {
+            assert!(headlines.contains(&seq), "the computer's headline is the last move of call {call}: {headlines:?}");
+            assert_eq!(last, "headline (a secret choice until both headlines are revealed)", "{call}");
+        }
+    }
 }
 
 /// At the USSR's headline the US chooses its own at the same time: a US headline of a card it
