@@ -235,8 +235,12 @@ pub async fn open_at(browser: Browser, profile: &Path, screen: Screen) -> Sessio
     }
     let session = Session { client, _driver: driver, _bidi: bidi };
     if screen != Screen::Window {
-        // A phone's blank page lays out at 980 px (no viewport tag): its screen is what counts.
-        let script = if phone { "return [screen.width, screen.height]" } else { "return [window.innerWidth, window.innerHeight]" };
+        // Chromium's phone lays a blank page out at 980 px (it has no viewport tag): its screen
+        // is what counts there.
+        let script = match browser {
+            Browser::Chromium if phone => "return [screen.width, screen.height]",
+            Browser::Chromium | Browser::Firefox => "return [window.innerWidth, window.innerHeight]",
+        };
         let inner = js(&session, script).await;
         assert_eq!(inner, json!([width, height]), "{} at the {} size: its viewport", browser.name(), screen.name());
     }

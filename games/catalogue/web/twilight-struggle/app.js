@@ -1256,14 +1256,14 @@
       const add = function (cls, text) {
         lines.appendChild(el("div", { class: cls }, text));
       };
-      const detail = function (m, most) {
+      const detail = function (m, most, more) {
         const ls = m.lines.filter(function (x) { return !/^(---|===)/.test(x); });
         for (const l of ls.slice(0, most)) add("recent-line", l);
-        if (ls.length > most) add("recent-line more", "… (" + (ls.length - most) + " more in the log)");
+        if (more && ls.length > most) add("recent-line more", "… (" + (ls.length - most) + " more in the log)");
       };
       if (mine && seat !== "observer") {
         add("recent-move own", "You: " + mine.text);
-        detail(mine, 2);
+        detail(mine, 2, false);
       }
       // The other seats' moves since, side by side in runs.
       let k = 0;
@@ -1272,7 +1272,7 @@
         const run = [];
         while (k < since.length && since[k].side === side) run.push(since[k++]);
         add("recent-move", (side === me ? "You" : side) + ": " + recap(run.map(function (m) { return m.text; })));
-        detail(run[run.length - 1], 4);
+        detail(run[run.length - 1], 4, true);
       }
       lines.scrollTop = 0;
     }
