@@ -370,9 +370,19 @@ async fn a_page_of_one_seat_and_a_replay_s_header(kind: Browser) {
         .await;
         assert_eq!(text_of(c, "#replay-id").await, ts_id, "{at}");
         assert_eq!(text_of(c, "#replay-seat").await, "seen as an observer", "{at}");
-        for css in ["#conn", "#presence", "#clock", "#undo", "#resign", "#arbiter-panel"] {
+        for css in [
+            "#conn",
+            "#presence",
+            "#clock",
+            "#undo",
+            "#resign",
+            "#arbiter-panel",
+            "#tabs [data-go=\"arbiter-slot\"]",
+            "#quick [data-go=\"arbiter-slot\"]",
+        ] {
             assert!(!shown(c, css).await, "{at}: a replay shows no {css}");
         }
+        assert_eq!(text_of(c, "#seat").await, "Seen by an observer", "{at}: the table's badge");
         let fits = js(c, "const b = document.getElementById('replay-bar'); return b.scrollWidth <= b.clientWidth").await;
         assert_eq!(fits, json!(true), "{at}: the replay's bar fits the screen");
         js(c, "window.scrollTo(0, 0)").await;

@@ -183,6 +183,8 @@
 
     document.title = "Arbiter · game " + gameId;
     wire();
+    // A replay has no chat (the host's panel is the live page's): nothing to go to.
+    if (replaying) for (const b of document.querySelectorAll('[data-go="arbiter-slot"]')) b.hidden = true;
     Promise.all([getJson("/api/kinds/twilight-struggle/map"), getJson("/api/kinds/twilight-struggle/cards")])
       .then(function (r) {
         for (const c of r[0].countries) countries[c.name] = c;
