@@ -637,3 +637,17 @@ fn the_highlight_stays_on_the_country_after_a_placement() {
     key(&mut a, KeyCode::Enter);
     assert_eq!(a.highlighted().as_deref(), Some("influence Italy"));
 }
+
+/// README.md pictures the table as its snapshot of the headline at 80×24 shows it: a change of
+/// the table's screen is a change of that picture too.
+#[test]
+fn the_readme_pictures_the_table_as_it_is() {
+    let readme = include_str!("../../../README.md");
+    let snap = include_str!("snapshots/arbiter__table__tests__headline_80x24.snap");
+    let screen = snap.splitn(3, "---\n").nth(2).expect("an insta snapshot: a header between two --- lines, then the screen");
+    assert!(
+        readme.contains(&format!("```text\n{screen}```")),
+        "README.md's picture of the table is not the snapshot's screen: copy {} into README.md (\"Interactive play\")",
+        "cli/src/table/snapshots/arbiter__table__tests__headline_80x24.snap"
+    );
+}
