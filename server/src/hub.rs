@@ -402,9 +402,12 @@ impl Room {
     pub fn schedule_flag(self: &Arc<Self>) {
         let due = self.with_session(|s| self.clock(s).and_then(|c| c.running.map(|seat| c.remaining(seat))));
         let (Some(ms), Ok(rt)) = (due, tokio::runtime::Handle::try_current()) else { return };
-        let room = self.clone();
+        // Held weakly while it waits (hours, on a long clock): an unloaded copy is dropped, its
+        // file closed; the loaded copy has its own timer, and a game not loaded its alarm.
+        let weak = Arc::downgrade(self);
         rt.spawn(async move {
             tokio::time::sleep(Duration::from_millis(ms.max(0) as u64 + 5)).await;
+            let Some(room) = weak.upgrade() else { return };
             let r = room.clone();
             let flagged = tokio::task::spawn_blocking(move || r.flag_if_due()).await.unwrap_or(false);
             if !flagged && !room.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
@@ -1088,9 +1091,13 @@ impl Hub {
     /// the memory (the game stays on disk; the next request loads it again).
     fn unload_unopened(self: &Arc<Self>, room: Arc<Room>) {
         let (hub, after) = (self.clone(), self.config.unopened_unload);
+        // Weakly, as a connection's timers: a copy unloaded meanwhile closes its file at once.
+        let room = Arc::downgrade(&room);
         tokio::spawn(async move {
             tokio::time::sleep(after).await;
-            hub.unload_if_unused(&room).await;
+            if let Some(room) = room.upgrade() {
+                hub.unload_if_unused(&room).await;
+            }
         });
     }
 

@@ -273,15 +273,23 @@ fn closed(hub: Arc<Hub>, room: Arc<Room>, seat: Place) {
         tokio::task::spawn_blocking(move || r.seen());
     }
     let (away, unload) = (hub.config.disconnect_timeout, hub.config.unload_after);
-    let r = room.clone();
+    // The timers hold the room weakly: a copy unloaded meanwhile is dropped at once, its file
+    // closed (a copy kept alive by its timers would hold its descriptors until they ring).
+    let r = Arc::downgrade(&room);
     tokio::spawn(async move {
         tokio::time::sleep(away).await;
-        r.away_timeout(seat, generation);
+        if let Some(r) = r.upgrade() {
+            r.away_timeout(seat, generation);
+        }
     });
     if empty {
+        let r = Arc::downgrade(&room);
+        drop(room);
         tokio::spawn(async move {
             tokio::time::sleep(unload).await;
-            hub.unload_if_unused(&room).await;
+            if let Some(room) = r.upgrade() {
+                hub.unload_if_unused(&room).await;
+            }
         });
     }
 }

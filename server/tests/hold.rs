@@ -672,3 +672,74 @@ async fn an_earlier_server_s_seats_file_is_read_until_the_game_holds_its_seats()
         http.get(format!("http://{}/api/games/{id}/moves?token={ussr}", srv.addr)).send().await.unwrap().json().await.unwrap();
     assert_eq!((moves["to_move"].as_str(), moves["yours"].as_bool()), (Some("ussr"), Some(true)), "{moves}");
 }
+
+/// The descriptors this process holds open on files of `dir` whose name starts with `id`.
+fn descriptors_on(dir: &std::path::Path, id: &str) -> Vec<String> {
+    let dir = std::fs::canonicalize(dir).unwrap();
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|p| p.parent() == Some(dir.as_path()) && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(id)))
+        .map(|p| p.display().to_string())
+        .collect()
+}
+
+/// A game unloaded and loaded again, 20 times over (a seat's WebSocket opened and closed, the
+/// unload delay short): once unloaded, the server holds no descriptor on the game's files (its
+/// file, its `-wal`), however many times it was loaded; a descriptor kept by each unloaded copy
+/// would let anyone holding a seat run the server out of descriptors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unloaded_game_holds_no_descriptor() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        // The seat's away timer (`disconnect_timeout`) as it is by default: longer than the
+        // unload delay.
+        c.unload_after = Duration::from_millis(20);
+        c.unopened_unload = Duration::from_millis(20);
+    })
+    .await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (id, player, _) = one_seat_game(&http, &base).await;
+    cycles(&srv, dir.path(), &id, &player, 20).await;
+    // A game on a chess clock: its flag's timer waits for hours.
+    let (status, g) = post(&http, &format!("{base}/api/games"), json!({ "clock_minutes": 600 })).await;
+    assert_eq!(status, 201, "{g}");
+    // Its clock runs from the first move.
+    let ussr = g["tokens"]["ussr"].as_str().unwrap();
+    let url = format!("{base}/api/games/{}/moves?token={ussr}", g["id"].as_str().unwrap());
+    let first = http.get(&url).send().await.unwrap().json::<Value>().await.unwrap()["moves"][0].as_str().unwrap().to_string();
+    assert_eq!(post(&http, &url, json!({ "move": first })).await.0, 200);
+    cycles(&srv, dir.path(), g["id"].as_str().unwrap(), g["tokens"]["ussr"].as_str().unwrap(), 5).await;
+}
+
+/// Open and close a seat's WebSocket `n` times, each time until the game is unloaded; then
+/// no descriptor is held on the game's files.
+async fn cycles(srv: &Running, dir: &std::path::Path, id: &str, token: &str, n: usize) {
+    until_unloaded(srv, [id], "the new game, unopened").await;
+    let mut loaded = 0;
+    for round in 0..n {
+        let mut ws = connect(srv.addr, id, token).await;
+        let sync = next(&mut ws).await.expect("a sync");
+        assert_eq!(sync["type"], "sync");
+        loaded = loaded.max(descriptors_on(dir, id).len());
+        ws.close(None).await.unwrap();
+        drop(ws);
+        until_unloaded(srv, [id], &format!("round {round}")).await;
+    }
+    assert!(loaded > 0, "a loaded game holds its file open");
+    // The last copy's own tasks end within moments of the unload.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let held = descriptors_on(dir, id);
+        if held.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "after {n} loads and unloads the server holds {} descriptors on the game: {held:?}",
+            held.len()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
