@@ -543,7 +543,30 @@ impl SqliteStore {
             },
         })?;
         check_length(path, file)?;
-        let writable = write && std::fs::OpenOptions::new().write(true).open(path).is_ok() && folder_writable(path);
+        let may_write = std::fs::OpenOptions::new().write(true).open(path).is_ok() && folder_writable(path);
+        let writable = write && may_write;
+        if !writable && hot_journal(&beside(path, "-journal")) {
+            // A write interrupted mid-transaction (its process killed, a file-size limit): the
+            // file is half written and its journal holds the pages as they were. A read-only
+            // connection cannot roll it back and would read the half-written file; this
+            // reader rolls it back first, as the next writer would, where it may write.
+            if !may_write {
+                return Err(StoreError::Sqlite {
+                    path: path.into(),
+                    what: format!(
+                        "a move was interrupted while it was written (its journal {} is beside it): it is rolled back by the \
+                         first program that opens the file with write access (e.g. `arbiter moves` run by the file's owner); \
+                         nothing is read before",
+                        beside(path, "-journal").display()
+                    ),
+                });
+            }
+            let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+                .map_err(|e| read_error(path, e))?;
+            conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS.into())).map_err(|e| read_error(path, e))?;
+            // The first read takes the shared lock, which rolls a hot journal back.
+            conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)).map_err(|e| read_error(path, e))?;
+        }
         if writable && journal == Journal::WriteAhead && marked_write_ahead(path) {
             // Only the index, and only beside a file in WAL mode (header bytes 18 and 19): a log
             // made beside a file in rollback mode that another process holds would switch that
@@ -566,6 +589,17 @@ impl SqliteStore {
                         "its latest moves are in its write-ahead log ({}), which can be read only where its index (-shm) can be \
                          made beside it: copy the file with its -wal to a folder you can write",
                         beside(path, "-wal").display()
+                    ),
+                });
+            }
+            // Never around a journal's recovery: an immutable read would show the half-written
+            // file (rolled back above where it could be).
+            Err(_) if !writable && hot_journal(&beside(path, "-journal")) => {
+                return Err(StoreError::Sqlite {
+                    path: path.into(),
+                    what: format!(
+                        "a move was interrupted while it was written (its journal {} is beside it) and could not be rolled back",
+                        beside(path, "-journal").display()
                     ),
                 });
             }
