@@ -221,8 +221,8 @@ fn refuse_inward(ip: IpAddr, allow_private: bool) -> Result<(), String> {
     }
 }
 
-/// A public unicast address: not loopback, private, shared, link-local, unspecified, multicast,
-/// broadcast or reserved for documentation.
+/// A public unicast address: for IPv4 not loopback, private, shared, link-local, unspecified,
+/// multicast, broadcast or reserved; for IPv6 a global unicast address.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
@@ -243,29 +243,27 @@ pub fn is_public(ip: IpAddr) -> bool {
                 || o[0] >= 240)
         }
         IpAddr::V6(v6) => {
-            let s = v6.segments();
-            // An IPv4 address carried in IPv6 (mapped ::ffff:a.b.c.d, compatible ::a.b.c.d,
-            // NAT64 64:ff9b::a.b.c.d, 6to4 2002:AABB:CCDD::) is judged as that address.
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public(IpAddr::V4(v4));
+            let (s, o) = (v6.segments(), v6.octets());
+            let v4 = |at: usize| IpAddr::V4(std::net::Ipv4Addr::new(o[at], o[at + 1], o[at + 2], o[at + 3]));
+            // An IPv4 address carried in IPv6 is judged as that address: mapped
+            // (::ffff:a.b.c.d), the well-known NAT64 prefix (64:ff9b::/96), 6to4 (2002::/16).
+            if let Some(mapped) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(mapped));
             }
-            let o = v6.octets();
-            if s[..6] == [0; 6] && !v6.is_loopback() && !v6.is_unspecified() {
-                return is_public(IpAddr::V4(std::net::Ipv4Addr::new(o[12], o[13], o[14], o[15])));
-            }
-            if s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0; 4] {
-                return is_public(IpAddr::V4(std::net::Ipv4Addr::new(o[12], o[13], o[14], o[15])));
+            if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                return is_public(v4(12));
             }
             if s[0] == 0x2002 {
-                return is_public(IpAddr::V4(std::net::Ipv4Addr::new(o[2], o[3], o[4], o[5])));
+                return is_public(v4(2));
             }
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                // fc00::/7 unique local, fe80::/10 link-local, 2001:db8::/32 documentation.
-                || (s[0] & 0xfe00) == 0xfc00
-                || (s[0] & 0xffc0) == 0xfe80
-                || (s[0] == 0x2001 && s[1] == 0x0db8))
+            // Else global unicast only (2000::/3), less its blocks for special purposes:
+            // 2001::/23 (IETF protocol assignments: Teredo, benchmarking, ORCHID), 2001:db8::/32
+            // and 3fff::/20 (documentation). Everything else (loopback, unique local, link-
+            // and site-local, multicast, IPv4-compatible and -translated, local NAT64) is not.
+            (s[0] & 0xe000) == 0x2000
+                && !(s[0] == 0x2001 && s[1] < 0x0200)
+                && !(s[0] == 0x2001 && s[1] == 0x0db8)
+                && !(s[0] == 0x3fff && s[1] < 0x1000)
         }
     }
 }
@@ -384,10 +382,34 @@ mod tests {
             "2002:a00:1::1",
             "255.255.255.255",
             "224.0.0.1",
+            // IPv4-translated, local-use NAT64, site-local, Teredo, benchmarking, ORCHIDv2,
+            // documentation, IPv4-compatible (deprecated), multicast.
+            "::ffff:0:7f00:1",
+            "::ffff:0:101:101",
+            "64:ff9b:1::1",
+            "64:ff9b:1:ffff::101:101",
+            "fec0::1",
+            "2001::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001:2::1",
+            "2001:20::1",
+            "2001:db8::1",
+            "3fff::1",
+            "::1.1.1.1",
+            "ff02::1",
         ] {
             assert!(!is_public(inward.parse().unwrap()), "{inward}");
         }
-        for public in ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "64:ff9b::101:101", "2002:5db8:d822::1"] {
+        for public in [
+            "93.184.216.34",
+            "1.1.1.1",
+            "2606:4700:4700::1111",
+            "2a00:1450:4007:80c::200e",
+            "64:ff9b::101:101",
+            "2002:5db8:d822::1",
+            "::ffff:1.1.1.1",
+            "2001:200::1",
+        ] {
             assert!(is_public(public.parse().unwrap()), "{public}");
         }
     }
