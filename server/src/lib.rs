@@ -379,6 +379,9 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
 
 /// `arbiter serve`: serve until interrupted.
 pub fn serve(config: Config, offered: Vec<Offered>) -> Result<(), String> {
+    if let Err(e) = raise_descriptor_limit() {
+        eprintln!("arbiter serve: the limit on open files stays as it is: {e}");
+    }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| format!("cannot start the server: {e}"))?;
     rt.block_on(async {
         let titles: Vec<&str> = offered.iter().map(|o| o.kind.title()).collect();
@@ -394,6 +397,29 @@ pub fn serve(config: Config, offered: Vec<Offered>) -> Result<(), String> {
         hub.unload_all().await;
         result
     })
+}
+
+/// The process's soft limit on open files raised to its hard limit: each connection and each
+/// loaded game holds descriptors, and a soft limit of 1,024 (a common default) is reached by a
+/// crowd the hard limit would serve. Returns the limit now.
+pub fn raise_descriptor_limit() -> Result<u64, String> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: `lim` is a valid, writable rlimit for the call to fill.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return Err(format!("getrlimit: {}", std::io::Error::last_os_error()));
+    }
+    // An unlimited hard limit is not one a process may set: Linux's own ceiling (`nr_open`,
+    // 2^20 by default) then.
+    let want = if lim.rlim_max == libc::RLIM_INFINITY { 1 << 20 } else { lim.rlim_max };
+    if lim.rlim_cur < want {
+        let raised = libc::rlimit { rlim_cur: want, rlim_max: lim.rlim_max };
+        // SAFETY: `raised` is a valid rlimit, read by the call.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } != 0 {
+            return Err(format!("setrlimit to {want}: {}", std::io::Error::last_os_error()));
+        }
+        return Ok(want as u64);
+    }
+    Ok(lim.rlim_cur as u64)
 }
 
 #[cfg(test)]

@@ -743,3 +743,48 @@ async fn cycles(srv: &Running, dir: &std::path::Path, id: &str, token: &str, n: 
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// The `arbiter` binary built beside this test (`cargo test --workspace` builds it).
+fn arbiter_bin() -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("the test's own path");
+    let bin = exe.parent().and_then(|d| d.parent()).map(|d| d.join("arbiter")).expect("the target folder");
+    assert!(bin.exists(), "{} is missing: build it first (cargo build --release -p arbiter-cli)", bin.display());
+    bin
+}
+
+/// The soft and hard limits on open files of process `pid` (`/proc/PID/limits`).
+fn open_files_limits(pid: u32) -> (String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits.lines().find(|l| l.starts_with("Max open files")).expect("a line for open files");
+    let mut v = line["Max open files".len()..].split_whitespace();
+    (v.next().unwrap().to_string(), v.next().unwrap().to_string())
+}
+
+/// Started under a soft limit of 200 open files (a hard one above it), `arbiter serve` raises
+/// its soft limit to the hard one: a soft limit of 1,024 (a common default) would refuse a
+/// crowd the hard limit serves.
+#[test]
+fn the_server_raises_its_soft_limit_on_open_files_to_the_hard_one() {
+    let data = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let script = format!("ulimit -Sn 200 && exec \"$0\" serve --addr 127.0.0.1:{port} --data \"$1\"");
+    let mut child = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .arg(arbiter_bin())
+        .arg(data.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "arbiter serve did not listen within 30 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (soft, hard) = open_files_limits(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_ne!(hard, "200", "the test needs a hard limit above 200");
+    let want = if hard == "unlimited" { (1u64 << 20).to_string() } else { hard.clone() };
+    assert_eq!(soft, want, "the soft limit (hard: {hard})");
+}
