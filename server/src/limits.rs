@@ -22,11 +22,45 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
 
-/// Open connections, counted in all and per client address.
+/// Open connections, counted in all and per client address; and the refusals being answered.
 #[derive(Default)]
 pub struct Connections {
     total: Mutex<usize>,
     per_address: Mutex<HashMap<IpAddr, usize>>,
+    refusing: Mutex<Refusing>,
+}
+
+/// Refusals under way (each answered politely, holding its descriptor up to 3 s), in all and
+/// per address: beyond a few, a connection over the caps is closed at once, unanswered, so a
+/// flood of refused sockets holds no descriptors.
+#[derive(Default)]
+struct Refusing {
+    total: usize,
+    per_address: HashMap<IpAddr, usize>,
+}
+
+/// The refusals one address may have answered at once; more are closed at once.
+pub const REFUSALS_PER_ADDRESS: usize = 4;
+/// The refusals answered at once in all.
+pub const REFUSALS: usize = 64;
+
+/// A refusal's place among those under way, given back when dropped.
+struct Refusal {
+    connections: Arc<Connections>,
+    ip: IpAddr,
+}
+
+impl Drop for Refusal {
+    fn drop(&mut self) {
+        let mut r = self.connections.refusing.lock().unwrap_or_else(|p| p.into_inner());
+        r.total -= 1;
+        if let Some(n) = r.per_address.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                r.per_address.remove(&self.ip);
+            }
+        }
+    }
 }
 
 /// Why a connection was refused.
@@ -76,6 +110,19 @@ impl Connections {
         Ok(Slot { connections: self.clone(), ip })
     }
 
+    /// A place to answer a refusal to `ip`, unless too many are under way (then the connection
+    /// is closed unanswered).
+    fn refusal(self: &Arc<Self>, ip: IpAddr) -> Option<Refusal> {
+        let mut r = self.refusing.lock().unwrap_or_else(|p| p.into_inner());
+        let held = r.per_address.get(&ip).copied().unwrap_or(0);
+        if held >= REFUSALS_PER_ADDRESS || r.total >= REFUSALS {
+            return None;
+        }
+        r.total += 1;
+        r.per_address.insert(ip, held + 1);
+        Some(Refusal { connections: self.clone(), ip })
+    }
+
     pub fn open(&self) -> usize {
         *self.total.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -102,7 +149,14 @@ pub async fn serve(listener: TcpListener, app: Router, config: Config) {
         let slot = match connections.admit(peer.ip(), &config) {
             Ok(s) => Arc::new(s),
             Err(why) => {
-                tokio::spawn(refuse(stream, why, config.max_connections_per_address));
+                // Answered while few are; else closed now (the stream dropped).
+                if let Some(place) = connections.refusal(peer.ip()) {
+                    let per_address = config.max_connections_per_address;
+                    tokio::spawn(async move {
+                        refuse(stream, why, per_address).await;
+                        drop(place);
+                    });
+                }
                 continue;
             }
         };

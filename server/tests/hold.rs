@@ -788,3 +788,53 @@ fn the_server_raises_its_soft_limit_on_open_files_to_the_hard_one() {
     let want = if hard == "unlimited" { (1u64 << 20).to_string() } else { hard.clone() };
     assert_eq!(soft, want, "the soft limit (hard: {hard})");
 }
+
+/// The sockets this process holds open.
+fn sockets_held() -> usize {
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|p| p.to_string_lossy().starts_with("socket:"))
+        .count()
+}
+
+/// One address opening sockets past its cap and never reading: a few are answered 429 (each
+/// holds its descriptor for the answer's moments), the rest are closed at once, so the flood
+/// holds no descriptor of the server's; other addresses are served meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_sockets_past_the_cap_is_closed_at_once() {
+    use tokio::io::AsyncReadExt;
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| {
+        c.max_connections_per_address = 2;
+        c.header_timeout = Duration::from_secs(120);
+    })
+    .await;
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        held.push(tcp_from("127.0.0.1", srv.addr).await);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let before = sockets_held();
+    // 60 sockets past the cap, none sending or reading.
+    let mut flood = Vec::new();
+    for _ in 0..60 {
+        flood.push(tcp_from("127.0.0.1", srv.addr).await);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The flood's own 60 client sockets, and at most a few the server still answers.
+    let extra = sockets_held() - before;
+    assert!(extra <= 60 + arbiter_server::limits::REFUSALS_PER_ADDRESS + 2, "the server holds {} sockets of the flood", extra - 60);
+    // Most were closed at once: they read the end at once.
+    let mut closed = 0;
+    for s in &mut flood {
+        let mut b = [0u8; 64];
+        if matches!(tokio::time::timeout(Duration::from_millis(20), s.read(&mut b)).await, Ok(Ok(0)) | Ok(Err(_))) {
+            closed += 1;
+        }
+    }
+    assert!(closed >= 60 - arbiter_server::limits::REFUSALS_PER_ADDRESS - 2, "{closed} of 60 closed at once");
+    let r = reqwest::Client::builder().local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap()).build().unwrap();
+    let status = r.get(format!("http://{}/api/kinds", srv.addr)).send().await.unwrap().status();
+    assert_eq!(status, 200, "another address is served");
+}
