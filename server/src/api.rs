@@ -207,8 +207,10 @@ pub async fn create(
     // draws it unless the creator chose, and then every seat is told (`seed_chosen` in each
     // state) and a joiner must accept it.
     let seed_chosen = o.seed.is_some();
-    let (id, ids, tokens) =
-        hub.create(kind, Value::Object(options), seed, seats, clock_ms, computer, o.listed.unwrap_or(names.len() > 1), seed_chosen).await?;
+    let (id, ids, tokens) = hub
+        .create(kind, Value::Object(options), seed, seats, clock_ms, computer, o.listed.unwrap_or(names.len() > 1), seed_chosen)
+        .await
+        .map_err(creation_failed)?;
     let link = |t: &str| format!("/play/{id}?token={t}");
     let given = || ids.iter().zip(&tokens).filter_map(|(p, t)| t.as_ref().map(|t| (p.clone(), t)));
     let body = json!({
@@ -218,6 +220,22 @@ pub async fn create(
         "links": given().map(|(p, t)| (p, json!(link(t)))).collect::<serde_json::Map<_, _>>(),
     });
     Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// A new game the server could not make (its folder, its descriptors): the client hears to try
+/// again (503, `Retry-After`), in words that name no path; the reason goes to the server's log.
+fn creation_failed(e: HubError) -> ApiError {
+    match e {
+        HubError::Failed(why) => {
+            eprintln!("arbiter serve: a new game could not be made: {why}");
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server cannot make a new game now (nothing was stored): try again soon".into(),
+            )
+            .retry_after(5)
+        }
+        other => other.into(),
+    }
 }
 
 #[derive(Deserialize, Default)]

@@ -825,3 +825,22 @@ async fn a_flood_of_sockets_past_the_cap_is_closed_at_once() {
     let status = r.get(format!("http://{}/api/kinds", srv.addr)).send().await.unwrap().status();
     assert_eq!(status, 200, "another address is served");
 }
+
+/// A new game the server cannot make (its data folder gone, a file in its place; out of
+/// descriptors alike) is a 503 with Retry-After, in words that name no path.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_the_server_cannot_make_is_a_503_naming_no_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("games");
+    std::fs::create_dir(&data).unwrap();
+    let srv = start(Config::new("127.0.0.1:0".parse().unwrap(), data.clone()), arbiter_games::web::offered()).await.unwrap();
+    std::fs::remove_dir_all(&data).unwrap();
+    std::fs::write(&data, b"not a folder").unwrap();
+    let r = reqwest::Client::new().post(format!("http://{}/api/games", srv.addr)).body("{}").send().await.unwrap();
+    let (status, retry) = (r.status().as_u16(), r.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(String::from));
+    let text = r.text().await.unwrap();
+    assert_eq!((status, retry.as_deref()), (503, Some("5")), "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert!(v["error"].as_str().unwrap().contains("try again"), "{v}");
+    assert!(!text.contains(dir.path().to_str().unwrap()) && !text.contains(".arbiter"), "a path in the answer: {text}");
+}
