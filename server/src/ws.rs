@@ -17,8 +17,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast::error::RecvError;
 
-/// The largest message a client may send.
+/// The largest message a client may send: a longer one is answered `rejected`.
 pub const MAX_MESSAGE: usize = 16 * 1024;
+/// The largest message the connection reads at all: one longer closes it (1009, too big).
+pub const MAX_READ: usize = 4 * MAX_MESSAGE;
 /// Messages a connection may send in one second before it is closed (the default of
 /// `Config::ws_messages_per_second`: far above a person's pace).
 pub const MAX_PER_SECOND: u32 = 20;
@@ -31,7 +33,7 @@ pub async fn upgrade(
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let (room, seat) = seat_of(&hub, &id, q.token.as_deref()).await?;
-    Ok(ws.max_message_size(MAX_MESSAGE).max_frame_size(MAX_MESSAGE).on_upgrade(move |socket| async move {
+    Ok(ws.max_message_size(MAX_READ).max_frame_size(MAX_READ).on_upgrade(move |socket| async move {
         // The WebSocket keeps its HTTP connection's place in the connection counts.
         let _slot = slot;
         connection(hub, room, seat, socket).await

@@ -844,3 +844,36 @@ async fn a_game_the_server_cannot_make_is_a_503_naming_no_path() {
     assert!(v["error"].as_str().unwrap().contains("try again"), "{v}");
     assert!(!text.contains(dir.path().to_str().unwrap()) && !text.contains(".arbiter"), "a path in the answer: {text}");
 }
+
+/// A WebSocket message over 16 KiB is answered `rejected` with the limit, and the connection
+/// goes on; one over 64 KiB is not read at all: the connection closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_websocket_message_is_rejected_and_a_huge_one_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let http = reqwest::Client::new();
+    let (id, player, _) = one_seat_game(&http, &format!("http://{}", srv.addr)).await;
+    let mut ws = connect(srv.addr, &id, &player).await;
+    assert_eq!(next(&mut ws).await.unwrap()["type"], "sync");
+    let long = json!({ "type": "move", "move": "x".repeat(20 * 1024) }).to_string();
+    ws.send(Message::Text(long.into())).await.unwrap();
+    // The first answer to this connection's message (a presence message may come before it).
+    async fn answer(ws: &mut Ws, kind: &str) -> Value {
+        loop {
+            let m = next(ws).await.expect("an answer, not a closed connection");
+            if m["type"] != "presence" {
+                assert_eq!(m["type"], kind, "{m}");
+                return m;
+            }
+        }
+    }
+    let r = answer(&mut ws, "rejected").await;
+    assert!(r["error"].as_str().unwrap().contains("at most 16384 bytes"), "{r}");
+    ws.send(Message::Text(json!({ "type": "sync" }).to_string().into())).await.unwrap();
+    answer(&mut ws, "sync").await;
+    let huge = json!({ "type": "move", "move": "x".repeat(100 * 1024) }).to_string();
+    let _ = ws.send(Message::Text(huge.into())).await;
+    while let Some(m) = next(&mut ws).await {
+        assert_eq!(m["type"], "presence", "the connection closes, answering nothing: {m}");
+    }
+}
