@@ -538,6 +538,21 @@ async fn against_the_computer_by_clicking(kind: Browser) {
     })
     .await;
     assert!(answered.contains("USSR: headline") || answered.contains("USSR: "), "{answered}");
+    // The computer has chosen its headline and the US chooses its own: nothing on the US's
+    // page names the computer's card (as the game stores it) before both are revealed.
+    until("the US's headline decision", || async move { page.find(Locator::Css("#moves [data-move^=\"headline\"]")).await.ok() }).await;
+    let url = page.current_url().await.unwrap();
+    let id = url.path().trim_start_matches("/play/").to_string();
+    let room = server.hub.room(&id).await.unwrap();
+    let theirs = room.with_session(|s| s.game().view(Some(arbiter_kernel::Seat(1))))["headline"]["ussr"].as_str().map(String::from);
+    let theirs = theirs.expect("the computer's headline, chosen first");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let shown = everything(page).await;
+    assert!(!shown.contains(&theirs), "the US's page names the computer's headline {theirs} before the reveal");
+    assert!(
+        shown.contains("(a secret choice until both headlines are revealed)") || shown.contains("chosen, secret"),
+        "the headline told as a secret"
+    );
     screenshot(page, kind, "vs-computer-1280x800.png").await;
     browser.close().await;
     server.task.abort();
