@@ -1265,7 +1265,7 @@
       };
       if (mine && seat !== "observer") {
         add("recent-move own", "You: " + mine.text);
-        detail(mine, 2, false);
+        detail(mine, 3, true);
       }
       // The other seats' moves since, side by side in runs.
       let k = 0;
