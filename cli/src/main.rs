@@ -274,6 +274,24 @@ enum Command {
     },
 }
 
+/// The game in `file`, to be written (a move, an undo, play): refused while a server's redo
+/// log beside it holds changes of that game the file may not have yet (the server running, or
+/// stopped by a crash): that server's next start would bring the file up to date from its log,
+/// undoing what was written here meanwhile.
+pub(crate) fn open_to_write(file: &std::path::Path) -> Result<Session, Failure> {
+    if let Some(log) = arbiter_store::redo_log_holding(file) {
+        return Err(Failure::Failed(format!(
+            "{}: a server's redo log ({}) holds changes of this game that its file may not have yet: the server on \
+             that folder is running (play through it), or stopped without finishing; start it once (`arbiter serve \
+             --data {}`), which brings every game up to date, stop it, then write the file here. Nothing was changed",
+            file.display(),
+            log.display(),
+            log.parent().map(|d| d.display().to_string()).unwrap_or_default()
+        )));
+    }
+    Ok(Session::open(file, &catalogue())?)
+}
+
 /// The seat named `id` (`us`, `player`…) in `s`'s game, or the refusal naming its seats.
 fn seat_named(s: &Session, id: &str) -> Result<Seat, Failure> {
     let id = id.to_ascii_lowercase();
@@ -499,7 +517,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Move { file, moves, as_side } => {
-            let mut s = Session::open(&file, &catalogue())?;
+            let mut s = open_to_write(&file)?;
             let seat = as_side.map(|id| seat_named(&s, &id)).transpose()?;
             for text in &moves {
                 // Each accepted move is stored at once; the first refused one stops here and
@@ -509,7 +527,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Undo { file } => {
-            let mut s = Session::open(&file, &catalogue())?;
+            let mut s = open_to_write(&file)?;
             let row = s.undo()?;
             say!("Undone: move {} ({}) by the {}", row.seq, row.move_text, s.seat_name(row.seat));
             Ok(())

@@ -57,7 +57,7 @@ pub struct Versus {
 
 pub fn run(path: &Path, lines: bool, game: Option<&str>, versus: Option<Versus>) -> Result<(), Failure> {
     let session = if path.exists() {
-        let s = Session::open(path, &catalogue())?;
+        let s = crate::open_to_write(path)?;
         if let Some(id) = game.filter(|id| *id != s.kind().id()) {
             return Err(Failure::Rejected(format!(
                 "{} holds a game of {}, not {id}: give another FILE for a new game",

@@ -585,3 +585,34 @@ fn stronger_agents_win_the_arena() {
     let r = run("computer:1", "random", "2");
     assert_eq!(r["a_wins"], 2, "{r}");
 }
+
+/// A game whose changes a server's redo log beside it still holds (the server running on the
+/// folder, or stopped by a crash before its next start brought the file up to date): `move`,
+/// `undo` and `play` refuse to write it, saying what to do, and change nothing (that start would
+/// undo them); reading it is still allowed.
+#[test]
+fn a_game_a_server_s_redo_log_holds_is_not_written() {
+    use arbiter_store::{Journal, RedoLog, Segments, Session, SqliteStore};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.arbiter");
+    let (log, _) = RedoLog::open_with(dir.path(), Segments::OnCall).unwrap();
+    let mut s =
+        Session::create_with(&arbiter_games::MINESWEEPER, &serde_json::json!({"width": 9, "height": 9, "mines": 10}), 5, |header| {
+            SqliteStore::create_with(&path, header, Journal::WriteAhead)?.with_redo(log.clone())
+        })
+        .unwrap();
+    s.play("flag a1", None).unwrap();
+    let file = path.to_str().unwrap();
+    for args in [vec!["move", file, "flag b2"], vec!["undo", file], vec!["play", file, "--lines"]] {
+        let o = arbiter().args(&args).write_stdin("").output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("redo log") && err.contains("arbiter serve --data") && err.contains("Nothing was changed"), "{args:?}: {err}");
+    }
+    assert!(out(&["log", file]).contains("flag a1"), "read as it is");
+    assert_eq!(s.seq(), 1);
+    drop(s);
+    drop(log);
+    // The server stopped cleanly (its log folded into the file): written again.
+    out(&["move", file, "flag b2"]);
+}

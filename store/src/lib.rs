@@ -25,7 +25,7 @@ mod sqlite;
 pub use error::{ReplayError, SessionError, StoreError};
 pub use postgres::{Lease, PgDatabase, PgStore, PG_SCHEMA_VERSION};
 pub use record::{log_for, move_text_for, EventRow, GameHeader, LogEntry, Record};
-pub use redo::{RedoLog, Segments, SyncTimes, SLOW_SYNC};
+pub use redo::{holding as redo_log_holding, RedoLog, Segments, SyncTimes, SLOW_SYNC};
 pub use replay::Replay;
 pub use session::{kind_of, GamePlace, Session};
 

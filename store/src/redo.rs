@@ -332,6 +332,24 @@ fn segment_path(dir: &Path, n: u64) -> PathBuf {
     dir.join(format!("{n}.log"))
 }
 
+/// The redo log of the folder holding `game` (`FOLDER/redo`, a server's), if it has records of
+/// that game: changes a server acknowledged that the file may not hold yet (the server is
+/// running, or stopped by a crash, and its next start brings the file up to date from them).
+/// Another program writing the file meanwhile would have its change undone by that start.
+pub fn holding(game: &Path) -> Option<PathBuf> {
+    let name = game.file_name()?.to_string_lossy().into_owned();
+    let folder = game.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = folder.join("redo");
+    let segments = std::fs::read_dir(&dir).ok()?;
+    let holds = segments.filter_map(Result::ok).any(|e| {
+        let is_segment = e.file_name().to_string_lossy().strip_suffix(".log").is_some_and(|n| n.parse::<u64>().is_ok());
+        // A segment it cannot read or parse may hold the game too: counted as holding it.
+        is_segment
+            && std::fs::read(e.path()).map_or(true, |bytes| records(&bytes).map_or(true, |(rs, _)| rs.iter().any(|(f, _)| *f == name)))
+    });
+    holds.then_some(dir)
+}
+
 /// Sync folder `dir` itself (its names). `sync_folder` syncs the folder of the path it is
 /// given: here a name inside `dir`.
 fn sync_dir(dir: &Path) -> Result<(), StoreError> {

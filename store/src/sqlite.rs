@@ -545,7 +545,7 @@ impl SqliteStore {
         check_length(path, file)?;
         let may_write = std::fs::OpenOptions::new().write(true).open(path).is_ok() && folder_writable(path);
         let writable = write && may_write;
-        if !writable && hot_journal(&beside(path, "-journal")) {
+        if !writable && interrupted_write(path) {
             // A write interrupted mid-transaction (its process killed, a file-size limit): the
             // file is half written and its journal holds the pages as they were. A read-only
             // connection cannot roll it back and would read the half-written file; this
@@ -594,7 +594,7 @@ impl SqliteStore {
             }
             // Never around a journal's recovery: an immutable read would show the half-written
             // file (rolled back above where it could be).
-            Err(_) if !writable && hot_journal(&beside(path, "-journal")) => {
+            Err(_) if !writable && interrupted_write(path) => {
                 return Err(StoreError::Sqlite {
                     path: path.into(),
                     what: format!(
@@ -1312,6 +1312,15 @@ fn hot_journal(journal: &Path) -> bool {
         // Unreadable: it may be hot.
         Err(_) => true,
     }
+}
+
+/// Whether the rollback journal beside `path` is known to hold an interrupted write: it can be
+/// read and its header is not zeroed. (One this user cannot read is SQLite's to judge, as it
+/// was: another user's journal of a committed write, say.)
+fn interrupted_write(path: &Path) -> bool {
+    use std::io::Read;
+    let mut start = [0u8; 8];
+    std::fs::File::open(beside(path, "-journal")).and_then(|mut f| f.read_exact(&mut start)).is_ok() && start.iter().any(|b| *b != 0)
 }
 
 /// Can a file be created next to `path` (SQLite's rollback journal)? Probed by creating and

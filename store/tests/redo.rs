@@ -518,3 +518,18 @@ fn every_batch_the_log_writes_and_syncs_is_timed() {
     assert_eq!(t.slow.len() as u64, t.slow_count, "{t:?}");
     assert!(t.slow.iter().all(|&(_, took)| took >= arbiter_store::SLOW_SYNC), "{t:?}");
 }
+
+/// What tells another program not to write a game (`arbiter move` refuses): the log holds
+/// records of it while its server runs, and after a crash until the folder's next opening has
+/// brought the file up to date; not another game's.
+#[test]
+fn the_log_says_which_games_it_holds_until_it_has_brought_them_up_to_date() {
+    let (live, crashed, _s, _log) = crash_after_first_move();
+    let game = |d: &tempfile::TempDir| d.path().join("m.arbiter");
+    assert_eq!(arbiter_store::redo_log_holding(&game(&live)), Some(live.path().join("redo")), "its server running");
+    assert!(arbiter_store::redo_log_holding(&game(&crashed)).is_some(), "after the crash");
+    assert_eq!(arbiter_store::redo_log_holding(&crashed.path().join("other.arbiter")), None, "another game");
+    let (_again, report) = open_log(crashed.path()).unwrap();
+    assert!(!report.is_empty());
+    assert_eq!(arbiter_store::redo_log_holding(&game(&crashed)), None, "brought up to date");
+}
