@@ -298,14 +298,27 @@ impl Room {
 
     /// A seat's last connection closed now: remember when (blocking: the seats document is
     /// written). Under the session lock, as a join, so a copy being unloaded writes nothing.
-    pub fn seen(&self) {
+    /// Written at most once in `every` (a tenth of the abandonment delay, a minute at most): a
+    /// client connecting and closing in a loop does not write and sync for each close, and the
+    /// time kept is never older than that, beside days before a game is abandoned.
+    pub fn seen(&self, every: Duration) {
         let session = self.session.lock().unwrap_or_else(|p| p.into_inner());
         if self.is_retired() {
             return;
         }
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+        let now = chrono::Utc::now();
+        let recent = seats
+            .last_seen
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            .and_then(|t| (now - t.with_timezone(&chrono::Utc)).to_std().ok())
+            .is_some_and(|ago| ago < every);
+        if recent {
+            return;
+        }
         let mut next = seats.clone();
-        next.last_seen = Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+        next.last_seen = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
         match self.storage.save_seats(&self.id, &session, &next) {
             Ok(()) => *seats = next,
             Err(e) => eprintln!("arbiter serve: game {}: {e}", self.id),

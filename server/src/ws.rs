@@ -272,7 +272,8 @@ fn closed(hub: Arc<Hub>, room: Arc<Room>, seat: Place) {
     if let Place::Seat(_) = seat {
         // When a seat was last here: what tells an abandoned game (`Room::abandon_if_due`).
         let r = room.clone();
-        tokio::task::spawn_blocking(move || r.seen());
+        let every = (hub.config.abandon_after / 10).min(Duration::from_secs(60));
+        tokio::task::spawn_blocking(move || r.seen(every));
     }
     let (away, unload) = (hub.config.disconnect_timeout, hub.config.unload_after);
     // The timers hold the room weakly: a copy unloaded meanwhile is dropped at once, its file

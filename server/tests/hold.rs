@@ -877,3 +877,32 @@ async fn a_long_websocket_message_is_rejected_and_a_huge_one_closes() {
         assert_eq!(m["type"], "presence", "the connection closes, answering nothing: {m}");
     }
 }
+
+/// A seat connecting and closing in a loop does not write the game's seats document at each
+/// close: when it was last seen is written once a minute at most (a tenth of the delay before a
+/// game is abandoned, a minute at most), not 3,000 times a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_closing_in_a_loop_writes_when_it_was_seen_once_a_minute() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let http = reqwest::Client::new();
+    let (id, player, _) = one_seat_game(&http, &format!("http://{}", srv.addr)).await;
+    let seen = || serde_json::from_str::<Value>(&common::seats_doc(dir.path(), &id, false)).unwrap()["last_seen"].clone();
+    let mut ws = connect(srv.addr, &id, &player).await;
+    next(&mut ws).await.expect("a sync");
+    ws.close(None).await.unwrap();
+    drop(ws);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while seen().is_null() {
+        assert!(std::time::Instant::now() < deadline, "the first close is written");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let first = seen();
+    for _ in 0..10 {
+        let mut ws = connect(srv.addr, &id, &player).await;
+        next(&mut ws).await.expect("a sync");
+        ws.close(None).await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(seen(), first, "ten closes within a minute of the first write nothing");
+}
