@@ -815,6 +815,8 @@ pub struct Hub {
     pub lobby: Arc<crate::lobby::Lobby>,
     /// Games created per client address (`Config::games_per_address`).
     pub creations: crate::limits::Buckets,
+    /// Webhook URLs written per seat (game id, seat): each write is a synced document.
+    pub webhook_writes: crate::limits::Buckets<(String, u8)>,
     /// Forwarding to the other processes (`crate::cluster`).
     pub peers: crate::cluster::Peers,
     /// The games not in memory whose clock runs, and when it runs out: the sweep loads each
@@ -861,6 +863,7 @@ impl Hub {
             lobby: Arc::default(),
             webhooks,
             creations: crate::limits::Buckets::default(),
+            webhook_writes: crate::limits::Buckets::default(),
             alarms: Mutex::new(HashMap::new()),
             peers: crate::cluster::Peers::new(),
         }

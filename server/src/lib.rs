@@ -348,6 +348,7 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
             tokio::time::sleep(sweep).await;
             h.sweep().await;
             h.creations.prune(h.config.games_window);
+            h.webhook_writes.prune(webhook::WRITES_WINDOW);
         }
     });
     // The leases and the shared lobby live as long as the serving task: a server stopped

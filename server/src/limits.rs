@@ -267,21 +267,27 @@ pub async fn json_errors(req: Request, next: Next) -> Response {
     Response::from_parts(parts, Body::from(body))
 }
 
-/// Games created per client address: a token bucket each, of `capacity` games refilled
-/// evenly over `window` (a burst of `capacity`, then one every `window / capacity`).
-#[derive(Default)]
-pub struct Buckets {
-    buckets: Mutex<HashMap<IpAddr, (f64, std::time::Instant)>>,
+/// A token bucket for each key (games created per client address, webhooks written per seat),
+/// of `capacity` refilled evenly over `window` (a burst of `capacity`, then one every
+/// `window / capacity`).
+pub struct Buckets<K = IpAddr> {
+    buckets: Mutex<HashMap<K, (f64, std::time::Instant)>>,
 }
 
-impl Buckets {
-    /// Take one from `ip`'s bucket, or say how long until one is there.
-    pub fn take(&self, ip: IpAddr, capacity: u32, window: Duration) -> Result<(), Duration> {
+impl<K> Default for Buckets<K> {
+    fn default() -> Self {
+        Buckets { buckets: Mutex::new(HashMap::new()) }
+    }
+}
+
+impl<K: std::hash::Hash + Eq> Buckets<K> {
+    /// Take one from `key`'s bucket, or say how long until one is there.
+    pub fn take(&self, key: K, capacity: u32, window: Duration) -> Result<(), Duration> {
         let now = std::time::Instant::now();
         let capacity = f64::from(capacity.max(1));
         let rate = capacity / window.as_secs_f64().max(0.001);
         let mut b = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
-        let (tokens, at) = b.entry(ip).or_insert((capacity, now));
+        let (tokens, at) = b.entry(key).or_insert((capacity, now));
         *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * rate).min(capacity);
         *at = now;
         if *tokens >= 1.0 {

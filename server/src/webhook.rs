@@ -340,9 +340,24 @@ pub async fn put(
     set(&hub, &id, q.token.as_deref(), Some(url)).await
 }
 
+/// The webhook writes (`PUT`, `DELETE`) one seat may make: a burst of `WRITES`, then one every
+/// `WRITES_WINDOW / WRITES` (each is a synced write of the game's seats document).
+pub const WRITES: u32 = 10;
+pub const WRITES_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Write `url` as the token's seat's webhook through the loaded copy of the game (a copy
-/// being unloaded writes nothing: `retrying` asks the one loaded now).
+/// being unloaded writes nothing: `retrying` asks the one loaded now), within the seat's
+/// writes (429 beyond).
 async fn set(hub: &Arc<Hub>, id: &str, token: Option<&str>, url: Option<String>) -> Result<Json<Value>, ApiError> {
+    let (_, at) = seat(hub, id, token).await?;
+    if let Err(wait) = hub.webhook_writes.take((id.to_string(), at.0), WRITES, WRITES_WINDOW) {
+        let secs = wait.as_secs() + 1;
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("too many webhook changes for this seat (at most {WRITES} a minute): try again in {secs} s"),
+        )
+        .retry_after(secs));
+    }
     let (room, s) = retrying(hub, id, Who::Token(token), move |r, place| match place {
         Place::Seat(s) => r.set_webhook(s, url.clone()).map(|_| s),
         Place::Observer => Err(MoveError::Forbidden("a webhook is a seat's: the observers never decide".into())),

@@ -292,3 +292,27 @@ async fn a_seat_choosing_at_the_same_time_is_called_too() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(e.got.lock().unwrap().iter().filter(|b| b["prompt"] == got["prompt"]).count(), 1, "called once");
 }
+
+/// A seat's webhook writes are limited (each is a synced write of the game's seats document):
+/// a burst of ten, then 429 with Retry-After; another seat's are its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_s_webhook_writes_are_limited() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = server(&dir, true).await;
+    let http = reqwest::Client::new();
+    let g = game(&http, &r).await;
+    let hook = |t: &str| format!("{}/api/games/{}/webhook?token={t}", g.base, g.id);
+    for i in 0..10 {
+        let (s, v) = call(&http, reqwest::Method::PUT, hook(&g.us), Some(json!({ "url": format!("http://127.0.0.1:9/{i}") }))).await;
+        assert_eq!(s, 200, "write {i}: {v}");
+    }
+    let resp = http.delete(hook(&g.us)).send().await.unwrap();
+    assert_eq!(resp.status(), 429);
+    assert!(resp.headers().get("retry-after").is_some());
+    let v: Value = resp.json().await.unwrap();
+    assert!(v["error"].as_str().unwrap().contains("webhook changes"), "{v}");
+    let (s, v) = call(&http, reqwest::Method::GET, hook(&g.us), None).await;
+    assert_eq!((s, &v["url"]), (200, &json!("http://127.0.0.1:9/9")), "the last write kept, reading not limited");
+    let (s, v) = call(&http, reqwest::Method::PUT, hook(&g.ussr), Some(json!({ "url": "http://127.0.0.1:9/x" }))).await;
+    assert_eq!(s, 200, "another seat: {v}");
+}
