@@ -817,6 +817,8 @@ pub struct Hub {
     pub creations: crate::limits::Buckets,
     /// Webhook URLs written per seat (game id, seat): each write is a synced document.
     pub webhook_writes: crate::limits::Buckets<(String, u8)>,
+    /// Replay requests per client address: each replays a record (`crate::replay`).
+    pub replays: crate::limits::Buckets,
     /// Forwarding to the other processes (`crate::cluster`).
     pub peers: crate::cluster::Peers,
     /// The games not in memory whose clock runs, and when it runs out: the sweep loads each
@@ -864,6 +866,7 @@ impl Hub {
             webhooks,
             creations: crate::limits::Buckets::default(),
             webhook_writes: crate::limits::Buckets::default(),
+            replays: crate::limits::Buckets::default(),
             alarms: Mutex::new(HashMap::new()),
             peers: crate::cluster::Peers::new(),
         }

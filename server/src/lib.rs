@@ -93,6 +93,9 @@ pub struct Config {
     /// A game loaded (created, or read for a request) that no WebSocket opens within this is
     /// unloaded from memory; it stays on disk and is loaded again on demand.
     pub unopened_unload: Duration,
+    /// Replay requests one client address may make in a minute (a burst of this many, then
+    /// evenly): each replays a game's record; more are answered 429.
+    pub replays_per_address: u32,
     /// The bytes the data folder may take; a new game beyond it is refused (507). `None`: no
     /// limit.
     pub disk_quota: Option<u64>,
@@ -138,6 +141,7 @@ impl Config {
             games_per_address: 30,
             games_window: Duration::from_secs(600),
             unopened_unload: Duration::from_secs(600),
+            replays_per_address: 120,
             disk_quota: Some(1 << 30),
             ping_interval: Duration::from_secs(20),
             pong_timeout: Duration::from_secs(10),
@@ -349,6 +353,7 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
             h.sweep().await;
             h.creations.prune(h.config.games_window);
             h.webhook_writes.prune(webhook::WRITES_WINDOW);
+            h.replays.prune(replay::REPLAYS_WINDOW);
         }
     });
     // The leases and the shared lobby live as long as the serving task: a server stopped

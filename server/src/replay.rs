@@ -35,14 +35,30 @@ fn turn_of(view: &Value) -> Option<u64> {
     view.get("turn").and_then(Value::as_u64)
 }
 
+/// The window of `Config::replays_per_address`.
+pub const REPLAYS_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// `GET /api/games/{id}/replay?at=N&token=T&as=PLACE`: the position after move N as `sync`
 /// shapes it (`state`, `moves`, `log`), with `at`, `total` (the number of moves), `seat` (whose
 /// view) and `views` (the places this caller may choose).
 pub async fn replay(
     State(hub): State<Arc<Hub>>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Result<Json<Value>, ApiError> {
+    // Each position is replayed from the record: limited per client address (without a peer
+    // address, the router served by other means, every request shares one bucket).
+    let ip = peer.map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |axum::Extension(axum::extract::ConnectInfo(a))| a.ip());
+    let most = hub.config.replays_per_address;
+    if let Err(wait) = hub.replays.take(ip, most, REPLAYS_WINDOW) {
+        let secs = wait.as_secs() + 1;
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("too many replay requests from your address (at most {most} a minute): try again in {secs} s"),
+        )
+        .retry_after(secs));
+    }
     let room = hub.room(&id).await?;
     let token = q.get("token").filter(|t| !t.is_empty());
     let wanted_at = match q.get("at") {

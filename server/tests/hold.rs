@@ -906,3 +906,25 @@ async fn a_seat_closing_in_a_loop_writes_when_it_was_seen_once_a_minute() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(seen(), first, "ten closes within a minute of the first write nothing");
 }
+
+/// Replays are limited per client address (each replays a game's record): a burst, then 429
+/// with Retry-After; another address is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replays_are_limited_per_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| c.replays_per_address = 5).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (id, player, _) = one_seat_game(&http, &base).await;
+    let url = format!("{base}/api/games/{id}/replay?token={player}");
+    for i in 0..5 {
+        assert_eq!(http.get(&url).send().await.unwrap().status(), 200, "replay {i}");
+    }
+    let r = http.get(&url).send().await.unwrap();
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().get("retry-after").is_some());
+    let v: Value = r.json().await.unwrap();
+    assert!(v["error"].as_str().unwrap().contains("replay requests"), "{v}");
+    let other = reqwest::Client::builder().local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap()).build().unwrap();
+    assert_eq!(other.get(&url).send().await.unwrap().status(), 200, "another address");
+}

@@ -338,6 +338,8 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
     let dir = tempfile::tempdir().unwrap();
     let mut c = Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf());
     c.webhook_private = true;
+    // The US's replay is read at every step below.
+    c.replays_per_address = 1_000_000;
     let srv = start(c, arbiter_games::web::offered()).await.unwrap();
     let base = format!("http://{}", srv.addr);
     let http = reqwest::Client::new();
@@ -371,7 +373,8 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
             break;
         }
         // The US's replay of the game so far: its own view at the last move.
-        let (_, replay) = t.get("replay", &us).await;
+        let (status, replay) = t.get("replay", &us).await;
+        assert_eq!(status, 200, "{replay}");
         shown.lock().unwrap().extend([m.to_string(), state.to_string(), replay.to_string()]);
         match m["moves"][0].as_str().filter(|_| m["yours"] == json!(true)) {
             Some(first) => {
