@@ -143,6 +143,13 @@ enum Command {
         /// Open connections (HTTP and WebSocket) the server takes in all; more are refused (503).
         #[arg(long, default_value_t = 512)]
         max_connections: usize,
+        /// The caps on one client's connections count IPv4 addresses alike in their first N
+        /// bits as one client (32: each address; 24: a /24).
+        #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u8).range(0..=32))]
+        ipv4_prefix: u8,
+        /// The same for IPv6 (64: a host's usual allocation).
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
+        ipv6_prefix: u8,
         /// The space the data folder may take (bytes, or with K, M, G: `500M`); no new game
         /// beyond it (507). 0: no limit.
         #[arg(long, default_value = "1G", value_parser = arbiter_server::limits::parse_bytes)]
@@ -579,6 +586,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
             idle_timeout,
             webhooks_private,
             max_connections,
+            ipv4_prefix,
+            ipv6_prefix,
             disk_quota,
             store,
             advertise,
@@ -590,6 +599,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
             config.unload_after = std::time::Duration::from_secs(unload_after);
             config.idle_timeout = std::time::Duration::from_secs(idle_timeout.max(1));
             config.max_connections = max_connections.max(1);
+            config.ipv4_prefix = ipv4_prefix;
+            config.ipv6_prefix = ipv6_prefix;
             config.disk_quota = (disk_quota > 0).then_some(disk_quota);
             config.store = store;
             config.advertise = advertise;

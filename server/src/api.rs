@@ -198,7 +198,7 @@ pub async fn create(
     };
     // Counted once the request is found sound (a mistyped option costs nothing). Without a
     // peer address (the router served by other means) every request shares one bucket.
-    let ip = peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |Extension(ConnectInfo(a))| a.ip());
+    let ip = peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |Extension(ConnectInfo(a))| crate::limits::client_of(a.ip(), &hub.config));
     if let Err(wait) = hub.creations.take(ip, hub.config.games_per_address, hub.config.games_window) {
         let counted = format!("at most {} in {} s", hub.config.games_per_address, hub.config.games_window.as_secs());
         return Err(ApiError::too_many_games(wait, &counted));

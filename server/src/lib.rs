@@ -81,6 +81,11 @@ pub struct Config {
     pub max_connections: usize,
     /// Open connections one client address may have; more are answered 429.
     pub max_connections_per_address: usize,
+    /// The per-address caps count a client by its network: IPv4 addresses alike in their first
+    /// `ipv4_prefix` bits (32: each address), IPv6 in their first `ipv6_prefix` (64: a host's
+    /// usual allocation) are one client.
+    pub ipv4_prefix: u8,
+    pub ipv6_prefix: u8,
     /// A request's headers must arrive within this (from the connection's start, or the end
     /// of the answer before on a kept-alive connection), or the connection is closed.
     pub header_timeout: Duration,
@@ -136,6 +141,8 @@ impl Config {
             webhook_backoff: Duration::from_secs(2),
             max_connections: 512,
             max_connections_per_address: 32,
+            ipv4_prefix: 32,
+            ipv6_prefix: 64,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),
             games_per_address: 30,

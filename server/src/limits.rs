@@ -128,6 +128,29 @@ impl Connections {
     }
 }
 
+/// The client an address counts as in the per-address caps: its network, the address with
+/// its host bits cleared past `Config::ipv4_prefix` or `Config::ipv6_prefix` bits (an IPv6
+/// host is given a /64 of its own, so counting single addresses would let one host open
+/// connections from as many addresses as it likes). An IPv4 address carried in IPv6 (mapped)
+/// counts as that IPv4 address.
+pub fn client_of(ip: IpAddr, config: &Config) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) => {
+            let bits = u32::from(config.ipv4_prefix.min(32));
+            let mask = if bits == 0 { 0 } else { u32::MAX << (32 - bits) };
+            IpAddr::V4((u32::from(v4) & mask).into())
+        }
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => client_of(IpAddr::V4(v4), config),
+            None => {
+                let bits = u32::from(config.ipv6_prefix.min(128));
+                let mask = if bits == 0 { 0 } else { u128::MAX << (128 - bits) };
+                IpAddr::V6((u128::from(v6) & mask).into())
+            }
+        },
+    }
+}
+
 /// The slot of the connection a request came on (a request extension).
 #[derive(Clone)]
 pub struct ConnectionSlot(pub Arc<Slot>);
@@ -146,11 +169,12 @@ pub async fn serve(listener: TcpListener, app: Router, config: Config) {
                 continue;
             }
         };
-        let slot = match connections.admit(peer.ip(), &config) {
+        let client = client_of(peer.ip(), &config);
+        let slot = match connections.admit(client, &config) {
             Ok(s) => Arc::new(s),
             Err(why) => {
                 // Answered while few are; else closed now (the stream dropped).
-                if let Some(place) = connections.refusal(peer.ip()) {
+                if let Some(place) = connections.refusal(client) {
                     let per_address = config.max_connections_per_address;
                     tokio::spawn(async move {
                         refuse(stream, why, per_address).await;
@@ -335,6 +359,24 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_client_is_its_network() {
+        let mut c = crate::Config::new("127.0.0.1:0".parse().unwrap(), std::path::PathBuf::from("."));
+        let key = |ip: &str, c: &crate::Config| super::client_of(ip.parse().unwrap(), c).to_string();
+        // By default: each IPv4 address; an IPv6 host's /64; a mapped IPv4 address as itself.
+        assert_eq!(key("203.0.113.7", &c), "203.0.113.7");
+        assert_eq!(key("2001:db8:1:2:aaaa:bbbb:cccc:dddd", &c), "2001:db8:1:2::");
+        assert_eq!(key("2001:db8:1:2::1", &c), key("2001:db8:1:2:ffff::9", &c));
+        assert_ne!(key("2001:db8:1:2::1", &c), key("2001:db8:1:3::1", &c));
+        assert_eq!(key("::ffff:203.0.113.7", &c), "203.0.113.7");
+        // As an option: IPv4 by /24.
+        c.ipv4_prefix = 24;
+        assert_eq!(key("203.0.113.7", &c), "203.0.113.0");
+        assert_eq!(key("203.0.113.200", &c), key("203.0.113.7", &c));
+        c.ipv6_prefix = 0;
+        assert_eq!(key("2001:db8::1", &c), "::");
+    }
     use super::*;
 
     #[test]

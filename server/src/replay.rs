@@ -49,7 +49,9 @@ pub async fn replay(
 ) -> Result<Json<Value>, ApiError> {
     // Each position is replayed from the record: limited per client address (without a peer
     // address, the router served by other means, every request shares one bucket).
-    let ip = peer.map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |axum::Extension(axum::extract::ConnectInfo(a))| a.ip());
+    let ip = peer.map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |axum::Extension(axum::extract::ConnectInfo(a))| {
+        crate::limits::client_of(a.ip(), &hub.config)
+    });
     let most = hub.config.replays_per_address;
     if let Err(wait) = hub.replays.take(ip, most, REPLAYS_WINDOW) {
         let secs = wait.as_secs() + 1;
