@@ -110,8 +110,8 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
             return closed(hub, room, seat);
         }
     }
-    let mut window = (Instant::now(), 0u32);
     let limit = hub.config.ws_messages_per_second;
+    let mut pace = Pace::new(limit, Instant::now());
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut answer_by: Option<tokio::time::Instant> = None;
@@ -160,9 +160,7 @@ async fn connection(hub: Arc<Hub>, room: Arc<Room>, seat: Place, mut socket: Web
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                 };
                 // A per-connection rate limit: a flood closes the connection.
-                if window.0.elapsed() >= Duration::from_secs(1) { window = (Instant::now(), 0); }
-                window.1 += 1;
-                if window.1 > limit {
+                if !pace.take(Instant::now()) {
                     let _ = put(&mut socket, Message::Text(json!({ "type": "closing", "reason": format!("more than {limit} messages a second") }).to_string().into()), patience).await;
                     close(&mut socket).await;
                     break;
@@ -256,6 +254,34 @@ async fn send(socket: &mut WebSocket, out: &Outgoing, patience: Duration) -> boo
     put(socket, Message::Text(out.json.clone().into()), patience).await.is_ok()
 }
 
+/// The messages a connection may send: a bucket of twice `limit`, refilled at `limit` a
+/// second. A client at its pace whose messages arrive bunched (a busy network, a busy server)
+/// is not taken for a flood; one sending faster than `limit` for long is.
+struct Pace {
+    tokens: f64,
+    at: Instant,
+    limit: f64,
+}
+
+impl Pace {
+    fn new(limit: u32, now: Instant) -> Pace {
+        let limit = f64::from(limit.max(1));
+        Pace { tokens: 2.0 * limit, at: now, limit }
+    }
+
+    /// One message at `now`: within the pace, or not.
+    fn take(&mut self, now: Instant) -> bool {
+        self.tokens = (self.tokens + now.saturating_duration_since(self.at).as_secs_f64() * self.limit).min(2.0 * self.limit);
+        self.at = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
 /// Send `m`, unless the socket fails or the client takes no data for `patience` (it reads
 /// nothing: the send would wait for ever).
 async fn put(socket: &mut WebSocket, m: Message, patience: Duration) -> Result<(), ()> {
@@ -301,6 +327,24 @@ fn closed(hub: Arc<Hub>, room: Arc<Room>, seat: Place) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_pace_takes_bunched_messages_and_stops_a_flood() {
+        let t0 = Instant::now();
+        let mut p = Pace::new(20, t0);
+        // Two seconds' worth at once (messages sent at 19 a second, arriving bunched).
+        assert!((0..40).all(|_| p.take(t0)));
+        assert!(!p.take(t0), "the 41st at once");
+        // Refilled at 20 a second: one more every 50 ms.
+        assert!(p.take(t0 + Duration::from_millis(50)));
+        assert!(!p.take(t0 + Duration::from_millis(50)));
+        // A steady 19 a second for a minute never runs out.
+        let mut p = Pace::new(20, t0);
+        assert!((1..=19 * 60).all(|i| p.take(t0 + Duration::from_secs_f64(f64::from(i) / 19.0))));
+        // 40 a second for long does.
+        let mut p = Pace::new(20, t0);
+        assert!(!(1..=400).all(|i| p.take(t0 + Duration::from_secs_f64(f64::from(i) / 40.0))));
+    }
 
     #[test]
     fn client_messages() {

@@ -928,3 +928,34 @@ async fn replays_are_limited_per_address() {
     let other = reqwest::Client::builder().local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap()).build().unwrap();
     assert_eq!(other.get(&url).send().await.unwrap().status(), 200, "another address");
 }
+
+/// A client at its pace whose messages arrive bunched (30 at once: a busy network, a busy
+/// server) is not taken for a flood: each is answered and the connection goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bunched_messages_at_a_client_s_pace_do_not_close_its_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let http = reqwest::Client::new();
+    let (id, player, _) = one_seat_game(&http, &format!("http://{}", srv.addr)).await;
+    let mut ws = connect(srv.addr, &id, &player).await;
+    assert_eq!(next(&mut ws).await.unwrap()["type"], "sync");
+    for _ in 0..30 {
+        ws.send(Message::Text("{\"type\":\"nonsense\"}".into())).await.unwrap();
+    }
+    let mut rejected = 0;
+    while rejected < 30 {
+        let m = next(&mut ws).await.unwrap_or_else(|| panic!("closed after {rejected} answers"));
+        match m["type"].as_str() {
+            Some("rejected") => rejected += 1,
+            Some("presence") => {}
+            _ => panic!("{m}"),
+        }
+    }
+    ws.send(Message::Text(json!({ "type": "sync" }).to_string().into())).await.unwrap();
+    loop {
+        let m = next(&mut ws).await.expect("the connection goes on");
+        if m["type"] == "sync" {
+            break;
+        }
+    }
+}
