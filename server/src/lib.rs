@@ -279,6 +279,7 @@ pub fn router(hub: Arc<Hub>) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::from_fn_with_state(body_limits, limits::read_body))
         .layer(axum::middleware::from_fn(limits::json_errors))
+        .layer(axum::middleware::from_fn(limits::request_size))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)
 }

@@ -269,6 +269,29 @@ pub async fn read_body(limits: axum::extract::State<(Duration, usize)>, req: Req
     next.run(Request::from_parts(parts, Body::from(bytes))).await
 }
 
+/// The longest request address (path and query) and the most header bytes a request may have:
+/// beyond them it is answered 414 or 431 in JSON, as every error. (Past the HTTP library's own
+/// ceilings, 64 KiB for an address and 400 KiB for headers, it answers with no body, and closes.)
+pub const MAX_URI: usize = 8 * 1024;
+pub const MAX_HEADERS: usize = 16 * 1024;
+
+/// Refuse a request whose address or headers are over [`MAX_URI`] or [`MAX_HEADERS`].
+pub async fn request_size(req: Request, next: Next) -> Response {
+    let too_big = |status: StatusCode, error: String| {
+        (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], serde_json::json!({ "error": error }).to_string())
+            .into_response()
+    };
+    let uri = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if uri > MAX_URI {
+        return too_big(StatusCode::URI_TOO_LONG, format!("a request's address (path and query) may have at most {MAX_URI} bytes"));
+    }
+    let headers: usize = req.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum();
+    if headers > MAX_HEADERS {
+        return too_big(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, format!("a request's headers may have at most {MAX_HEADERS} bytes"));
+    }
+    next.run(req).await
+}
+
 /// Every error answer is JSON (`{"error": …}`), whoever made it: axum's own refusals (a path
 /// or query it cannot read: 400; a method a route does not take: 405; no route: 404) come as
 /// plain text or empty; their text becomes the error. Pages (HTML) are left as they are.

@@ -959,3 +959,22 @@ async fn bunched_messages_at_a_client_s_pace_do_not_close_its_connection() {
         }
     }
 }
+
+/// A request whose address or headers are too long is answered in JSON, as every error
+/// (414, 431 came with no body).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_too_long_is_answered_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |_| {}).await;
+    let http = reqwest::Client::new();
+    let long = format!("http://{}/api/kinds?x={}", srv.addr, "a".repeat(10_000));
+    let big = http.get(format!("http://{}/api/kinds", srv.addr)).header("x-big", "b".repeat(20_000));
+    for (want, request, said) in [(414, http.get(&long), "address"), (431, big, "headers")] {
+        let r = request.send().await.unwrap();
+        assert_eq!(r.status().as_u16(), want);
+        assert_eq!(r.headers().get("content-type").and_then(|v| v.to_str().ok()), Some("application/json"));
+        let v: Value = r.json().await.unwrap();
+        assert!(v["error"].as_str().unwrap().contains(said), "{v}");
+    }
+    assert_eq!(http.get(format!("http://{}/api/kinds", srv.addr)).send().await.unwrap().status(), 200);
+}
