@@ -960,8 +960,8 @@ async fn bunched_messages_at_a_client_s_pace_do_not_close_its_connection() {
     }
 }
 
-/// A request whose address or headers are too long is answered in JSON, as every error
-/// (414, 431 came with no body).
+/// A request whose address or headers are too long is answered 414 or 431 in JSON, as every
+/// error.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_too_long_is_answered_in_json() {
     let dir = tempfile::tempdir().unwrap();

@@ -1315,8 +1315,8 @@ fn hot_journal(journal: &Path) -> bool {
 }
 
 /// Whether the rollback journal beside `path` is known to hold an interrupted write: it can be
-/// read and its header is not zeroed. (One this user cannot read is SQLite's to judge, as it
-/// was: another user's journal of a committed write, say.)
+/// read and its header is not zeroed. (One this user cannot read is left to SQLite to judge:
+/// another user's journal of a committed write, say.)
 fn interrupted_write(path: &Path) -> bool {
     use std::io::Read;
     let mut start = [0u8; 8];
