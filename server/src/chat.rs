@@ -103,7 +103,13 @@ impl From<ChatError> for ApiError {
             ChatError::Failed(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ChatError::Unloaded => StatusCode::SERVICE_UNAVAILABLE,
         };
-        ApiError::new(status, e.message())
+        let retry = matches!(e, ChatError::Unloaded);
+        let answer = ApiError::new(status, e.message());
+        if retry {
+            answer.retry_after(1)
+        } else {
+            answer
+        }
     }
 }
 
@@ -177,7 +183,10 @@ pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value
                 return Err(ChatError::ObserversFull);
             }
         }
-        let m = s.store().add_chat(&room.ids[place.idx(n)], to.id(), &text).map_err(|e| ChatError::Failed(e.to_string()))?;
+        let m = s.store().add_chat(&room.ids[place.idx(n)], to.id(), &text).map_err(|e| match room.lost_lease(&e) {
+            true => ChatError::Unloaded,
+            false => ChatError::Failed(e.to_string()),
+        })?;
         let v = to_json(&m);
         // Under the session lock, as moves: a connection's history (its sync) and its messages
         // do not cross.

@@ -13,9 +13,10 @@
 //! The lease keeper ([`keep_leases`]) renews every lease of this process every TTL/3 in one
 //! statement; a game whose lease it finds lost (the process paused past the expiry and another
 //! took over) is unloaded at once and its connections closed (clients reconnect, reaching the
-//! new owner). A move is still never stored twice meanwhile: every write locks the game's row
-//! and re-reads its head, and two appends of one move number cannot both succeed (the store's
-//! unique key).
+//! new owner). Meanwhile nothing it writes is stored: the store's handle is fenced by this
+//! process's lease ([`arbiter_store::PgDatabase::fenced_by`]), a write finding the lease lost
+//! retires the game's copy at once ([`crate::hub::Room::lose`]), and the request is answered
+//! 503 (its retry is forwarded to the new owner).
 
 use crate::api::ApiError;
 use crate::hub::{Hub, HubError, Room};

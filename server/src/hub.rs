@@ -10,7 +10,7 @@ use crate::storage::{Session, Storage};
 use crate::views;
 use crate::{Config, Offered};
 use arbiter_kernel::{Catalogue, GameKind, Refusal, Seat};
-use arbiter_store::SessionError;
+use arbiter_store::{SessionError, StoreError};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -256,7 +256,7 @@ impl Room {
         let token = crate::seats::new_token().map_err(MoveError::Failed)?;
         let mut next = seats.clone();
         next.hashes[place.idx(n)] = Some(crate::seats::token_hash(&token));
-        self.storage.save_seats(&self.id, &session, &next).map_err(MoveError::Failed)?;
+        self.save_seats(&session, &next)?;
         *seats = next;
         Ok((place, token))
     }
@@ -319,9 +319,10 @@ impl Room {
         }
         let mut next = seats.clone();
         next.last_seen = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        match self.storage.save_seats(&self.id, &session, &next) {
+        match self.save_seats(&session, &next) {
             Ok(()) => *seats = next,
-            Err(e) => eprintln!("arbiter serve: game {}: {e}", self.id),
+            Err(MoveError::Failed(e)) => eprintln!("arbiter serve: {e}"),
+            Err(_) => {}
         }
     }
 
@@ -354,7 +355,7 @@ impl Room {
         }
         let mut next = seats.clone();
         next.abandoned = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        match self.storage.save_seats(&self.id, &s, &next) {
+        match self.save_seats(&s, &next) {
             Ok(()) => {
                 *seats = next;
                 // Out of the lobby's list.
@@ -362,7 +363,9 @@ impl Room {
                 true
             }
             Err(e) => {
-                eprintln!("arbiter serve: game {}: {e}", self.id);
+                if let MoveError::Failed(e) = e {
+                    eprintln!("arbiter serve: {e}");
+                }
                 false
             }
         }
@@ -489,7 +492,7 @@ impl Room {
         let mut next = seats.clone();
         let out = f(&mut next).map_err(MoveError::Failed)?;
         if next != *seats {
-            self.storage.save_seats(&self.id, &session, &next).map_err(MoveError::Failed)?;
+            self.save_seats(&session, &next)?;
             *seats = next;
         }
         Ok(out)
@@ -518,6 +521,36 @@ impl Room {
     /// the session lock to know that nothing will change through it.
     pub fn is_retired(&self) -> bool {
         self.unloaded.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Write the seats document `next` (under the session lock, held as `session`).
+    fn save_seats(&self, session: &Session, next: &SeatsFile) -> Result<(), MoveError> {
+        self.storage.save_seats(&self.id, session, next).map_err(|e| match self.lost_lease(&e) {
+            true => MoveError::Unloaded,
+            false => MoveError::Failed(format!("game {}'s seats document was not stored: {e}", self.id)),
+        })
+    }
+
+    /// Whether write failure `e` found this game's lease lost; if so this copy is retired
+    /// ([`Room::lose`]) and the caller tries again on the copy loaded now (the new owner's,
+    /// reached by forwarding): [`MoveError::Unloaded`].
+    pub fn lost_lease(&self, e: &StoreError) -> bool {
+        let lost = matches!(e, StoreError::LeaseLost(_));
+        if lost {
+            self.lose();
+        }
+        lost
+    }
+
+    /// Another process holds this game's lease (a write found it lost): this copy, stale
+    /// perhaps, writes nothing more ([`Hub::room`] loads the game again, from its owner's
+    /// side), and its connections are closed so that their clients reconnect to the owner.
+    /// Called under the session lock, as unloading marks a copy retired.
+    pub fn lose(&self) {
+        if !self.unloaded.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            eprintln!("arbiter serve: game {}: its lease was lost (another server holds it now): unloaded", self.id);
+            self.close_all("another server took this game over: reconnect");
+        }
     }
 
     /// Whether this copy of the game may change now (a move, an undo). Called under the session
@@ -568,6 +601,7 @@ impl Room {
             let log = match s.play(text, Some(seat)) {
                 Ok((_, report)) => report.lines_for(Some(seat)).map(String::from).collect(),
                 Err(SessionError::Rejected(m)) => return Err(MoveError::Refused(m)),
+                Err(SessionError::Store(e)) if self.lost_lease(&e) => return Err(MoveError::Unloaded),
                 Err(e) => return Err(MoveError::Failed(e.to_string())),
             };
             *self.last_move.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
@@ -752,6 +786,7 @@ impl Room {
             let row = match s.undo() {
                 Ok(row) => row,
                 Err(SessionError::Rejected(r)) => return Err(MoveError::Refused(r)),
+                Err(SessionError::Store(e)) if self.lost_lease(&e) => return Err(MoveError::Unloaded),
                 Err(e) => return Err(MoveError::Failed(e.to_string())),
             };
             *self.last_move.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
@@ -1030,12 +1065,21 @@ impl Hub {
         if !crate::seats::valid_game_id(id) {
             return Err(HubError::NotFound);
         }
-        if let Some(r) = self.rooms.lock().unwrap_or_else(|p| p.into_inner()).get(id) {
+        if let Some(r) = self.rooms.lock().unwrap_or_else(|p| p.into_inner()).get(id).filter(|r| !r.is_retired()) {
             return Ok(r.clone());
         }
         let _guard = self.loading.lock().await;
-        if let Some(r) = self.rooms.lock().unwrap_or_else(|p| p.into_inner()).get(id) {
-            return Ok(r.clone());
+        {
+            let mut rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
+            match rooms.get(id) {
+                Some(r) if !r.is_retired() => return Ok(r.clone()),
+                // A copy whose lease a write found lost ([`Room::lose`]): loaded again (or
+                // found another server's).
+                Some(_) => {
+                    rooms.remove(id);
+                }
+                None => {}
+            }
         }
         let storage = self.storage.clone();
         if !tokio::task::spawn_blocking({

@@ -145,7 +145,16 @@ impl Storage {
             Storage::Postgres { db, .. } => {
                 let session = Session::create_in(GamePlace::Postgres { db, id }, kind, options, seed)?;
                 let place = Path::new(id);
-                let saved = seats(session.header().seats.len()).and_then(|file| self.save_seats(id, &session, &file).map(|()| file));
+                // The new game is this process's (nobody else knows its id yet): its lease is
+                // taken before its first fenced write, the seats.
+                let claimed = match self.claim(id) {
+                    Ok(Claim::Ours) => Ok(()),
+                    Ok(Claim::Elsewhere { .. }) => Err("a new game's id was taken: try again".to_string()),
+                    Err(e) => Err(e),
+                };
+                let saved = claimed
+                    .and_then(|()| seats(session.header().seats.len()))
+                    .and_then(|file| self.save_seats(id, &session, &file).map_err(|e| format!("game {id}'s seats document was not stored: {e}")).map(|()| file));
                 match saved {
                     Ok(file) => made = Some(file),
                     Err(what) => {
@@ -277,8 +286,9 @@ impl Storage {
 
     /// Write game `id`'s seats document through its open `session` (whole, in one durable
     /// write: a crash leaves the old one or the new one).
-    pub fn save_seats(&self, id: &str, session: &Session, seats: &SeatsFile) -> Result<(), String> {
-        session.store().put_doc(SEATS_DOC, &seats.to_json()?).map_err(|e| format!("game {id}'s seats document was not stored: {e}"))?;
+    pub fn save_seats(&self, id: &str, session: &Session, seats: &SeatsFile) -> Result<(), StoreError> {
+        let json = seats.to_json().map_err(|what| StoreError::WriteFailed { path: PathBuf::from(format!("game {id}")), what })?;
+        session.store().put_doc(SEATS_DOC, &json)?;
         if let Storage::Files { data, .. } = self {
             // An earlier server's seats file, now outdated by the document (which is read
             // first): removed so that nothing reads it again.
@@ -419,8 +429,9 @@ impl Storage {
                 Ok(Storage::Files { data, usage: Mutex::default(), redo })
             }
             Some(url) => {
-                let db = PgDatabase::connect(url).map_err(|e| e.to_string())?;
                 let owner = crate::seats::new_token()?;
+                // Every write is this owner's, stored only while it holds the game's lease.
+                let db = PgDatabase::connect(url).map_err(|e| e.to_string())?.fenced_by(&owner);
                 Ok(Storage::Postgres { db, owner, address: address.to_string(), ttl: config.lease_ttl })
             }
         }

@@ -262,12 +262,114 @@ async fn a_paused_owner_and_the_server_that_took_its_game_over_never_both_store_
         if ok == 1 {
             acked.push(moves[0].clone());
         }
-        if codes.iter().all(|c| *c != 503) {
+        // A answers either way: its old copy's write refused by the lease's fence (503, try
+        // again), or the move forwarded to B, the owner now (200 or 409).
+        if codes.iter().all(|c| [200, 409, 503].contains(c)) {
             both_answered += 1;
         }
         let (url2, id) = (url.clone(), g.id.clone());
         let stored = tokio::task::spawn_blocking(move || stored_moves(&url2, &id)).await.unwrap();
         assert_eq!(stored, acked, "round {round}: exactly the acknowledged moves, once each ({codes:?})");
     }
-    assert!(both_answered > 0, "the two servers never both judged the racing move");
+    assert!(both_answered > 0, "the racing move never reached both servers");
+}
+
+/// One request's status and body, not retried.
+async fn once(req: reqwest::RequestBuilder) -> (u16, Value) {
+    match req.send().await {
+        Ok(r) => {
+            let status = r.status().as_u16();
+            (status, r.json().await.unwrap_or(Value::Null))
+        }
+        Err(e) => (0, json!({ "error": e.to_string() })),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_owner_whose_game_was_taken_over_writes_neither_seats_nor_webhooks_nor_chat() {
+    let Some(pg) = arbiter_pgtest::PgServer::start() else { return };
+    let url = pg.new_database("cluster_fence");
+    let (a, b) = (Server::start(&url), Server::start(&url));
+    let http = reqwest::Client::new();
+    let hook = "http://93.184.216.34/arbiter-hook";
+    let mut games = Vec::new();
+    let mut stale = 0;
+    for round in 0..4 {
+        // Made on A with only the US seat taken: A serves it.
+        let (status, made) = once(http.post(format!("{}/api/games", a.base)).body(json!({ "seat": "us" }).to_string())).await;
+        assert_eq!(status, 201, "{made}");
+        let id = made["id"].as_str().unwrap().to_string();
+        let us = made["tokens"]["us"].as_str().unwrap().to_string();
+        // A stops past its lease; B takes the game over and gives the USSR seat.
+        a.signal("-STOP");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let (status, joined) = ask(&http, &format!("{}/api/games/{id}/join", b.base), Some(&json!({ "seat": "ussr" }))).await;
+        assert_eq!(status, 201, "round {round}: {joined}");
+        let ussr = joined["token"].as_str().unwrap().to_string();
+        // A join, a webhook and a chat message wait for A, which wakes with its old copy of the
+        // seats (the USSR seat free, no webhook).
+        let game = format!("{}/api/games/{id}", a.base);
+        let join = tokio::spawn(once(http.post(format!("{game}/join")).body(json!({ "seat": "ussr" }).to_string())));
+        let webhook = tokio::spawn(once(http.put(format!("{game}/webhook?token={us}")).body(json!({ "url": hook }).to_string())));
+        let chat = tokio::spawn(once(http.post(format!("{game}/chat?token={us}")).body(json!({ "text": "from A" }).to_string())));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        a.signal("-CONT");
+        let (join, webhook, chat) = (join.await.unwrap(), webhook.await.unwrap(), chat.await.unwrap());
+        assert_ne!(join.0, 201, "round {round}: the USSR seat B gave was given again: {}", join.1);
+        // Refused by the stale copy (503: try again), or forwarded to B (409: taken).
+        assert!(join.0 == 503 || join.0 == 409, "round {round}: the second join: {join:?}");
+        if join.0 == 503 {
+            stale += 1;
+        }
+        // What was refused is sent again (through A, forwarded to B by now) until answered.
+        let webhook_stored = match webhook.0 {
+            200 | 204 => true,
+            503 => {
+                let (status, v) = ask_put(&http, &format!("{game}/webhook?token={us}"), &json!({ "url": hook })).await;
+                assert!(status == 200 || status == 204, "round {round}: the webhook sent again: {status} {v}");
+                true
+            }
+            other => panic!("round {round}: the webhook: {other} {}", webhook.1),
+        };
+        let chat_stored = match chat.0 {
+            201 => true,
+            503 => {
+                let (status, v) = ask(&http, &format!("{game}/chat?token={us}"), Some(&json!({ "text": "from A" }))).await;
+                assert_eq!(status, 201, "round {round}: the chat message sent again: {v}");
+                true
+            }
+            other => panic!("round {round}: the chat message: {other} {}", chat.1),
+        };
+        games.push((id, us, ussr, webhook_stored, chat_stored));
+    }
+    assert!(stale > 0, "A never judged a request with its old copy of a game: the race was not run");
+    // Every server restarted (the seats read again from the database): each game's USSR seat is
+    // B's joiner's, the webhook and the chat message are there once.
+    drop((a, b));
+    let c = Server::start(&url);
+    for (id, us, ussr, _, _) in &games {
+        let game = format!("{}/api/games/{id}", c.base);
+        let (status, v) = ask(&http, &format!("{game}/state?token={ussr}"), None).await;
+        assert_eq!(status, 200, "game {id}: B's joiner lost the USSR seat: {v}");
+        let (status, v) = ask(&http, &format!("{game}/webhook?token={us}"), None).await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["url"], hook, "game {id}: the webhook acknowledged is kept");
+        let (status, v) = ask(&http, &format!("{game}/chat?token={us}"), None).await;
+        assert_eq!(status, 200, "{v}");
+        let texts: Vec<&str> = v["messages"].as_array().unwrap().iter().filter_map(|m| m["text"].as_str()).collect();
+        assert_eq!(texts, ["from A"], "game {id}: the chat message acknowledged, once");
+    }
+}
+
+/// A PUT retried while the answer is 503, 30 s at most.
+async fn ask_put(http: &reqwest::Client, url: &str, body: &Value) -> (u16, Value) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, v) = once(http.put(url).body(body.to_string())).await;
+        if status != 503 {
+            return (status, v);
+        }
+        assert!(Instant::now() < deadline, "{url} answered 503 for 30 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

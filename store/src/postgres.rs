@@ -112,6 +112,13 @@ const INSERT_EVENT: &str = "INSERT INTO events (game_id, seq, at, seat, move_tex
 const SET_HEAD: &str = "UPDATE games SET head_seq = $2, head_hash = $3 WHERE id = $1";
 const LOCK_GAME: &str = "SELECT head_seq, head_hash FROM games WHERE id = $1 FOR UPDATE";
 const READ_HEAD: &str = "SELECT head_seq, head_hash FROM games WHERE id = $1";
+/// [`LOCK_GAME`] for a fenced handle, with whether `$2` holds the game's lease now: the
+/// statement's own clock (`clock_timestamp()`, not the transaction's start), read once the row
+/// is locked, so that no lease can be taken over between the check and the commit.
+const LOCK_HELD_GAME: &str = "SELECT head_seq, head_hash, COALESCE(owner = $2 AND lease_until > clock_timestamp(), FALSE) \
+     FROM games WHERE id = $1 FOR UPDATE";
+const READ_HELD_HEAD: &str =
+    "SELECT head_seq, head_hash, COALESCE(owner = $2 AND lease_until > clock_timestamp(), FALSE) FROM games WHERE id = $1";
 
 /// Whether a lease is this process's now.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -440,6 +447,8 @@ impl From<StoreError> for Failure {
 #[derive(Clone)]
 pub struct PgDatabase {
     pool: Arc<Pool>,
+    /// The lease owner whose writes this handle makes ([`PgDatabase::fenced_by`]), if any.
+    fence: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for PgDatabase {
@@ -513,9 +522,20 @@ impl PgDatabase {
             freed: Condvar::new(),
             skip_row_lock: Default::default(),
         };
-        let db = PgDatabase { pool: Arc::new(pool) };
+        let db = PgDatabase { pool: Arc::new(pool), fence: None };
         db.prepare_schema()?;
         Ok(db)
+    }
+
+    /// This handle, writing for lease owner `owner`: its writes to a game (moves, undos,
+    /// documents, chat) are stored only while `owner` holds the game's lease, checked under the
+    /// game's row lock in the write's own transaction; else [`StoreError::LeaseLost`] and
+    /// nothing is stored. A process whose lease expired while it was paused, and whose game
+    /// another process took over, so cannot overwrite what the new owner stored. Creating,
+    /// importing and deleting a game are not fenced (a new game has no owner yet).
+    pub fn fenced_by(mut self, owner: &str) -> PgDatabase {
+        self.fence = Some(owner.into());
+        self
     }
 
     /// Fault injection for tests, never for use: this handle's writes read the game's head
@@ -798,16 +818,28 @@ impl PgDatabase {
         })
     }
 
-    /// Store (or replace) the host's document `name` of game `id`.
+    /// Store (or replace) the host's document `name` of game `id` (a fenced handle: only while
+    /// its owner holds the game's lease, checked under the game's row lock).
     pub fn put_doc(&self, id: &str, name: &str, json: &str) -> Result<(), StoreError> {
-        self.run("store a document of the game", Repeat::Always, |c| {
-            let put = c.execute(
-                "INSERT INTO docs (game_id, name, json) VALUES ($1, $2, $3) ON CONFLICT (game_id, name) DO UPDATE SET json = EXCLUDED.json",
-                &[&id, &name, &json],
-            );
-            match put {
-                Err(e) if e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => Err(Failure::Store(StoreError::NoSuchGame(game_place(id)))),
+        const PUT: &str =
+            "INSERT INTO docs (game_id, name, json) VALUES ($1, $2, $3) ON CONFLICT (game_id, name) DO UPDATE SET json = EXCLUDED.json";
+        let no_game = |e: &postgres::Error| e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION);
+        let Some(owner) = self.fence.as_deref() else {
+            return self.run("store a document of the game", Repeat::Always, |c| match c.execute(PUT, &[&id, &name, &json]) {
+                Err(e) if no_game(&e) => Err(Failure::Store(StoreError::NoSuchGame(game_place(id)))),
                 other => Ok(other.map(|_| ())?),
+            });
+        };
+        // Replacing a document by the same text twice does no harm: repeated on a lost answer.
+        self.run("store a document of the game", Repeat::Always, |c| {
+            c.batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
+            let put = locked_head(c, id, Some(owner), true).and_then(|_| Ok(c.execute(PUT, &[&id, &name, &json])?));
+            match put {
+                Ok(_) => commit_or_unconfirmed(c, &game_place(id)),
+                Err(e) => {
+                    let _ = c.batch("ROLLBACK");
+                    Err(e)
+                }
             }
         })
     }
@@ -892,6 +924,22 @@ impl PgDatabase {
         })?;
         Ok(ids.iter().filter_map(|id| found.get(id).map(|seq| (id.clone(), *seq))).collect())
     }
+}
+
+/// Inside a transaction on `c`: game `id`'s head, its row locked (read only, when `lock` is
+/// false: a fault injected by a test), and refused with [`StoreError::LeaseLost`] if `fence`
+/// does not hold the game's lease now.
+fn locked_head(c: &mut Conn, id: &str, fence: Option<&str>, lock: bool) -> Result<(u64, String), Failure> {
+    let place = || game_place(id);
+    let row = match fence {
+        None => c.query_opt(if lock { LOCK_GAME } else { READ_HEAD }, &[&id])?,
+        Some(owner) => c.query_opt(if lock { LOCK_HELD_GAME } else { READ_HELD_HEAD }, &[&id, &owner])?,
+    };
+    let row = row.ok_or_else(|| Failure::Store(StoreError::NoSuchGame(place())))?;
+    if fence.is_some() && !row.try_get::<_, bool>(2)? {
+        return Err(Failure::Store(StoreError::LeaseLost(place())));
+    }
+    Ok((row.try_get::<_, i64>(0)?.max(0) as u64, row.try_get::<_, String>(1)?))
 }
 
 /// Insert `row` after chain value `prev`; the chain value after it.
@@ -1178,9 +1226,7 @@ impl PgStore {
         let id = self.read("store the chat message", Repeat::UntilAnswered, |c| {
             c.batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
             let added = (|| -> Result<i64, Failure> {
-                if c.query_opt(LOCK_GAME, &[&self.id])?.is_none() {
-                    return Err(Failure::Store(StoreError::NoSuchGame(self.place.clone())));
-                }
+                locked_head(c, &self.id, self.db.fence.as_deref(), true)?;
                 let row = c.query_opt(
                     "INSERT INTO chat (game_id, id, at, sender, audience, text) \
                      SELECT $1, COALESCE(MAX(id), 0) + 1, $2, $3, $4, $5 FROM chat WHERE game_id = $1 RETURNING id",
@@ -1318,9 +1364,7 @@ impl EventStore for PgStore {
                 .map_err(Failure::Pg)
                 .and_then(|()| {
                     let skip = pool.skip_row_lock.load(std::sync::atomic::Ordering::SeqCst);
-                    let row = conn.query_opt(if skip { READ_HEAD } else { LOCK_GAME }, &[&self.id])?;
-                    let row = row.ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
-                    Ok((row.try_get::<_, i64>(0)?.max(0) as u64, row.try_get::<_, String>(1)?))
+                    locked_head(&mut conn, &self.id, self.db.fence.as_deref(), !skip)
                 });
             match begun {
                 Ok(head) => {

@@ -584,6 +584,7 @@ fn bring_created(path: &Path, creation: &Creation, rows: &[Op]) -> Result<(Found
                 | StoreError::Conflict { .. }
                 | StoreError::Contended(_)
                 | StoreError::Unconfirmed(_)
+                | StoreError::LeaseLost(_)
                 | StoreError::BadId(_)),
             ) => return Err(e),
         }

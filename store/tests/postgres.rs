@@ -306,6 +306,46 @@ fn leases_are_taken_held_expire_renew_and_release() {
 }
 
 #[test]
+fn a_fenced_handle_writes_only_while_its_owner_holds_the_lease() {
+    let Some((_pg, db)) = database("fence") else { return };
+    drop(pg_session(&db, "g", &MINESWEEPER, board(), 3));
+    let short = Duration::from_millis(300);
+    let (a, b) = (db.clone().fenced_by("a"), db.clone().fenced_by("b"));
+    assert_eq!(db.acquire_lease("g", "a", "x", short).unwrap(), Lease::Acquired);
+    // The owner writes a document, a chat message and a move.
+    let mut sa = open(&a, "g").unwrap();
+    a.put_doc("g", "seats", r#"{"by":"a"}"#).unwrap();
+    sa.store().add_chat("p", "all", "hello").unwrap();
+    let first = play_moves(&mut sa, 5, 1);
+    // Another owner's handle writes nothing while a's lease runs.
+    let mut sb = open(&b, "g").unwrap();
+    let lost = |r: Result<(), StoreError>| matches!(r, Err(StoreError::LeaseLost(_)));
+    assert!(lost(b.put_doc("g", "seats", r#"{"by":"b"}"#)));
+    assert!(matches!(sb.store().add_chat("p", "all", "from b"), Err(StoreError::LeaseLost(_))));
+    let legal = sb.game().legal_moves()[0].clone();
+    assert!(matches!(sb.play(&legal, None), Err(SessionError::Store(StoreError::LeaseLost(_)))));
+    // a's lease expires and b takes the game over: now a's writes are refused, b's stored.
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(lost(a.put_doc("g", "seats", r#"{"by":"a, late"}"#)), "an expired lease fences its owner");
+    assert_eq!(db.acquire_lease("g", "b", "y", Duration::from_secs(30)).unwrap(), Lease::Acquired);
+    assert!(lost(a.put_doc("g", "seats", r#"{"by":"a, stale"}"#)));
+    assert!(matches!(sa.store().add_chat("p", "all", "stale"), Err(StoreError::LeaseLost(_))));
+    let legal = sa.game().legal_moves()[0].clone();
+    assert!(matches!(sa.play(&legal, None), Err(SessionError::Store(StoreError::LeaseLost(_)))));
+    assert!(matches!(sa.undo(), Err(SessionError::Store(StoreError::LeaseLost(_)))));
+    b.put_doc("g", "seats", r#"{"by":"b"}"#).unwrap();
+    let second = play_moves(&mut sb, 7, 1);
+    // The record: a's move, then b's; the document and the chat as their owners wrote them.
+    assert_eq!(db.doc("g", "seats").unwrap().as_deref(), Some(r#"{"by":"b"}"#));
+    let texts: Vec<String> = open(&db, "g").unwrap().store().chat().unwrap().into_iter().map(|m| m.text).collect();
+    assert_eq!(texts, ["hello"]);
+    let moves: Vec<String> = open(&db, "g").unwrap().rows().iter().map(|r| r.move_text.clone()).collect();
+    assert_eq!(moves, [first, second].concat());
+    // An unfenced handle (the command line's) is not held to any lease.
+    db.put_doc("g", "seats", "{}").unwrap();
+}
+
+#[test]
 fn heads_docs_ids_and_deletion() {
     let Some((_pg, db)) = database("heads") else { return };
     for (id, n) in [("one", 1), ("two", 2), ("three", 3)] {
