@@ -150,6 +150,10 @@ enum Command {
         /// The same for IPv6 (64: a host's usual allocation).
         #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u8).range(0..=128))]
         ipv6_prefix: u8,
+        /// The computer's searches run at once, on threads of their own behind the players'
+        /// moves (more wait their turn); by default half the cores, at least one.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        computer_threads: Option<u16>,
         /// The space the data folder may take (bytes, or with K, M, G: `500M`); no new game
         /// beyond it (507). 0: no limit.
         #[arg(long, default_value = "1G", value_parser = arbiter_server::limits::parse_bytes)]
@@ -588,6 +592,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             max_connections,
             ipv4_prefix,
             ipv6_prefix,
+            computer_threads,
             disk_quota,
             store,
             advertise,
@@ -601,6 +606,9 @@ fn run(cmd: Command) -> Result<(), Failure> {
             config.max_connections = max_connections.max(1);
             config.ipv4_prefix = ipv4_prefix;
             config.ipv6_prefix = ipv6_prefix;
+            if let Some(n) = computer_threads {
+                config.computer_threads = usize::from(n);
+            }
             config.disk_quota = (disk_quota > 0).then_some(disk_quota);
             config.store = store;
             config.advertise = advertise;

@@ -40,6 +40,19 @@ impl ApiError {
         ApiError::new(StatusCode::TOO_MANY_REQUESTS, format!("too many new games from your address ({why}): try again in {secs} s"))
             .retry_after(secs)
     }
+    /// 429: the client address has `most` games against the computer in play already
+    /// (`POST /api/games`, a rematch); one stops counting when it is over, or once unloaded
+    /// (`unload_after` after its last connection closes): asked to try again after that.
+    pub fn too_many_computer_games(most: usize, unload_after: std::time::Duration) -> ApiError {
+        let secs = unload_after.as_secs().max(1);
+        ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "too many games against the computer in play from your address (at most {most} at once): one stops counting once it is over, or unloaded when nobody is connected to it; try again in {secs} s"
+            ),
+        )
+        .retry_after(secs)
+    }
     /// A game's refusal: its text, and its rule.
     pub fn refusal(status: StatusCode, r: Refusal) -> ApiError {
         ApiError { status, error: r.to_string(), rule: Some(r.rule).filter(|x| !x.is_empty()), retry_after: None }
@@ -199,6 +212,12 @@ pub async fn create(
     // Counted once the request is found sound (a mistyped option costs nothing). Without a
     // peer address (the router served by other means) every request shares one bucket.
     let ip = peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |Extension(ConnectInfo(a))| crate::limits::client_of(a.ip(), &hub.config));
+    // Each game against the computer keeps a search going at each of its decisions: an address
+    // has only so many in play at once (asked before the new game is counted in its bucket).
+    let reserved = match &computer {
+        Some(_) => Some(hub.reserve_computer_game(ip).map_err(|most| ApiError::too_many_computer_games(most, hub.config.unload_after))?),
+        None => None,
+    };
     if let Err(wait) = hub.creations.take(ip, hub.config.games_per_address, hub.config.games_window) {
         let counted = format!("at most {} in {} s", hub.config.games_per_address, hub.config.games_window.as_secs());
         return Err(ApiError::too_many_games(wait, &counted));
@@ -211,6 +230,9 @@ pub async fn create(
         .create(kind, Value::Object(options), seed, seats, clock_ms, computer, o.listed.unwrap_or(names.len() > 1), seed_chosen)
         .await
         .map_err(creation_failed)?;
+    if let Some(r) = reserved {
+        r.made(&id);
+    }
     let link = |t: &str| format!("/play/{id}?token={t}");
     let given = || ids.iter().zip(&tokens).filter_map(|(p, t)| t.as_ref().map(|t| (p.clone(), t)));
     let body = json!({

@@ -79,8 +79,10 @@ pub struct Room {
     unloaded: std::sync::atomic::AtomicBool,
     /// The seats the computer plays.
     computer: Vec<crate::seats::ComputerSeat>,
-    /// The computer is thinking (one search at a time).
+    /// The computer is thinking (one search at a time), or waiting for its turn to.
     thinking: std::sync::atomic::AtomicBool,
+    /// The server's pool the computer's searches run on (`crate::computer`).
+    pool: Arc<crate::computer::Pool>,
     /// Turn alerts to the seats' webhook URLs (`crate::webhook`), and each seat's last one.
     webhooks: Option<Arc<crate::webhook::Sender>>,
     deliveries: crate::webhook::LastDeliveries,
@@ -105,7 +107,14 @@ pub enum MoveError {
 }
 
 impl Room {
-    fn new(id: String, session: Session, seats: SeatsFile, storage: Arc<Storage>, lobby: Arc<crate::lobby::Lobby>) -> Room {
+    fn new(
+        id: String,
+        session: Session,
+        seats: SeatsFile,
+        storage: Arc<Storage>,
+        lobby: Arc<crate::lobby::Lobby>,
+        pool: Arc<crate::computer::Pool>,
+    ) -> Room {
         let n = session.header().seats.len();
         lobby.put(crate::lobby::Listing::of(&id, &session, &seats));
         let ids: Vec<String> = Place::all(n).map(|p| views::place_id(&session, p)).collect();
@@ -126,6 +135,7 @@ impl Room {
             lobby,
             computer,
             thinking: std::sync::atomic::AtomicBool::new(false),
+            pool,
             id,
             kind: session.kind().id(),
             session: Mutex::new(session),
@@ -623,9 +633,10 @@ impl Room {
         result
     }
 
-    /// If a computer seat decides now, it thinks on a blocking thread (on a copy of the game,
-    /// the session unlocked meanwhile) and then moves through [`Room::play`], the path of a
-    /// person's move. Its seed comes from the game's seed and the move's number.
+    /// If a computer seat decides now, it thinks on the server's pool (`crate::computer`: a
+    /// search waits there for its turn, on a copy of the game, the session unlocked meanwhile)
+    /// and then moves through [`Room::play`], the path of a person's move, on tokio's blocking
+    /// threads. Its seed comes from the game's seed and the move's number.
     pub fn computer_turn(self: &Arc<Self>) {
         if self.computer.is_empty() || self.is_retired() {
             return;
@@ -640,47 +651,52 @@ impl Room {
         if self.thinking.swap(true, std::sync::atomic::Ordering::SeqCst) {
             return;
         }
-        let room = self.clone();
-        rt.spawn_blocking(move || {
-            /// Clears `thinking` however the search ends (a panic included).
-            struct Done<'a>(&'a std::sync::atomic::AtomicBool);
-            impl Drop for Done<'_> {
-                fn drop(&mut self) {
-                    self.0.store(false, std::sync::atomic::Ordering::SeqCst);
-                }
+        /// Clears `thinking` however the turn ends: its search done, failed or panicked, or
+        /// the job dropped unrun.
+        struct Thinking(Arc<Room>);
+        impl Drop for Thinking {
+            fn drop(&mut self) {
+                self.0.thinking.store(false, std::sync::atomic::Ordering::SeqCst);
             }
-            let chosen = {
-                let _done = Done(&room.thinking);
-                let chosen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.agent_move(seat, &plan, &|_| {})));
-                // A search that failed (an engine fault) must not stall the game: a random
-                // legal move instead, said in the server's log.
-                match chosen {
-                    Ok(Ok(text)) => Ok(text),
-                    other => {
-                        eprintln!(
-                            "arbiter serve: game {}: the computer's search failed ({other:?}); it plays a random legal move",
-                            room.id
-                        );
-                        game.agent_move(seat, &arbiter_kernel::search::Plan::new(arbiter_kernel::search::Agent::Random, plan.seed), &|_| {})
-                    }
-                }
-            };
-            if room.unloaded.load(std::sync::atomic::Ordering::SeqCst) {
-                // A reloaded room thinks for itself.
+        }
+        let turn = Thinking(self.clone());
+        self.pool.submit(move || {
+            let room = turn.0.clone();
+            // A copy unloaded while its search waited thinks no more: a reloaded room thinks
+            // for itself.
+            if room.is_retired() {
                 return;
             }
-            match chosen {
-                // Unless someone moved meanwhile (an interjection, a flag): then think again.
-                Ok(text) if room.with_session(|s| s.seq()) == seq => {
-                    match room.play(Place::Seat(seat), &text) {
+            let chosen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.agent_move(seat, &plan, &|_| {})));
+            // A search that failed (an engine fault) must not stall the game: a random legal
+            // move instead, said in the server's log.
+            let chosen = match chosen {
+                Ok(Ok(text)) => Ok(text),
+                other => {
+                    eprintln!("arbiter serve: game {}: the computer's search failed ({other:?}); it plays a random legal move", room.id);
+                    game.agent_move(seat, &arbiter_kernel::search::Plan::new(arbiter_kernel::search::Agent::Random, plan.seed), &|_| {})
+                }
+            };
+            if room.is_retired() {
+                return;
+            }
+            // The move is stored off the pool, as a person's: the pool's thread goes on to the
+            // next search.
+            rt.spawn_blocking(move || {
+                // The search is over: once the move is stored, the seat deciding next sees the
+                // computer done (and [`Room::play`] asks for the computer's next decision).
+                drop(turn);
+                match chosen {
+                    // Unless someone moved meanwhile (an interjection, a flag): then think again.
+                    Ok(text) if room.with_session(|s| s.seq()) == seq => match room.play(Place::Seat(seat), &text) {
                         // The game was unloaded while it thought: the copy loaded again thinks.
                         Ok(_) | Err(MoveError::Unloaded) => {}
                         Err(e) => eprintln!("arbiter serve: game {}: the computer's move {text} was not stored: {e:?}", room.id),
-                    }
+                    },
+                    Ok(_) => room.computer_turn(),
+                    Err(r) => eprintln!("arbiter serve: game {}: the computer could not move: {r}", room.id),
                 }
-                Ok(_) => room.computer_turn(),
-                Err(r) => eprintln!("arbiter serve: game {}: the computer could not move: {r}", room.id),
-            }
+            });
         });
     }
 
@@ -854,6 +870,11 @@ pub struct Hub {
     pub webhook_writes: crate::limits::Buckets<(String, u8)>,
     /// Replay requests per client address: each replays a record (`crate::replay`).
     pub replays: crate::limits::Buckets,
+    /// The pool every room's computer thinks on (`Config::computer_threads` at once).
+    pub computer: Arc<crate::computer::Pool>,
+    /// The games against the computer each client address has in play
+    /// (`Config::computer_games_per_address`).
+    pub computer_games: crate::computer::InPlay,
     /// Forwarding to the other processes (`crate::cluster`).
     pub peers: crate::cluster::Peers,
     /// The games not in memory whose clock runs, and when it runs out: the sweep loads each
@@ -887,6 +908,7 @@ impl Hub {
             catalogue = catalogue.reading_unnamed_as(o.kind);
         }
         let webhooks = Arc::new(crate::webhook::Sender::new(&config));
+        let computer = Arc::new(crate::computer::Pool::new(config.computer_threads));
         Hub {
             config,
             offered,
@@ -902,6 +924,8 @@ impl Hub {
             creations: crate::limits::Buckets::default(),
             webhook_writes: crate::limits::Buckets::default(),
             replays: crate::limits::Buckets::default(),
+            computer,
+            computer_games: crate::computer::InPlay::default(),
             alarms: Mutex::new(HashMap::new()),
             peers: crate::cluster::Peers::new(),
         }
@@ -955,6 +979,18 @@ impl Hub {
 
     pub fn is_loaded(&self, id: &str) -> bool {
         self.rooms.lock().unwrap_or_else(|p| p.into_inner()).contains_key(id)
+    }
+
+    /// Whether game `id` is in play here: loaded, not over, not abandoned (what
+    /// `Config::computer_games_per_address` counts).
+    pub fn in_play(&self, id: &str) -> bool {
+        self.is_loaded(id) && self.lobby.get(id).is_some_and(|l| l.outcome.is_none() && l.abandoned.is_none())
+    }
+
+    /// A place for a new game against the computer created by `client`, unless it has
+    /// `Config::computer_games_per_address` in play already (then that number).
+    pub fn reserve_computer_game(&self, client: std::net::IpAddr) -> Result<crate::computer::Reserved<'_>, usize> {
+        self.computer_games.reserve(client, self.config.computer_games_per_address, |id| self.in_play(id))
     }
 
     /// The contract's `init`: a new game of `kind` with `options` (refused with the game's
@@ -1043,8 +1079,10 @@ impl Hub {
                 Ok(crate::storage::Claim::Elsewhere { .. }) => return Err(HubError::Failed("a new game's id was taken: try again".into())),
                 Err(e) => return Err(HubError::Failed(e)),
             }
-            let room =
-                Arc::new(Room::new(id.clone(), session, file, hub.storage.clone(), hub.lobby.clone()).with_webhooks(hub.webhooks.clone()));
+            let room = Arc::new(
+                Room::new(id.clone(), session, file, hub.storage.clone(), hub.lobby.clone(), hub.computer.clone())
+                    .with_webhooks(hub.webhooks.clone()),
+            );
             let ids = room.ids.clone();
             hub.rooms.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), room.clone());
             Ok((id, ids, tokens, room))
@@ -1110,6 +1148,7 @@ impl Hub {
         let catalogue = self.catalogue.clone();
         let sender = self.webhooks.clone();
         let lobby = self.lobby.clone();
+        let pool = self.computer.clone();
         let room = tokio::task::spawn_blocking(move || -> Result<Room, HubError> {
             // The reason (which names the data folder's files) goes to the server's log; a
             // client, which may hold no token yet, is told only that the game cannot be loaded.
@@ -1122,7 +1161,7 @@ impl Hub {
                 eprintln!("arbiter serve: game {id2}: its seats document does not match the game's seats");
                 return Err(HubError::Failed("this game cannot be loaded: the server's log says why".into()));
             }
-            Ok(Room::new(id2, session, file, storage, lobby).with_webhooks(sender))
+            Ok(Room::new(id2, session, file, storage, lobby, pool).with_webhooks(sender))
         })
         .await
         .map_err(|e| HubError::Failed(format!("loading a game failed: {e}")));

@@ -22,13 +22,15 @@
 //! may see, as JSON), `api` (HTTP), `ws` (WebSocket), `webhook` (turn alerts to a seat's URL),
 //! `limits` (the accept loop: caps on connections, deadlines for headers and bodies; new games
 //! per address; JSON errors), `storage` (where games are kept: a data folder or a PostgreSQL
-//! database), `cluster` (several processes on one database: leases, forwarding, tunnels).
+//! database), `cluster` (several processes on one database: leases, forwarding, tunnels),
+//! `computer` (the bounded pool the computer's searches run on; its games per address).
 //! `static/`: the new-game page.
 
 pub mod api;
 pub mod chat;
 pub mod clock;
 pub mod cluster;
+pub mod computer;
 pub mod hub;
 pub mod limits;
 pub mod lobby;
@@ -101,6 +103,12 @@ pub struct Config {
     /// Replay requests one client address may make in a minute (a burst of this many, then
     /// evenly): each replays a game's record; more are answered 429.
     pub replays_per_address: u32,
+    /// The computer's searches run at once (on threads of their own, at a lower priority than
+    /// the players' moves); more wait their turn. Half the cores by default, at least one.
+    pub computer_threads: usize,
+    /// Games against the computer one client address may have in play at once (created from
+    /// it, loaded, not over); more are answered 429.
+    pub computer_games_per_address: usize,
     /// The bytes the data folder may take; a new game beyond it is refused (507). `None`: no
     /// limit.
     pub disk_quota: Option<u64>,
@@ -149,6 +157,8 @@ impl Config {
             games_window: Duration::from_secs(600),
             unopened_unload: Duration::from_secs(600),
             replays_per_address: 120,
+            computer_threads: computer::default_threads(),
+            computer_games_per_address: 4,
             disk_quota: Some(1 << 30),
             ping_interval: Duration::from_secs(20),
             pong_timeout: Duration::from_secs(10),
@@ -362,6 +372,7 @@ pub async fn start(config: Config, offered: Vec<Offered>) -> Result<Running, Str
             h.creations.prune(h.config.games_window);
             h.webhook_writes.prune(webhook::WRITES_WINDOW);
             h.replays.prune(replay::REPLAYS_WINDOW);
+            h.computer_games.prune(|id| h.in_play(id));
         }
     });
     // The leases and the shared lobby live as long as the serving task: a server stopped

@@ -109,7 +109,12 @@ async fn make(
         return Ok(new_id);
     }
     // A new game: counted as `POST /api/games` counts them (else resigning and asking for a
-    // rematch again and again would make games without limit).
+    // rematch again and again would make games without limit), against the computer too.
+    let reserved = if file.computer.is_empty() {
+        None
+    } else {
+        Some(hub.reserve_computer_game(ip).map_err(|most| ApiError::too_many_computer_games(most, hub.config.unload_after))?)
+    };
     if let Err(wait) = hub.creations.take(ip, hub.config.games_per_address, hub.config.games_window) {
         return Err(ApiError::too_many_games(wait, "a rematch is one"));
     }
@@ -127,6 +132,9 @@ async fn make(
         .collect();
     let (new_id, _, _) =
         hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted, false).await?;
+    if let Some(r) = reserved {
+        r.made(&new_id);
+    }
     let ours = new_id.clone();
     // Recorded on the copy loaded then (again if it is unloaded meanwhile), unless one is
     // recorded already: the lock is one process's, and several processes on one database may
