@@ -819,6 +819,8 @@ pub struct Hub {
     pub webhook_writes: crate::limits::Buckets<(String, u8)>,
     /// Replay requests per client address: each replays a record (`crate::replay`).
     pub replays: crate::limits::Buckets,
+    /// Positions of the games replayed lately (`crate::replay`).
+    pub replay_cache: crate::replay::ReplayCache,
     /// Forwarding to the other processes (`crate::cluster`).
     pub peers: crate::cluster::Peers,
     /// The games not in memory whose clock runs, and when it runs out: the sweep loads each
@@ -867,6 +869,7 @@ impl Hub {
             creations: crate::limits::Buckets::default(),
             webhook_writes: crate::limits::Buckets::default(),
             replays: crate::limits::Buckets::default(),
+            replay_cache: crate::replay::ReplayCache::default(),
             alarms: Mutex::new(HashMap::new()),
             peers: crate::cluster::Peers::new(),
         }

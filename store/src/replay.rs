@@ -61,7 +61,13 @@ impl Replay {
         };
         let Some(stored) = stored else {
             let have = r.rows.len();
-            return Err(r.error(seq, String::new(), "a position of the record", format!("move {seq} at most {have}"), format!("move {seq}")));
+            return Err(r.error(
+                seq,
+                String::new(),
+                "a position of the record",
+                format!("move {seq} at most {have}"),
+                format!("move {seq}"),
+            ));
         };
         let seats: Vec<String> = r.game.seats().iter().map(|s| seat_id(s)).collect();
         if seats != r.header.seats {
