@@ -49,7 +49,8 @@ pub const KEPT_POSITIONS: usize = 2048;
 /// position is replayed from the nearest kept one at or before it, still verifying each row.
 pub struct ReplayCache {
     games: Mutex<Games>,
-    /// Keys the rows' fingerprints: a record cannot be made to match another by design.
+    /// Keys the rows' fingerprints, drawn for each process: no record can be made on purpose
+    /// to give another's.
     keys: std::collections::hash_map::RandomState,
     /// Moves replayed for replays, counted (`ReplayCache::moves_replayed`).
     replayed: AtomicU64,
