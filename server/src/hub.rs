@@ -875,6 +875,8 @@ pub struct Hub {
     /// The games against the computer each client address has in play
     /// (`Config::computer_games_per_address`).
     pub computer_games: crate::computer::InPlay,
+    /// Positions of the games replayed lately (`crate::replay`).
+    pub replay_cache: crate::replay::ReplayCache,
     /// Forwarding to the other processes (`crate::cluster`).
     pub peers: crate::cluster::Peers,
     /// The games not in memory whose clock runs, and when it runs out: the sweep loads each
@@ -926,6 +928,7 @@ impl Hub {
             replays: crate::limits::Buckets::default(),
             computer,
             computer_games: crate::computer::InPlay::default(),
+            replay_cache: crate::replay::ReplayCache::default(),
             alarms: Mutex::new(HashMap::new()),
             peers: crate::cluster::Peers::new(),
         }

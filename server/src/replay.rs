@@ -1,7 +1,8 @@
 //! Replays: any game the server holds, stepped through move by move (`GET
 //! /api/games/{id}/replay?at=N`, the page `/replay/{id}?at=N`). Each position is rebuilt by the
-//! store's verified replay (`arbiter_store::Replay`) from the saved record up to move N, and
-//! shown through the game's own view for one place, as a `sync` shows it.
+//! store's verified replay (`arbiter_store::Replay`) of the saved record up to move N, from the
+//! nearest position kept at or before it (`ReplayCache`), and shown through the game's own view
+//! for one place, as a `sync` shows it.
 //!
 //! Who may see what: an observer's view by default. A seat's view (its hidden information) is
 //! shown to that seat's own token, and to anyone once the game is over: a finished game's every
@@ -12,27 +13,276 @@
 use crate::api::{read, ApiError};
 use crate::hub::Hub;
 use crate::seats::Place;
-use arbiter_kernel::Seat;
-use arbiter_store::Replay;
+use arbiter_kernel::{GameKind, Match, Seat};
+use arbiter_store::{EventRow, GameHeader, Replay, ReplayError};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
-
-/// Each game's turns (`turns` of the answer), by game id, for the record they were computed
-/// from (its number of moves and last state hash): the whole record is replayed once for them,
-/// not at every step.
-fn turn_cache() -> &'static Mutex<HashMap<String, ((u64, String), Value)>> {
-    static TURNS: OnceLock<Mutex<HashMap<String, ((u64, String), Value)>>> = OnceLock::new();
-    TURNS.get_or_init(Default::default)
-}
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The number the game's view gives as `turn`, if it names one (a generic look: the host knows
 /// no game's turns).
 fn turn_of(view: &Value) -> Option<u64> {
     view.get("turn").and_then(Value::as_u64)
+}
+
+/// How far apart the kept positions of a game start: one every this many moves.
+pub const KEEP_EVERY: u64 = 16;
+/// The most positions kept of one game: past it every other one is dropped and the rest are
+/// twice as far apart, so that a long record costs a bounded number of copies of the game.
+pub const KEPT_PER_GAME: usize = 128;
+/// The most games whose positions are kept (the least recently replayed is dropped first).
+pub const KEPT_GAMES: usize = 64;
+/// The most positions kept of all games together.
+pub const KEPT_POSITIONS: usize = 2048;
+
+/// Positions of the games replayed lately, so that stepping through a record does not replay
+/// it from the setup at every step. For each game, the record it was replayed from (a keyed
+/// fingerprint of each row), copies of the game every `every` moves as the verified replay
+/// reached them, and where each turn begins. A request compares its record with the kept one:
+/// positions up to the first row that differs (an undo and another move, a new move) stay
+/// valid; the replay goes on from the last of them to the record's end once, then each
+/// position is replayed from the nearest kept one at or before it, still verifying each row.
+pub struct ReplayCache {
+    games: Mutex<Games>,
+    /// Keys the rows' fingerprints, drawn for each process: no record can be made on purpose
+    /// to give another's.
+    keys: std::collections::hash_map::RandomState,
+    /// Moves replayed for replays, counted (`ReplayCache::moves_replayed`).
+    replayed: AtomicU64,
+    /// Replays computed at once, at most (a permit each): the rest of the cores stay free for
+    /// the players' moves.
+    work: Arc<tokio::sync::Semaphore>,
+    bounds: Bounds,
+}
+
+/// What a `ReplayCache` keeps at most.
+#[derive(Clone, Copy, Debug)]
+pub struct Bounds {
+    pub every: u64,
+    pub per_game: usize,
+    pub games: usize,
+    pub positions: usize,
+}
+
+impl Default for Bounds {
+    fn default() -> Bounds {
+        Bounds { every: KEEP_EVERY, per_game: KEPT_PER_GAME, games: KEPT_GAMES, positions: KEPT_POSITIONS }
+    }
+}
+
+#[derive(Default)]
+struct Games {
+    by_id: HashMap<String, Slot>,
+    /// Ticks at each use, for the least recently used.
+    tick: u64,
+}
+
+struct Slot {
+    kept: Arc<Mutex<Kept>>,
+    used: u64,
+    /// How many positions `kept` held when last counted.
+    positions: usize,
+}
+
+/// One game's kept positions.
+struct Kept {
+    header: Option<GameHeader>,
+    /// A keyed fingerprint of each row of the record `positions` and `turns` were replayed
+    /// from.
+    prints: Vec<u64>,
+    /// `positions[i]`: the game after move `i * every`, as the verified replay reached it.
+    positions: Vec<Box<dyn Match>>,
+    every: u64,
+    /// (turn, the move it begins after) for the whole record of `prints`.
+    turns: Vec<(u64, u64)>,
+    /// Whether `positions` and `turns` reach the end of the record of `prints`.
+    complete: bool,
+}
+
+impl Kept {
+    fn new(every: u64) -> Kept {
+        Kept { header: None, prints: Vec::new(), positions: Vec::new(), every, turns: Vec::new(), complete: false }
+    }
+}
+
+impl Default for ReplayCache {
+    fn default() -> ReplayCache {
+        ReplayCache::new(Bounds::default())
+    }
+}
+
+impl ReplayCache {
+    /// A cache keeping at most `bounds`; replays are computed on half the cores at once (one at
+    /// least).
+    pub fn new(bounds: Bounds) -> ReplayCache {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let bounds = Bounds { every: bounds.every.max(1), per_game: bounds.per_game.max(2), ..bounds };
+        ReplayCache {
+            games: Mutex::default(),
+            keys: Default::default(),
+            replayed: AtomicU64::new(0),
+            work: Arc::new(tokio::sync::Semaphore::new((cores / 2).max(1))),
+            bounds,
+        }
+    }
+
+    /// How many moves this cache's replays have replayed in all.
+    pub fn moves_replayed(&self) -> u64 {
+        self.replayed.load(Ordering::Relaxed)
+    }
+
+    /// How many games' positions are kept, and how many positions in all.
+    pub fn held(&self) -> (usize, usize) {
+        let g = self.games.lock().unwrap_or_else(|p| p.into_inner());
+        (g.by_id.len(), g.by_id.values().map(|s| s.positions).sum())
+    }
+
+    /// A permit to compute a replay (waited for while others compute theirs).
+    pub async fn permit(&self) -> tokio::sync::OwnedSemaphorePermit {
+        self.work.clone().acquire_owned().await.expect("the replays' semaphore is never closed")
+    }
+
+    fn print(&self, row: &EventRow) -> u64 {
+        let mut h = self.keys.build_hasher();
+        (row.seq, row.seat.0, &row.move_text, &row.move_json, &row.record.random_json, row.record.reveals, &row.record.state_hash)
+            .hash(&mut h);
+        h.finish()
+    }
+
+    fn step(&self, r: &mut Replay) -> Result<(), ReplayError> {
+        r.step()?;
+        self.replayed.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Game `id`'s position after move `at` of `rows` (verified), and where each of its turns
+    /// begins (`[{"turn": T, "at": N}]`, if the game's view names turns). Blocking: the
+    /// replay's work.
+    pub fn position(
+        &self,
+        id: &str,
+        header: &GameHeader,
+        rows: &[EventRow],
+        kind: &'static dyn GameKind,
+        at: u64,
+    ) -> Result<(Box<dyn Match>, Value), ReplayError> {
+        let kept = {
+            let mut g = self.games.lock().unwrap_or_else(|p| p.into_inner());
+            g.tick += 1;
+            let tick = g.tick;
+            let every = self.bounds.every;
+            let slot = g.by_id.entry(id.to_string()).or_insert_with(|| Slot {
+                kept: Arc::new(Mutex::new(Kept::new(every))),
+                used: 0,
+                positions: 0,
+            });
+            slot.used = tick;
+            slot.kept.clone()
+        };
+        // The game's own lock, held while its record is replayed: a request for the same game
+        // meanwhile waits, then starts from what this one kept.
+        let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = self.bring_up_to_date(&mut k, header, rows, kind) {
+            *k = Kept::new(self.bounds.every);
+            drop(k);
+            self.counted(id, &kept, 0);
+            return Err(e);
+        }
+        let i = ((at / k.every) as usize).min(k.positions.len().saturating_sub(1));
+        let from = i as u64 * k.every;
+        let start = k.positions.get(i).map(|p| p.boxed_clone());
+        let turns = json!(k.turns.iter().map(|(t, a)| json!({ "turn": t, "at": a })).collect::<Vec<_>>());
+        let count = k.positions.len();
+        drop(k);
+        self.counted(id, &kept, count);
+        let upto = rows[..(at as usize).min(rows.len())].to_vec();
+        let mut r = match start {
+            Some(game) => Replay::resume(header.clone(), upto, kind, game, from)?,
+            None => Replay::new(header.clone(), upto, kind)?,
+        };
+        while !r.done() {
+            self.step(&mut r)?;
+        }
+        Ok((r.into_game(), turns))
+    }
+
+    /// Make `k` hold `rows`' positions and turns: what it kept up to the first row that
+    /// differs stays, the record is replayed on from the last position kept there.
+    fn bring_up_to_date(
+        &self,
+        k: &mut Kept,
+        header: &GameHeader,
+        rows: &[EventRow],
+        kind: &'static dyn GameKind,
+    ) -> Result<(), ReplayError> {
+        if k.header.as_ref() != Some(header) {
+            *k = Kept { header: Some(header.clone()), ..Kept::new(self.bounds.every) };
+        }
+        let prints: Vec<u64> = rows.iter().map(|r| self.print(r)).collect();
+        let same = k.prints.iter().zip(&prints).take_while(|(a, b)| a == b).count() as u64;
+        if k.complete && same == k.prints.len() as u64 && same == prints.len() as u64 {
+            return Ok(());
+        }
+        k.complete = false;
+        k.positions.truncate((same / k.every) as usize + 1);
+        let mut r = match k.positions.last() {
+            Some(p) => Replay::resume(header.clone(), rows.to_vec(), kind, p.boxed_clone(), (k.positions.len() as u64 - 1) * k.every)?,
+            None => {
+                let r = Replay::new(header.clone(), rows.to_vec(), kind)?;
+                k.positions.push(r.game().boxed_clone());
+                r
+            }
+        };
+        k.prints = prints;
+        let from = r.seq();
+        k.turns.retain(|(_, a)| *a < from);
+        let mut last = k.turns.last().map(|(t, _)| *t);
+        loop {
+            if let Some(t) = turn_of(&r.game().view(None)).filter(|t| Some(*t) != last) {
+                k.turns.push((t, r.seq()));
+                last = Some(t);
+            }
+            if r.done() {
+                break;
+            }
+            self.step(&mut r)?;
+            if r.seq() % k.every == 0 {
+                k.positions.push(r.game().boxed_clone());
+                if k.positions.len() > self.bounds.per_game {
+                    let all = std::mem::take(&mut k.positions);
+                    k.positions = all.into_iter().step_by(2).collect();
+                    k.every *= 2;
+                }
+            }
+        }
+        k.complete = true;
+        Ok(())
+    }
+
+    /// Game `id` keeps `positions` now (if `kept` is still its slot); then the least recently
+    /// used games are dropped while the bounds are passed.
+    fn counted(&self, id: &str, kept: &Arc<Mutex<Kept>>, positions: usize) {
+        let mut g = self.games.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(slot) = g.by_id.get_mut(id).filter(|s| Arc::ptr_eq(&s.kept, kept)) {
+            slot.positions = positions;
+        }
+        loop {
+            let total: usize = g.by_id.values().map(|s| s.positions).sum();
+            if g.by_id.len() <= self.bounds.games && total <= self.bounds.positions {
+                break;
+            }
+            // The least recently used other than `id` (the one just replayed stays).
+            let Some(oldest) = g.by_id.iter().filter(|(i, _)| i.as_str() != id).min_by_key(|(_, s)| s.used).map(|(i, _)| i.clone()) else {
+                break;
+            };
+            g.by_id.remove(&oldest);
+        }
+    }
 }
 
 /// The window of `Config::replays_per_address`.
@@ -98,45 +348,16 @@ pub async fn replay(
     };
     let total = rows.len() as u64;
     let at = wanted_at.unwrap_or(total).min(total);
-    // Known by the number of moves and the last move's state hash: an undo and another move
-    // make the same number with another game.
-    let version = (total, rows.last().map(|r| r.record.state_hash.clone()).unwrap_or_default());
-    let cached = turn_cache().lock().unwrap_or_else(|p| p.into_inner()).get(&id).filter(|(v, _)| *v == version).map(|(_, t)| t.clone());
+    // One replay computed at a time per two cores: the others are the players' moves'. The
+    // permit goes with the work, which runs on even if this request is dropped.
+    let permit = hub.replay_cache.permit().await;
+    let cache = hub.clone();
     let body = tokio::task::spawn_blocking(move || -> Result<Value, ApiError> {
+        let _permit = permit;
         let failed =
             |e: arbiter_store::ReplayError| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the game cannot be replayed: {e}"));
-        let upto = rows[..at as usize].to_vec();
-        let mut r = Replay::new(header.clone(), rows.clone(), kind).map_err(failed)?;
-        // The first move of each turn, if the game's view names turns: the replay goes on to the
-        // end once (then it is kept) and the position at `at` is a copy taken on the way.
-        let mut turns: Vec<Value> = Vec::new();
-        let mut shown = None;
-        let mut last_turn = None;
-        loop {
-            if r.seq() == at {
-                shown = Some(r.game().boxed_clone());
-                if cached.is_some() {
-                    break;
-                }
-            }
-            if cached.is_none() {
-                let t = turn_of(&r.game().view(None));
-                if t.is_some() && t != last_turn {
-                    turns.push(json!({ "turn": t, "at": r.seq() }));
-                    last_turn = t;
-                }
-            }
-            if r.done() {
-                break;
-            }
-            r.step().map_err(failed)?;
-        }
-        let turns = cached.unwrap_or_else(|| {
-            let v = json!(turns);
-            turn_cache().lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), (version, v.clone()));
-            v
-        });
-        let shown = shown.ok_or_else(|| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the position was not reached".into()))?;
+        let (shown, turns) = cache.replay_cache.position(&id, &header, &rows, kind, at).map_err(failed)?;
+        let upto = &rows[..at as usize];
         let g = shown.as_ref();
         let viewer = place.viewer();
         let mut state = g.view(viewer);
@@ -152,7 +373,7 @@ pub async fn replay(
             "seq": at, "to_move": d.as_ref().map(|d| name(d.seat)), "yours": false, "prompt": null,
             "moves": [], "interjections": [], "outcome": outcome,
         });
-        let log: Vec<String> = arbiter_store::log_for(&header, &upto, viewer, g).into_iter().map(|e| e.text).collect();
+        let log: Vec<String> = arbiter_store::log_for(&header, upto, viewer, g).into_iter().map(|e| e.text).collect();
         // Once the game is over nothing is secret: every seat's view of this position, so a
         // client can show every hand at once.
         let seat_views: Value =

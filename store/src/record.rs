@@ -13,6 +13,11 @@ pub struct Record {
     pub state_hash: String,
 }
 
+/// A state hash as a record stores it: 16 hex digits.
+pub(crate) fn hash_text(hash: u64) -> String {
+    format!("{hash:016x}")
+}
+
 /// A private line is stored as `@N\t` + its text, N being the number of public lines before it
 /// in the step, so that a seat's log reads in the order things happened (a draw at the end of
 /// a turn after the move that ended it). Lines stored without the mark (by Arbiter before
@@ -45,7 +50,7 @@ impl Record {
             seat_logs: (0..seats).map(|i| private(Seat(i as u8))).collect(),
             random_json: report.random_json(),
             reveals: report.reveals(),
-            state_hash: format!("{hash:016x}"),
+            state_hash: hash_text(hash),
         }
     }
 

@@ -42,6 +42,45 @@ impl Replay {
         Ok(r)
     }
 
+    /// Go on with a replay of `rows` from a position reached before: `game` is the game after
+    /// row `seq` as a verified replay of this record left it (a copy its caller kept). Its seats
+    /// and state hash are checked against the header and the stored hash of row `seq` (the
+    /// setup's for 0); every row after it is replayed and verified as [`Replay::step`] does.
+    /// The seats deciding ([`Replay::into_parts`]) are then those of the rows after `seq`.
+    pub fn resume(
+        header: GameHeader,
+        rows: Vec<EventRow>,
+        kind: &'static dyn GameKind,
+        game: Box<dyn Match>,
+        seq: u64,
+    ) -> Result<Replay, ReplayError> {
+        let r = Replay { header, rows, kind, game, next: 0, deciding: Vec::new() };
+        let stored = match seq {
+            0 => Some(&r.header.setup),
+            s => r.rows.get(s as usize - 1).map(|row| &row.record),
+        };
+        let Some(stored) = stored else {
+            let have = r.rows.len();
+            return Err(r.error(
+                seq,
+                String::new(),
+                "a position of the record",
+                format!("move {seq} at most {have}"),
+                format!("move {seq}"),
+            ));
+        };
+        let seats: Vec<String> = r.game.seats().iter().map(|s| seat_id(s)).collect();
+        if seats != r.header.seats {
+            return Err(r.error(seq, String::new(), "seats", r.header.seats.join(", "), seats.join(", ")));
+        }
+        let actual = crate::record::hash_text(r.game.state_hash());
+        if stored.state_hash != actual {
+            // The position itself is the caller's: its hash is no secret of the record's.
+            return Err(r.error(seq, String::new(), "state hash", stored.state_hash.clone(), actual));
+        }
+        Ok(Replay { next: seq as usize, ..r })
+    }
+
     pub fn header(&self) -> &GameHeader {
         &self.header
     }
@@ -51,7 +90,8 @@ impl Replay {
     pub fn into_game(self) -> Box<dyn Match> {
         self.game
     }
-    /// The game and, for each replayed row, the seat that was deciding when it was made.
+    /// The game and, for each row this replay replayed (from its start: the setup, or where it
+    /// resumed), the seat that was deciding when it was made.
     pub fn into_parts(self) -> (Box<dyn Match>, Vec<Seat>) {
         (self.game, self.deciding)
     }

@@ -132,3 +132,41 @@ fn a_chat_is_kept_beside_the_record_and_outside_it() {
     assert_eq!(read_only.store().chat().unwrap().len(), 2);
     assert!(read_only.store().add_chat("player", "all", "x").is_err(), "a read-only file takes no chat");
 }
+
+/// A replay resumed from a position a verified replay reached goes on to the same end as a
+/// replay from the setup, still verifying every row after it; a position that is not the
+/// record's at that move, or a move past the record, is refused.
+#[test]
+fn a_replay_resumed_from_a_kept_position_ends_as_a_full_one() {
+    use arbiter_store::Replay;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = new_game(&dir.path().join("m.arbiter"));
+    for m in ["flag a1", "open e5", "unflag a1", "flag b2", "flag c3"] {
+        s.play(m, None).unwrap();
+    }
+    let (header, rows) = (s.header().clone(), s.rows().to_vec());
+    let mut full = Replay::new(header.clone(), rows.clone(), &MINESWEEPER).unwrap();
+    full.run_to(Some(2)).unwrap();
+    let kept = full.game().boxed_clone();
+    full.run_to(None).unwrap();
+    let mut resumed = Replay::resume(header.clone(), rows.clone(), &MINESWEEPER, kept.boxed_clone(), 2).unwrap();
+    assert_eq!((resumed.seq(), resumed.done()), (2, false));
+    resumed.run_to(None).unwrap();
+    assert_eq!(resumed.seq(), 5);
+    assert_eq!(resumed.game().state_hash(), full.game().state_hash());
+    assert_eq!(resumed.game().view(Some(Seat(0))), full.game().view(Some(Seat(0))));
+    assert_eq!(resumed.into_parts().1.len(), 3, "the deciding seats of the rows it replayed");
+
+    let e = Replay::resume(header.clone(), rows.clone(), &MINESWEEPER, kept.boxed_clone(), 3).err().unwrap();
+    assert_eq!((e.seq, e.what.as_str()), (3, "state hash"), "the position after move 2 is not the one after move 3");
+    let e = Replay::resume(header.clone(), rows.clone(), &MINESWEEPER, kept.boxed_clone(), 6).err().unwrap();
+    assert_eq!(e.seq, 6, "{e}");
+    let setup = Replay::new(header.clone(), rows.clone(), &MINESWEEPER).unwrap().into_game();
+    assert!(Replay::resume(header.clone(), rows.clone(), &MINESWEEPER, setup, 0).is_ok());
+
+    let mut tampered = rows.clone();
+    tampered[3].record.state_hash = "0".repeat(16);
+    let mut r = Replay::resume(header, tampered, &MINESWEEPER, kept, 2).unwrap();
+    let e = r.run_to(None).unwrap_err();
+    assert_eq!((e.seq, e.what.as_str()), (4, "state hash"), "the rows after the position are verified");
+}
