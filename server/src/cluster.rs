@@ -22,11 +22,12 @@ use crate::api::ApiError;
 use crate::hub::{Hub, HubError, Room};
 use crate::limits::ConnectionSlot;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{FromRequestParts, Request, State};
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use ws_client::tungstenite;
@@ -34,6 +35,57 @@ use ws_client::tungstenite;
 /// Marks a request one process forwarded to another: it is never forwarded again (two
 /// processes disagreeing on the owner for a moment answer 503 instead of bouncing it).
 pub const FORWARDED: &str = "x-arbiter-forwarded";
+/// The address of the client a forwarded request is for (trusted with [`PEER`] only).
+const CLIENT: &str = "x-arbiter-client";
+/// The secret the processes on one database share ([`crate::storage::Storage::peers_secret`]),
+/// shown by a forwarding process.
+const PEER: &str = "x-arbiter-peer";
+
+/// The headers a forwarded request carries: that it was forwarded, for which client, and the
+/// peers' secret that makes the owner trust the client named.
+fn forwarding_headers(hub: &Hub, parts: &axum::http::request::Parts) -> Vec<(&'static str, HeaderValue)> {
+    let mut out = vec![(FORWARDED, HeaderValue::from_static("1"))];
+    let client = parts.extensions.get::<ConnectInfo<SocketAddr>>().and_then(|ConnectInfo(a)| HeaderValue::from_str(&a.ip().to_string()).ok());
+    let secret = hub.storage().peers_secret().and_then(|s| HeaderValue::from_str(s).ok());
+    if let (Some(client), Some(secret)) = (client, secret) {
+        out.push((CLIENT, client));
+        out.push((PEER, secret));
+    }
+    out
+}
+
+/// A request a peer forwarded counts as its client's in the per-client limits, not the
+/// peer's: the client's address (`CLIENT`) replaces the connection's, and a WebSocket's
+/// connection, which carries only that client's messages, counts among the client's
+/// connections ([`crate::limits::Slot::count_as`]; refused with 429 when the client has its
+/// share open). Only with the peers' secret (`PEER`); without it the headers are ignored.
+fn count_client(hub: &Hub, req: &mut Request) -> Result<(), Response> {
+    let Some(secret) = hub.storage().peers_secret() else { return Ok(()) };
+    let shown = req.headers().get(PEER).map(|v| v.as_bytes());
+    if !shown.is_some_and(|s| crate::seats::eq_constant_time(s, secret.as_bytes())) {
+        return Ok(());
+    }
+    let Some(ip) = req.headers().get(CLIENT).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<IpAddr>().ok()) else {
+        return Ok(());
+    };
+    req.extensions_mut().insert(ConnectInfo(SocketAddr::new(ip, 0)));
+    if !is_websocket(req) {
+        return Ok(());
+    }
+    let Some(ConnectionSlot(slot)) = req.extensions().get::<ConnectionSlot>() else { return Ok(()) };
+    slot.count_as(crate::limits::client_of(ip, &hub.config), &hub.config).map_err(|why| {
+        let (_, error) = why.answer(hub.config.max_connections_per_address);
+        let status = match why {
+            crate::limits::Refused::Address => StatusCode::TOO_MANY_REQUESTS,
+            crate::limits::Refused::Full => StatusCode::SERVICE_UNAVAILABLE,
+        };
+        ApiError::new(status, error).retry_after(5).into_response()
+    })
+}
+
+fn is_websocket(req: &Request) -> bool {
+    req.headers().get(header::UPGRADE).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket"))
+}
 
 /// The game a path names, if it names one (`/api/games/{id}/…`, `/play/{id}`, `/replay/{id}`).
 pub fn game_of(path: &str) -> Option<&str> {
@@ -49,9 +101,12 @@ pub fn unavailable(retry: Duration, why: &str) -> Response {
 }
 
 /// The middleware: a request for a game another live process holds goes to that process.
-pub async fn route(State(hub): State<Arc<Hub>>, req: Request, next: Next) -> Response {
+pub async fn route(State(hub): State<Arc<Hub>>, mut req: Request, next: Next) -> Response {
     if !hub.storage().is_shared() {
         return next.run(req).await;
+    }
+    if let Err(refused) = count_client(&hub, &mut req) {
+        return refused;
     }
     let Some(id) = game_of(req.uri().path()).map(String::from) else { return next.run(req).await };
     // Owned elsewhere a moment ago (a forwarded request's owner does not claim it again).
@@ -67,7 +122,7 @@ pub async fn route(State(hub): State<Arc<Hub>>, req: Request, next: Next) -> Res
                 return unavailable(Duration::from_secs(1), "this game is changing servers: try again");
             }
             hub.peers.remember(&id, &address, expires_in);
-            let websocket = req.headers().get(header::UPGRADE).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket"));
+            let websocket = is_websocket(&req);
             let answer =
                 if websocket { tunnel(&hub, req, &address, expires_in).await } else { forward(&hub, req, &address, expires_in).await };
             if answer.status() == StatusCode::SERVICE_UNAVAILABLE {
@@ -93,7 +148,10 @@ async fn forward(hub: &Arc<Hub>, req: Request, address: &str, expires_in: Durati
     };
     let target = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     let url = format!("{}{target}", address.trim_end_matches('/'));
-    let mut out = hub.peers.client.request(parts.method.clone(), url).header(FORWARDED, "1").timeout(hub.config.forward_timeout).body(body);
+    let mut out = hub.peers.client.request(parts.method.clone(), url).timeout(hub.config.forward_timeout).body(body);
+    for (name, value) in forwarding_headers(hub, &parts) {
+        out = out.header(name, value);
+    }
     if let Some(ct) = parts.headers.get(header::CONTENT_TYPE) {
         out = out.header(header::CONTENT_TYPE, ct);
     }
@@ -152,7 +210,9 @@ async fn tunnel(hub: &Arc<Hub>, req: Request, address: &str, expires_in: Duratio
             return unavailable(expires_in, OWNER_GONE);
         }
     };
-    request.headers_mut().insert(FORWARDED, HeaderValue::from_static("1"));
+    for (name, value) in forwarding_headers(hub, &parts) {
+        request.headers_mut().insert(name, value);
+    }
     let limits = tungstenite::protocol::WebSocketConfig::default().max_message_size(Some(1 << 24));
     let upstream =
         match tokio::time::timeout(hub.config.forward_timeout, ws_client::connect_async_with_config(request, Some(limits), false)).await {

@@ -71,6 +71,9 @@ pub struct Room {
     all: broadcast::Sender<Arc<Outgoing>>,
     presence: Mutex<Vec<SeatState>>,
     last_move: Mutex<Instant>,
+    /// When a request last asked the hub for this copy ([`Hub::room`]): a copy no connection
+    /// holds is unloaded once unused for `Config::unopened_unload`.
+    used: Mutex<Instant>,
     /// The last move's text as each place was sent it (a secret choice reads differently until
     /// revealed; `views::last_move` sends it again once it reads otherwise).
     sent: Mutex<Vec<Option<(u64, String)>>>,
@@ -146,6 +149,7 @@ impl Room {
             all: broadcast::channel(256).0,
             presence: Mutex::new(presence),
             last_move: Mutex::new(Instant::now()),
+            used: Mutex::new(Instant::now()),
             sent: Mutex::new(sent),
             unloaded: std::sync::atomic::AtomicBool::new(false),
             webhooks: None,
@@ -531,6 +535,16 @@ impl Room {
     /// the session lock to know that nothing will change through it.
     pub fn is_retired(&self) -> bool {
         self.unloaded.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// A request used this copy now.
+    fn touch(&self) {
+        *self.used.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    /// How long since a request last used this copy.
+    fn unused_for(&self) -> Duration {
+        self.used.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
     }
 
     /// Write the seats document `next` (under the session lock, held as `session`).
@@ -1107,13 +1121,17 @@ impl Hub {
             return Err(HubError::NotFound);
         }
         if let Some(r) = self.rooms.lock().unwrap_or_else(|p| p.into_inner()).get(id).filter(|r| !r.is_retired()) {
+            r.touch();
             return Ok(r.clone());
         }
         let _guard = self.loading.lock().await;
         {
             let mut rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
             match rooms.get(id) {
-                Some(r) if !r.is_retired() => return Ok(r.clone()),
+                Some(r) if !r.is_retired() => {
+                    r.touch();
+                    return Ok(r.clone());
+                }
                 // A copy whose lease a write found lost ([`Room::lose`]): loaded again (or
                 // found another server's).
                 Some(_) => {
@@ -1191,17 +1209,27 @@ impl Hub {
         Ok(room)
     }
 
-    /// A game loaded for a request (or created) that no connection opens stays in memory only
-    /// `Config::unopened_unload`: a flood of games nobody plays, or of reads, does not fill
-    /// the memory (the game stays on disk; the next request loads it again).
+    /// A game loaded for a request (or created) that no connection opens stays in memory
+    /// only while requests use it, and `Config::unopened_unload` after the last: a flood of
+    /// games nobody plays, or of reads, holds neither memory nor the games' files (the game
+    /// stays on disk; the next request loads it again), and a game played by HTTP requests
+    /// alone is not loaded again and again while it is played.
     fn unload_unopened(self: &Arc<Self>, room: Arc<Room>) {
         let (hub, after) = (self.clone(), self.config.unopened_unload);
         // Weakly, as a connection's timers: a copy unloaded meanwhile closes its file at once.
-        let room = Arc::downgrade(&room);
+        let weak = Arc::downgrade(&room);
         tokio::spawn(async move {
-            tokio::time::sleep(after).await;
-            if let Some(room) = room.upgrade() {
+            let mut wait = after;
+            loop {
+                tokio::time::sleep(wait).await;
+                let Some(room) = weak.upgrade() else { return };
+                let unused = room.unused_for();
+                if unused < after {
+                    wait = after - unused;
+                    continue;
+                }
                 hub.unload_if_unused(&room).await;
+                return;
             }
         });
     }

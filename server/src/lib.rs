@@ -97,8 +97,9 @@ pub struct Config {
     /// evenly over the window); more are answered 429.
     pub games_per_address: u32,
     pub games_window: Duration,
-    /// A game loaded (created, or read for a request) that no WebSocket opens within this is
-    /// unloaded from memory; it stays on disk and is loaded again on demand.
+    /// A game loaded (created, or read for a request) that no WebSocket holds is unloaded from
+    /// memory once no request has used it for this long (its files closed); it stays on disk and
+    /// is loaded again on demand.
     pub unopened_unload: Duration,
     /// Replay requests one client address may make in a minute (a burst of this many, then
     /// evenly): each replays a game's record; more are answered 429.
@@ -155,7 +156,7 @@ impl Config {
             body_timeout: Duration::from_secs(10),
             games_per_address: 30,
             games_window: Duration::from_secs(600),
-            unopened_unload: Duration::from_secs(600),
+            unopened_unload: Duration::from_secs(60),
             replays_per_address: 120,
             computer_threads: computer::default_threads(),
             computer_games_per_address: 4,

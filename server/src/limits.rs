@@ -22,12 +22,65 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
 
-/// Open connections, counted in all and per client address; and the refusals being answered.
+/// Open connections, counted in all and per client address; the refusals being answered; and
+/// the connections waiting for a request, which a full server sheds to admit another.
 #[derive(Default)]
 pub struct Connections {
     total: Mutex<usize>,
     per_address: Mutex<HashMap<IpAddr, usize>>,
     refusing: Mutex<Refusing>,
+    waiting: Mutex<Waiting>,
+}
+
+/// The HTTP connections between requests (idle, kept alive, or still sending a request's head:
+/// a slow client's), by when each began to wait: the longest waiting is shed first when the
+/// server is full, so that idle and slow sockets never keep a new client out.
+#[derive(Default)]
+struct Waiting {
+    next: u64,
+    since: std::collections::BTreeMap<u64, Arc<tokio::sync::Notify>>,
+}
+
+/// One HTTP connection's place among the waiting ones, while it waits for a request.
+pub struct Idle {
+    connections: Arc<Connections>,
+    ticket: Mutex<Option<u64>>,
+    /// Told when the connection is shed: its task closes it.
+    pub shed: Arc<tokio::sync::Notify>,
+}
+
+impl Idle {
+    fn new(connections: &Arc<Connections>) -> Idle {
+        let idle = Idle { connections: connections.clone(), ticket: Mutex::new(None), shed: Arc::new(tokio::sync::Notify::new()) };
+        idle.wait();
+        idle
+    }
+
+    /// The connection waits for its next request (from now: the longest waiting go first).
+    pub fn wait(&self) {
+        let mut ticket = self.ticket.lock().unwrap_or_else(|p| p.into_inner());
+        let mut w = self.connections.waiting.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = ticket.take() {
+            w.since.remove(&t);
+        }
+        let t = w.next;
+        w.next += 1;
+        w.since.insert(t, self.shed.clone());
+        *ticket = Some(t);
+    }
+
+    /// A request is being answered (or the connection became a WebSocket): not to be shed.
+    pub fn busy(&self) {
+        if let Some(t) = self.ticket.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            self.connections.waiting.lock().unwrap_or_else(|p| p.into_inner()).since.remove(&t);
+        }
+    }
+}
+
+impl Drop for Idle {
+    fn drop(&mut self) {
+        self.busy();
+    }
 }
 
 /// Refusals under way (each answered politely, holding its descriptor up to 3 s), in all and
@@ -72,24 +125,62 @@ pub enum Refused {
     Full,
 }
 
+impl Refused {
+    /// The status line and the reason said (`per_address`: the cap on one client's).
+    pub fn answer(&self, per_address: usize) -> (&'static str, String) {
+        match self {
+            Refused::Address => ("429 Too Many Requests", format!("too many connections from your address (at most {per_address} at once)")),
+            Refused::Full => ("503 Service Unavailable", "the server has as many connections as it takes: try again soon".into()),
+        }
+    }
+}
+
 /// One open connection's place in the counts, given back when the last holder drops it: the
 /// HTTP connection, and the WebSocket it was upgraded to, if any (`Slot` travels with the
 /// request, and the WebSocket keeps it).
 pub struct Slot {
     connections: Arc<Connections>,
-    ip: IpAddr,
+    /// The client it counts for: the connecting address's, or the one a peer forwards for
+    /// ([`Slot::count_as`]).
+    ip: Mutex<IpAddr>,
+}
+
+/// One fewer open connection of `ip` in `per`.
+fn release(per: &mut HashMap<IpAddr, usize>, ip: &IpAddr) {
+    if let Some(n) = per.get_mut(ip) {
+        *n -= 1;
+        if *n == 0 {
+            per.remove(ip);
+        }
+    }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
         *self.connections.total.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
-        let mut per = self.connections.per_address.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(n) = per.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                per.remove(&self.ip);
-            }
+        let ip = self.ip.lock().unwrap_or_else(|p| p.into_inner());
+        release(&mut self.connections.per_address.lock().unwrap_or_else(|p| p.into_inner()), &ip);
+    }
+}
+
+impl Slot {
+    /// Count this connection as client `to`'s from now on, not the connecting address's: a
+    /// peer's connection that carries one client's WebSocket (several servers on one
+    /// database). Refused if `to` has its share open.
+    pub fn count_as(&self, to: IpAddr, config: &Config) -> Result<(), Refused> {
+        let mut ip = self.ip.lock().unwrap_or_else(|p| p.into_inner());
+        if *ip == to {
+            return Ok(());
         }
+        let mut per = self.connections.per_address.lock().unwrap_or_else(|p| p.into_inner());
+        let held = per.get(&to).copied().unwrap_or(0);
+        if held >= config.max_connections_per_address {
+            return Err(Refused::Address);
+        }
+        per.insert(to, held + 1);
+        release(&mut per, &ip);
+        *ip = to;
+        Ok(())
     }
 }
 
@@ -107,7 +198,7 @@ impl Connections {
         }
         *total += 1;
         per.insert(ip, held + 1);
-        Ok(Slot { connections: self.clone(), ip })
+        Ok(Slot { connections: self.clone(), ip: Mutex::new(ip) })
     }
 
     /// A place to answer a refusal to `ip`, unless too many are under way (then the connection
@@ -125,6 +216,26 @@ impl Connections {
 
     pub fn open(&self) -> usize {
         *self.total.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A full server's way in for a new connection from `ip`: the connection waiting longest for
+    /// a request is shed (closed by its task) and the new one takes its place, still within its
+    /// address's share. Refused when none waits: every place is a request being answered or a
+    /// WebSocket.
+    fn admit_shedding(self: &Arc<Self>, ip: IpAddr, config: &Config) -> Result<Slot, Refused> {
+        let mut total = self.total.lock().unwrap_or_else(|p| p.into_inner());
+        let mut per = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
+        let held = per.get(&ip).copied().unwrap_or(0);
+        if held >= config.max_connections_per_address {
+            return Err(Refused::Address);
+        }
+        let shed = self.waiting.lock().unwrap_or_else(|p| p.into_inner()).since.pop_first().map(|(_, shed)| shed);
+        let Some(shed) = shed else { return Err(Refused::Full) };
+        shed.notify_one();
+        // Over the cap for as long as the shed connection takes to close (its task's next turn).
+        *total += 1;
+        per.insert(ip, held + 1);
+        Ok(Slot { connections: self.clone(), ip: Mutex::new(ip) })
     }
 }
 
@@ -170,7 +281,11 @@ pub async fn serve(listener: TcpListener, app: Router, config: Config) {
             }
         };
         let client = client_of(peer.ip(), &config);
-        let slot = match connections.admit(client, &config) {
+        let admitted = match connections.admit(client, &config) {
+            Err(Refused::Full) => connections.admit_shedding(client, &config),
+            other => other,
+        };
+        let slot = match admitted {
             Ok(s) => Arc::new(s),
             Err(why) => {
                 // Answered while few are; else closed now (the stream dropped).
@@ -185,21 +300,36 @@ pub async fn serve(listener: TcpListener, app: Router, config: Config) {
             }
         };
         let (app, header_timeout) = (app.clone(), config.header_timeout);
+        let idle = Arc::new(Idle::new(&connections));
         tokio::spawn(async move {
+            let shed = idle.shed.clone();
             let service = hyper::service::service_fn(move |mut req: Request<hyper::body::Incoming>| {
                 req.extensions_mut().insert(ConnectInfo(peer));
                 req.extensions_mut().insert(ConnectionSlot(slot.clone()));
-                app.clone().oneshot(req.map(Body::new))
+                let (app, idle) = (app.clone(), idle.clone());
+                idle.busy();
+                async move {
+                    let answer = app.oneshot(req.map(Body::new)).await;
+                    // Waiting for the next request, unless it became a WebSocket.
+                    if !matches!(&answer, Ok(r) if r.status() == StatusCode::SWITCHING_PROTOCOLS) {
+                        idle.wait();
+                    }
+                    answer
+                }
             });
             let io = hyper_util::rt::TokioIo::new(stream);
             // The header deadline runs from the connection's start and again after each answer
             // while the connection is kept alive: idle and half-sent requests alike are closed.
-            let _ = hyper::server::conn::http1::Builder::new()
+            let serving = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(header_timeout)
                 .serve_connection(io, service)
-                .with_upgrades()
-                .await;
+                .with_upgrades();
+            // Shed (the server is full and this connection waited longest): dropped, so closed.
+            tokio::select! {
+                _ = serving => {}
+                () = shed.notified() => {}
+            }
         });
     }
 }
@@ -210,10 +340,7 @@ pub async fn serve(listener: TcpListener, app: Router, config: Config) {
 /// for a moment (closing with unread data would reset the connection, and a reset may lose the
 /// answer). A refused connection holds no slot: these moments are its only cost.
 async fn refuse(mut stream: TcpStream, why: Refused, per_address: usize) {
-    let (status, error) = match why {
-        Refused::Address => ("429 Too Many Requests", format!("too many connections from your address (at most {per_address} at once)")),
-        Refused::Full => ("503 Service Unavailable", "the server has as many connections as it takes: try again soon".into()),
-    };
+    let (status, error) = why.answer(per_address);
     let body = serde_json::json!({ "error": error }).to_string();
     let answer = format!(
         "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",

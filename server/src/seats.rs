@@ -163,7 +163,7 @@ impl SeatsFile {
     }
 }
 
-fn eq_constant_time(a: &[u8], b: &[u8]) -> bool {
+pub fn eq_constant_time(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 

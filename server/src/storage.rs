@@ -65,6 +65,9 @@ pub enum Storage {
         address: String,
         /// How long a lease lasts unless renewed.
         ttl: Duration,
+        /// The secret the processes on this database share (`PgDatabase::peers_secret`): a
+        /// forwarded request carrying it is a peer's, and what it says of its client is trusted.
+        peers_secret: String,
     },
 }
 
@@ -377,12 +380,20 @@ impl Storage {
         }
     }
 
+    /// The secret the processes sharing these games show each other, if several may serve them.
+    pub fn peers_secret(&self) -> Option<&str> {
+        match self {
+            Storage::Files { .. } => None,
+            Storage::Postgres { peers_secret, .. } => Some(peers_secret),
+        }
+    }
+
     /// Take (or renew) game `id`'s lease for this process, or say who holds it. Loading a game
     /// claims it first: only the owner plays it, runs its clock and its computer seats.
     pub fn claim(&self, id: &str) -> Result<Claim, String> {
         match self {
             Storage::Files { .. } => Ok(Claim::Ours),
-            Storage::Postgres { db, owner, address, ttl } => match db.acquire_lease(id, owner, address, *ttl) {
+            Storage::Postgres { db, owner, address, ttl, .. } => match db.acquire_lease(id, owner, address, *ttl) {
                 Ok(Lease::Acquired) => Ok(Claim::Ours),
                 Ok(Lease::HeldBy { address, expires_in, .. }) => Ok(Claim::Elsewhere { address, expires_in }),
                 Err(e) => Err(format!("game {id}'s lease cannot be taken: {e}")),
@@ -432,7 +443,8 @@ impl Storage {
                 let owner = crate::seats::new_token()?;
                 // Every write is this owner's, stored only while it holds the game's lease.
                 let db = PgDatabase::connect(url).map_err(|e| e.to_string())?.fenced_by(&owner);
-                Ok(Storage::Postgres { db, owner, address: address.to_string(), ttl: config.lease_ttl })
+                let peers_secret = db.peers_secret(&crate::seats::new_token()?).map_err(|e| e.to_string())?;
+                Ok(Storage::Postgres { db, owner, address: address.to_string(), ttl: config.lease_ttl, peers_secret })
             }
         }
     }

@@ -199,9 +199,10 @@ async fn a_slow_client_is_cut_off_at_the_deadlines() {
 }
 
 /// Point 2, connection caps: idle connections from one address take its share, not the
-/// server's: another address is still served; the next one from that address is refused 429,
-/// and once the server is full, anyone 503, each with a JSON reason; closed connections give
-/// their places back.
+/// server's: another address is still served; the next one from that address is refused 429. A
+/// server full of idle or slow connections sheds the one waiting longest for a request to serve
+/// a new client; full of connections in use (WebSockets), it refuses anyone 503; each refusal
+/// with a JSON reason; closed connections give their places back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_are_capped_per_address_and_in_all() {
     let dir = tempfile::tempdir().unwrap();
@@ -263,10 +264,39 @@ async fn connections_are_capped_per_address_and_in_all() {
             None => tokio::time::sleep(Duration::from_millis(50)).await,
         }
     }
+    // Full, of connections waiting for a request: a new client is served all the same, in the
+    // place of the one that waited longest (the first idle socket, which is closed).
+    let (status, _, v) = get("127.0.0.4").await;
+    assert_eq!(status, 200, "a full server of idle connections sheds one: {v}");
+    let (closed, _) = read_to_close(&mut idle[0]).await;
+    assert_eq!(closed, "", "the connection waiting longest was shed, unanswered");
+    idle.clear();
+    let (status, _, v) = until("127.0.0.1", 200).await;
+    assert_eq!(status, 200, "places given back: {v}");
+    // Full of WebSockets (in use: none is shed), anyone is refused 503.
+    let http = reqwest::Client::new();
+    let (id, _, observer) = one_seat_game(&http, &format!("http://{}", srv.addr)).await;
+    let mut sockets = Vec::new();
+    for ip in ["127.0.0.5", "127.0.0.5", "127.0.0.5", "127.0.0.5", "127.0.0.6", "127.0.0.6"] {
+        let url = format!("ws://{}/api/games/{id}/ws?token={observer}", srv.addr);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let ws = loop {
+            // A place given back a moment late (a closed connection's task ends after its close).
+            match tokio_tungstenite::client_async(url.clone(), tcp_from(ip, srv.addr).await).await {
+                Ok((ws, _)) => break ws,
+                Err(e) if tokio::time::Instant::now() < deadline => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("a WebSocket from {ip}: {e}"),
+            }
+        };
+        sockets.push(ws);
+    }
     let (status, _, e) = until("127.0.0.4", 503).await;
     assert_eq!(status, 503, "{e}");
     assert!(e["error"].as_str().unwrap().contains("connections"), "{e}");
-    idle.clear();
+    drop(sockets);
     let (status, _, v) = until("127.0.0.1", 200).await;
     assert_eq!(status, 200, "places given back: {v}");
 }
@@ -977,4 +1007,33 @@ async fn a_request_too_long_is_answered_in_json() {
         assert!(v["error"].as_str().unwrap().contains(said), "{v}");
     }
     assert_eq!(http.get(format!("http://{}/api/kinds", srv.addr)).send().await.unwrap().status(), 200);
+}
+
+/// A game no WebSocket holds is unloaded once requests stop using it, not at a fixed time
+/// after it was loaded: played by HTTP requests alone it stays the same copy while they come
+/// (not loaded again and again), and it is unloaded, its files closed, soon after the last.
+/// The default delay is a minute, not ten: a flood of games nobody opens holds the games' files
+/// that long at most.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_played_by_http_alone_stays_loaded_while_used_and_closes_its_files_soon_after() {
+    assert_eq!(Config::new("127.0.0.1:0".parse().unwrap(), "x".into()).unopened_unload, Duration::from_secs(60));
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir, |c| c.unopened_unload = Duration::from_millis(600)).await;
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (id, player, _) = one_seat_game(&http, &base).await;
+    let copy = || srv.hub.loaded_rooms().into_iter().find(|r| r.id == id).expect("loaded");
+    let first = copy();
+    // Three times the delay of requests, one every 100 ms: the same copy throughout.
+    let url = format!("{base}/api/games/{id}/moves?token={player}");
+    for i in 0..18 {
+        let m = if i % 2 == 0 { "flag a1" } else { "unflag a1" };
+        assert_eq!(post(&http, &url, json!({ "move": m })).await.0, 200, "{m}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(std::sync::Arc::ptr_eq(&first, &copy()), "move {i}: the game was loaded again while played");
+    }
+    drop(first);
+    assert!(!descriptors_on(dir.path(), &id).is_empty(), "a loaded game holds its file");
+    until_unloaded(&srv, [id.as_str()], "a game no request uses any more").await;
+    assert_eq!(descriptors_on(dir.path(), &id), Vec::<String>::new(), "its files are closed");
 }

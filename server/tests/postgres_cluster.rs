@@ -373,3 +373,47 @@ async fn ask_put(http: &reqwest::Client, url: &str, body: &Value) -> (u16, Value
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// A WebSocket to `base`'s `path` from the loopback address `from` (127.0.0.X: another client
+/// as the servers count clients); the handshake's error if it was refused.
+async fn ws_from(
+    from: [u8; 4],
+    base: &str,
+    path: &str,
+) -> Result<tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>, tokio_tungstenite::tungstenite::Error> {
+    let server: std::net::SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind((std::net::Ipv4Addr::from(from), 0).into()).unwrap();
+    let stream = socket.connect(server).await.unwrap();
+    let url = format!("{}{path}", base.replace("http://", "ws://"));
+    tokio_tungstenite::client_async(url, stream).await.map(|(ws, _)| ws)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_s_websockets_tunnelled_to_the_owner_count_against_that_client_not_the_forwarding_server() {
+    let Some(pg) = arbiter_pgtest::PgServer::start() else { return };
+    let url = pg.new_database("cluster_tunnels");
+    let (a, b) = (Server::start(&url), Server::start(&url));
+    let http = reqwest::Client::new();
+    // A owns the game; every WebSocket below reaches it through B.
+    let g = create(&http, &a.base, 5).await;
+    let path = format!("/api/games/{}/ws?token={}", g.id, g.tokens[2]);
+    // One client opens as many as a client may (32 at once, API.md's limits)...
+    let mut held = Vec::new();
+    for i in 0..32 {
+        held.push(ws_from([127, 0, 0, 2], &b.base, &path).await.unwrap_or_else(|e| panic!("client 1's WebSocket {i}: {e}")));
+    }
+    // ...and no more: its 33rd is refused (by B, which counts it too, or by A).
+    match ws_from([127, 0, 0, 2], &b.base, &path).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 429),
+        other => panic!("client 1's 33rd WebSocket: {:?}", other.map(|_| ())),
+    }
+    // Another client's WebSockets through the same server still reach the owner.
+    for (i, from) in [[127, 0, 0, 3], [127, 0, 0, 4]].into_iter().enumerate() {
+        let mut ws = ws_from(from, &b.base, &path).await.unwrap_or_else(|e| panic!("client {}'s WebSocket through B: {e}", i + 2));
+        let first = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("the owner's sync").unwrap().unwrap();
+        let v: Value = serde_json::from_str(first.to_text().unwrap()).unwrap();
+        assert_eq!(v["type"], "sync", "{v}");
+    }
+    drop(held);
+}

@@ -102,6 +102,9 @@ CREATE TABLE IF NOT EXISTS docs (
 );
 ";
 
+/// The secret the processes serving one database share ([`PgDatabase::peers_secret`]).
+const PEERS_TABLE: &str = "CREATE TABLE IF NOT EXISTS arbiter_peers (id INT PRIMARY KEY CHECK (id = 1), secret TEXT NOT NULL)";
+
 const SELECT_HEADER: &str = "SELECT game, created_at, engine_version, rules_version, seed, options_json, seats_json, \
      setup_public_log, setup_seat_logs, setup_random_json, setup_reveals, setup_state_hash FROM games WHERE id = $1";
 const INSERT_GAME: &str = "INSERT INTO games (id, game, created_at, engine_version, rules_version, seed, options_json, seats_json, \
@@ -546,6 +549,18 @@ impl PgDatabase {
         self.pool.skip_row_lock.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// The secret every process serving this database shares: `new` if none is stored yet (the
+    /// first process to ask makes it), else the one stored. A process forwarding a request to
+    /// another shows it, so that the other trusts what the request says of its client: whoever
+    /// can write this database is one of the processes serving it.
+    pub fn peers_secret(&self, new: &str) -> Result<String, StoreError> {
+        self.run("read the servers' shared secret", Repeat::Always, |c| {
+            c.execute("INSERT INTO arbiter_peers (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING", &[&new])?;
+            let row = c.query_opt("SELECT secret FROM arbiter_peers WHERE id = 1", &[])?;
+            Ok(row.map(|r| r.try_get::<_, String>(0)).transpose()?.unwrap_or_else(|| new.to_string()))
+        })
+    }
+
     /// The database as messages name it ("PostgreSQL database DB at HOST:PORT").
     pub fn label(&self) -> &str {
         &self.pool.label
@@ -584,6 +599,10 @@ impl PgDatabase {
                     tx.commit()?;
                 }
                 let version: i32 = c.client.query_one("SELECT version FROM arbiter_schema WHERE id = 1", &[])?.try_get(0)?;
+                // Beside the games, outside the versioned schema (an older process ignores it).
+                if version <= PG_SCHEMA_VERSION {
+                    c.batch(PEERS_TABLE)?;
+                }
                 Ok(version)
             });
             match made {
