@@ -17,7 +17,8 @@
 //! in a new folder under `TMPDIR`, all removed at the end.
 //!
 //! `cargo run --release -p arbiter-store --example layouts -- [--games 200] [--moves 40]
-//! [--threads 16] [--runs 2] [--only a|b]`
+//! [--threads 16] [--runs 2] [--only a|b] [--checkpoint-apart]` (B's log folded into its
+//! database by a thread of its own, not inside the commit that fills it)
 //!
 //! Syncs per move: `strace -f -c -e trace=fsync,fdatasync` of `--only a` and of `--only b`,
 //! once with `--moves 40` and once with `--moves 0` (the creations alone), the difference over
@@ -144,7 +145,14 @@ struct FolderDb {
     /// Transactions the writer committed (each one sync of the database's log).
     commits: Arc<AtomicU64>,
     writer: Option<std::thread::JoinHandle<()>>,
+    /// The thread folding the log into the database, with `--checkpoint-apart`.
+    checkpoints: Option<(Arc<std::sync::atomic::AtomicBool>, std::thread::JoinHandle<()>)>,
 }
+
+/// `--checkpoint-apart`: the log folded into the database by a thread of its own every 0.1 s
+/// instead of by the commit that fills 1,000 pages (SQLite's default), which every write
+/// queued meanwhile waits for.
+static CHECKPOINT_APART: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 impl FolderDb {
     fn open(path: &Path) -> Result<FolderDb, String> {
@@ -156,6 +164,24 @@ impl FolderDb {
         // FULL: every commit syncs the log before it returns (NORMAL would not).
         conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA journal_size_limit = 4194304;").map_err(|e| e.to_string())?;
         conn.execute_batch(FOLDER_SCHEMA).map_err(|e| e.to_string())?;
+        let checkpoints = if CHECKPOINT_APART.load(Ordering::Relaxed) {
+            // The writer's commits fold nothing into the database; a thread of its own does,
+            // without holding the writer (PASSIVE: it folds what no transaction is using).
+            conn.execute_batch("PRAGMA wal_autocheckpoint = 0;").map_err(|e| e.to_string())?;
+            let other = Connection::open(path).map_err(|e| e.to_string())?;
+            other.execute_batch("PRAGMA synchronous = FULL;").map_err(|e| e.to_string())?;
+            let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let stopping = stop.clone();
+            let thread = std::thread::spawn(move || {
+                while !stopping.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                    let _ = other.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0));
+                }
+            });
+            Some((stop, thread))
+        } else {
+            None
+        };
         let (jobs, queue) = mpsc::channel();
         let commits = Arc::new(AtomicU64::new(0));
         let counted = commits.clone();
@@ -163,7 +189,7 @@ impl FolderDb {
             .name("folder-writer".into())
             .spawn(move || write_all(conn, queue, &counted))
             .map_err(|e| e.to_string())?;
-        Ok(FolderDb { path: path.into(), jobs, commits, writer: Some(writer) })
+        Ok(FolderDb { path: path.into(), jobs, commits, writer: Some(writer), checkpoints })
     }
 
     /// Queue `work` and wait until its transaction is committed (durable) or refused.
@@ -186,6 +212,10 @@ impl Drop for FolderDb {
         drop(std::mem::replace(&mut self.jobs, closed));
         if let Some(w) = self.writer.take() {
             let _ = w.join();
+        }
+        if let Some((stop, thread)) = self.checkpoints.take() {
+            stop.store(true, Ordering::Relaxed);
+            let _ = thread.join();
         }
     }
 }
@@ -706,6 +736,7 @@ fn main() {
     let threads: usize = arg("--threads").and_then(|v| v.parse().ok()).unwrap_or(16).clamp(1, 1024);
     let runs: usize = arg("--runs").and_then(|v| v.parse().ok()).unwrap_or(2).clamp(1, 100);
     let only = arg("--only");
+    CHECKPOINT_APART.store(std::env::args().any(|a| a == "--checkpoint-apart"), Ordering::Relaxed);
     let parent = tempfile::tempdir().expect("a temporary folder");
     println!("{games} games, {moves} moves each at most, {threads} threads, in {}", parent.path().display());
     for run in 1..=runs {
