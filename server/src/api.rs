@@ -86,7 +86,9 @@ impl From<HubError> for ApiError {
             ),
             // Another process took the game meanwhile (the forwarding middleware found it ours a
             // moment before): the next try is forwarded.
-            HubError::Elsewhere { .. } => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "this game is changing servers: try again".into()).retry_after(1),
+            HubError::Elsewhere { .. } => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "this game is changing servers: try again".into()).retry_after(1)
+            }
         }
     }
 }
@@ -100,7 +102,9 @@ impl From<MoveError> for ApiError {
             MoveError::Failed(m) => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, m),
             // Retried against the loaded copy first ([`retrying`]); only a game unloaded again
             // and again meanwhile comes to this.
-            MoveError::Unloaded => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the game was being unloaded: try again".into()).retry_after(1),
+            MoveError::Unloaded => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the game was being unloaded: try again".into()).retry_after(1)
+            }
         }
     }
 }

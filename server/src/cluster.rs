@@ -45,7 +45,8 @@ const PEER: &str = "x-arbiter-peer";
 /// peers' secret that makes the owner trust the client named.
 fn forwarding_headers(hub: &Hub, parts: &axum::http::request::Parts) -> Vec<(&'static str, HeaderValue)> {
     let mut out = vec![(FORWARDED, HeaderValue::from_static("1"))];
-    let client = parts.extensions.get::<ConnectInfo<SocketAddr>>().and_then(|ConnectInfo(a)| HeaderValue::from_str(&a.ip().to_string()).ok());
+    let client =
+        parts.extensions.get::<ConnectInfo<SocketAddr>>().and_then(|ConnectInfo(a)| HeaderValue::from_str(&a.ip().to_string()).ok());
     let secret = hub.storage().peers_secret().and_then(|s| HeaderValue::from_str(s).ok());
     if let (Some(client), Some(secret)) = (client, secret) {
         out.push((CLIENT, client));

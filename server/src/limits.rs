@@ -129,7 +129,9 @@ impl Refused {
     /// The status line and the reason said (`per_address`: the cap on one client's).
     pub fn answer(&self, per_address: usize) -> (&'static str, String) {
         match self {
-            Refused::Address => ("429 Too Many Requests", format!("too many connections from your address (at most {per_address} at once)")),
+            Refused::Address => {
+                ("429 Too Many Requests", format!("too many connections from your address (at most {per_address} at once)"))
+            }
             Refused::Full => ("503 Service Unavailable", "the server has as many connections as it takes: try again soon".into()),
         }
     }

@@ -155,9 +155,11 @@ impl Storage {
                     Ok(Claim::Elsewhere { .. }) => Err("a new game's id was taken: try again".to_string()),
                     Err(e) => Err(e),
                 };
-                let saved = claimed
-                    .and_then(|()| seats(session.header().seats.len()))
-                    .and_then(|file| self.save_seats(id, &session, &file).map_err(|e| format!("game {id}'s seats document was not stored: {e}")).map(|()| file));
+                let saved = claimed.and_then(|()| seats(session.header().seats.len())).and_then(|file| {
+                    self.save_seats(id, &session, &file)
+                        .map_err(|e| format!("game {id}'s seats document was not stored: {e}"))
+                        .map(|()| file)
+                });
                 match saved {
                     Ok(file) => made = Some(file),
                     Err(what) => {
