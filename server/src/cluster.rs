@@ -75,11 +75,7 @@ fn count_client(hub: &Hub, req: &mut Request) -> Result<(), Response> {
     }
     let Some(ConnectionSlot(slot)) = req.extensions().get::<ConnectionSlot>() else { return Ok(()) };
     slot.count_as(crate::limits::client_of(ip, &hub.config), &hub.config).map_err(|why| {
-        let (_, error) = why.answer(hub.config.max_connections_per_address);
-        let status = match why {
-            crate::limits::Refused::Address => StatusCode::TOO_MANY_REQUESTS,
-            crate::limits::Refused::Full => StatusCode::SERVICE_UNAVAILABLE,
-        };
+        let (status, error) = why.answer(hub.config.max_connections_per_address);
         ApiError::new(status, error).retry_after(5).into_response()
     })
 }

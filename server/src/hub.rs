@@ -1090,12 +1090,7 @@ impl Hub {
             if hub.config.disk_quota.is_some() {
                 hub.storage.count_new_game(&id);
             }
-            // The new game is this process's to serve (nobody else knows its id yet).
-            match hub.storage.claim(&id) {
-                Ok(crate::storage::Claim::Ours) => {}
-                Ok(crate::storage::Claim::Elsewhere { .. }) => return Err(HubError::Failed("a new game's id was taken: try again".into())),
-                Err(e) => return Err(HubError::Failed(e)),
-            }
+            // The new game is this process's to serve: `Storage::create_game` took its lease.
             let room = Arc::new(
                 Room::new(id.clone(), session, file, hub.storage.clone(), hub.lobby.clone(), hub.computer.clone())
                     .with_webhooks(hub.webhooks.clone()),

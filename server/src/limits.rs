@@ -126,13 +126,13 @@ pub enum Refused {
 }
 
 impl Refused {
-    /// The status line and the reason said (`per_address`: the cap on one client's).
-    pub fn answer(&self, per_address: usize) -> (&'static str, String) {
+    /// The status and the reason said (`per_address`: the cap on one client's).
+    pub fn answer(&self, per_address: usize) -> (StatusCode, String) {
         match self {
             Refused::Address => {
-                ("429 Too Many Requests", format!("too many connections from your address (at most {per_address} at once)"))
+                (StatusCode::TOO_MANY_REQUESTS, format!("too many connections from your address (at most {per_address} at once)"))
             }
-            Refused::Full => ("503 Service Unavailable", "the server has as many connections as it takes: try again soon".into()),
+            Refused::Full => (StatusCode::SERVICE_UNAVAILABLE, "the server has as many connections as it takes: try again soon".into()),
         }
     }
 }
@@ -345,7 +345,9 @@ async fn refuse(mut stream: TcpStream, why: Refused, per_address: usize) {
     let (status, error) = why.answer(per_address);
     let body = serde_json::json!({ "error": error }).to_string();
     let answer = format!(
-        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
+        "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or(""),
         body.len()
     );
     let mut head = Vec::new();
