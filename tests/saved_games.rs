@@ -537,7 +537,7 @@ fn a_write_ahead_file_holds_every_move_with_its_log_while_open_and_alone_once_cl
     let mut s = Session::create_with(&TWILIGHT_STRUGGLE, &options, 7, |h| SqliteStore::create_with(&path, h, Journal::WriteAhead)).unwrap();
     // A write-ahead file (its header's format bytes 18 and 19 are 2) with nothing left beside
     // it: no journal, no temporary file (only the log and its index an open write-ahead file
-    // has). That the temporary file is marked before it is linked: store/src/sqlite.rs's test.
+    // has). That the temporary file is marked before it is linked: store/src/sqlite/mod.rs's test.
     let header = std::fs::read(&path).unwrap();
     assert_eq!(header[18..20], [2, 2], "a write-ahead file's header");
     let mut beside: Vec<String> =
