@@ -21,6 +21,17 @@ impl SqliteStore {
         self.conn.query_row("SELECT json FROM docs WHERE name = ?1", [name], |r| r.get(0)).optional().map_err(|e| read_error(&self.path, e))
     }
 
+    /// Every host's document of the game, as (name, JSON text) by name (none if none was
+    /// stored): what moves with the game to another store.
+    pub fn all_docs(&self) -> Result<Vec<(String, String)>, StoreError> {
+        if !self.has_table("docs")? {
+            return Ok(Vec::new());
+        }
+        let mut stmt = self.conn.prepare("SELECT name, json FROM docs ORDER BY name").map_err(|e| read_error(&self.path, e))?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(|e| read_error(&self.path, e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| read_error(&self.path, e))
+    }
+
     /// Store the host's document `name` (replacing it; durably, in its own transaction, never
     /// inside a move's).
     pub fn put_doc(&self, name: &str, json: &str) -> Result<(), StoreError> {
