@@ -15,6 +15,7 @@
 
 pub mod chain;
 mod error;
+mod folder_db;
 mod postgres;
 mod record;
 mod redo;
@@ -23,6 +24,7 @@ mod session;
 mod sqlite;
 
 pub use error::{ReplayError, SessionError, StoreError};
+pub use folder_db::{FolderDatabase, FolderStore, FOLDER_SCHEMA_VERSION};
 pub use postgres::{Lease, PgDatabase, PgStore, PG_SCHEMA_VERSION};
 pub use record::{log_for, move_text_for, EventRow, GameHeader, LogEntry, Record};
 pub use redo::{holding as redo_log_holding, RedoLog, Segments, SyncTimes, SLOW_SYNC};
@@ -64,6 +66,8 @@ pub trait EventStore {
 pub enum AnyStore {
     Sqlite(SqliteStore),
     Postgres(PgStore),
+    /// A game of a data folder's database ([`FolderDatabase`]).
+    Folder(FolderStore),
 }
 
 impl std::fmt::Debug for AnyStore {
@@ -71,6 +75,7 @@ impl std::fmt::Debug for AnyStore {
         match self {
             AnyStore::Sqlite(s) => f.debug_tuple("Sqlite").field(&s.path()).finish(),
             AnyStore::Postgres(s) => f.debug_tuple("Postgres").field(s).finish(),
+            AnyStore::Folder(s) => f.debug_tuple("Folder").field(s).finish(),
         }
     }
 }
@@ -87,12 +92,19 @@ impl From<PgStore> for AnyStore {
     }
 }
 
+impl From<FolderStore> for AnyStore {
+    fn from(s: FolderStore) -> Self {
+        AnyStore::Folder(s)
+    }
+}
+
 impl AnyStore {
     /// The game's chat, in the order stored.
     pub fn chat(&self) -> Result<Vec<ChatMessage>, StoreError> {
         match self {
             AnyStore::Sqlite(s) => s.chat(),
             AnyStore::Postgres(s) => s.chat(),
+            AnyStore::Folder(s) => s.chat(),
         }
     }
 
@@ -101,6 +113,7 @@ impl AnyStore {
         match self {
             AnyStore::Sqlite(s) => s.chat_len(),
             AnyStore::Postgres(s) => s.chat_len(),
+            AnyStore::Folder(s) => s.chat_len(),
         }
     }
 
@@ -109,6 +122,7 @@ impl AnyStore {
         match self {
             AnyStore::Sqlite(s) => s.add_chat(from, to, text),
             AnyStore::Postgres(s) => s.add_chat(from, to, text),
+            AnyStore::Folder(s) => s.add_chat(from, to, text),
         }
     }
 
@@ -118,6 +132,7 @@ impl AnyStore {
         match self {
             AnyStore::Sqlite(s) => s.doc(name),
             AnyStore::Postgres(s) => s.doc(name),
+            AnyStore::Folder(s) => s.doc(name),
         }
     }
 
@@ -127,6 +142,7 @@ impl AnyStore {
         match self {
             AnyStore::Sqlite(s) => s.put_doc(name, json),
             AnyStore::Postgres(s) => s.put_doc(name, json),
+            AnyStore::Folder(s) => s.put_doc(name, json),
         }
     }
 
@@ -135,6 +151,7 @@ impl AnyStore {
         match self {
             AnyStore::Sqlite(s) => s.is_read_only(),
             AnyStore::Postgres(_) => false,
+            AnyStore::Folder(_) => false,
         }
     }
 }
@@ -144,54 +161,63 @@ impl EventStore for AnyStore {
         match self {
             AnyStore::Sqlite(s) => s.header(),
             AnyStore::Postgres(s) => s.header(),
+            AnyStore::Folder(s) => s.header(),
         }
     }
     fn rows(&self) -> Result<Vec<EventRow>, StoreError> {
         match self {
             AnyStore::Sqlite(s) => s.rows(),
             AnyStore::Postgres(s) => s.rows(),
+            AnyStore::Folder(s) => s.rows(),
         }
     }
     fn rows_and_head(&self) -> Result<(Vec<EventRow>, (u64, String)), StoreError> {
         match self {
             AnyStore::Sqlite(s) => s.rows_and_head(),
             AnyStore::Postgres(s) => s.rows_and_head(),
+            AnyStore::Folder(s) => s.rows_and_head(),
         }
     }
     fn head(&self) -> Result<(u64, String), StoreError> {
         match self {
             AnyStore::Sqlite(s) => s.head(),
             AnyStore::Postgres(s) => s.head(),
+            AnyStore::Folder(s) => s.head(),
         }
     }
     fn lock(&mut self) -> Result<(), StoreError> {
         match self {
             AnyStore::Sqlite(s) => s.lock(),
             AnyStore::Postgres(s) => s.lock(),
+            AnyStore::Folder(s) => s.lock(),
         }
     }
     fn commit(&mut self) -> Result<(), StoreError> {
         match self {
             AnyStore::Sqlite(s) => s.commit(),
             AnyStore::Postgres(s) => s.commit(),
+            AnyStore::Folder(s) => s.commit(),
         }
     }
     fn rollback(&mut self) {
         match self {
             AnyStore::Sqlite(s) => s.rollback(),
             AnyStore::Postgres(s) => s.rollback(),
+            AnyStore::Folder(s) => s.rollback(),
         }
     }
     fn append(&mut self, row: &EventRow) -> Result<(), StoreError> {
         match self {
             AnyStore::Sqlite(s) => s.append(row),
             AnyStore::Postgres(s) => s.append(row),
+            AnyStore::Folder(s) => s.append(row),
         }
     }
     fn truncate_after(&mut self, seq: u64) -> Result<(), StoreError> {
         match self {
             AnyStore::Sqlite(s) => s.truncate_after(seq),
             AnyStore::Postgres(s) => s.truncate_after(seq),
+            AnyStore::Folder(s) => s.truncate_after(seq),
         }
     }
 }
