@@ -121,17 +121,15 @@ fn look(path: &Path) -> Result<Found, StoreError> {
 /// and checked otherwise.
 fn writer_connection(path: &Path) -> Result<Connection, StoreError> {
     let refused = |what: &str| StoreError::Database { place: path.display().to_string(), what: what.into() };
-    let new = match look(path)? {
+    match look(path)? {
         Found::Missing => {
             // Readable by its owner only (0600, whatever the umask): a saved game holds its
             // seed. SQLite gives its log and the log's index the database's mode.
             crate::change_folder(path, || crate::sqlite::private_new_file(path))
                 .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("the database could not be made: {e}") })?;
-            true
         }
-        Found::Empty => true,
-        Found::Sqlite => false,
-    };
+        Found::Empty | Found::Sqlite => {}
+    }
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .map_err(|e| read_error(path, &e))?;
     conn.busy_timeout(WAIT).map_err(|e| read_error(path, &e))?;
@@ -171,15 +169,14 @@ fn writer_connection(path: &Path) -> Result<Connection, StoreError> {
             }
             return Err(write_error(path, &e));
         }
-        if new {
-            // The database's name and its log's on the disk before any game is acknowledged.
-            crate::sync_folder(path)
-                .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("its folder could not be synced: {e}") })?;
-        }
     }
     for sql in COLUMNS {
         conn.prepare(sql).map_err(|_| refused("its tables are not those of this Arbiter (changed by hand, or another program's?)"))?;
     }
+    // The database's name and its log's (made by the reads above if missing) on the disk before
+    // any game is acknowledged.
+    crate::sync_folder(path)
+        .map_err(|e| StoreError::WriteFailed { path: path.into(), what: format!("its folder could not be synced: {e}") })?;
     Ok(conn)
 }
 
