@@ -12,6 +12,9 @@
 //! default, [`PgStore`] a game of a shared PostgreSQL database ([`PgDatabase`]), and
 //! [`AnyStore`] either, chosen at run time. [`Session`] binds a game to a store; [`Replay`]
 //! steps through a saved game with verification.
+//!
+//! [`FolderDatabase`] keeps a data folder's games in one SQLite database, one writer
+//! committing many games' writes together ([`FolderStore`]: one game).
 
 pub mod chain;
 mod error;
