@@ -16,7 +16,10 @@
 //! new owner). Meanwhile nothing it writes is stored: the store's handle is fenced by this
 //! process's lease ([`arbiter_store::PgDatabase::fenced_by`]), a write finding the lease lost
 //! retires the game's copy at once ([`crate::hub::Room::lose`]), and the request is answered
-//! 503 (its retry is forwarded to the new owner).
+//! 503 (its retry is forwarded to the new owner). Nor does it answer from a copy it may have
+//! lost: while its leases have gone unconfirmed for a TTL (the process was paused or starved),
+//! a request for a game in memory, a read included, is answered 503 until the keeper's next
+//! renewal has unloaded the games lost.
 
 use crate::api::ApiError;
 use crate::hub::{Hub, HubError, Room};
@@ -106,6 +109,12 @@ pub async fn route(State(hub): State<Arc<Hub>>, mut req: Request, next: Next) ->
         return refused;
     }
     let Some(id) = game_of(req.uri().path()).map(String::from) else { return next.run(req).await };
+    // Leases unconfirmed for a TTL: the copy in memory may be stale (another process took the
+    // game over), so it answers nothing, not even a read, until the keeper's next renewal says
+    // which games are still this process's.
+    if hub.is_loaded(&id) && hub.peers.unconfirmed(hub.config.lease_ttl) {
+        return unavailable(Duration::from_secs(1), "this game is changing servers: try again");
+    }
     // Owned elsewhere a moment ago (a forwarded request's owner does not claim it again).
     let known = if hub.is_loaded(&id) || req.headers().contains_key(FORWARDED) { None } else { hub.peers.owner(&id) };
     let found = match known {
@@ -299,6 +308,10 @@ pub struct Peers {
     /// database. A stale answer is safe: the process asked serves a game only after claiming it
     /// itself, and answers 503 otherwise.
     owners: std::sync::Mutex<std::collections::HashMap<String, (String, Instant)>>,
+    /// When the lease keeper asked for the last renewal of this process's leases that was
+    /// answered (the games it found lost already unloaded): until a lease's TTL past it, every
+    /// game loaded here is still this process's own.
+    confirmed: std::sync::Mutex<Instant>,
 }
 
 impl Peers {
@@ -323,6 +336,17 @@ impl Peers {
     fn forget(&self, id: &str) {
         self.owners.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
     }
+
+    fn confirm(&self, asked: Instant) {
+        let mut confirmed = self.confirmed.lock().unwrap_or_else(|p| p.into_inner());
+        *confirmed = (*confirmed).max(asked);
+    }
+
+    /// Whether this process's leases went unconfirmed for `ttl` (it was paused, starved of the
+    /// CPU or cut off from the database): another process may serve any of its games by now.
+    fn unconfirmed(&self, ttl: Duration) -> bool {
+        self.confirmed.lock().unwrap_or_else(|p| p.into_inner()).elapsed() >= ttl
+    }
 }
 
 impl Peers {
@@ -332,7 +356,7 @@ impl Peers {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap_or_else(|_| reqwest::Client::new());
-        Peers { client, owners: Default::default() }
+        Peers { client, owners: Default::default(), confirmed: std::sync::Mutex::new(Instant::now()) }
     }
 }
 
@@ -354,6 +378,8 @@ pub async fn keep_leases(hub: Arc<Hub>) {
         // claimed its lease after the statement's snapshot, perhaps.
         let loaded: Vec<Arc<Room>> = hub.loaded_rooms();
         let storage = hub.storage().clone();
+        // The database's expiry runs from its statement, no sooner than this.
+        let asked = Instant::now();
         match tokio::task::spawn_blocking(move || storage.renew()).await {
             Ok(Ok(None)) => return,
             Ok(Ok(Some(held))) => {
@@ -362,6 +388,7 @@ pub async fn keep_leases(hub: Arc<Hub>) {
                 if !lost.is_empty() {
                     hub.drop_lost(lost).await;
                 }
+                hub.peers.confirm(asked);
             }
             failed => {
                 eprintln!("arbiter serve: the games' leases could not be renewed: {failed:?}");

@@ -262,8 +262,9 @@ async fn a_paused_owner_and_the_server_that_took_its_game_over_never_both_store_
         if ok == 1 {
             acked.push(moves[0].clone());
         }
-        // A answers either way: its old copy's write refused by the lease's fence (503, try
-        // again), or the move forwarded to B, the owner now (200 or 409).
+        // A answers either way: 503, try again (its leases unconfirmed since the pause, or its
+        // old copy's write refused by the lease's fence), or the move forwarded to B, the owner
+        // now (200 or 409).
         if codes.iter().all(|c| [200, 409, 503].contains(c)) {
             both_answered += 1;
         }
@@ -316,7 +317,8 @@ async fn a_paused_owner_whose_game_was_taken_over_writes_neither_seats_nor_webho
         a.signal("-CONT");
         let (join, webhook, chat) = (join.await.unwrap(), webhook.await.unwrap(), chat.await.unwrap());
         assert_ne!(join.0, 201, "round {round}: the USSR seat B gave was given again: {}", join.1);
-        // Refused by the stale copy (503: try again), or forwarded to B (409: taken).
+        // Refused by A (503: try again; its leases unconfirmed since the pause, or its old
+        // copy's write fenced), or forwarded to B (409: taken).
         assert!(join.0 == 503 || join.0 == 409, "round {round}: the second join: {join:?}");
         if join.0 == 503 {
             stale += 1;
@@ -342,7 +344,7 @@ async fn a_paused_owner_whose_game_was_taken_over_writes_neither_seats_nor_webho
         };
         games.push((id, us, ussr, webhook_stored, chat_stored));
     }
-    assert!(stale > 0, "A never judged a request with its old copy of a game: the race was not run");
+    assert!(stale > 0, "A never refused a request for a game it had lost: the race was not run");
     // Every server restarted (the seats read again from the database): each game's USSR seat is
     // B's joiner's, the webhook and the chat message are there once.
     drop((a, b));
@@ -416,4 +418,56 @@ async fn a_client_s_websockets_tunnelled_to_the_owner_count_against_that_client_
         assert_eq!(v["type"], "sync", "{v}");
     }
     drop(held);
+}
+
+/// A server paused past its lease answers nothing from its old copy of the game another server
+/// took over meanwhile: once resumed, a read it was sent is 503 (try again: the retry reaches
+/// the new owner) or the new owner's answer, never the old position, and a move legal on the
+/// new owner is never refused as "not your decision".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_owner_answers_nothing_from_its_old_copy_once_resumed() {
+    let Some(pg) = arbiter_pgtest::PgServer::start() else { return };
+    let url = pg.new_database("cluster_stale");
+    let (a, b) = (Server::start(&url), Server::start(&url));
+    let http = reqwest::Client::new();
+    let mut stale = Vec::new();
+    for round in 0..3u64 {
+        let g = create(&http, &a.base, 90 + round).await;
+        // A holds the game, the USSR deciding (its setup).
+        let (status, v) = ask(&http, &format!("{}/api/games/{}/moves?token={}", a.base, g.id, g.tokens[1]), None).await;
+        assert_eq!((status, &v["yours"]), (200, &json!(true)), "{v}");
+        a.signal("-STOP");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        // B takes the game over and plays the USSR's setup, until the US decides.
+        let mut played = 0u64;
+        loop {
+            let (seat, _) = decision(&http, &b.base, &g).await.expect("the game goes on");
+            if seat == 0 {
+                break;
+            }
+            play_one(&http, &b.base, &b.base, &g, played).await.expect("a move");
+            played += 1;
+        }
+        let (_, moves) = decision(&http, &b.base, &g).await.unwrap();
+        // Queued to A while it is stopped: reads of the US's decision, and the US's move.
+        let us = &g.tokens[0];
+        let reads: Vec<_> =
+            (0..6).map(|_| tokio::spawn(once(http.get(format!("{}/api/games/{}/moves?token={us}", a.base, g.id))))).collect();
+        let post = http.post(format!("{}/api/games/{}/moves?token={us}", a.base, g.id)).body(json!({ "move": moves[0] }).to_string());
+        let moved = tokio::spawn(once(post));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        a.signal("-CONT");
+        for r in reads {
+            let (status, v) = r.await.unwrap();
+            let current = status == 200 && v["yours"] == true && v["seq"].as_u64().is_some_and(|s| s >= played);
+            if status != 503 && !current {
+                stale.push(format!("round {round}: A read the US's decision at move {played} as {status} {v}"));
+            }
+        }
+        let (status, v) = moved.await.unwrap();
+        if status != 503 && status != 200 {
+            stale.push(format!("round {round}: A answered the US's move {:?}: {status} {v}", moves[0]));
+        }
+    }
+    assert!(stale.is_empty(), "answers from the paused owner's old copy: {stale:#?}");
 }
