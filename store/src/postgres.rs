@@ -311,6 +311,7 @@ impl Pool {
     fn drop_idle(&self) {
         let _ = self.connections.retain(|_, _| false);
     }
+
     /// What a failed database call means, `doing` being what was attempted; never the driver's
     /// wording.
     fn error(&self, doing: &str, e: &tokio_postgres::Error) -> StoreError {
@@ -397,8 +398,8 @@ pub(crate) fn contention_backoff(attempt: u32) -> Option<Duration> {
     Some(Duration::from_millis(base + u64::from(nanos) % (base / 2 + 1)))
 }
 
-/// Whether a failed `COMMIT` got no answer (the connection `client` lost, or CockroachDB's
-/// "result is ambiguous"): the database may or may not have the write.
+/// Whether a failed `COMMIT` got no answer (its connection `c` lost, or CockroachDB's "result
+/// is ambiguous"): the database may or may not have the write.
 fn unanswered(c: &Conn, e: &tokio_postgres::Error) -> bool {
     c.is_closed() || e.code() == Some(&SqlState::T_R_STATEMENT_COMPLETION_UNKNOWN)
 }
@@ -1536,6 +1537,44 @@ mod tests {
             Ok(())
         });
         Some(n.get())
+    }
+
+    /// A connection from `db`'s pool on a thread of its own: whether it was an idle one, or
+    /// the error, and how long the call took; `None` if it got no answer within twice the
+    /// wait (a pool that waits forever).
+    fn taken(db: &PgDatabase) -> Option<(Result<bool, StoreError>, Duration)> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let db = db.clone();
+        std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            let got = db.pool.get().map(|(_, reused)| reused);
+            let _ = tx.send((got, start.elapsed()));
+        });
+        rx.recv_timeout(WAIT * 2).ok()
+    }
+
+    #[test]
+    fn the_pool_opens_sixteen_connections_at_most_and_a_caller_past_them_waits_then_is_busy() {
+        let Some(pg) = arbiter_pgtest::shared() else { return };
+        let db = PgDatabase::connect(&pg.new_database("pool_limit")).unwrap();
+        let mut held: Vec<Conn> = (0..MAX_CONNECTIONS).map(|_| db.pool.get().map(|(c, _)| c).unwrap()).collect();
+        // One given back while a caller waits: the caller gets it.
+        let waiter = std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| taken(&db));
+            std::thread::sleep(Duration::from_millis(300));
+            drop(held.pop());
+            waiter.join().unwrap()
+        });
+        let (got, waited) = waiter.expect("the waiting caller is answered");
+        assert_eq!(got.unwrap(), true, "the connection given back, not a new one");
+        assert!(waited >= Duration::from_millis(300), "{waited:?}");
+        // None given back: busy once the wait is over.
+        held.push(db.pool.get().map(|(c, _)| c).unwrap());
+        let (got, waited) = taken(&db).expect("the waiting caller is answered");
+        assert!(matches!(got, Err(StoreError::Busy(_))), "{got:?}");
+        assert!(waited >= WAIT, "{waited:?}");
+        drop(held);
+        assert_eq!(db.game_ids().unwrap(), Vec::<String>::new());
     }
 
     #[test]
