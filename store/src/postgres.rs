@@ -1540,13 +1540,12 @@ mod tests {
     }
 
     /// A connection from `db`'s pool on a thread of its own: whether it was an idle one, or
-    /// the error, and how long the call took; `None` if it got no answer within twice the
-    /// wait (a pool that waits forever).
-    fn taken(db: &PgDatabase) -> Option<(Result<bool, StoreError>, Duration)> {
+    /// the error, and when it was answered, from `start`; `None` if it got no answer within
+    /// twice the wait (a pool that waits forever).
+    fn taken(db: &PgDatabase, start: std::time::Instant) -> Option<(Result<bool, StoreError>, Duration)> {
         let (tx, rx) = std::sync::mpsc::channel();
         let db = db.clone();
         std::thread::spawn(move || {
-            let start = std::time::Instant::now();
             let got = db.pool.get().map(|(_, reused)| reused);
             let _ = tx.send((got, start.elapsed()));
         });
@@ -1559,8 +1558,9 @@ mod tests {
         let db = PgDatabase::connect(&pg.new_database("pool_limit")).unwrap();
         let mut held: Vec<Conn> = (0..MAX_CONNECTIONS).map(|_| db.pool.get().map(|(c, _)| c).unwrap()).collect();
         // One given back while a caller waits: the caller gets it.
+        let start = std::time::Instant::now();
         let waiter = std::thread::scope(|scope| {
-            let waiter = scope.spawn(|| taken(&db));
+            let waiter = scope.spawn(|| taken(&db, start));
             std::thread::sleep(Duration::from_millis(300));
             drop(held.pop());
             waiter.join().unwrap()
@@ -1570,7 +1570,7 @@ mod tests {
         assert!(waited >= Duration::from_millis(300), "{waited:?}");
         // None given back: busy once the wait is over.
         held.push(db.pool.get().map(|(c, _)| c).unwrap());
-        let (got, waited) = taken(&db).expect("the waiting caller is answered");
+        let (got, waited) = taken(&db, std::time::Instant::now()).expect("the waiting caller is answered");
         assert!(matches!(got, Err(StoreError::Busy(_))), "{got:?}");
         assert!(waited >= WAIT, "{waited:?}");
         drop(held);
