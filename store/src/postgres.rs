@@ -1566,7 +1566,7 @@ mod tests {
             waiter.join().unwrap()
         });
         let (got, waited) = waiter.expect("the waiting caller is answered");
-        assert_eq!(got.unwrap(), true, "the connection given back, not a new one");
+        assert!(got.unwrap(), "the connection given back, not a new one");
         assert!(waited >= Duration::from_millis(300), "{waited:?}");
         // None given back: busy once the wait is over.
         held.push(db.pool.get().map(|(c, _)| c).unwrap());
