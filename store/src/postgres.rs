@@ -1,10 +1,10 @@
 //! The shared store: every game in one PostgreSQL database, so that several server processes
-//! can serve them (issue 27). The same ideas as the SQLite file, keyed by game id: a `games`
-//! row holds the header, the integrity chain's start and head, and the game's lease; `events`
-//! holds one row per move with **PRIMARY KEY (game_id, seq)**, so that of two appends of the
-//! same move number one fails; `chat` and `docs` sit beside the record, outside the chain.
-//! The chain ([`crate::chain`]) and the rows are those of SQLite: the same game gives the same
-//! values in both stores.
+//! can serve them. The same ideas as the SQLite file, keyed by game id: a `games` row holds
+//! the header, the integrity chain's start and head, and the game's lease; `events` holds one
+//! row per move with **PRIMARY KEY (game_id, seq)**, so that of two appends of the same move
+//! number one fails; `chat` and `docs` sit beside the record, outside the chain. The chain
+//! ([`crate::chain`]) and the rows are those of SQLite: the same game gives the same values in
+//! both stores.
 //!
 //! Writing: [`EventStore::lock`] opens a transaction and locks the game's row (`SELECT … FOR
 //! UPDATE`, waiting up to 10 s for another writer); `append` inserts the row and moves the
@@ -12,24 +12,27 @@
 //! LISTEN/NOTIFY), what PostgreSQL-compatible distributed databases (CockroachDB) also offer.
 //! Lease times are the database's clock (`now()`), so the processes' clocks do not matter.
 //!
-//! The client is the synchronous `postgres` crate: every call blocks, and must be made outside
-//! an async runtime's worker thread (a server calls the store from `spawn_blocking`); each
-//! connection runs a small runtime of its own. Dropping a `PgDatabase` or an unlocked
-//! `PgStore` is safe anywhere (the pool's idle connections are closed on a thread of their
-//! own); a `PgStore` dropped while it holds the write lock rolls back, which blocks. Connections are pooled per [`PgDatabase`]; a
-//! [`PgStore`] holds one only between `lock` and `commit`/`rollback`, so thousands of loaded
-//! games need no more connections than there are writes at once. No TLS: reach the database on
-//! a trusted network or a local socket.
+//! The client is `tokio-postgres`, its connections pooled per [`PgDatabase`] by
+//! `deadpool-postgres`: 16 at most, a wait of up to 10 s for a free one (then "busy"), an
+//! idle one checked open before it is handed out, and each connection's prepared statements
+//! cached. A small runtime of the database's own (one thread, `arbiter-pg`) drives the
+//! connections. Every call blocks its caller until the database answers, as SQLite's do: call
+//! the store from a thread that may block (a server calls it from `spawn_blocking`), never
+//! from an async runtime's worker. Dropping a `PgDatabase` or a `PgStore` blocks nowhere and
+//! is safe on any thread; a `PgStore` dropped while it holds the write lock rolls back, on the
+//! pool's runtime. A [`PgStore`] holds a connection only between `lock` and
+//! `commit`/`rollback`, so thousands of loaded games need no more connections than there are
+//! writes at once. No TLS: reach the database on a trusted network or a local socket.
 
 use crate::{chain, ChatMessage, EventRow, EventStore, GameHeader, Record, StoreError};
-use postgres::error::SqlState;
-use postgres::{Client, Config, NoTls, Row, Statement};
+use deadpool_postgres::tokio_postgres::{self, config::Host, error::SqlState, types::ToSql, Config, NoTls, Row};
+use deadpool_postgres::{ManagerConfig, PoolError, QueueMode, RecyclingMethod, TimeoutType};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// The version of the PostgreSQL schema this code writes (the table `arbiter_schema`).
 pub const PG_SCHEMA_VERSION: i32 = 1;
@@ -132,11 +135,13 @@ pub enum Lease {
     HeldBy { owner: String, address: String, expires_in: Duration },
 }
 
-/// A connection and its prepared statements (preparing is a round trip to the server: a move
-/// runs the same few statements every time).
+/// A connection taken from the pool; each call blocks the calling thread while the pool's
+/// runtime drives the connection. Its prepared statements are cached with the connection
+/// (`prepare_cached`): preparing is a round trip, and a move runs the same few statements
+/// every time.
 struct Conn {
-    client: Client,
-    prepared: HashMap<&'static str, Statement>,
+    client: deadpool_postgres::Object,
+    runtime: tokio::runtime::Handle,
     /// Whether any statement was answered since the connection was taken from the pool: a
     /// connection that fails before that sent nothing the database acted on (see [`Repeat`]).
     answered: bool,
@@ -144,106 +149,118 @@ struct Conn {
 
 impl Conn {
     /// Run `sql` (statements without parameters: `BEGIN`, `COMMIT`…).
-    fn batch(&mut self, sql: &str) -> Result<(), postgres::Error> {
-        self.client.batch_execute(sql)?;
+    fn batch(&mut self, sql: &str) -> Result<(), tokio_postgres::Error> {
+        self.runtime.block_on(self.client.batch_execute(sql))?;
         self.answered = true;
         Ok(())
     }
 
-    fn statement(&mut self, sql: &'static str) -> Result<Statement, postgres::Error> {
-        if let Some(s) = self.prepared.get(sql) {
-            return Ok(s.clone());
-        }
-        let s = self.client.prepare(sql)?;
-        self.prepared.insert(sql, s.clone());
-        Ok(s)
-    }
+    // The statements below are `&'static str`: the connection's cache holds each text once,
+    // so a text made at run time (which would grow it without end) cannot reach it.
 
-    fn query(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<Vec<Row>, postgres::Error> {
-        let s = self.statement(sql)?;
-        let rows = self.client.query(&s, params)?;
+    fn query(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, tokio_postgres::Error> {
+        let client = &self.client;
+        let rows = self.runtime.block_on(async { client.query(&client.prepare_cached(sql).await?, params).await })?;
         self.answered = true;
         Ok(rows)
     }
 
-    fn query_opt(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<Option<Row>, postgres::Error> {
-        let s = self.statement(sql)?;
-        let row = self.client.query_opt(&s, params)?;
+    fn query_one(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> Result<Row, tokio_postgres::Error> {
+        let client = &self.client;
+        let row = self.runtime.block_on(async { client.query_one(&client.prepare_cached(sql).await?, params).await })?;
         self.answered = true;
         Ok(row)
     }
 
-    fn execute(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<u64, postgres::Error> {
-        let s = self.statement(sql)?;
-        let n = self.client.execute(&s, params)?;
+    fn query_opt(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> Result<Option<Row>, tokio_postgres::Error> {
+        let client = &self.client;
+        let row = self.runtime.block_on(async { client.query_opt(&client.prepare_cached(sql).await?, params).await })?;
+        self.answered = true;
+        Ok(row)
+    }
+
+    fn execute(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, tokio_postgres::Error> {
+        let client = &self.client;
+        let n = self.runtime.block_on(async { client.execute(&client.prepare_cached(sql).await?, params).await })?;
         self.answered = true;
         Ok(n)
     }
+
+    /// Whether the connection has ended (its server gone, its socket closed).
+    fn is_closed(&self) -> bool {
+        self.client.is_closed()
+    }
+
+    /// Roll back on the pool's runtime and give the connection back there, without waiting:
+    /// this blocks nowhere, so it is safe on any thread, an async runtime's too.
+    fn roll_back_detached(self) {
+        let Conn { client, runtime, .. } = self;
+        drop(runtime.spawn(async move {
+            let _ = client.batch_execute("ROLLBACK").await;
+            drop(client);
+        }));
+    }
 }
 
+/// The connections of one [`PgDatabase`]: deadpool's pool (at most [`MAX_CONNECTIONS`]; a
+/// caller waits up to [`WAIT`] for a free one, then "busy"; a connection taken from the idle
+/// ones is checked open first, and a closed one dropped), and the runtime that drives them.
 struct Pool {
-    config: Config,
+    connections: deadpool_postgres::Pool,
+    runtime: Driver,
     /// The database as messages name it (never its password).
     label: String,
-    state: Mutex<PoolState>,
-    freed: Condvar,
     /// A fault injected by a test: `lock` reads the head without locking the row, as a writer
     /// that skipped the lock would, so that the unique key alone decides a race.
     skip_row_lock: std::sync::atomic::AtomicBool,
 }
 
-struct PoolState {
-    idle: Vec<Conn>,
-    /// Connections open, idle or in use.
-    open: usize,
+/// The runtime that drives a pool's connections: one worker thread, `arbiter-pg`. Callers
+/// block on it (`block_on`, from their own threads). Dropped without waiting for its tasks
+/// (`shutdown_background`): dropping a runtime the usual way panics on an async runtime's
+/// thread, and the last handle of a database may be dropped there (a server at shutdown).
+struct Driver {
+    handle: tokio::runtime::Handle,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Driver {
+    fn start() -> std::io::Result<Driver> {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name("arbiter-pg").enable_all().build()?;
+        Ok(Driver { handle: runtime.handle().clone(), runtime: Some(runtime) })
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 impl Pool {
-    /// A connection: an idle one (`true`: it may have gone stale), or a new one.
+    /// A connection: an idle one (`true`: open when checked, it may still turn out closed),
+    /// or a new one.
     fn get(&self) -> Result<(Conn, bool), StoreError> {
-        let deadline = Instant::now() + WAIT;
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        loop {
-            if let Some(mut c) = state.idle.pop() {
-                c.answered = false;
-                return Ok((c, true));
+        let runtime = &self.runtime.handle;
+        match runtime.block_on(self.connections.get()) {
+            Ok(client) => {
+                // Recycled: taken from the idle ones, not opened now.
+                let reused = deadpool_postgres::Object::metrics(&client).recycle_count > 0;
+                Ok((Conn { client, runtime: runtime.clone(), answered: false }, reused))
             }
-            if state.open < MAX_CONNECTIONS {
-                state.open += 1;
-                drop(state);
-                return match self.config.connect(NoTls) {
-                    Ok(client) => Ok((Conn { client, prepared: HashMap::new(), answered: false }, false)),
-                    Err(e) => {
-                        self.discard();
-                        Err(self.error("connect", &e))
-                    }
-                };
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(StoreError::Busy(PathBuf::from(&self.label)));
-            }
-            state = self.freed.wait_timeout(state, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+            Err(PoolError::Timeout(TimeoutType::Wait)) => Err(StoreError::Busy(PathBuf::from(&self.label))),
+            Err(PoolError::Backend(e)) => Err(self.error("connect", &e)),
+            // Not set up for these: no timeout of its own for opening (the connection's own
+            // connect timeout applies) or checking a connection, no hooks, never closed.
+            Err(
+                PoolError::Timeout(TimeoutType::Create | TimeoutType::Recycle)
+                | PoolError::Closed
+                | PoolError::NoRuntimeSpecified
+                | PoolError::PostCreateHook(_),
+            ) => Err(StoreError::Database { place: self.label.clone(), what: "could not connect".into() }),
         }
-    }
-
-    /// Give back a connection outside any transaction.
-    fn put(&self, conn: Conn) {
-        if conn.client.is_closed() {
-            return self.discard();
-        }
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.idle.push(conn);
-        drop(state);
-        self.freed.notify_one();
-    }
-
-    /// A connection closed or dropped: room for another.
-    fn discard(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.open = state.open.saturating_sub(1);
-        drop(state);
-        self.freed.notify_one();
     }
 
     /// Run `f` on a connection outside a transaction; once more on a new connection if an idle
@@ -271,9 +288,10 @@ impl Pool {
     fn run_once<T>(&self, repeat: Repeat, f: &mut impl FnMut(&mut Conn) -> Result<T, Failure>) -> Result<T, Failure> {
         let (mut conn, reused) = self.get().map_err(Failure::Store)?;
         let result = f(&mut conn);
-        let closed = conn.client.is_closed();
+        let closed = conn.is_closed();
         let sent = conn.answered;
-        self.give_back(conn);
+        // Back to the pool (a closed one is dropped by the check when next taken).
+        drop(conn);
         let again = match repeat {
             Repeat::Always => true,
             Repeat::UntilAnswered => !sent,
@@ -282,39 +300,21 @@ impl Pool {
             Err(Failure::Pg(_)) if closed && reused && again => {
                 self.drop_idle();
                 let (mut conn, _) = self.get().map_err(Failure::Store)?;
-                let result = f(&mut conn);
-                self.give_back(conn);
-                result
+                f(&mut conn)
             }
             other => other,
         }
     }
 
-    /// Put a connection back in the pool, or close it if it is closed.
-    fn give_back(&self, conn: Conn) {
-        if conn.client.is_closed() {
-            drop(conn);
-            self.discard();
-        } else {
-            self.put(conn);
-        }
-    }
-
-    /// Close every idle connection (they outlived their server).
+    /// Close every idle connection (they outlived their server, though their sockets may not
+    /// say so yet).
     fn drop_idle(&self) {
-        let idle = {
-            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            let idle = std::mem::take(&mut state.idle);
-            state.open = state.open.saturating_sub(idle.len());
-            idle
-        };
-        drop(idle);
-        self.freed.notify_all();
+        let _ = self.connections.retain(|_, _| false);
     }
 
     /// What a failed database call means, `doing` being what was attempted; never the driver's
     /// wording.
-    fn error(&self, doing: &str, e: &postgres::Error) -> StoreError {
+    fn error(&self, doing: &str, e: &tokio_postgres::Error) -> StoreError {
         let place = PathBuf::from(&self.label);
         let what = |what: String| StoreError::Database { place: self.label.clone(), what };
         let Some(code) = e.code() else {
@@ -349,19 +349,6 @@ impl Pool {
         } else {
             what(format!("could not {doing}"))
         }
-    }
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        let idle = std::mem::take(&mut self.state.get_mut().unwrap_or_else(|p| p.into_inner()).idle);
-        if idle.is_empty() {
-            return;
-        }
-        // Closing a connection blocks on the connection's own runtime, which panics on an
-        // async runtime's thread (a server dropping its last handle there, at shutdown): they
-        // are closed on a thread of their own.
-        let _ = std::thread::Builder::new().name("arbiter-pg-close".into()).spawn(move || drop(idle));
     }
 }
 
@@ -411,10 +398,10 @@ pub(crate) fn contention_backoff(attempt: u32) -> Option<Duration> {
     Some(Duration::from_millis(base + u64::from(nanos) % (base / 2 + 1)))
 }
 
-/// Whether a failed `COMMIT` got no answer (the connection `client` lost, or CockroachDB's
-/// "result is ambiguous"): the database may or may not have the write.
-fn unanswered(client: &Client, e: &postgres::Error) -> bool {
-    client.is_closed() || e.code() == Some(&SqlState::T_R_STATEMENT_COMPLETION_UNKNOWN)
+/// Whether a failed `COMMIT` got no answer (its connection `c` lost, or CockroachDB's "result
+/// is ambiguous"): the database may or may not have the write.
+fn unanswered(c: &Conn, e: &tokio_postgres::Error) -> bool {
+    c.is_closed() || e.code() == Some(&SqlState::T_R_STATEMENT_COMPLETION_UNKNOWN)
 }
 
 /// `COMMIT` on `c`; [`StoreError::Unconfirmed`] if it got no answer (the write may or may not
@@ -422,7 +409,7 @@ fn unanswered(client: &Client, e: &postgres::Error) -> bool {
 fn commit_or_unconfirmed(c: &mut Conn, place: &std::path::Path) -> Result<(), Failure> {
     match c.batch("COMMIT") {
         Ok(()) => Ok(()),
-        Err(e) if unanswered(&c.client, &e) => Err(Failure::Store(StoreError::Unconfirmed(place.to_path_buf()))),
+        Err(e) if unanswered(c, &e) => Err(Failure::Store(StoreError::Unconfirmed(place.to_path_buf()))),
         Err(e) => Err(Failure::Pg(e)),
     }
 }
@@ -430,11 +417,11 @@ fn commit_or_unconfirmed(c: &mut Conn, place: &std::path::Path) -> Result<(), Fa
 /// A failure inside the store: already a [`StoreError`], or the driver's, to be named.
 enum Failure {
     Store(StoreError),
-    Pg(postgres::Error),
+    Pg(tokio_postgres::Error),
 }
 
-impl From<postgres::Error> for Failure {
-    fn from(e: postgres::Error) -> Self {
+impl From<tokio_postgres::Error> for Failure {
+    fn from(e: tokio_postgres::Error) -> Self {
         Failure::Pg(e)
     }
 }
@@ -500,7 +487,7 @@ impl PgDatabase {
         // `lock` bounds its own wait further). Options the URL sets itself are kept.
         config.keepalives(true).keepalives_idle(Duration::from_secs(30)).tcp_user_timeout(Duration::from_secs(60));
         if config.get_options().is_none() {
-            config.options(&format!(
+            config.options(format!(
                 "-c statement_timeout={} -c idle_in_transaction_session_timeout={}",
                 STATEMENT_LIMIT.as_millis(),
                 STATEMENT_LIMIT.as_millis()
@@ -510,21 +497,28 @@ impl PgDatabase {
             .get_hosts()
             .iter()
             .map(|h| match h {
-                postgres::config::Host::Tcp(name) => name.clone(),
-                postgres::config::Host::Unix(folder) => folder.display().to_string(),
+                Host::Tcp(name) => name.clone(),
+                Host::Unix(folder) => folder.display().to_string(),
             })
             .next()
             .unwrap_or_else(|| "localhost".into());
         let port = config.get_ports().first().copied().unwrap_or(5432);
         let db = config.get_dbname().or(config.get_user()).unwrap_or("postgres");
         let label = format!("PostgreSQL database {db} at {host}:{port}");
-        let pool = Pool {
-            config,
-            label,
-            state: Mutex::new(PoolState { idle: Vec::new(), open: 0 }),
-            freed: Condvar::new(),
-            skip_row_lock: Default::default(),
-        };
+        let unready = |what: &str| StoreError::Database { place: label.clone(), what: what.into() };
+        let runtime = Driver::start().map_err(|_| unready("the thread that drives its connections cannot be started"))?;
+        // The fast check (is the connection open?), with no round trip: a connection that
+        // passes it and then fails is met by `Repeat`. The most recently used idle connection
+        // is taken first (the others may close by their server's idle timeouts).
+        let manager = deadpool_postgres::Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let connections = deadpool_postgres::Pool::builder(manager)
+            .max_size(MAX_CONNECTIONS)
+            .wait_timeout(Some(WAIT))
+            .queue_mode(QueueMode::Lifo)
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .build()
+            .map_err(|_| unready("its connection pool cannot be set up"))?;
+        let pool = Pool { connections, runtime, label, skip_row_lock: Default::default() };
         let db = PgDatabase { pool: Arc::new(pool), fence: None };
         db.prepare_schema()?;
         Ok(db)
@@ -580,8 +574,7 @@ impl PgDatabase {
         loop {
             tries += 1;
             let made = self.run("create Arbiter's tables", Repeat::Always, |c| {
-                let found =
-                    c.client.query_one("SELECT to_regclass('arbiter_schema') IS NOT NULL, to_regclass('games') IS NOT NULL", &[])?;
+                let found = c.query_one("SELECT to_regclass('arbiter_schema') IS NOT NULL, to_regclass('games') IS NOT NULL", &[])?;
                 let (ours, games): (bool, bool) = (found.try_get(0)?, found.try_get(1)?);
                 if !ours && games {
                     return Err(Failure::Store(StoreError::Database {
@@ -590,15 +583,24 @@ impl PgDatabase {
                     }));
                 }
                 if !ours {
-                    let mut tx = c.client.transaction()?;
-                    tx.batch_execute(SCHEMA)?;
-                    tx.execute(
-                        "INSERT INTO arbiter_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO NOTHING",
-                        &[&PG_SCHEMA_VERSION],
-                    )?;
-                    tx.commit()?;
+                    c.batch("BEGIN")?;
+                    let created = (|| -> Result<(), Failure> {
+                        c.batch(SCHEMA)?;
+                        c.execute(
+                            "INSERT INTO arbiter_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO NOTHING",
+                            &[&PG_SCHEMA_VERSION],
+                        )?;
+                        Ok(())
+                    })();
+                    match created {
+                        Ok(()) => c.batch("COMMIT")?,
+                        Err(e) => {
+                            let _ = c.batch("ROLLBACK");
+                            return Err(e);
+                        }
+                    }
                 }
-                let version: i32 = c.client.query_one("SELECT version FROM arbiter_schema WHERE id = 1", &[])?.try_get(0)?;
+                let version: i32 = c.query_one("SELECT version FROM arbiter_schema WHERE id = 1", &[])?.try_get(0)?;
                 // Beside the games, outside the versioned schema (an older process ignores it).
                 if version <= PG_SCHEMA_VERSION {
                     c.batch(PEERS_TABLE)?;
@@ -703,7 +705,7 @@ impl PgDatabase {
                 Ok(()) => match c.batch("COMMIT") {
                     Ok(()) => Ok(true),
                     // No answer to the COMMIT: settled below, on another connection.
-                    Err(e) if unanswered(&c.client, &e) => Ok(false),
+                    Err(e) if unanswered(c, &e) => Ok(false),
                     Err(e) => Err(Failure::Pg(e)),
                 },
                 Err(e) => {
@@ -842,7 +844,7 @@ impl PgDatabase {
     pub fn put_doc(&self, id: &str, name: &str, json: &str) -> Result<(), StoreError> {
         const PUT: &str =
             "INSERT INTO docs (game_id, name, json) VALUES ($1, $2, $3) ON CONFLICT (game_id, name) DO UPDATE SET json = EXCLUDED.json";
-        let no_game = |e: &postgres::Error| e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION);
+        let no_game = |e: &tokio_postgres::Error| e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION);
         let Some(owner) = self.fence.as_deref() else {
             return self.run("store a document of the game", Repeat::Always, |c| match c.execute(PUT, &[&id, &name, &json]) {
                 Err(e) if no_game(&e) => Err(Failure::Store(StoreError::NoSuchGame(game_place(id)))),
@@ -1011,7 +1013,7 @@ impl std::fmt::Debug for PgStore {
 /// A `Record` from five columns starting at `at`: the public log, the seats' logs (a JSON
 /// array), random outcomes, reveals, state hash; what is wrong if the seats' logs cannot be
 /// read.
-fn record_at(r: &Row, at: usize) -> Result<Result<Record, &'static str>, postgres::Error> {
+fn record_at(r: &Row, at: usize) -> Result<Result<Record, &'static str>, tokio_postgres::Error> {
     let logs: String = r.try_get(at + 1)?;
     let seat_logs = match Record::seat_logs_from(&logs) {
         Ok(l) => l,
@@ -1066,7 +1068,7 @@ impl PgStore {
     fn header_on(&self, c: &mut Conn) -> Result<GameHeader, Failure> {
         let damaged = |what: String| Failure::Store(StoreError::Damaged { path: self.place.clone(), seq: 0, what });
         let row = c.query_opt(SELECT_HEADER, &[&self.id])?.ok_or_else(|| Failure::Store(StoreError::NoSuchGame(self.place.clone())))?;
-        let typed = (|| -> Result<_, postgres::Error> {
+        let typed = (|| -> Result<_, tokio_postgres::Error> {
             Ok((
                 row.try_get::<_, Option<String>>(0)?,
                 row.try_get::<_, String>(1)?,
@@ -1115,7 +1117,7 @@ impl PgStore {
         for (i, r) in rows.iter().enumerate() {
             let seq = i as u64 + 1;
             let damaged = |what: String| Failure::Store(StoreError::Damaged { path: self.place.clone(), seq, what });
-            let typed = (|| -> Result<_, postgres::Error> {
+            let typed = (|| -> Result<_, tokio_postgres::Error> {
                 Ok((
                     r.try_get::<_, i64>(0)?,
                     r.try_get::<_, String>(1)?,
@@ -1257,7 +1259,7 @@ impl PgStore {
                 Ok(id) => match c.batch("COMMIT") {
                     Ok(()) => Ok((id, true)),
                     // No answer to the COMMIT: settled below, on another connection.
-                    Err(e) if unanswered(&c.client, &e) => Ok((id, false)),
+                    Err(e) if unanswered(c, &e) => Ok((id, false)),
                     Err(e) => Err(Failure::Pg(e)),
                 },
                 Err(e) => {
@@ -1378,8 +1380,7 @@ impl EventStore for PgStore {
             // reads the row as the other writer left it (a database whose default level is
             // serializable would fail every contended lock instead).
             let begun = conn
-                .client
-                .batch_execute(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))
+                .batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))
                 .map_err(Failure::Pg)
                 .and_then(|()| {
                     let skip = pool.skip_row_lock.load(std::sync::atomic::Ordering::SeqCst);
@@ -1392,14 +1393,11 @@ impl EventStore for PgStore {
                     return Ok(());
                 }
                 Err(e) => {
-                    let stale = conn.client.is_closed();
-                    if stale {
-                        drop(conn);
-                        pool.discard();
-                    } else {
+                    let stale = conn.is_closed();
+                    if !stale {
                         let _ = conn.batch("ROLLBACK");
-                        pool.put(conn);
                     }
+                    drop(conn);
                     // An idle connection gone stale (the database restarted): once more, on
                     // a new one.
                     if stale && reused && attempt == 0 {
@@ -1421,17 +1419,11 @@ impl EventStore for PgStore {
             });
         };
         let done = conn.batch("COMMIT");
-        let stale = conn.client.is_closed();
-        let lost = matches!(&done, Err(e) if unanswered(&conn.client, e));
-        if stale {
-            drop(conn);
-            self.db.pool.discard();
-        } else {
-            if done.is_err() {
-                let _ = conn.batch("ROLLBACK");
-            }
-            self.db.pool.put(conn);
+        let lost = matches!(&done, Err(e) if unanswered(&conn, e));
+        if done.is_err() && !conn.is_closed() {
+            let _ = conn.batch("ROLLBACK");
         }
+        drop(conn);
         match done {
             Ok(()) => Ok(()),
             // No answer to the COMMIT (the connection went, or CockroachDB's "result is
@@ -1456,12 +1448,6 @@ impl EventStore for PgStore {
     fn rollback(&mut self) {
         if let Some((mut conn, _)) = self.locked.borrow_mut().take() {
             let _ = conn.batch("ROLLBACK");
-            if conn.client.is_closed() {
-                drop(conn);
-                self.db.pool.discard();
-            } else {
-                self.db.pool.put(conn);
-            }
         }
     }
 
@@ -1514,8 +1500,12 @@ impl EventStore for PgStore {
 }
 
 impl Drop for PgStore {
+    /// A store dropped while it holds the write lock rolls back, on the pool's runtime and not
+    /// waited for: a drop blocks nowhere (an async runtime's thread may drop a store).
     fn drop(&mut self) {
-        self.rollback();
+        if let Some((conn, _)) = self.locked.get_mut().take() {
+            conn.roll_back_detached();
+        }
     }
 }
 
@@ -1547,6 +1537,44 @@ mod tests {
             Ok(())
         });
         Some(n.get())
+    }
+
+    /// A connection from `db`'s pool on a thread of its own: whether it was an idle one, or
+    /// the error, and when it was answered, from `start`; `None` if it got no answer within
+    /// twice the wait (a pool that waits forever).
+    fn taken(db: &PgDatabase, start: std::time::Instant) -> Option<(Result<bool, StoreError>, Duration)> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let db = db.clone();
+        std::thread::spawn(move || {
+            let got = db.pool.get().map(|(_, reused)| reused);
+            let _ = tx.send((got, start.elapsed()));
+        });
+        rx.recv_timeout(WAIT * 2).ok()
+    }
+
+    #[test]
+    fn the_pool_opens_sixteen_connections_at_most_and_a_caller_past_them_waits_then_is_busy() {
+        let Some(pg) = arbiter_pgtest::shared() else { return };
+        let db = PgDatabase::connect(&pg.new_database("pool_limit")).unwrap();
+        let mut held: Vec<Conn> = (0..MAX_CONNECTIONS).map(|_| db.pool.get().map(|(c, _)| c).unwrap()).collect();
+        // One given back while a caller waits: the caller gets it.
+        let start = std::time::Instant::now();
+        let waiter = std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| taken(&db, start));
+            std::thread::sleep(Duration::from_millis(300));
+            drop(held.pop());
+            waiter.join().unwrap()
+        });
+        let (got, waited) = waiter.expect("the waiting caller is answered");
+        assert!(got.unwrap(), "the connection given back, not a new one");
+        assert!(waited >= Duration::from_millis(300), "{waited:?}");
+        // None given back: busy once the wait is over.
+        held.push(db.pool.get().map(|(c, _)| c).unwrap());
+        let (got, waited) = taken(&db, std::time::Instant::now()).expect("the waiting caller is answered");
+        assert!(matches!(got, Err(StoreError::Busy(_))), "{got:?}");
+        assert!(waited >= WAIT, "{waited:?}");
+        drop(held);
+        assert_eq!(db.game_ids().unwrap(), Vec::<String>::new());
     }
 
     #[test]

@@ -496,6 +496,40 @@ fn the_last_handle_may_be_dropped_inside_an_async_runtime() {
     runtime.block_on(async move { drop(db) });
 }
 
+#[test]
+fn a_store_dropped_while_it_holds_the_write_lock_rolls_back_even_inside_an_async_runtime() {
+    let Some(pg) = arbiter_pgtest::shared() else { return };
+    let url = pg.new_database("locked_drop");
+    let db = PgDatabase::connect(&url).unwrap();
+    let mut s = pg_session(&db, "g", &MINESWEEPER, json!({}), 4);
+    s.play("flag a1", None).unwrap();
+    drop(s);
+    // A write begun (the move undone in the transaction), then the store dropped on an async
+    // runtime's thread, its database's other handle kept: no panic, and the write rolled back.
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let mut store = db.open_game("g").unwrap();
+    store.lock().unwrap();
+    store.truncate_after(0).unwrap();
+    runtime.block_on(async move { drop(store) });
+    // The game's row is free again (a lock still held would make this wait 10 s, then busy).
+    let mut again = db.open_game("g").unwrap();
+    again.lock().unwrap();
+    assert_eq!(again.head().unwrap().0, 1, "the undo was rolled back");
+    again.rollback();
+    // Likewise a locked store holding its database's last handle.
+    let other = PgDatabase::connect(&url).unwrap();
+    let mut store = other.open_game("g").unwrap();
+    store.lock().unwrap();
+    store.truncate_after(0).unwrap();
+    drop(other);
+    runtime.block_on(async move { drop(store) });
+    let mut again = db.open_game("g").unwrap();
+    again.lock().unwrap();
+    assert_eq!(again.head().unwrap().0, 1, "the undo was rolled back");
+    again.rollback();
+    assert_eq!(open(&db, "g").unwrap().seq(), 1);
+}
+
 /// A fresh database reached through a proxy that can lose a `COMMIT`.
 fn proxied(name: &str) -> Option<(CutProxy, PgDatabase)> {
     let pg = arbiter_pgtest::shared()?;
