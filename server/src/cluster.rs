@@ -1,4 +1,4 @@
-//! Several server processes on one database (issue 27): a game is served by the one process
+//! Several server processes on one database: a game is served by the one process
 //! holding its lease (`Storage::claim`); a request for it reaching another process is
 //! forwarded to the owner's advertised address (HTTP: the request relayed, its status and body
 //! returned; WebSocket: a tunnel of messages both ways). An owner that does not answer (it
@@ -14,12 +14,14 @@
 //! statement; a game whose lease it finds lost (the process paused past the expiry and another
 //! took over) is unloaded at once and its connections closed (clients reconnect, reaching the
 //! new owner). Meanwhile nothing it writes is stored: the store's handle is fenced by this
-//! process's lease ([`arbiter_store::PgDatabase::fenced_by`]), a write finding the lease lost
+//! process's lease ([`lease::fenced`]), a write finding the lease lost
 //! retires the game's copy at once ([`crate::hub::Room::lose`]), and the request is answered
 //! 503 (its retry is forwarded to the new owner). Nor does it answer from a copy it may have
 //! lost: while its leases have gone unconfirmed for a TTL (the process was paused or starved),
 //! a request for a game in memory, a read included, is answered 503 until the keeper's next
 //! renewal has unloaded the games lost.
+
+pub mod lease;
 
 use crate::api::ApiError;
 use crate::hub::{Hub, HubError, Room};

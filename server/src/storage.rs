@@ -22,9 +22,10 @@
 //! Blocking throughout (SQLite with fsync; the `postgres` crate blocks): call from a blocking
 //! thread.
 
+use crate::cluster::lease::{self, Lease};
 use crate::seats::SeatsFile;
 use arbiter_kernel::{Catalogue, GameKind};
-use arbiter_store::{AnyStore, GamePlace, Journal, Lease, PgDatabase, RedoLog, SessionError, SqliteStore, StoreError};
+use arbiter_store::{AnyStore, GamePlace, Journal, PgDatabase, RedoLog, SessionError, SqliteStore, StoreError};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -65,7 +66,7 @@ pub enum Storage {
         address: String,
         /// How long a lease lasts unless renewed.
         ttl: Duration,
-        /// The secret the processes on this database share (`PgDatabase::peers_secret`): a
+        /// The secret the processes on this database share ([`lease::peers_secret`]): a
         /// forwarded request carrying it is a peer's, and what it says of its client is trusted.
         peers_secret: String,
     },
@@ -395,7 +396,7 @@ impl Storage {
     pub fn claim(&self, id: &str) -> Result<Claim, String> {
         match self {
             Storage::Files { .. } => Ok(Claim::Ours),
-            Storage::Postgres { db, owner, address, ttl, .. } => match db.acquire_lease(id, owner, address, *ttl) {
+            Storage::Postgres { db, owner, address, ttl, .. } => match lease::acquire(db, id, owner, address, *ttl) {
                 Ok(Lease::Acquired) => Ok(Claim::Ours),
                 Ok(Lease::HeldBy { address, expires_in, .. }) => Ok(Claim::Elsewhere { address, expires_in }),
                 Err(e) => Err(format!("game {id}'s lease cannot be taken: {e}")),
@@ -408,7 +409,7 @@ impl Storage {
     pub fn renew(&self) -> Result<Option<Vec<String>>, String> {
         match self {
             Storage::Files { .. } => Ok(None),
-            Storage::Postgres { db, owner, ttl, .. } => db.renew_leases(owner, *ttl).map(Some).map_err(|e| e.to_string()),
+            Storage::Postgres { db, owner, ttl, .. } => lease::renew(db, owner, *ttl).map(Some).map_err(|e| e.to_string()),
         }
     }
 
@@ -417,7 +418,7 @@ impl Storage {
         match self {
             Storage::Files { .. } => {}
             Storage::Postgres { db, owner, .. } => {
-                if let Err(e) = db.release_lease(id, owner) {
+                if let Err(e) = lease::release(db, id, owner) {
                     // It expires on its own.
                     eprintln!("arbiter serve: game {id}'s lease could not be released: {e}");
                 }
@@ -444,8 +445,9 @@ impl Storage {
             Some(url) => {
                 let owner = crate::seats::new_token()?;
                 // Every write is this owner's, stored only while it holds the game's lease.
-                let db = PgDatabase::connect(url).map_err(|e| e.to_string())?.fenced_by(&owner);
-                let peers_secret = db.peers_secret(&crate::seats::new_token()?).map_err(|e| e.to_string())?;
+                let db = lease::fenced(PgDatabase::connect(url).map_err(|e| e.to_string())?, &owner);
+                lease::prepare(&db).map_err(|e| e.to_string())?;
+                let peers_secret = lease::peers_secret(&db, &crate::seats::new_token()?).map_err(|e| e.to_string())?;
                 Ok(Storage::Postgres { db, owner, address: address.to_string(), ttl: config.lease_ttl, peers_secret })
             }
         }

@@ -58,9 +58,9 @@ pub enum StoreError {
     /// again whether the write was stored (unreachable still): it may or may not be.
     #[error("{0}: the database did not confirm the write (its connection was lost) and cannot be asked again yet: it may or may not be stored; reload to see")]
     Unconfirmed(PathBuf),
-    /// This process's handle is fenced by a lease owner ([`crate::PgDatabase::fenced_by`]) and
-    /// the game's lease is not that owner's now (it expired, and perhaps another process took
-    /// the game over): nothing was stored. The process's copy of the game may be stale.
+    /// This process's handle is fenced ([`crate::PgDatabase::fenced`], the server's lease) and
+    /// the fence does not hold now (the lease expired, and perhaps another process took the
+    /// game over): nothing was stored. The process's copy of the game may be stale.
     #[error("{0}: this process no longer holds the game's lease (another may serve it now): nothing was stored")]
     LeaseLost(PathBuf),
     /// A game id the store cannot hold.

@@ -28,7 +28,14 @@ mod sqlite;
 
 pub use error::{ReplayError, SessionError, StoreError};
 pub use folder_db::{FolderDatabase, FolderStore, FOLDER_SCHEMA_VERSION};
-pub use postgres::{Lease, PgDatabase, PgStore, PG_SCHEMA_VERSION};
+pub use postgres::{Fence, PgDatabase, PgStore, PG_SCHEMA_VERSION};
+
+/// The PostgreSQL client's types a host's own statements take and answer
+/// ([`PgDatabase::host_query`]).
+pub mod pg {
+    pub use deadpool_postgres::tokio_postgres::types::{FromSql, ToSql};
+    pub use deadpool_postgres::tokio_postgres::Row;
+}
 pub use record::{log_for, move_text_for, EventRow, GameHeader, LogEntry, Record};
 pub use redo::{holding as redo_log_holding, RedoLog, Segments, SyncTimes, SLOW_SYNC};
 pub use replay::Replay;

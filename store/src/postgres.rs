@@ -1,6 +1,6 @@
 //! The shared store: every game in one PostgreSQL database, so that several server processes
 //! can serve them. The same ideas as the SQLite file, keyed by game id: a `games` row holds
-//! the header, the integrity chain's start and head, and the game's lease; `events` holds one
+//! the header and the integrity chain's start and head; `events` holds one
 //! row per move with **PRIMARY KEY (game_id, seq)**, so that of two appends of the same move
 //! number one fails; `chat` and `docs` sit beside the record, outside the chain. The chain
 //! ([`crate::chain`]) and the rows are those of SQLite: the same game gives the same values in
@@ -10,7 +10,11 @@
 //! UPDATE`, waiting up to 10 s for another writer); `append` inserts the row and moves the
 //! head; `commit` makes it durable. Only ordinary SQL is used (no advisory locks, no
 //! LISTEN/NOTIFY), what PostgreSQL-compatible distributed databases (CockroachDB) also offer.
-//! Lease times are the database's clock (`now()`), so the processes' clocks do not matter.
+//!
+//! A host keeps tables of its own beside the store's ([`PgDatabase::prepare_host_tables`],
+//! [`PgDatabase::host_query`]) and may fence a handle ([`PgDatabase::fenced`]): every write to
+//! a game then checks the host's condition in the write's own transaction, with the game's row
+//! locked. The server's leases are such a table and such a fence.
 //!
 //! The client is `tokio-postgres`, its connections pooled per [`PgDatabase`] by
 //! `deadpool-postgres`: 16 at most, a wait of up to 10 s for a free one (then "busy"), an
@@ -35,7 +39,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The version of the PostgreSQL schema this code writes (the table `arbiter_schema`).
-pub const PG_SCHEMA_VERSION: i32 = 1;
+/// Version 2 keeps no lease in `games` (a version 1 database's columns `owner`,
+/// `owner_address` and `lease_until` are left unused): a host keeps its own. A process of
+/// version 1 refuses a database once a process of version 2 has opened it.
+pub const PG_SCHEMA_VERSION: i32 = 2;
 /// How long a writer waits for another writer's lock on a game, and for a free connection,
 /// before "busy, try again" (SQLite's wait too).
 const WAIT: Duration = Duration::from_secs(10);
@@ -67,12 +74,8 @@ CREATE TABLE IF NOT EXISTS games (
     setup_state_hash TEXT NOT NULL,
     header_hash TEXT NOT NULL,
     head_seq BIGINT NOT NULL,
-    head_hash TEXT NOT NULL,
-    owner TEXT,
-    owner_address TEXT,
-    lease_until TIMESTAMPTZ
+    head_hash TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS games_owner ON games (owner);
 CREATE TABLE IF NOT EXISTS events (
     game_id TEXT NOT NULL REFERENCES games (id),
     seq BIGINT NOT NULL CHECK (seq > 0),
@@ -105,9 +108,6 @@ CREATE TABLE IF NOT EXISTS docs (
 );
 ";
 
-/// The secret the processes serving one database share ([`PgDatabase::peers_secret`]).
-const PEERS_TABLE: &str = "CREATE TABLE IF NOT EXISTS arbiter_peers (id INT PRIMARY KEY CHECK (id = 1), secret TEXT NOT NULL)";
-
 const SELECT_HEADER: &str = "SELECT game, created_at, engine_version, rules_version, seed, options_json, seats_json, \
      setup_public_log, setup_seat_logs, setup_random_json, setup_reveals, setup_state_hash FROM games WHERE id = $1";
 const INSERT_GAME: &str = "INSERT INTO games (id, game, created_at, engine_version, rules_version, seed, options_json, seats_json, \
@@ -118,21 +118,14 @@ const INSERT_EVENT: &str = "INSERT INTO events (game_id, seq, at, seat, move_tex
 const SET_HEAD: &str = "UPDATE games SET head_seq = $2, head_hash = $3 WHERE id = $1";
 const LOCK_GAME: &str = "SELECT head_seq, head_hash FROM games WHERE id = $1 FOR UPDATE";
 const READ_HEAD: &str = "SELECT head_seq, head_hash FROM games WHERE id = $1";
-/// [`LOCK_GAME`] for a fenced handle, with whether `$2` holds the game's lease now: the
-/// statement's own clock (`clock_timestamp()`, not the transaction's start), read once the row
-/// is locked, so that no lease can be taken over between the check and the commit.
-const LOCK_HELD_GAME: &str = "SELECT head_seq, head_hash, COALESCE(owner = $2 AND lease_until > clock_timestamp(), FALSE) \
-     FROM games WHERE id = $1 FOR UPDATE";
-const READ_HELD_HEAD: &str =
-    "SELECT head_seq, head_hash, COALESCE(owner = $2 AND lease_until > clock_timestamp(), FALSE) FROM games WHERE id = $1";
-
-/// Whether a lease is this process's now.
+/// A host's condition on every write to a game ([`PgDatabase::fenced`]): `holds`, a statement
+/// selecting one boolean with `$1` the game's id and `$2` the fence's `key`, run in the write's
+/// own transaction once the game's row is locked. A write it does not allow is refused with
+/// [`StoreError::LeaseLost`] and stores nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Lease {
-    /// Taken (the game was free or its lease had expired) or renewed (it was already ours).
-    Acquired,
-    /// Another owner holds it for `expires_in` more, unless it renews.
-    HeldBy { owner: String, address: String, expires_in: Duration },
+pub struct Fence {
+    pub holds: &'static str,
+    pub key: String,
 }
 
 /// A connection taken from the pool; each call blocks the calling thread while the pool's
@@ -437,8 +430,8 @@ impl From<StoreError> for Failure {
 #[derive(Clone)]
 pub struct PgDatabase {
     pool: Arc<Pool>,
-    /// The lease owner whose writes this handle makes ([`PgDatabase::fenced_by`]), if any.
-    fence: Option<Arc<str>>,
+    /// The host's condition on this handle's writes ([`PgDatabase::fenced`]), if any.
+    fence: Option<Arc<Fence>>,
 }
 
 impl std::fmt::Debug for PgDatabase {
@@ -524,14 +517,12 @@ impl PgDatabase {
         Ok(db)
     }
 
-    /// This handle, writing for lease owner `owner`: its writes to a game (moves, undos,
-    /// documents, chat) are stored only while `owner` holds the game's lease, checked under the
-    /// game's row lock in the write's own transaction; else [`StoreError::LeaseLost`] and
-    /// nothing is stored. A process whose lease expired while it was paused, and whose game
-    /// another process took over, so cannot overwrite what the new owner stored. Creating,
-    /// importing and deleting a game are not fenced (a new game has no owner yet).
-    pub fn fenced_by(mut self, owner: &str) -> PgDatabase {
-        self.fence = Some(owner.into());
+    /// This handle, its writes to a game (moves, undos, documents, chat) stored only while
+    /// `fence` holds, checked under the game's row lock in the write's own transaction; else
+    /// [`StoreError::LeaseLost`] and nothing is stored. Creating, importing and deleting a game
+    /// are not fenced.
+    pub fn fenced(mut self, fence: Fence) -> PgDatabase {
+        self.fence = Some(Arc::new(fence));
         self
     }
 
@@ -543,16 +534,27 @@ impl PgDatabase {
         self.pool.skip_row_lock.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
-    /// The secret every process serving this database shares: `new` if none is stored yet (the
-    /// first process to ask makes it), else the one stored. A process forwarding a request to
-    /// another shows it, so that the other trusts what the request says of its client: whoever
-    /// can write this database is one of the processes serving it.
-    pub fn peers_secret(&self, new: &str) -> Result<String, StoreError> {
-        self.run("read the servers' shared secret", Repeat::Always, |c| {
-            c.execute("INSERT INTO arbiter_peers (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING", &[&new])?;
-            let row = c.query_opt("SELECT secret FROM arbiter_peers WHERE id = 1", &[])?;
-            Ok(row.map(|r| r.try_get::<_, String>(0)).transpose()?.unwrap_or_else(|| new.to_string()))
-        })
+    /// Create a host's tables beside the store's: `sql`, statements without parameters that
+    /// are safe to run again (`CREATE TABLE IF NOT EXISTS …`; several processes may start at
+    /// once).
+    pub fn prepare_host_tables(&self, sql: &'static str) -> Result<(), StoreError> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match self.run("create the host's tables", Repeat::Always, |c| Ok(c.batch(sql)?)) {
+                // Another process created them at the same moment (PostgreSQL's `IF NOT
+                // EXISTS` does not keep two creations apart).
+                Err(StoreError::Database { .. } | StoreError::Busy(_)) if tries < 3 => std::thread::sleep(Duration::from_millis(100)),
+                other => return other,
+            }
+        }
+    }
+
+    /// Run a host's statement `sql` with `params`, and its rows: one statement, in a
+    /// transaction of its own. It is run once more on a new connection if the one it took
+    /// turned out closed, so it must be safe to run twice.
+    pub fn host_query(&self, doing: &str, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, StoreError> {
+        self.run(doing, Repeat::Always, |c| Ok(c.query(sql, params)?))
     }
 
     /// The database as messages name it ("PostgreSQL database DB at HOST:PORT").
@@ -601,9 +603,10 @@ impl PgDatabase {
                     }
                 }
                 let version: i32 = c.query_one("SELECT version FROM arbiter_schema WHERE id = 1", &[])?.try_get(0)?;
-                // Beside the games, outside the versioned schema (an older process ignores it).
-                if version <= PG_SCHEMA_VERSION {
-                    c.batch(PEERS_TABLE)?;
+                if version == 1 {
+                    // Version 1's lease columns are left as they are, unused.
+                    c.execute("UPDATE arbiter_schema SET version = $1 WHERE id = 1 AND version = 1", &[&PG_SCHEMA_VERSION])?;
+                    return Ok(PG_SCHEMA_VERSION);
                 }
                 Ok(version)
             });
@@ -840,12 +843,12 @@ impl PgDatabase {
     }
 
     /// Store (or replace) the host's document `name` of game `id` (a fenced handle: only while
-    /// its owner holds the game's lease, checked under the game's row lock).
+    /// its fence holds, checked under the game's row lock).
     pub fn put_doc(&self, id: &str, name: &str, json: &str) -> Result<(), StoreError> {
         const PUT: &str =
             "INSERT INTO docs (game_id, name, json) VALUES ($1, $2, $3) ON CONFLICT (game_id, name) DO UPDATE SET json = EXCLUDED.json";
         let no_game = |e: &tokio_postgres::Error| e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION);
-        let Some(owner) = self.fence.as_deref() else {
+        let Some(fence) = self.fence.as_deref() else {
             return self.run("store a document of the game", Repeat::Always, |c| match c.execute(PUT, &[&id, &name, &json]) {
                 Err(e) if no_game(&e) => Err(Failure::Store(StoreError::NoSuchGame(game_place(id)))),
                 other => Ok(other.map(|_| ())?),
@@ -854,7 +857,7 @@ impl PgDatabase {
         // Replacing a document by the same text twice does no harm: repeated on a lost answer.
         self.run("store a document of the game", Repeat::Always, |c| {
             c.batch(&format!("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}ms'", WAIT.as_millis()))?;
-            let put = locked_head(c, id, Some(owner), true).and_then(|_| Ok(c.execute(PUT, &[&id, &name, &json])?));
+            let put = locked_head(c, id, Some(fence), true).and_then(|_| Ok(c.execute(PUT, &[&id, &name, &json])?));
             match put {
                 Ok(_) => commit_or_unconfirmed(c, &game_place(id)),
                 Err(e) => {
@@ -862,73 +865,6 @@ impl PgDatabase {
                     Err(e)
                 }
             }
-        })
-    }
-
-    /// Take game `id` for `owner` (a process; `address`: where others reach it) for `ttl`, if it
-    /// is free, its lease has expired, or it is already `owner`'s (then renewed); else say who
-    /// holds it. Times are the database's clock.
-    pub fn acquire_lease(&self, id: &str, owner: &str, address: &str, ttl: Duration) -> Result<Lease, StoreError> {
-        let ms = ttl.as_millis().min(i64::MAX as u128) as i64;
-        for _ in 0..3 {
-            let taken = self.run("take the game's lease", Repeat::Always, |c| {
-                let row = c.query_opt(
-                    "UPDATE games SET owner = $2, owner_address = $3, lease_until = now() + $4::BIGINT * INTERVAL '1 millisecond' \
-                     WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until IS NULL OR lease_until <= now()) RETURNING id",
-                    &[&id, &owner, &address, &ms],
-                )?;
-                if row.is_some() {
-                    return Ok(Some(Lease::Acquired));
-                }
-                let held = c.query_opt(
-                    "SELECT owner, owner_address, GREATEST(EXTRACT(EPOCH FROM (lease_until - now())), 0)::FLOAT8 FROM games WHERE id = $1",
-                    &[&id],
-                )?;
-                let Some(held) = held else { return Err(Failure::Store(StoreError::NoSuchGame(game_place(id)))) };
-                let (owner, address, secs): (Option<String>, Option<String>, Option<f64>) =
-                    (held.try_get(0)?, held.try_get(1)?, held.try_get(2)?);
-                Ok(match (owner, secs) {
-                    // Released or expired between the two statements: try again.
-                    (None, _) | (_, None) => None,
-                    (Some(owner), Some(secs)) => Some(Lease::HeldBy {
-                        owner,
-                        address: address.unwrap_or_default(),
-                        expires_in: Duration::from_secs_f64(secs.max(0.0)),
-                    }),
-                })
-            })?;
-            if let Some(lease) = taken {
-                return Ok(lease);
-            }
-        }
-        Err(StoreError::Busy(game_place(id)))
-    }
-
-    /// Renew every live lease of `owner` for `ttl` (one statement); the ids it still holds.
-    /// A lease that expired is not renewed (another process may have taken the game): the
-    /// owner must acquire it again.
-    pub fn renew_leases(&self, owner: &str, ttl: Duration) -> Result<Vec<String>, StoreError> {
-        let ms = ttl.as_millis().min(i64::MAX as u128) as i64;
-        self.run("renew the leases", Repeat::Always, |c| {
-            let rows = c.query(
-                "UPDATE games SET lease_until = now() + $2::BIGINT * INTERVAL '1 millisecond' \
-                 WHERE owner = $1 AND lease_until > now() RETURNING id",
-                &[&owner, &ms],
-            )?;
-            let mut ids: Vec<String> = rows.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?;
-            ids.sort();
-            Ok(ids)
-        })
-    }
-
-    /// Give up `owner`'s lease on game `id` (nothing if another holds it).
-    pub fn release_lease(&self, id: &str, owner: &str) -> Result<(), StoreError> {
-        self.run("release the game's lease", Repeat::Always, |c| {
-            c.execute(
-                "UPDATE games SET owner = NULL, owner_address = NULL, lease_until = NULL WHERE id = $1 AND owner = $2",
-                &[&id, &owner],
-            )?;
-            Ok(())
         })
     }
 
@@ -949,16 +885,17 @@ impl PgDatabase {
 
 /// Inside a transaction on `c`: game `id`'s head, its row locked (read only, when `lock` is
 /// false: a fault injected by a test), and refused with [`StoreError::LeaseLost`] if `fence`
-/// does not hold the game's lease now.
-fn locked_head(c: &mut Conn, id: &str, fence: Option<&str>, lock: bool) -> Result<(u64, String), Failure> {
+/// does not hold now (asked once the row is locked, so that its answer stands until the
+/// commit for whoever takes that row's lock to change what it reads).
+fn locked_head(c: &mut Conn, id: &str, fence: Option<&Fence>, lock: bool) -> Result<(u64, String), Failure> {
     let place = || game_place(id);
-    let row = match fence {
-        None => c.query_opt(if lock { LOCK_GAME } else { READ_HEAD }, &[&id])?,
-        Some(owner) => c.query_opt(if lock { LOCK_HELD_GAME } else { READ_HELD_HEAD }, &[&id, &owner])?,
-    };
+    let row = c.query_opt(if lock { LOCK_GAME } else { READ_HEAD }, &[&id])?;
     let row = row.ok_or_else(|| Failure::Store(StoreError::NoSuchGame(place())))?;
-    if fence.is_some() && !row.try_get::<_, bool>(2)? {
-        return Err(Failure::Store(StoreError::LeaseLost(place())));
+    if let Some(fence) = fence {
+        let holds = c.query_opt(fence.holds, &[&id, &fence.key])?.map(|r| r.try_get::<_, Option<bool>>(0)).transpose()?.flatten();
+        if holds != Some(true) {
+            return Err(Failure::Store(StoreError::LeaseLost(place())));
+        }
     }
     Ok((row.try_get::<_, i64>(0)?.max(0) as u64, row.try_get::<_, String>(1)?))
 }

@@ -5,11 +5,12 @@
 use arbiter_games::{catalogue, MINESWEEPER};
 use arbiter_kernel::Seat;
 use arbiter_pgtest::{Cut, CutProxy, PgServer};
-use arbiter_store::{log_for, AnyStore, EventStore, GamePlace, Lease, PgDatabase, PgStore, Session, SessionError, SqliteStore, StoreError};
+use arbiter_store::{
+    log_for, AnyStore, EventStore, Fence, GamePlace, PgDatabase, PgStore, Session, SessionError, SqliteStore, StoreError, PG_SCHEMA_VERSION,
+};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use std::sync::{Arc, Barrier};
-use std::time::Duration;
 
 /// A fresh database of the shared test server, named after the test.
 fn database(name: &str) -> Option<(&'static PgServer, PgDatabase)> {
@@ -268,66 +269,39 @@ fn the_unique_key_refuses_a_second_copy_of_a_move_number() {
     assert_eq!(pg.psql("unique", "SELECT COUNT(*) FROM events WHERE game_id = 'u'"), "2");
 }
 
-#[test]
-fn leases_are_taken_held_expire_renew_and_release() {
-    let Some((_pg, db)) = database("leases") else { return };
-    drop(pg_session(&db, "g", &MINESWEEPER, json!({}), 1));
-    drop(pg_session(&db, "h", &MINESWEEPER, json!({}), 1));
-    let long = Duration::from_secs(30);
-    assert_eq!(db.acquire_lease("g", "p1", "10.0.0.1:80", long).unwrap(), Lease::Acquired);
-    match db.acquire_lease("g", "p2", "10.0.0.2:80", long).unwrap() {
-        Lease::HeldBy { owner, address, expires_in } => {
-            assert_eq!((owner.as_str(), address.as_str()), ("p1", "10.0.0.1:80"));
-            assert!(expires_in <= long && expires_in > Duration::from_secs(20), "{expires_in:?}");
-        }
-        Lease::Acquired => panic!("two owners"),
-    }
-    // Its own owner renews.
-    assert_eq!(db.acquire_lease("g", "p1", "10.0.0.1:80", long).unwrap(), Lease::Acquired);
-    assert_eq!(db.acquire_lease("h", "p1", "10.0.0.1:80", long).unwrap(), Lease::Acquired);
-    assert_eq!(db.renew_leases("p1", long).unwrap(), ["g", "h"]);
-    assert_eq!(db.renew_leases("p2", long).unwrap(), Vec::<String>::new());
-    // Released by another: nothing; by its owner: free.
-    db.release_lease("h", "p2").unwrap();
-    assert!(matches!(db.acquire_lease("h", "p2", "b", long).unwrap(), Lease::HeldBy { .. }));
-    db.release_lease("h", "p1").unwrap();
-    assert_eq!(db.acquire_lease("h", "p2", "b", long).unwrap(), Lease::Acquired);
-    // A short lease expires and is taken over; its old owner no longer renews it.
-    let short = Duration::from_millis(300);
-    db.release_lease("g", "p1").unwrap();
-    assert_eq!(db.acquire_lease("g", "p1", "a", short).unwrap(), Lease::Acquired);
-    assert!(matches!(db.acquire_lease("g", "p2", "b", long).unwrap(), Lease::HeldBy { .. }));
-    std::thread::sleep(Duration::from_millis(600));
-    assert_eq!(db.renew_leases("p1", long).unwrap(), Vec::<String>::new(), "an expired lease is not renewed");
-    assert_eq!(db.acquire_lease("g", "p2", "b", long).unwrap(), Lease::Acquired);
-    assert_eq!(db.renew_leases("p2", long).unwrap(), ["g", "h"]);
-    assert!(matches!(db.acquire_lease("g", "p1", "a", long).unwrap(), Lease::HeldBy { owner, .. } if owner == "p2"));
-    assert!(matches!(db.acquire_lease("nope", "p1", "a", long), Err(StoreError::NoSuchGame(_))));
-}
+/// A host's table beside the store's, and a fence over it: `allowed` names the key whose
+/// writes a game takes.
+const GATES: &str =
+    "CREATE TABLE IF NOT EXISTS gates (game_id TEXT PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE, allowed TEXT NOT NULL)";
+const GATE_HOLDS: &str = "SELECT COALESCE((SELECT allowed = $2 FROM gates WHERE game_id = $1), FALSE)";
+const SET_GATE: &str =
+    "INSERT INTO gates (game_id, allowed) VALUES ($1, $2) ON CONFLICT (game_id) DO UPDATE SET allowed = EXCLUDED.allowed";
 
 #[test]
-fn a_fenced_handle_writes_only_while_its_owner_holds_the_lease() {
+fn a_fenced_handle_writes_only_while_the_host_s_fence_holds() {
     let Some((_pg, db)) = database("fence") else { return };
+    db.prepare_host_tables(GATES).unwrap();
+    db.prepare_host_tables(GATES).expect("safe to run again");
     drop(pg_session(&db, "g", &MINESWEEPER, board(), 3));
-    let short = Duration::from_millis(300);
-    let (a, b) = (db.clone().fenced_by("a"), db.clone().fenced_by("b"));
-    assert_eq!(db.acquire_lease("g", "a", "x", short).unwrap(), Lease::Acquired);
-    // The owner writes a document, a chat message and a move.
+    let gate = |key: &str| Fence { holds: GATE_HOLDS, key: key.into() };
+    let (a, b) = (db.clone().fenced(gate("a")), db.clone().fenced(gate("b")));
+    // No row for the game: the fence holds for nobody.
+    assert!(matches!(a.put_doc("g", "seats", "{}"), Err(StoreError::LeaseLost(_))));
+    db.host_query("open the gate", SET_GATE, &[&"g", &"a"]).unwrap();
+    // a writes a document, a chat message and a move.
     let mut sa = open(&a, "g").unwrap();
     a.put_doc("g", "seats", r#"{"by":"a"}"#).unwrap();
     sa.store().add_chat("p", "all", "hello").unwrap();
     let first = play_moves(&mut sa, 5, 1);
-    // Another owner's handle writes nothing while a's lease runs.
+    // b writes nothing.
     let mut sb = open(&b, "g").unwrap();
     let lost = |r: Result<(), StoreError>| matches!(r, Err(StoreError::LeaseLost(_)));
     assert!(lost(b.put_doc("g", "seats", r#"{"by":"b"}"#)));
     assert!(matches!(sb.store().add_chat("p", "all", "from b"), Err(StoreError::LeaseLost(_))));
     let legal = sb.game().legal_moves()[0].clone();
     assert!(matches!(sb.play(&legal, None), Err(SessionError::Store(StoreError::LeaseLost(_)))));
-    // a's lease expires and b takes the game over: now a's writes are refused, b's stored.
-    std::thread::sleep(Duration::from_millis(600));
-    assert!(lost(a.put_doc("g", "seats", r#"{"by":"a, late"}"#)), "an expired lease fences its owner");
-    assert_eq!(db.acquire_lease("g", "b", "y", Duration::from_secs(30)).unwrap(), Lease::Acquired);
+    // The gate turns to b: now a's writes are refused, b's stored.
+    db.host_query("turn the gate", SET_GATE, &[&"g", &"b"]).unwrap();
     assert!(lost(a.put_doc("g", "seats", r#"{"by":"a, stale"}"#)));
     assert!(matches!(sa.store().add_chat("p", "all", "stale"), Err(StoreError::LeaseLost(_))));
     let legal = sa.game().legal_moves()[0].clone();
@@ -335,14 +309,35 @@ fn a_fenced_handle_writes_only_while_its_owner_holds_the_lease() {
     assert!(matches!(sa.undo(), Err(SessionError::Store(StoreError::LeaseLost(_)))));
     b.put_doc("g", "seats", r#"{"by":"b"}"#).unwrap();
     let second = play_moves(&mut sb, 7, 1);
-    // The record: a's move, then b's; the document and the chat as their owners wrote them.
+    // The record: a's move, then b's; the document and the chat as their writers left them.
     assert_eq!(db.doc("g", "seats").unwrap().as_deref(), Some(r#"{"by":"b"}"#));
     let texts: Vec<String> = open(&db, "g").unwrap().store().chat().unwrap().into_iter().map(|m| m.text).collect();
     assert_eq!(texts, ["hello"]);
     let moves: Vec<String> = open(&db, "g").unwrap().rows().iter().map(|r| r.move_text.clone()).collect();
     assert_eq!(moves, [first, second].concat());
-    // An unfenced handle (the command line's) is not held to any lease.
+    // An unfenced handle is held to nothing; a host's rows go with their game.
     db.put_doc("g", "seats", "{}").unwrap();
+    db.delete_game("g").unwrap();
+    let left = db.host_query("count the gates", "SELECT COUNT(*) FROM gates", &[]).unwrap();
+    assert_eq!(left[0].get::<_, i64>(0), 0);
+}
+
+#[test]
+fn a_version_1_database_is_upgraded_and_its_lease_columns_left_unused() {
+    let Some((pg, db)) = database("upgrade") else { return };
+    drop(pg_session(&db, "g", &MINESWEEPER, board(), 3));
+    // As version 1 left it: the version, and the lease columns in `games`.
+    pg.psql(
+        "upgrade",
+        "UPDATE arbiter_schema SET version = 1; ALTER TABLE games ADD COLUMN owner TEXT, ADD COLUMN owner_address TEXT, \
+         ADD COLUMN lease_until TIMESTAMPTZ; UPDATE games SET owner = 'old', lease_until = now() + INTERVAL '1 hour'",
+    );
+    let url = format!("{}/upgrade", pg.url().rsplit_once('/').map_or("", |(base, _)| base));
+    let again = PgDatabase::connect(&url).unwrap();
+    assert_eq!(pg.psql("upgrade", "SELECT version FROM arbiter_schema"), PG_SCHEMA_VERSION.to_string());
+    let mut s = open(&again, "g").unwrap();
+    assert_eq!(play_moves(&mut s, 9, 2).len(), 2, "the game plays on");
+    drop(pg_session(&again, "h", &MINESWEEPER, board(), 4));
 }
 
 #[test]
@@ -430,7 +425,7 @@ fn create_and_open_refuse_clearly() {
     pg.psql("refusals", "UPDATE arbiter_schema SET version = 99");
     let e = PgDatabase::connect(&format!("postgres://arbiter@127.0.0.1:{}/refusals", pg.port())).unwrap_err();
     assert!(matches!(e, StoreError::NewerSchema { found: 99, .. }), "{e}");
-    assert!(e.to_string().contains("newer than this Arbiter reads (1)"), "{e}");
+    assert!(e.to_string().contains(&format!("newer than this Arbiter reads ({PG_SCHEMA_VERSION})")), "{e}");
     // A database that holds someone else's `games` table.
     let url = pg.new_database("foreign");
     pg.psql("foreign", "CREATE TABLE games (name TEXT)");
