@@ -19,6 +19,7 @@
 pub mod chain;
 mod error;
 mod folder_db;
+mod game_id;
 mod postgres;
 mod record;
 mod redo;

@@ -28,6 +28,9 @@
 //! `commit`/`rollback`, so thousands of loaded games need no more connections than there are
 //! writes at once. No TLS: reach the database on a trusted network or a local socket.
 
+use crate::game_id::{check_id, game_place};
+use crate::record::json_strings;
+use crate::record::{StoredHeader, StoredSeats};
 use crate::{chain, ChatMessage, EventRow, EventStore, GameHeader, Record, StoreError};
 use deadpool_postgres::tokio_postgres::{self, config::Host, error::SqlState, types::ToSql, Config, NoTls, Row};
 use deadpool_postgres::{ManagerConfig, PoolError, QueueMode, RecyclingMethod, TimeoutType};
@@ -438,24 +441,6 @@ impl std::fmt::Debug for PgDatabase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("PgDatabase").field(&self.pool.label).finish()
     }
-}
-
-/// A game id the store accepts: 1 to 200 bytes, no control characters.
-fn check_id(id: &str) -> Result<(), StoreError> {
-    if id.is_empty() || id.len() > 200 || id.chars().any(char::is_control) {
-        return Err(StoreError::BadId(id.chars().take(60).filter(|c| !c.is_control()).collect()));
-    }
-    Ok(())
-}
-
-/// How messages name a game of the store.
-fn game_place(id: &str) -> PathBuf {
-    PathBuf::from(format!("game {id}"))
-}
-
-/// A list of strings as stored: a JSON array.
-fn json_strings(list: &[String]) -> String {
-    serde_json::to_string(list).expect("strings serialise")
 }
 
 impl PgDatabase {
@@ -1019,15 +1004,8 @@ impl PgStore {
         })();
         let (game, created_at, engine_version, rules_version, seed, options, seats, setup) =
             typed.map_err(|_| damaged("a stored value has the wrong type".into()))?;
-        if serde_json::from_str::<serde_json::Value>(&options).is_err() {
-            return Err(damaged("the game options cannot be read".into()));
-        }
-        let seats: Vec<String> = serde_json::from_str(&seats).map_err(|_| damaged("the seats cannot be read".into()))?;
-        let setup = setup.map_err(|what| damaged(what.into()))?;
-        if setup.seat_logs.len() != seats.len() {
-            return Err(damaged("its private logs do not match the game's seats".into()));
-        }
-        Ok(GameHeader { game, created_at, engine_version, rules_version, seed: seed as u64, options, seats, setup })
+        let seats = StoredSeats::Json(seats);
+        StoredHeader { game, created_at, engine_version, rules_version, seed, options, seats, setup }.check().map_err(damaged)
     }
 
     /// The rows, checked against the chain, and the head they were checked against.

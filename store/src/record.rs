@@ -198,3 +198,51 @@ mod tests {
         assert_eq!(r.lines_for(Some(Seat(0))), ["A draws 7", "a", "b"]);
     }
 }
+
+/// A list of strings as the stores keep it: a JSON array.
+pub(crate) fn json_strings(list: &[String]) -> String {
+    serde_json::to_string(list).expect("strings serialise")
+}
+
+/// A game's header as a store read it, checked by [`StoredHeader::check`] as every store checks
+/// it.
+pub(crate) struct StoredHeader {
+    pub game: Option<String>,
+    pub created_at: String,
+    pub engine_version: String,
+    pub rules_version: String,
+    /// The u64's bits, as SQL stores them.
+    pub seed: i64,
+    pub options: String,
+    pub seats: StoredSeats,
+    /// The setup's record, or what is wrong with its seats' logs.
+    pub setup: Result<Record, &'static str>,
+}
+
+/// A header's seats as stored.
+pub(crate) enum StoredSeats {
+    /// A JSON array of the seats' ids.
+    Json(String),
+    /// The ids themselves (an old file names them by its columns).
+    Ids(Vec<String>),
+}
+
+impl StoredHeader {
+    /// The header, or what is damaged in it: options that are not JSON, seats that cannot be
+    /// read, private logs that do not match the seats.
+    pub(crate) fn check(self) -> Result<GameHeader, String> {
+        let StoredHeader { game, created_at, engine_version, rules_version, seed, options, seats, setup } = self;
+        if serde_json::from_str::<serde_json::Value>(&options).is_err() {
+            return Err("the game options cannot be read".into());
+        }
+        let seats = match seats {
+            StoredSeats::Ids(ids) => ids,
+            StoredSeats::Json(json) => serde_json::from_str(&json).map_err(|_| "the seats cannot be read".to_string())?,
+        };
+        let setup = setup.map_err(String::from)?;
+        if setup.seat_logs.len() != seats.len() {
+            return Err("its private logs do not match the game's seats".into());
+        }
+        Ok(GameHeader { game, created_at, engine_version, rules_version, seed: seed as u64, options, seats, setup })
+    }
+}

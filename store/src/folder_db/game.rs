@@ -10,6 +10,7 @@
 use super::schema::{SELECT_EVENTS, SELECT_HEAD, SELECT_HEADER};
 use super::writer::{ChainedRow, NewGame, Op, Work};
 use super::{check_id, game_place, Failure, FolderDatabase, GameLock, WAIT};
+use crate::record::{StoredHeader, StoredSeats};
 use crate::{chain, EventRow, EventStore, GameHeader, Record, StoreError};
 use rusqlite::{Connection, OptionalExtension};
 use std::cell::OnceCell;
@@ -89,15 +90,8 @@ pub(super) fn header_on(c: &Connection, id: &str) -> Result<GameHeader, Failure>
         })?
         .ok_or_else(|| Failure::Store(StoreError::NoSuchGame(place.clone())))?;
     let (game, created_at, engine_version, rules_version, seed, options, seats, setup) = row;
-    if serde_json::from_str::<serde_json::Value>(&options).is_err() {
-        return Err(damaged("the game options cannot be read".into()));
-    }
-    let seats: Vec<String> = serde_json::from_str(&seats).map_err(|_| damaged("the seats cannot be read".into()))?;
-    let setup = setup.map_err(|what| damaged(what.into()))?;
-    if setup.seat_logs.len() != seats.len() {
-        return Err(damaged("its private logs do not match the game's seats".into()));
-    }
-    Ok(GameHeader { game, created_at, engine_version, rules_version, seed: seed as u64, options, seats, setup })
+    let seats = StoredSeats::Json(seats);
+    StoredHeader { game, created_at, engine_version, rules_version, seed, options, seats, setup }.check().map_err(damaged)
 }
 
 /// A game as read: its header, its rows and the head they were checked against.

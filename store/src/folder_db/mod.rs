@@ -38,6 +38,8 @@ mod writer;
 pub use game::FolderStore;
 pub use schema::FOLDER_SCHEMA_VERSION;
 
+pub(crate) use crate::game_id::{check_id, game_place};
+pub(crate) use crate::record::json_strings;
 use crate::StoreError;
 use rusqlite::{Connection, ErrorCode};
 use std::collections::HashMap;
@@ -144,25 +146,6 @@ impl Drop for Shared {
         // The last connection closed folds the log into the database and removes it.
         self.readers.get_mut().unwrap_or_else(|p| p.into_inner()).idle.clear();
     }
-}
-
-/// A game id the store accepts: 1 to 200 bytes, no control characters (the PostgreSQL
-/// store's rule).
-fn check_id(id: &str) -> Result<(), StoreError> {
-    if id.is_empty() || id.len() > 200 || id.chars().any(char::is_control) {
-        return Err(StoreError::BadId(id.chars().take(60).filter(|c| !c.is_control()).collect()));
-    }
-    Ok(())
-}
-
-/// How messages name a game of the store.
-fn game_place(id: &str) -> PathBuf {
-    PathBuf::from(format!("game {id}"))
-}
-
-/// A list of strings as stored: a JSON array.
-fn json_strings(list: &[String]) -> String {
-    serde_json::to_string(list).expect("strings serialise")
 }
 
 /// A failure inside the store: already a [`StoreError`], or the driver's, to be named.

@@ -2,6 +2,7 @@
 //! the writes of a move or an undo under the write lock.
 
 use super::{json_strings, read_error, write_error, SqliteStore};
+use crate::record::{StoredHeader, StoredSeats};
 use crate::redo::Op;
 use crate::{chain, EventRow, EventStore, GameHeader, Record, StoreError};
 use rusqlite::{params, OptionalExtension};
@@ -142,18 +143,11 @@ impl EventStore for SqliteStore {
             .map_err(|e| read_error(&self.path, e))?
             .ok_or_else(|| damaged("the game header is missing".into()))?;
         let (game, created_at, engine_version, rules_version, seed, options, seats, setup) = row;
-        if serde_json::from_str::<serde_json::Value>(&options).is_err() {
-            return Err(damaged("the game options cannot be read".into()));
-        }
         let seats = match &self.layout.legacy_seats {
-            Some(ids) => ids.clone(),
-            None => serde_json::from_str(&seats).map_err(|_| damaged("the seats cannot be read".into()))?,
+            Some(ids) => StoredSeats::Ids(ids.clone()),
+            None => StoredSeats::Json(seats),
         };
-        let setup = setup.map_err(|what| damaged(what.into()))?;
-        if setup.seat_logs.len() != seats.len() {
-            return Err(damaged("its private logs do not match the game's seats".into()));
-        }
-        Ok(GameHeader { game, created_at, engine_version, rules_version, seed: seed as u64, options, seats, setup })
+        StoredHeader { game, created_at, engine_version, rules_version, seed, options, seats, setup }.check().map_err(damaged)
     }
 
     fn head(&self) -> Result<(u64, String), StoreError> {

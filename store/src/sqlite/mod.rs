@@ -31,6 +31,7 @@ pub use folder::{change_folder, sync_folder};
 pub(crate) use open::holds_nothing;
 pub use schema::SCHEMA_VERSION;
 
+pub(crate) use crate::record::json_strings;
 use crate::StoreError;
 use on_log::OnLog;
 use rusqlite::{Connection, ErrorCode};
@@ -178,11 +179,6 @@ impl SqliteStore {
         self.fold_when_due();
         Ok(value)
     }
-}
-
-/// A list of strings as stored: a JSON array.
-fn json_strings(list: &[String]) -> String {
-    serde_json::to_string(list).expect("strings serialise")
 }
 
 #[cfg(test)]
