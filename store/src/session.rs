@@ -2,7 +2,8 @@
 //! the player is told it was accepted.
 
 use crate::{
-    AnyStore, EventRow, EventStore, GameHeader, Journal, PgDatabase, Record, Replay, SessionError, SqliteStore, StoreError, ENGINE_VERSION,
+    AnyStore, EventRow, EventStore, FolderDatabase, GameHeader, Journal, PgDatabase, Record, Replay, SessionError, SqliteStore, StoreError,
+    ENGINE_VERSION,
 };
 use arbiter_kernel::{seat_id, Catalogue, GameKind, Match, Refusal, Report, Seat};
 use std::path::Path;
@@ -53,6 +54,8 @@ pub enum GamePlace<'a> {
     File(&'a Path, Journal),
     /// Game `id` of a PostgreSQL database.
     Postgres { db: &'a PgDatabase, id: &'a str },
+    /// Game `id` of a data folder's database.
+    Folder { db: &'a FolderDatabase, id: &'a str },
 }
 
 impl Session<AnyStore> {
@@ -66,6 +69,7 @@ impl Session<AnyStore> {
         Self::create_with(kind, options, seed, |header| match place {
             GamePlace::File(path, journal) => SqliteStore::create_with(path, header, journal).map(AnyStore::Sqlite),
             GamePlace::Postgres { db, id } => db.create_game(id, header).map(AnyStore::Postgres),
+            GamePlace::Folder { db, id } => db.create_game(id, header, &[]).map(AnyStore::Folder),
         })
     }
 
@@ -74,6 +78,7 @@ impl Session<AnyStore> {
         let store = match place {
             GamePlace::File(path, journal) => AnyStore::Sqlite(SqliteStore::open_with(path, journal)?),
             GamePlace::Postgres { db, id } => AnyStore::Postgres(db.open_game(id)?),
+            GamePlace::Folder { db, id } => AnyStore::Folder(db.open_game(id)?),
         };
         Self::load(store, games)
     }

@@ -6,9 +6,11 @@ use super::schema::{APPLICATION_ID, COLUMNS, DATABASE, FOLDER_SCHEMA_VERSION, LO
 use super::{checkpoint, read_error, write_error, writer, FolderDatabase, Readers, Shared, WAIT};
 use crate::StoreError;
 use rusqlite::{Connection, OpenFlags};
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 /// The SQLite file header's magic string.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
@@ -59,6 +61,39 @@ impl FolderDatabase {
         Ok(FolderDatabase { shared: Arc::new(shared) })
     }
 }
+
+impl FolderDatabase {
+    /// The database of data folder `dir`, shared within the process: the handle already open
+    /// on it if there is one, else [`FolderDatabase::open`]. A handle whose last clone is being
+    /// dropped (its writer finishing, the folder's lock not yet let go) is waited for, up to
+    /// the store's wait. Another process holding the folder is refused as by `open`.
+    pub fn open_shared(dir: &Path) -> Result<FolderDatabase, StoreError> {
+        let canonical = dir
+            .canonicalize()
+            .map_err(|_| StoreError::Database { place: dir.display().to_string(), what: "the data folder cannot be found".into() })?;
+        let mut open = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+        let was_open = match open.get(&canonical).map(Weak::upgrade) {
+            Some(Some(shared)) => return Ok(FolderDatabase { shared }),
+            Some(None) => true,
+            None => false,
+        };
+        let deadline = Instant::now() + WAIT;
+        let db = loop {
+            match FolderDatabase::open(&canonical) {
+                Ok(db) => break db,
+                // The last handle's drop lets the folder go once its writer has committed.
+                Err(_) if was_open && Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+                Err(e) => return Err(e),
+            }
+        };
+        open.retain(|_, shared| shared.strong_count() > 0);
+        open.insert(canonical, Arc::downgrade(&db.shared));
+        Ok(db)
+    }
+}
+
+/// The folders' databases open in this process ([`FolderDatabase::open_shared`]).
+static SHARED: Mutex<BTreeMap<PathBuf, Weak<Shared>>> = Mutex::new(BTreeMap::new());
 
 /// The folder's lock, taken: an exclusive lock on `dir/games.lock` (made private if missing),
 /// held as long as the file stays open. Refused at once if another open file holds it (another
