@@ -163,24 +163,11 @@ async fn main() {
             l.last().copied().unwrap_or_default().as_secs_f64() * 1e3
         );
     }
-    // The disk's share: how long the redo log's batches took to be written and synced (an
-    // in-process server on files). One slow sync holds every game's move waiting for it, so a
-    // run's p99 is at least its slowest syncs when they hold more than 1% of the moves.
+    // The disk's share: each commit is one sync for every write it holds (an in-process
+    // server on a data folder).
     for (i, running) in running_servers.iter().enumerate() {
-        let Some(t) = running.hub.storage().sync_times() else { continue };
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        println!(
-            "server {}'s redo log: {} batches written and synced, mean {:.2} ms, slowest {:.1} ms; {} of {:.0} ms or more{}",
-            i + 1,
-            t.batches,
-            ms(t.total) / t.batches.max(1) as f64,
-            ms(t.slowest),
-            t.slow_count,
-            ms(arbiter_store::SLOW_SYNC),
-            if t.slow.is_empty() { String::new() } else { ", begun (from the start):".into() }
-        );
-        for (began, took) in &t.slow {
-            println!("  {:>6.3} s: {:>6.1} ms", began.saturating_duration_since(started).as_secs_f64(), ms(*took));
+        if let arbiter_server::storage::Storage::Folder { db } = &**running.hub.storage() {
+            println!("server {}'s database: {} commits, each one sync for every write in it", i + 1, db.commits());
         }
     }
     if std::env::args().any(|a| a == "--timeline") {

@@ -609,15 +609,19 @@ async fn kill(args: &Args) -> bool {
     let stopped = server.stop(Duration::from_secs(30));
     let catalogue = catalogue();
     let mut files_checked = 0usize;
+    let folder = arbiter_store::FolderDatabase::open(&data);
     for g in &mut games {
-        let path = data.join(format!("{}.arbiter", g.id));
-        let stored: Result<Vec<String>, String> = arbiter_store::Session::open_read_only(&path, &catalogue)
-            .map(|s| s.rows().iter().map(|r| r.move_text.clone()).collect())
-            .map_err(|e| e.to_string());
+        let stored: Result<Vec<String>, String> = folder
+            .as_ref()
+            .map_err(|e| e.to_string())
+            .and_then(|db| {
+                arbiter_store::Session::open_in(arbiter_store::GamePlace::Folder { db, id: &g.id }, &catalogue).map_err(|e| e.to_string())
+            })
+            .map(|s| s.rows().iter().map(|r| r.move_text.clone()).collect());
         files_checked += 1;
         match stored {
             Err(e) => {
-                g.damaged.get_or_insert(format!("the file does not replay: {e}"));
+                g.damaged.get_or_insert(format!("the stored game does not replay: {e}"));
             }
             Ok(rows) => {
                 let known: Vec<String> = g.history.iter().map(|(t, _)| t.clone()).collect();
@@ -628,7 +632,7 @@ async fn kill(args: &Args) -> bool {
                         lost += missing;
                     }
                     g.damaged.get_or_insert(format!(
-                        "its file holds {} moves, {} were stored; they differ from move {}",
+                        "the database holds {} moves, {} were acknowledged; they differ from move {}",
                         rows.len(),
                         known.len(),
                         at + 1
@@ -675,7 +679,7 @@ async fn kill(args: &Args) -> bool {
     println!("  network errors (counted): {}; other answers: {statuses:?}", counts.network_errors.load(Ordering::Relaxed));
     println!("  games read back over HTTP after a restart: {read_back} (a game each time)");
     println!(
-        "  the last stop (SIGINT): {}; files replayed and verified: {files_checked}",
+        "  the last stop (SIGINT): {}; games replayed and verified: {files_checked}",
         if stopped { "exited" } else { "killed after 30 s" }
     );
     println!("  moves lost: {lost}");

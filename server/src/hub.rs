@@ -1026,18 +1026,14 @@ impl Hub {
         seed_chosen: bool,
     ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
         let hub = self.clone();
-        // In a data folder, a creation is a core's work (the game's setup, a new file and its
-        // schema; no sync of its own: its record goes in the folder's redo log with the
-        // moves'), on a thread of its own: 200 at once were 200 threads sharing the cores with
-        // every move in play, whose own thread waited its turn among them for 100 ms and more.
-        // A few a core keep the cores busy (a creation also waits for the folder's lock and
-        // the log's sync) and the others wait here, asleep: the burst's last game is made as
-        // soon, its moves answered sooner (issue 25; BENCHMARKS.md, "creations through the
-        // redo log"). The turn is the creation's, held until its work ends (a request dropped
-        // meanwhile does not stop that work). On PostgreSQL a creation waits on the network:
-        // not bounded so.
+        // In a data folder, a creation is a core's work (the game's setup) and a write queued
+        // with the moves' (one commit, one sync for many), on a thread of its own: a burst of
+        // creations, each on its own thread, would share the cores with every move in play. A
+        // few a core keep the cores busy and the others wait here, asleep. The turn is the
+        // creation's, held until its work ends (a request dropped meanwhile does not stop that
+        // work). On PostgreSQL a creation waits on the network: not bounded so.
         let turn = match &*self.storage {
-            Storage::Files { .. } => {
+            Storage::Folder { .. } => {
                 let turn = self.creating.clone().acquire_owned().await;
                 Some(turn.map_err(|e| HubError::Failed(format!("creating a game failed: {e}")))?)
             }
@@ -1086,9 +1082,6 @@ impl Hub {
                 drop(session);
                 hub.storage.discard_game(&id);
                 return Err(HubError::Invalid(format!("{} is not played on a clock", kind.title())));
-            }
-            if hub.config.disk_quota.is_some() {
-                hub.storage.count_new_game(&id);
             }
             // The new game is this process's to serve: `Storage::create_game` took its lease.
             let room = Arc::new(

@@ -390,9 +390,8 @@ async fn a_restarted_server_serves_every_game_again() {
     let seats = common::seats_doc(dir.path(), &id, crate::ON_POSTGRES);
     assert!(seats.contains(&arbiter_server::seats::token_hash(&token)) && !seats.contains(&token), "{seats}");
     if !crate::ON_POSTGRES {
-        let redo = std::fs::read_dir(dir.path().join("redo")).unwrap().flatten();
-        for f in std::fs::read_dir(dir.path()).unwrap().flatten().chain(redo).filter(|f| f.path().is_file()) {
-            // A redo log segment removed meanwhile (the log moves on every second) holds nothing.
+        // The database, its write-ahead log and its index, the folder's lock.
+        for f in std::fs::read_dir(dir.path()).unwrap().flatten().filter(|f| f.path().is_file()) {
             let Ok(bytes) = std::fs::read(f.path()) else { continue };
             assert!(!String::from_utf8_lossy(&bytes).contains(&token), "{:?}", f.path());
         }
@@ -633,8 +632,8 @@ async fn games_are_created_and_joined_through_the_generic_contract() {
     assert_eq!(status, 400);
     assert!(e["error"].as_str().unwrap().contains("clock"), "{e}");
     if !crate::ON_POSTGRES {
-        let left = common::game_files(dir.path());
-        assert!(left.is_empty(), "nothing refused left a file: {left:?}");
+        let left = common::stored_games(dir.path());
+        assert!(left.is_empty(), "nothing refused left a game: {left:?}");
     }
 
     // Minesweeper with its one seat left free: joined once, then full.

@@ -60,11 +60,12 @@ pub fn open_game(dir: &std::path::Path, id: &str, on_postgres: bool) -> arbiter_
             Session::open_in(GamePlace::Postgres { db: &db, id }, &games).unwrap()
         })
     } else {
-        Session::open_in(GamePlace::File(&dir.join(format!("{id}.arbiter")), arbiter_store::Journal::WriteAhead), &games).unwrap()
+        let db = folder(dir);
+        Session::open_in(GamePlace::Folder { db: &db, id }, &games).unwrap()
     }
 }
 
-/// Game `id`'s seats document as the server stored it (in its file in `dir`, or in the test's
+/// Game `id`'s seats document as the server stored it (in the database of data folder `dir`, or in the test's
 /// database): hashes of the seats' tokens, the clock, webhooks.
 #[allow(dead_code)]
 pub fn seats_doc(dir: &std::path::Path, id: &str, on_postgres: bool) -> String {
@@ -74,14 +75,19 @@ pub fn seats_doc(dir: &std::path::Path, id: &str, on_postgres: bool) -> String {
             db.doc(id, "seats").unwrap().expect("a seats document")
         })
     } else {
-        let file = dir.join(format!("{id}.arbiter"));
-        arbiter_store::SqliteStore::open_read_only(&file).unwrap().doc("seats").unwrap().expect("a seats document")
+        folder(dir).doc(id, "seats").unwrap().expect("a seats document")
     }
 }
 
-/// The names in data folder `dir` other than the server's redo log (its folder `redo`, held
-/// by every server on a folder: no game's file).
+/// The database of data folder `dir`: the server's own handle while a server of this process
+/// holds the folder.
 #[allow(dead_code)]
-pub fn game_files(dir: &std::path::Path) -> Vec<String> {
-    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n != "redo").collect()
+pub fn folder(dir: &std::path::Path) -> arbiter_store::FolderDatabase {
+    arbiter_store::FolderDatabase::open_shared(dir).expect("the data folder's database")
+}
+
+/// The ids of the games stored in data folder `dir`'s database.
+#[allow(dead_code)]
+pub fn stored_games(dir: &std::path::Path) -> Vec<String> {
+    folder(dir).game_ids().unwrap()
 }
