@@ -248,25 +248,32 @@ enum Command {
         #[arg(long)]
         verbose: bool,
     },
-    /// Copy game GAME of a PostgreSQL store into a new saved-game file, every row as it was
-    /// (times, logs, chain), with its chat and its seats (the file's document `seats`).
+    /// Copy game GAME of a PostgreSQL store or a server's data folder into a new saved-game
+    /// file, every row as it was (times, logs, chain), with its chat and its seats (the file's
+    /// document `seats`).
     Export {
         /// The game's id in the store.
         game: String,
         /// The store: postgres://USER@HOST[:PORT]/DATABASE.
+        #[arg(long, required_unless_present = "data", conflicts_with = "data")]
+        store: Option<String>,
+        /// A server's data folder (`arbiter serve --data DIR`), while no server holds it.
         #[arg(long)]
-        store: String,
+        data: Option<PathBuf>,
         /// The new file (FILE.arbiter); an existing file is refused.
         file: PathBuf,
     },
     /// Copy a saved-game file (with its seats: its document, or an earlier server's
-    /// NAME.seats.json beside it) into a
-    /// PostgreSQL store, every row as it was; the game is replayed and verified first.
+    /// NAME.seats.json beside it) into a PostgreSQL store or a server's data folder, every row
+    /// as it was; the game is replayed and verified first.
     Import {
         file: PathBuf,
         /// The store: postgres://USER@HOST[:PORT]/DATABASE.
+        #[arg(long, required_unless_present = "data", conflicts_with = "data")]
+        store: Option<String>,
+        /// A server's data folder (`arbiter serve --data DIR`), while no server holds it.
         #[arg(long)]
-        store: String,
+        data: Option<PathBuf>,
         /// The game's id in the store (default: the file's name without .arbiter); an id the
         /// store holds is refused.
         #[arg(long)]
@@ -745,8 +752,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Export { game, store, file } => {
-            let m = transfer::export(&store, &game, &file)?;
+        Command::Export { game, store, data, file } => {
+            let m = transfer::export(transfer::store(store.as_deref(), data.as_deref())?, &game, &file)?;
             say!(
                 "Exported game {} to {}: {} move(s), {} chat message(s){}; chain {}.",
                 m.id,
@@ -758,8 +765,8 @@ fn run(cmd: Command) -> Result<(), Failure> {
             );
             Ok(())
         }
-        Command::Import { file, store, id } => {
-            let m = transfer::import(&file, &store, id.as_deref())?;
+        Command::Import { file, store, data, id } => {
+            let m = transfer::import(&file, transfer::store(store.as_deref(), data.as_deref())?, id.as_deref())?;
             say!(
                 "Imported {} as game {}: {} move(s), {} chat message(s){}; chain {}.",
                 file.display(),

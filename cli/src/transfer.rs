@@ -1,5 +1,5 @@
-//! `arbiter export` and `arbiter import`: a game moves between a SQLite file and a PostgreSQL
-//! database (issue 27) with every row as it was (its times, logs, random outcomes and chain),
+//! `arbiter export` and `arbiter import`: a game moves between a SQLite file and a store (a
+//! PostgreSQL database, or a server's data folder's database) with every row as it was (its times, logs, random outcomes and chain),
 //! its chat (numbers and times kept) and the server's seats (the game's document `seats`, in
 //! the file as in the database; an earlier server's `GAME.seats.json` beside `GAME.arbiter` is
 //! read on import when the file holds none). The game is replayed
@@ -8,7 +8,7 @@
 
 use crate::Failure;
 use arbiter_games::catalogue;
-use arbiter_store::{EventStore, Journal, PgDatabase, Session, SqliteStore};
+use arbiter_store::{EventStore, FolderDatabase, Journal, PgDatabase, Session, SqliteStore};
 use std::path::{Path, PathBuf};
 
 /// The host's document that holds a game's seats.
@@ -42,12 +42,59 @@ fn id_of(file: &Path) -> Result<String, Failure> {
     Ok(id)
 }
 
-/// Copy game `id` of the database at `url` into a new SQLite file `file` (with its seats, if
-/// the database keeps them). Refuses to touch an existing file.
-pub fn export(url: &str, id: &str, file: &Path) -> Result<Moved, Failure> {
+/// Where a game is exported from or imported into.
+pub enum Store<'a> {
+    /// A PostgreSQL database (`--store URL`).
+    Postgres(&'a str),
+    /// A server's data folder (`--data DIR`: its database `DIR/games.db`), while no server
+    /// holds it.
+    Folder(&'a Path),
+}
+
+/// The store `--store URL` or `--data DIR` names (one of them, not both).
+pub fn store<'a>(url: Option<&'a str>, data: Option<&'a Path>) -> Result<Store<'a>, Failure> {
+    match (url, data) {
+        (Some(url), None) => Ok(Store::Postgres(url)),
+        (None, Some(dir)) => Ok(Store::Folder(dir)),
+        (Some(_), Some(_)) | (None, None) => {
+            Err(Failure::Rejected("give the store as --store postgres://… or a server's data folder as --data DIR, one of them".into()))
+        }
+    }
+}
+
+/// A data folder's database, opened for the CLI: refused while a server holds it.
+fn folder(dir: &Path) -> Result<FolderDatabase, Failure> {
+    FolderDatabase::open(dir).map_err(|e| Failure::Failed(format!("{e} (stop the server on this folder first: nothing was changed)")))
+}
+
+/// Copy game `id` of `from` into a new SQLite file `file` (with its seats, if the store keeps
+/// them). Refuses to touch an existing file.
+pub fn export(from: Store<'_>, id: &str, file: &Path) -> Result<Moved, Failure> {
     if file.exists() {
         return Err(Failure::Failed(format!("{} already exists: nothing was exported", file.display())));
     }
+    match from {
+        Store::Postgres(url) => export_pg(url, id, file),
+        Store::Folder(dir) => {
+            let db = folder(dir)?;
+            db.export_game(id, file)?;
+            // Read back and replayed as any open is: a copy that does not verify is not kept.
+            let checked = (|| -> Result<Moved, Failure> {
+                let copy = Session::open_read_only(file, &catalogue())?;
+                let chat = copy.store().chat()?.len();
+                let head = copy.store().head()?;
+                let seats = copy.store().doc(SEATS_DOC)?.is_some();
+                Ok(Moved { id: id.into(), moves: copy.seq(), chat, seats, chain: head.1 })
+            })();
+            if checked.is_err() {
+                let _ = SqliteStore::remove(file);
+            }
+            checked
+        }
+    }
+}
+
+fn export_pg(url: &str, id: &str, file: &Path) -> Result<Moved, Failure> {
     let db = PgDatabase::connect(url)?;
     // Read and verified (replayed) as any open is: a damaged game is not copied.
     let source = Session::load(db.open_game(id)?, &catalogue())?;
@@ -98,10 +145,9 @@ fn check_same(copy: (u64, String), original: &(u64, String)) -> Result<(), Failu
 }
 
 /// Copy the SQLite game `file` (with its seats: its document, or an earlier server's seats
-/// file beside it) into the database at
-/// `url` as game `id` (default: the file's name without `.arbiter`). Refuses an id the database
-/// already holds.
-pub fn import(file: &Path, url: &str, id: Option<&str>) -> Result<Moved, Failure> {
+/// file beside it) into `into` as game `id` (default: the file's name without `.arbiter`).
+/// Refuses an id the store already holds.
+pub fn import(file: &Path, into: Store<'_>, id: Option<&str>) -> Result<Moved, Failure> {
     let id = match id {
         Some(id) => id.to_string(),
         None => id_of(file)?,
@@ -125,6 +171,25 @@ pub fn import(file: &Path, url: &str, id: Option<&str>) -> Result<Moved, Failure
         }
     }
     let seats = seats.map(|(text, _)| text);
+    let url = match into {
+        Store::Postgres(url) => url,
+        Store::Folder(dir) => {
+            let db = folder(dir)?;
+            let store = db.import_file(&id, file)?;
+            let rest = (|| -> Result<(), Failure> {
+                if let (Some(json), None) = (&seats, store.doc(SEATS_DOC)?) {
+                    db.put_doc(&id, SEATS_DOC, json)?;
+                }
+                let copy = Session::load(db.open_game(&id)?, &catalogue())?;
+                check_same(copy.store().head()?, &head)
+            })();
+            if let Err(e) = rest {
+                let _ = db.delete_game(&id);
+                return Err(e);
+            }
+            return Ok(Moved { id, moves: source.seq(), chat: chat.len(), seats: seats.is_some(), chain: head.1 });
+        }
+    };
     let db = PgDatabase::connect(url)?;
     let store = db.import_game(&id, source.header(), source.rows())?;
     let rest = (|| -> Result<(), Failure> {

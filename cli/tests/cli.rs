@@ -616,3 +616,44 @@ fn a_game_a_server_s_redo_log_holds_is_not_written() {
     // The server stopped cleanly (its log folded into the file): written again.
     out(&["move", file, "flag b2"]);
 }
+
+/// `arbiter import --data DIR` stores a player's file in a server's data folder (refusing an
+/// id it holds), `arbiter export --data DIR` writes it back as a file that replays to the same
+/// moves and chain; while a process holds the folder (a server), both refuse and change
+/// nothing, saying to stop the server.
+#[test]
+fn a_game_goes_into_a_server_s_data_folder_and_back_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let (data_s, file) = (data.to_str().unwrap(), new_game(dir.path(), "3"));
+    let file_s = file.to_str().unwrap();
+    for _ in 0..4 {
+        let m = out(&["moves", file_s]).lines().next().unwrap().to_string();
+        out(&["move", file_s, &m, "--as", "ussr"]);
+    }
+    let said = out(&["import", file_s, "--data", data_s, "--id", "g1"]);
+    assert!(said.contains("as game g1: 4 move(s)"), "{said}");
+    let again = arbiter().args(["import", file_s, "--data", data_s, "--id", "g1"]).output().unwrap();
+    assert!(!again.status.success(), "an id the folder holds is refused");
+    let back = dir.path().join("back.arbiter");
+    let said = out(&["export", "g1", "--data", data_s, back.to_str().unwrap()]);
+    assert!(said.contains("Exported game g1") && said.contains("4 move(s)"), "{said}");
+    assert_eq!(out(&["log", back.to_str().unwrap()]), out(&["log", file_s]), "the same game");
+    let chain = |s: &str| s.rsplit("chain ").next().unwrap().trim().to_string();
+    assert_eq!(chain(&said), chain(&out(&["import", file_s, "--data", data_s, "--id", "g2"])), "the same chain");
+    let neither = arbiter().args(["export", "g1", back.to_str().unwrap()]).output().unwrap();
+    assert!(!neither.status.success(), "a store is needed");
+
+    let held = arbiter_store::FolderDatabase::open(&data).unwrap();
+    let other = dir.path().join("other.arbiter");
+    for args in [vec!["export", "g1", "--data", data_s, other.to_str().unwrap()], vec!["import", file_s, "--data", data_s, "--id", "g3"]] {
+        let o = arbiter().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains("stop the server"), "{args:?}: {err}");
+    }
+    assert!(!other.exists());
+    let mut ids = held.game_ids().unwrap();
+    ids.sort();
+    assert_eq!(ids, ["g1", "g2"], "nothing changed while held");
+}
