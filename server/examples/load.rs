@@ -7,23 +7,17 @@
 //! `cargo run --release -p arbiter-server --example load -- [--games 200] [--moves 40] [--addr HOST:PORT[,HOST:PORT…]]`
 //!
 //! `--created-first`: every game is created before any plays (a barrier), and moves per second
-//! are timed from then: the moves of games under way, without 200 creations (each a new file
-//! with its log and the log's index, and their fsyncs) running beside the first moves.
+//! are timed from then: the moves of games under way, without the creations running beside the
+//! first moves.
 //!
-//! An in-process server on files also prints its redo log's batches: how many, their mean and
-//! slowest write-and-sync, and when each of 20 ms or more began: a run's slow moves that line
-//! up with a slow sync waited on the disk, not on the server.
+//! An in-process server on a data folder also prints how many commits its database made: each
+//! commit is one sync for every write it holds, so moves per commit is how well writes batch.
 //!
 //! `--timeline`: the moves again by the tenth of a second they were sent in (how many, p50,
-//! p99, max): whether the slow ones come together (the creations, the redo log's move to a new
-//! segment once a second) or are spread over the run.
+//! p99, max): whether the slow ones come together (the creations, a checkpoint of the
+//! write-ahead log) or are spread over the run.
 //!
-//! The temporary folder is made under `TMPDIR` and removed at the end, freeing a file system's
-//! inodes by the hundred: on ext4 without a journal, a file made in the next minutes (in the
-//! same block group) is allocated past every one of them, so runs a few seconds apart in one
-//! parent folder make their games slower and slower. BENCHMARKS.md's runs give each run a new
-//! top-level parent (`mkdir /ld-$RANDOM; TMPDIR=/ld-… load …`), as a server's data folder is
-//! (issue 25, "a creation's files").
+//! The temporary folder is made under `TMPDIR` and removed at the end.
 //!
 //! On PostgreSQL: `--postgres` (a throwaway server, arbiter-pgtest) or `--store URL`, and
 //! `--servers N` in-process servers on that one database (each request to the next server in
