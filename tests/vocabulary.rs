@@ -1,4 +1,4 @@
-//! The generic parts of Arbiter name no game (issue 22): the kernel, the store and the server
+//! The generic parts of Arbiter name no game: the kernel, the store and the server
 //! (its code and its new-game page) never say a word of Twilight Struggle (not its name, not
 //! DEFCON, the USSR, Influence, a coup or a headline, and no card's name); their code never
 //! says a word of Minesweeper either (its name, a mine), though the store's own tests play it,

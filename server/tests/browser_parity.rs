@@ -1,4 +1,4 @@
-//! The browser at parity with the table (issue 24), in headless Chromium and Firefox, one body
+//! The browser at parity with the table, in headless Chromium and Firefox, one body
 //! for both: a warning stops a losing coup (the player cancels in the page's dialog and nothing
 //! is sent) and the coup's odds are shown when its target is chosen; a move taken back with the
 //! Undo button, the other seat's page told; headlines chosen at the same time, the US first

@@ -1,4 +1,4 @@
-//! A server that holds (issue 24): each test probes one way a server was found to fail under
+//! A server that holds: each test probes one way a server was found to fail under
 //! churn or abuse (stale rooms, slow clients, floods, silent clients, abandoned games, a chosen
 //! seed, non-JSON errors, a data folder an earlier server wrote) against a real server on a
 //! loopback port.

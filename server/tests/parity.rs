@@ -1,4 +1,4 @@
-//! The browser at parity with the table, on the server's side (issue 24): advice before a move
+//! The browser at parity with the table, on the server's side: advice before a move
 //! (warnings and odds), undo over HTTP and WebSocket under the table's rules, headlines chosen
 //! at the same time. A real server on a loopback port; positions are reached by random play
 //! (`arbiter_twilight::playout::random_until`) and replayed over HTTP on the same seed.

@@ -1,4 +1,4 @@
-//! Several `arbiter serve` processes (the built binary) on one real PostgreSQL (issue 27):
+//! Several `arbiter serve` processes (the built binary) on one real PostgreSQL:
 //! games played through all of them, the owner of a game SIGKILLed in the middle of play, the
 //! game going on through another process after the takeover with every acknowledged move kept
 //! and the record replayed and verified; and a paused owner whose lease expired racing the new

@@ -1,5 +1,5 @@
 //! The disk alone, without Arbiter: how long a small write and its `fdatasync` take, as the
-//! redo log's batches do (issue 25, the server's p99). Two threads, each on its own file in
+//! redo log's batches do. Two threads, each on its own file in
 //! a temporary folder, append 8 KiB and sync it, 2 ms apart, for S seconds; then every sync of
 //! 20 ms or more (the redo log's `SLOW_SYNC`), with the longest sync of the other thread
 //! overlapping it. When both threads' syncs stall together, the stall is below the files (the

@@ -1,5 +1,5 @@
-//! A data folder's redo log: group commit for many games' files (issue 25, the server's
-//! throughput).
+//! A data folder's redo log: group commit for many games' files
+//! An earlier server wrote it; a folder's import applies it (`FolderDatabase::import_folder`).
 //!
 //! A game file synced at every move is one fsync a move, and fsyncs of different files cannot
 //! be shared: at 3,000 moves a second on two cores, the kernel's work in them was a sixth of
