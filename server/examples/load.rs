@@ -63,7 +63,11 @@ async fn main() {
             (running.iter().map(|r| format!("http://{}", r.addr)).collect(), running)
         }
     };
-    println!("{} server(s) on {}", bases.len(), if store.is_some() { "one PostgreSQL database" } else { "saved game files (SQLite)" });
+    println!(
+        "{} server(s) on {}",
+        bases.len(),
+        if store.is_some() { "one PostgreSQL database" } else { "a data folder (one SQLite database)" }
+    );
     let http = reqwest::Client::builder().pool_max_idle_per_host(games).build().unwrap();
     let created_first = std::env::args().any(|a| a == "--created-first");
     let barrier = created_first.then(|| std::sync::Arc::new(tokio::sync::Barrier::new(games)));

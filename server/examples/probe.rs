@@ -11,7 +11,7 @@
 //!   random legal moves, every move answered 200 recorded, a new game made when one ends; the
 //!   server SIGKILLed after 0.2–2 s of load, restarted on the same folder, and the games of the
 //!   cycle (and 32 older ones) read back over HTTP; again, `--cycles` times. Last, the server is
-//!   stopped (SIGINT) and every game file is replayed and verified: its moves must be exactly
+//!   stopped (SIGINT) and every game of the folder is replayed and verified: its moves must be exactly
 //!   those acknowledged (and those in flight at a kill that it kept). Promise: no acknowledged
 //!   move lost, no game damaged.
 //! - `flood [--addresses 26] [--sockets 20] [--half 6] [--burst 300] [--secs 25] [--tries 80]

@@ -51,9 +51,9 @@ struct SeatState {
     generation: u64,
 }
 
-/// How many games a core makes at once in a data folder ([`Hub::create`]): four (BENCHMARKS.md,
-/// "creations through the redo log": at one or two a core, a burst's games were made later;
-/// at eight, its moves waited nearly as long as with no bound).
+/// How many games a core makes at once ([`Hub::create`]): four. More at once answer a burst of
+/// creations sooner, and the moves of games under way wait longer (BENCHMARKS.md, "Store
+/// layout").
 const CREATIONS_PER_CORE: usize = 4;
 
 pub struct Room {
