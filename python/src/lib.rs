@@ -483,7 +483,7 @@ impl Shape {
     /// `first`, writing their rows. Every game is stepped first, then every row written: each
     /// phase runs its own code over all the games, whose instructions then stay in the cache
     /// (a game's step and its observation together overflow it; measured with cachegrind:
-    /// BENCHMARKS.md, "The Python batch in phases").
+    /// docs/benchmarks-history.md, "The Python batch in phases").
     fn step(&self, first: usize, slots: &mut [Slot], actions: &[i64], out: Out) -> Result<(), String> {
         let Out { obs, mask, rewards, dones, seats, frames } = out;
         let mut stepped = slots.len();

@@ -365,7 +365,7 @@ pub(crate) async fn read<T: Send + 'static>(room: Arc<Room>, f: impl FnOnce(&Arc
 /// session is free, else on a blocking thread once the move holding it is stored. Free is the
 /// rule (only a move or an undo being judged and stored holds it, through its fsync), and a
 /// blocking thread's hand-off both ways cost more than such a read (the load example's profile:
-/// BENCHMARKS.md, "Server move throughput").
+/// docs/benchmarks-history.md, "Server move throughput").
 async fn read_session<T: Send + 'static>(
     room: Arc<Room>,
     f: impl Fn(&Arc<Room>, &mut crate::storage::Session) -> T + Send + 'static,

@@ -325,7 +325,7 @@ pub struct Running {
 /// `bind` queues 128: with more clients connecting at once while the cores are busy, the
 /// kernel drops the others' first packet and they try again a second later (then three): the
 /// load example's 200 games lost 25 such seconds in a run, a move waiting up to 3 s
-/// (BENCHMARKS.md, "2026-11-27: the server under a creation burst").
+/// (docs/benchmarks-history.md, "2026-11-27: the server under a creation burst").
 fn listen(addr: SocketAddr, connections: usize) -> std::io::Result<tokio::net::TcpListener> {
     let socket = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
     // As `TcpListener::bind`: a restarted server binds its port again at once.

@@ -3,7 +3,7 @@
 //!
 //! A game file synced at every move is one fsync a move, and fsyncs of different files cannot
 //! be shared: at 3,000 moves a second on two cores, the kernel's work in them was a sixth of
-//! the server's CPU (BENCHMARKS.md, "a folder's redo log"). With the log, a server's game file
+//! the server's CPU (docs/benchmarks-history.md, "a folder's redo log"). With the log, a server's game file
 //! commits without a sync (its write-ahead log at `synchronous = NORMAL`: always consistent, its
 //! last commits possibly lost by a power cut), and what each write changed is first appended to
 //! this log, one file for the whole folder, whose writes are made durable together: the first

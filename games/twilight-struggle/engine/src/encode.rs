@@ -118,7 +118,7 @@ fn variant(m: &Move) -> usize {
 /// and one bounds check, so that a list mixing them (an Operations decision lists `influence`,
 /// `realign` and `coup` country by country) takes the same branches for every move. A `match`
 /// with an arm per variant compiled to a jump table whose target changed with the variant,
-/// mispredicted about 7.7 times a decision (BENCHMARKS.md, "the Python batch, margin").
+/// mispredicted about 7.7 times a decision (docs/benchmarks-history.md, "the Python batch, margin").
 #[inline(always)]
 pub fn action_id(m: &Move) -> Option<u32> {
     let (start, len) = BLOCKS[variant(m)];
@@ -321,7 +321,7 @@ const BITS: [u32; 32] = {
 /// Write `plane[i]` = 1 where bit `i` of `bits` is set, else 0, for every slot of the plane
 /// (bits past its end ignored). The whole plane, not a walk over the set bits: a walk's exit
 /// was mispredicted once per plane (15 planes, about 16.6 mispredictions a decision:
-/// BENCHMARKS.md, "the Python batch, margin"). 32 slots at a time, each its bit of a word
+/// docs/benchmarks-history.md, "the Python batch, margin"). 32 slots at a time, each its bit of a word
 /// compared (a fixed number of slots: straight-line vector code, as wide as the processor's
 /// vectors, [`wide`]), then the last few four at a time from a table of the 16 patterns.
 #[inline(always)]
