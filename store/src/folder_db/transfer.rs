@@ -1,6 +1,6 @@
 //! A game between the folder database and a game file: exported as a player's file (what the
 //! CLI reads and plays), imported from one (its header, moves with their chain checked,
-//! documents and chat, in one commit); and a folder of game files, today's server's, imported
+//! documents and chat, in one commit); and a folder of game files an earlier server wrote, imported
 //! file by file on a first start, each file moved aside once its game is stored, never
 //! deleted.
 

@@ -6,7 +6,9 @@
 //! Every lasting effect is made of a few kinds of behaviour, the same for every card:
 //! modifiers (Ops, dice, scoring), vetoes, reactions to domain events, interceptions
 //! (allow / cancel / replace what is about to happen), standing moves, and extra action
-//! rounds. The trait has no method that serves a single card.
+//! rounds. Each method is a kind of behaviour any card may have, though some serve one card
+//! today: `standing_moves` the Cuban Missile Crisis, `extra_action_rounds` North Sea Oil, and
+//! `Intent::Headline` Defectors. An effect says which kinds it uses (`Lasting::interest`).
 
 use crate::card::{CardDb, CardId, CardSet, Era};
 use crate::ctx::Ctx;
