@@ -17,7 +17,7 @@ pub(super) struct OnLog {
 impl SqliteStore {
     /// This file (a server's, in write-ahead mode) made durable through its folder's redo
     /// log: its commits are no longer synced one by one (`synchronous = NORMAL`), each is
-    /// acknowledged once its record is in `log` (ARCHITECTURE.md, "A folder's redo log").
+    /// acknowledged once its record is in `log` (an earlier server's layout: `redo.rs`).
     pub fn with_redo(mut self, log: std::sync::Arc<RedoLog>) -> Result<SqliteStore, StoreError> {
         if self.read_only {
             return Err(StoreError::ReadOnly(self.path.clone()));
