@@ -1,6 +1,6 @@
 //! The lobby: the public facts of every game the server holds (`GET /api/games`,
-//! `GET /api/games/{id}`), kept in memory. Built once at start from the data folder (each seats
-//! file and its saved game, replayed read-only once), then kept up to date by the rooms: a room
+//! `GET /api/games/{id}`), kept in memory. Built once at start from the storage (each game's seats
+//! document and its saved game, replayed read-only once), then kept up to date by the rooms: a room
 //! puts its game's facts when it is made or loaded, after every stored move and after its seats
 //! change (a join, a rematch's claim). A request never opens a saved game.
 //!

@@ -54,8 +54,8 @@ pub struct Ctx<'a> {
 }
 
 /// What one move's context hands to the next, kept by `Game` between moves and lent to each
-/// move's context in place (moved into the context and out again, with the context built
-/// around them, they were 3 % of `arbiter bench`): the legal moves listed where the move
+/// move's context in place (moving them into a context built around them and out again
+/// costs a copy at every move): the legal moves listed where the move
 /// stopped, the reaction queue (empty between moves: its allocation is what is kept), and the
 /// access mask of the Ops listings (`ops::KeptAccess`).
 #[derive(Clone, Default)]
@@ -73,8 +73,8 @@ impl<'a> Ctx<'a> {
     }
 
     /// A context on `st` whose effects in play are the cards `in_play`, as the context of the
-    /// move before left them (`Game` keeps them between moves: reading every effect again was
-    /// 1 % of `arbiter bench`); the interest check compares them with the state's at every use.
+    /// move before left them (`Game` keeps them between moves: reading every effect again at
+    /// every move costs more); the interest check compares them with the state's at every use.
     pub(crate) fn kept(
         rules: &'a Ruleset,
         st: &'a mut State,
@@ -328,7 +328,7 @@ impl<'a> Ctx<'a> {
     /// would be handled at once, before any effect could enter play: outside a reaction with
     /// nothing queued, the next `drain` handles it first and finds no hearer (it skips it), so
     /// leaving it out changes nothing (most domain events concern no effect in play; queueing
-    /// and dequeuing each was 1 % of `arbiter bench`). Under the interest check every event is
+    /// and dequeuing each would cost time at every move). Under the interest check every event is
     /// queued: every effect is asked.
     fn raise(&mut self, ev: DomainEvent) {
         if self.reactions.is_idle() && !self.rules.checks_interest() && self.in_play.0 & self.rules.hearers(ev.kind()).0 == 0 {

@@ -102,13 +102,13 @@ pub fn listing(p: Position) -> (Vec<Move>, Option<Side>) {
 }
 
 /// [`listing`], in the listing's own form ([`Listing`]: an Ops decision's and a card play's
-/// moves kept as sets), written into `out` (where the game keeps it: moving the listing out
-/// and in again was 2 % of `arbiter bench`); returns the decider and whether there is a move
+/// moves kept as sets), written into `out` (where the game keeps it: the listing is not moved out
+/// and in again at every decision); returns the decider and whether there is a move
 /// (asked of the sets once). An Ops decision reads its
 /// access mask from `access` where it holds (and keeps it there). `in_play` are the cards of
 /// the effects in play (`Ctx` keeps them): the effects are asked for standing moves only when
-/// one of them may offer some (`Ruleset::offers_standing`; asking them at every decision was
-/// 2 % of `arbiter bench`).
+/// one of them may offer some (`Ruleset::offers_standing`: asking them at every decision would
+/// slow every decision).
 pub fn listing_kept(
     p: Position,
     access: &std::cell::Cell<ops::KeptAccess>,

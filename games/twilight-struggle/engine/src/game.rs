@@ -24,7 +24,7 @@ pub struct Game {
     /// when the game reached it (derived from `state`; not part of it), in the listing's own
     /// form (`check` asks it, a random playout picks from it by index); the reaction queue,
     /// empty between moves (each move would otherwise allocate its own at its first domain
-    /// event, 1 % of `arbiter bench`); the access mask the last Ops listing kept
+    /// event); the access mask the last Ops listing kept
     /// (`ops::KeptAccess`: each Op of a card would otherwise fold it again).
     carried: Carried,
     /// The listing written out, the first time a caller asks for the list as a slice
