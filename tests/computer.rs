@@ -134,10 +134,10 @@ fn a_game_against_the_computer_replays() {
     let mut computer_moves = 0;
     for k in 0..120u64 {
         let Some(turn) = s.game().decision() else { break };
-        let agent = if turn.seat == seat(Side::Ussr) { Agent::Computer(Level::new(1).unwrap()) } else { Agent::Random };
-        let m = s.game().agent_move(turn.seat, &Plan::new(agent, k), &|_| {}).unwrap();
-        computer_moves += usize::from(turn.seat == seat(Side::Ussr));
-        s.play(&m, Some(turn.seat)).unwrap_or_else(|e| panic!("{m}: {e}"));
+        let agent = if turn.first().seat == seat(Side::Ussr) { Agent::Computer(Level::new(1).unwrap()) } else { Agent::Random };
+        let m = s.game().agent_move(turn.first().seat, &Plan::new(agent, k), &|_| {}).unwrap();
+        computer_moves += usize::from(turn.first().seat == seat(Side::Ussr));
+        s.play(&m, Some(turn.first().seat)).unwrap_or_else(|e| panic!("{m}: {e}"));
     }
     assert!(computer_moves > 20);
     let loaded = Session::open(&path, &catalogue()).unwrap();

@@ -107,8 +107,8 @@ proptest! {
         for kind in arbiter_games::catalogue().kinds() {
             let (mut game, _) = kind.create(&kind.default_options(), u64::from(a)).unwrap();
             if let Some(t) = game.decision() {
-                let _ = game.boxed_clone().replay_json(t.seat, &json, "");
-                let _ = game.play_json(t.seat, &json);
+                let _ = game.boxed_clone().replay_json(t.first().seat, &json, "");
+                let _ = game.play_json(t.first().seat, &json);
             }
         }
     }

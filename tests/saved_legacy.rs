@@ -64,7 +64,7 @@ fn a_version_2_game_is_upgraded_in_place_and_plays_on() {
     let mut s = Session::open(&path, &catalogue()).unwrap();
     assert_eq!(s.kind().id(), "twilight-struggle", "a file naming no kind is the default game's");
     assert_eq!(format!("{:016x}", s.ts().hash64()), LAST_HASH);
-    let m = s.game().legal_moves()[0].clone();
+    let m = s.game().first_moves()[0].clone();
     s.play(&m, None).unwrap();
     let reopened = Session::open(&path, &catalogue()).unwrap();
     assert_eq!(reopened.seq(), 91);

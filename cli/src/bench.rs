@@ -175,20 +175,20 @@ pub fn search(
         let mut played = 0u64;
         let turn = loop {
             let Some(turn) = game.decision() else { break None };
-            let moves = game.legal_moves();
+            let moves = game.first_moves();
             if played >= at && moves.len() > 1 {
                 break Some(turn);
             }
             let pick = rng.pick(moves.len()).map_err(|e| format!("seed {s}: {e}"))?;
             let m = &moves[pick];
-            game.play(turn.seat, m).map_err(|r| format!("seed {s}: the listed move {m} was refused: {r}"))?;
+            game.play(turn.first().seat, m).map_err(|r| format!("seed {s}: the listed move {m} was refused: {r}"))?;
             played += 1;
         };
         let Some(turn) = turn else { continue };
         let done = AtomicU64::new(0);
         let plan = Plan { agent: Agent::Computer(level), seed: s, threads, time: None };
         let started = std::time::Instant::now();
-        game.agent_move(turn.seat, &plan, &|p| {
+        game.agent_move(turn.first().seat, &plan, &|p| {
             done.fetch_max(p.done, Ordering::Relaxed);
         })
         .map_err(|r| format!("seed {s}: the search failed: {r}"))?;

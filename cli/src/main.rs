@@ -7,6 +7,7 @@ mod out;
 use arbiter_kernel::search::{Agent, Level};
 mod bench;
 mod board;
+mod hotseat;
 mod input;
 mod minefield;
 mod odds;
@@ -41,12 +42,19 @@ enum Command {
     /// Create a saved game (a SQLite file).
     New {
         file: PathBuf,
-        /// The game: twilight-struggle (the default) or minesweeper.
+        /// The game: twilight-struggle (the default), minesweeper or mafia (`arbiter games`
+        /// lists each with its seats and options).
         #[arg(long, default_value = "twilight-struggle")]
         game: String,
         /// Seed of the game's randomness (default: from the clock).
         #[arg(long)]
         seed: Option<u64>,
+        /// The number of seats, for a game whose number varies (mafia: 5 to 15).
+        #[arg(long)]
+        seats: Option<u8>,
+        /// An option of the game, KEY=VALUE (repeatable; `arbiter games` lists them).
+        #[arg(long = "option", value_name = "KEY=VALUE")]
+        options: Vec<String>,
         /// Twilight Struggle: play with the 7 optional cards (104-110).
         #[arg(long)]
         optional_cards: bool,
@@ -85,6 +93,12 @@ enum Command {
         /// The computer's level, 1 (quick) to 5 (slow); 3 by default.
         #[arg(long)]
         level: Option<String>,
+    },
+    /// The games this build offers: each with its seats, options, information and what it
+    /// offers (a computer opponent, an encoding for learning, a clock).
+    Games {
+        #[arg(long)]
+        json: bool,
     },
     /// Who decides now, the prompt, and every legal move (one canonical move per line).
     Moves {
@@ -341,6 +355,8 @@ fn viewer_named(s: &Session, id: &str) -> Result<Viewer, Failure> {
 /// game, and a flag of another game is refused.
 fn new_game_options(
     kind: &dyn arbiter_kernel::GameKind,
+    seats: Option<u8>,
+    given: &[String],
     optional_cards: bool,
     us_bonus: Option<u8>,
     size: Option<&str>,
@@ -387,6 +403,10 @@ fn new_game_options(
         if let Some(m) = mines {
             o.insert("mines".into(), m.into());
         }
+    }
+    // The generic options: read by the kind's own description of them.
+    if let serde_json::Value::Object(generic) = kind.shape().options_from(seats, given).map_err(|r| Failure::Rejected(r.reason))? {
+        o.extend(generic);
     }
     Ok(serde_json::Value::Object(o))
 }
@@ -463,9 +483,9 @@ fn json(v: &impl serde::Serialize) -> String {
 
 fn run(cmd: Command) -> Result<(), Failure> {
     match cmd {
-        Command::New { file, game, seed, optional_cards, us_bonus, size, mines, force } => {
+        Command::New { file, game, seed, seats, options, optional_cards, us_bonus, size, mines, force } => {
             let kind = catalogue().find(&game).map_err(|r| Failure::Rejected(r.reason))?;
-            let options = new_game_options(kind, optional_cards, us_bonus, size.as_deref(), mines)?;
+            let options = new_game_options(kind, seats, &options, optional_cards, us_bonus, size.as_deref(), mines)?;
             let seed = seed.unwrap_or_else(clock_seed);
             // The options are the game's to judge, before an existing file is touched: a
             // refused `new --force` leaves the old game as it was.
@@ -499,6 +519,47 @@ fn run(cmd: Command) -> Result<(), Failure> {
             };
             play::run(&path, lines, game.as_deref(), agent.map(|agent| play::Versus { agent, human: as_seat }))
         }
+        Command::Games { json: as_json } => {
+            let kinds: Vec<serde_json::Value> = catalogue()
+                .kinds()
+                .iter()
+                .map(|k| serde_json::json!({ "id": k.id(), "title": k.title(), "rules_version": k.rules_version(), "shape": k.shape() }))
+                .collect();
+            if as_json {
+                say!("{}", json(&kinds));
+                return Ok(());
+            }
+            for k in catalogue().kinds() {
+                let sh = k.shape();
+                let r = sh.seats;
+                let seats = if r.varies() {
+                    format!("{} to {} seats ({} by default)", r.min, r.max, r.default)
+                } else {
+                    format!("{} seat(s)", r.min)
+                };
+                let c = sh.capabilities;
+                let offers: Vec<&str> =
+                    [(c.computer, "a computer opponent"), (c.encoding, "an encoding for learning"), (c.clock, "a clock")]
+                        .into_iter()
+                        .filter_map(|(on, w)| on.then_some(w))
+                        .collect();
+                say!(
+                    "{} ({}): {seats}, {:?} information; offers {}",
+                    k.id(),
+                    k.title(),
+                    sh.information,
+                    if offers.is_empty() { "nothing more".to_string() } else { offers.join(", ") }
+                );
+                for o in &sh.options {
+                    let ty = match o.kind {
+                        arbiter_kernel::kind::OptionType::Flag => "true or false".to_string(),
+                        arbiter_kernel::kind::OptionType::Integer { min, max } => format!("{min} to {max}"),
+                    };
+                    say!("  --option {}=VALUE  {} ({ty}; default {})", o.key, o.help, o.default);
+                }
+            }
+            Ok(())
+        }
         Command::Moves { file, json: as_json } => {
             let s = Session::open_read_only(&file, &catalogue())?;
             let g = s.game();
@@ -512,21 +573,34 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 let v = serde_json::json!({
                     "game": s.kind().id(),
                     "seq": s.seq(),
-                    "to_move": d.as_ref().map(|d| id(d.seat)),
-                    "prompt": d.as_ref().map(|d| d.prompt.clone()),
-                    "moves": if d.is_some() { g.legal_moves() } else { Vec::new() },
+                    "to_move": d.as_ref().map(|d| id(d.first().seat)),
+                    "prompt": d.as_ref().map(|d| d.first().prompt.clone()),
+                    "moves": g.first_moves(),
+                    // Every seat that must act now (several at a simultaneous step), with its
+                    // prompt and moves.
+                    "acting": d.as_ref().map(|d| d.turns().iter().map(|t| serde_json::json!({
+                        "seat": id(t.seat), "prompt": t.prompt, "moves": g.legal_moves(t.seat),
+                    })).collect::<Vec<_>>()).unwrap_or_default(),
                     // What a seat not deciding may make now ("at any time"), by seat.
                     "interjections": interjections,
-                    "outcome": g.outcome().map(|o| serde_json::json!({ "winner": o.winner.map(id), "reason": o.reason, "text": o.text })),
+                    "outcome": g.outcome().map(|o| serde_json::json!({ "winner": o.winner().map(id), "results": o.results, "reason": o.reason, "text": o.text })),
                 });
                 say!("{}", json(&v));
             } else if let Some(d) = d {
-                for m in g.legal_moves() {
+                for m in g.first_moves() {
                     say!("{m}");
                 }
                 // Standard output stays one legal move a line; the interjections open to the
                 // other seats are a note on standard error (all of them: `--json`).
-                for other in seats().filter(|t| *t != d.seat) {
+                for t in &d.turns()[1..] {
+                    eprintln!(
+                        "the {} acts at the same time: {} move(s) (arbiter move FILE --as {} …)",
+                        s.seat_name(t.seat),
+                        g.legal_moves(t.seat).len(),
+                        id(t.seat)
+                    );
+                }
+                for other in seats().filter(|t| *t != d.first().seat) {
                     for m in g.interjections(other) {
                         eprintln!("the {} may interject: {m} (arbiter move FILE --as {} …)", s.seat_name(other), id(other));
                     }
@@ -717,7 +791,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             check_threads(threads)?;
             let read = |t: &str| t.parse::<arbiter_kernel::search::Agent>().map_err(|r| Failure::Rejected(r.reason));
             let (a, b) = (read(&a)?, read(&b)?);
-            let r = arbiter_kernel::arena::run(kind, games, a, b, seed, threads).map_err(Failure::Rejected)?;
+            let r = arbiter_kernel::arena::run(kind, &serde_json::Value::Null, games, a, b, seed, threads).map_err(Failure::Rejected)?;
             if as_json {
                 say!("{}", json(&r));
             } else {
@@ -835,7 +909,7 @@ fn print_state(g: &dyn Match, seq: u64, viewer: Viewer, as_json: bool) {
         say_inline!("{}", minefield::grid(&arbiter_kernel::Game::view(ms, viewer)));
         match (g.outcome(), g.decision()) {
             (Some(o), _) => say!("{}", o.text),
-            (None, Some(t)) => say!("{}", t.prompt),
+            (None, Some(d)) => say!("{}", d.first().prompt),
             _ => {}
         }
     } else {
@@ -855,7 +929,7 @@ fn run_fixtures(paths: &[PathBuf], verbose: bool) -> Result<(), Failure> {
     // Each id names one case: a second file with the same id fails (as in the workspace test).
     let mut ids: std::collections::BTreeMap<String, PathBuf> = Default::default();
     for file in files {
-        let result = match minesweeper_fixture(&file) {
+        let result = match game_fixture(&file) {
             Some(r) => r,
             None => arbiter_casebook::load(&file).and_then(|f| arbiter_casebook::run(&f, &file)),
         };
@@ -896,25 +970,30 @@ fn run_fixtures(paths: &[PathBuf], verbose: bool) -> Result<(), Failure> {
     }
 }
 
-/// A fixture of Minesweeper (`"game": "minesweeper"`), run by its game's runner; `None` for any
-/// other file (Twilight Struggle's, read by the casebook).
-fn minesweeper_fixture(file: &std::path::Path) -> Option<Result<arbiter_casebook::CaseResult, arbiter_casebook::FixtureError>> {
+/// A fixture of a game with its own runner (`"game": "minesweeper"` or `"mafia"`), run by it;
+/// `None` for any other file (Twilight Struggle's, read by the casebook).
+fn game_fixture(file: &std::path::Path) -> Option<Result<arbiter_casebook::CaseResult, arbiter_casebook::FixtureError>> {
     let text = std::fs::read_to_string(file).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    if v.get("game").and_then(|g| g.as_str()) != Some(arbiter_minesweeper::fixture::GAME) {
+    let game = v.get("game").and_then(|g| g.as_str())?;
+    let read: Result<(String, String, Option<String>), String> = if game == arbiter_minesweeper::fixture::GAME {
+        arbiter_minesweeper::fixture::parse(&text).map(|f| {
+            let failure = arbiter_minesweeper::fixture::run(&f).err();
+            (f.id, f.title, failure)
+        })
+    } else if game == arbiter_mafia::fixture::GAME {
+        arbiter_mafia::fixture::parse(&text).map(|f| {
+            let failure = f.run().err();
+            (f.id, f.title, failure)
+        })
+    } else {
         return None;
-    }
-    let result = match arbiter_minesweeper::fixture::parse(&text) {
-        Ok(f) => arbiter_casebook::CaseResult {
-            failure: arbiter_minesweeper::fixture::run(&f).err(),
-            id: f.id,
-            title: f.title,
-            file: file.to_path_buf(),
-            log: Vec::new(),
-        },
+    };
+    let result = match read {
+        Ok((id, title, failure)) => arbiter_casebook::CaseResult { failure, id, title, file: file.to_path_buf(), log: Vec::new() },
         Err(e) => arbiter_casebook::CaseResult {
             id: file.display().to_string(),
-            title: "unreadable Minesweeper fixture".into(),
+            title: format!("unreadable {game} fixture"),
             file: file.to_path_buf(),
             failure: Some(e),
             log: Vec::new(),

@@ -79,14 +79,14 @@ pub fn run(path: &Path, lines: bool, game: Option<&str>, versus: Option<Versus>)
     };
     use std::io::IsTerminal;
     let full_screen = !lines && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    // The computer's side: the seat the player does not keep.
-    let computer = match &versus {
-        None => None,
+    // The computer's seats: every seat but the one the player keeps.
+    let computer: Vec<(Seat, Agent)> = match &versus {
+        None => Vec::new(),
         Some(v) => {
             let seats = session.header().seats.clone();
-            if seats.len() != 2 {
+            if seats.len() < 2 {
                 return Err(Failure::Rejected(format!(
-                    "{} has {} seat(s): --vs plays a game of two against the computer",
+                    "{} has {} seat(s): --vs plays a game of two or more against the computer",
                     session.kind().title(),
                     seats.len()
                 )));
@@ -97,12 +97,12 @@ pub fn run(path: &Path, lines: bool, game: Option<&str>, versus: Option<Versus>)
                     Failure::Rejected(format!("no seat {id:?} in {}; the seats are: {}", session.kind().title(), seats.join(", ")))
                 })?,
             };
-            Some((Seat((1 - human) as u8), v.agent))
+            (0..seats.len()).filter(|s| *s != human).map(|s| (Seat(s as u8), v.agent)).collect()
         }
     };
     match TsSession::new(session) {
         Ok(ts) => {
-            let opponent = computer.map(|(s, agent)| Opponent::new(side(s).unwrap_or(Side::Ussr), agent));
+            let opponent = computer.first().map(|(s, agent)| Opponent::new(side(*s).unwrap_or(Side::Ussr), *agent));
             if let Some(c) = &opponent {
                 say!("You play the {}; the computer ({}) plays the {}.", c.side.opponent(), c.agent, c.side);
             }
@@ -112,10 +112,7 @@ pub fn run(path: &Path, lines: bool, game: Option<&str>, versus: Option<Versus>)
                 run_lines(ts, path, opponent)
             }
         }
-        Err(other) if other.game_as::<arbiter_minesweeper::Minesweeper>().is_none() => Err(Failure::Rejected(format!(
-            "arbiter play has no table for {}: play it with `arbiter moves` and `arbiter move`",
-            other.kind().title()
-        ))),
+        Err(other) if other.game_as::<arbiter_minesweeper::Minesweeper>().is_none() => crate::hotseat::run(other, &computer),
         Err(other) if full_screen => crate::minefield::screen::run(other),
         Err(other) => crate::minefield::play_lines(other),
     }

@@ -1,8 +1,10 @@
-//! The arena (`arbiter arena`, and `arbiter.arena` in Python): two agents play a game of two seats against each other, each pair of games
-//! with the seats swapped, and the strength of one against the other is measured: wins, losses,
-//! draws, the Elo difference with its 95% confidence interval, how the games ended, and the
-//! time each agent takes per decision. Game `i` uses seed `S + i` and agent `a` plays seat
-//! `i % 2`, so the result does not depend on the thread count.
+//! The arena (`arbiter arena`, and `arbiter.arena` in Python): two agents play a game against
+//! each other, and the strength of one against the other is measured: wins, losses, draws, the
+//! Elo difference with its 95% confidence interval, how the games ended, and the time each
+//! agent takes per decision. In a game of `n` seats, game `i` uses seed `S + i` and agent `a`
+//! plays seat `i % n`, agent `b` every other seat (two seats: each pair of games with the seats
+//! swapped), so the result does not depend on the thread count. A game counts as `a`'s win when
+//! `a`'s seat won (alone or with its side), as `b`'s when it lost, else as a draw.
 //!
 //! Agents are the kernel's ([`Agent`]): `random`, `greedy`, `computer[:LEVEL]`. Each decision
 //! of game `i` is made with a seed drawn from `S + i`, the agent and the decision's number: the
@@ -88,28 +90,45 @@ struct Played {
 
 fn play_one(kind: &dyn GameKind, options: &serde_json::Value, seed: u64, agents: [Agent; 2], i: u64) -> Result<Played, String> {
     let (mut game, _) = kind.create(options, seed).map_err(|r| r.to_string())?;
-    // Agent `a` plays seat i % 2.
-    let a_seat = Seat((i % 2) as u8);
+    // Agent `a` plays seat i % n.
+    let a_seat = Seat((i % game.seats().len().max(1) as u64) as u8);
     let (mut decisions, mut time) = ([0u64; 2], [Duration::ZERO; 2]);
     while game.outcome().is_none() {
-        let Some(turn) = game.decision() else { return Err(format!("game {i}: no decision and no outcome")) };
-        let who = usize::from(turn.seat != a_seat);
+        let Some(decision) = game.decision() else { return Err(format!("game {i}: no decision and no outcome")) };
+        // One seat at a time, the first of the decision: at a simultaneous step each agent
+        // sees only its own seat's view, so the order tells it nothing.
+        let seat = decision.first().seat;
+        let who = usize::from(seat != a_seat);
         let started = Instant::now();
         let plan = Plan::new(agents[who], crate::stable_hash(&(seed, who, decisions[who])));
-        let m = game.agent_move(turn.seat, &plan, &|_| {}).map_err(|r| format!("game {i}: {} could not move: {r}", agents[who]))?;
+        let m = game.agent_move(seat, &plan, &|_| {}).map_err(|r| format!("game {i}: {} could not move: {r}", agents[who]))?;
         time[who] += started.elapsed();
         decisions[who] += 1;
-        game.play(turn.seat, &m).map_err(|r| format!("game {i}: {}'s move {m:?} was refused: {r}", agents[who]))?;
+        game.play(seat, &m).map_err(|r| format!("game {i}: {}'s move {m:?} was refused: {r}", agents[who]))?;
     }
     let outcome = game.outcome().ok_or("no outcome")?;
-    Ok(Played { a_won: outcome.winner.map(|w| w == a_seat), reason: outcome.reason, decisions, time })
+    let a_won = match outcome.result(a_seat) {
+        Some(crate::SeatResult::Won) => Some(true),
+        Some(crate::SeatResult::Lost) => Some(false),
+        _ => None,
+    };
+    Ok(Played { a_won, reason: outcome.reason, decisions, time })
 }
 
-/// Play `games` games of `kind` between `a` and `b` on `threads` threads.
-pub fn run(kind: &'static dyn GameKind, games: u64, a: Agent, b: Agent, seed: u64, threads: usize) -> Result<ArenaResult, String> {
-    let options = kind.default_options();
+/// Play `games` games of `kind` with `options` (the kind's defaults where `null`) between `a`
+/// and `b` on `threads` threads.
+pub fn run(
+    kind: &'static dyn GameKind,
+    options: &serde_json::Value,
+    games: u64,
+    a: Agent,
+    b: Agent,
+    seed: u64,
+    threads: usize,
+) -> Result<ArenaResult, String> {
+    let options = if options.is_null() { kind.default_options() } else { options.clone() };
     let (probe, _) = kind.create(&options, seed).map_err(|r| r.to_string())?;
-    if probe.seats().len() != 2 {
+    if probe.seats().len() < 2 {
         return Err(format!("the arena pits two agents against each other: {} has {} seat(s)", kind.title(), probe.seats().len()));
     }
     let agents = [a, b];

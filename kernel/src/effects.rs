@@ -17,8 +17,9 @@ pub enum Verdict<T> {
     Replace(Vec<T>, String),
 }
 
-/// When an effect answers, among the effects in play (each group in the order its effects
-/// entered play).
+/// When an effect answers, among the effects in play, for a game whose effects need two
+/// groups (each group in the order its effects entered play). A game may rank its effects by
+/// any ordered type of its own instead ([`first_objection`] takes any).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Priority {
     /// First: obligations that narrow what happens, so that what replaces it sees the narrowed
@@ -28,29 +29,28 @@ pub enum Priority {
     Replace,
 }
 
-/// The first objection of `effects` (in the order they entered play) to something about to
-/// happen: a `Narrow` effect's answer wins at once; otherwise the first `Replace` effect's.
-/// `answer` is asked of an effect only while its answer could still count (no `Replace`
-/// effect is asked once one has objected), so this is one pass over the effects. `None`: all
-/// allow it.
-pub fn first_objection<E, T>(
+/// The objection that counts among `effects` (in the order they entered play) to something
+/// about to happen: the one of the first priority (the least, by `P`'s order) among those that
+/// object, and among those the first in play. `answer` is asked of an effect only while its
+/// answer could still count (once one has objected, no effect of a later or equal priority
+/// is asked), so this is one pass over the effects. `None`: all allow it.
+pub fn first_objection<E, T, P: Ord>(
     effects: impl IntoIterator<Item = E>,
-    mut priority: impl FnMut(&E) -> Priority,
+    mut priority: impl FnMut(&E) -> P,
     mut answer: impl FnMut(&E) -> Verdict<T>,
 ) -> Option<(E, Verdict<T>)> {
-    let mut first_replace = None;
+    let mut found: Option<(P, E, Verdict<T>)> = None;
     for e in effects {
         let p = priority(&e);
-        if first_replace.is_some() && p == Priority::Replace {
+        if found.as_ref().is_some_and(|(q, _, _)| p >= *q) {
             continue;
         }
-        match (answer(&e), p) {
-            (Verdict::Allow, _) => {}
-            (v, Priority::Narrow) => return Some((e, v)),
-            (v, Priority::Replace) => first_replace = Some((e, v)),
+        match answer(&e) {
+            Verdict::Allow => {}
+            v => found = Some((p, e, v)),
         }
     }
-    first_replace
+    found.map(|(_, e, v)| (e, v))
 }
 
 /// Reactions until quiet: events are handled one at a time in the order they happened; an

@@ -20,6 +20,7 @@
 pub mod agenda;
 pub mod arena;
 pub mod effects;
+pub mod kind;
 pub mod learn;
 pub mod pipeline;
 pub mod rng;
@@ -130,11 +131,79 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
-/// The decision now: whose, and what it asks (as that seat reads it).
+/// One seat's part of the decision now: the seat that must act, and what it asks (as that
+/// seat reads it).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Turn {
     pub seat: Seat,
     pub prompt: String,
+}
+
+/// The decision now: every seat that must act, each with its prompt. One seat: a turn. Several:
+/// a simultaneous step, at which each acts without seeing the others' choices until the step
+/// resolves (the game decides what each seat sees; hosts only carry it). A seat that has acted
+/// at a step leaves the decision unless the game lets it change its choice.
+///
+/// The first seat is the one a host that moves seats one at a time (the search, a batch of
+/// games for learning) moves first: [`Game::deciding`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Vec<Turn>", into = "Vec<Turn>")]
+pub struct Decision {
+    turns: Vec<Turn>,
+}
+
+impl Decision {
+    /// One seat decides.
+    pub fn turn(seat: Seat, prompt: impl Into<String>) -> Decision {
+        Decision { turns: vec![Turn { seat, prompt: prompt.into() }] }
+    }
+    /// The seats of `turns` act at once (a seat named twice keeps its first prompt); `None`
+    /// when no seat must act.
+    pub fn step(turns: impl IntoIterator<Item = Turn>) -> Option<Decision> {
+        let mut kept: Vec<Turn> = Vec::new();
+        for t in turns {
+            if !kept.iter().any(|k| k.seat == t.seat) {
+                kept.push(t);
+            }
+        }
+        (!kept.is_empty()).then_some(Decision { turns: kept })
+    }
+    pub fn turns(&self) -> &[Turn] {
+        &self.turns
+    }
+    /// The seats that must act, the first first.
+    pub fn seats(&self) -> impl Iterator<Item = Seat> + '_ {
+        self.turns.iter().map(|t| t.seat)
+    }
+    /// The seat moved first by a host that moves one seat at a time.
+    pub fn first(&self) -> &Turn {
+        &self.turns[0]
+    }
+    /// Must `seat` act now?
+    pub fn includes(&self, seat: Seat) -> bool {
+        self.turns.iter().any(|t| t.seat == seat)
+    }
+    /// What the decision asks of `seat`, if it must act.
+    pub fn prompt(&self, seat: Seat) -> Option<&str> {
+        self.turns.iter().find(|t| t.seat == seat).map(|t| t.prompt.as_str())
+    }
+    /// Several seats act at once.
+    pub fn is_simultaneous(&self) -> bool {
+        self.turns.len() > 1
+    }
+}
+
+impl TryFrom<Vec<Turn>> for Decision {
+    type Error = &'static str;
+    fn try_from(turns: Vec<Turn>) -> Result<Decision, &'static str> {
+        Decision::step(turns).ok_or("a decision names at least one seat")
+    }
+}
+
+impl From<Decision> for Vec<Turn> {
+    fn from(d: Decision) -> Vec<Turn> {
+        d.turns
+    }
 }
 
 /// What a player should hear before making a move ([`Game::advice`]): warnings that ask for
@@ -146,11 +215,27 @@ pub struct Advice {
     pub odds: Option<String>,
 }
 
-/// How a game ended.
+/// One seat's result at the end of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeatResult {
+    Won,
+    Lost,
+    Drew,
+    /// A place (1 first; seats that tie share one) and the score it was decided by.
+    Ranked {
+        rank: u16,
+        score: i64,
+    },
+}
+
+/// How a game ended: each seat's result (teams: every seat of the winning side won), with the
+/// way it ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
-    /// The winning seat; `None` for a draw, or a single-player game lost.
-    pub winner: Option<Seat>,
+    /// Each seat's result, in seat order (a seat eliminated during the game has its result
+    /// too).
+    pub results: Vec<SeatResult>,
     /// A short name for the way it ended, stable for programs, in the game's own words (`won`,
     /// `lost`, `Resigned`, `Time`…).
     pub reason: String,
@@ -158,11 +243,59 @@ pub struct Outcome {
     pub text: String,
 }
 
+impl Outcome {
+    /// The seats of `winners` won (one seat, or a side of several), every other of `seats`
+    /// lost.
+    pub fn won_by(winners: &[Seat], seats: usize, reason: impl Into<String>, text: impl Into<String>) -> Outcome {
+        let results = (0..seats).map(|s| if winners.iter().any(|w| w.idx() == s) { SeatResult::Won } else { SeatResult::Lost }).collect();
+        Outcome { results, reason: reason.into(), text: text.into() }
+    }
+    /// Every one of `seats` drew.
+    pub fn drawn(seats: usize, reason: impl Into<String>, text: impl Into<String>) -> Outcome {
+        Outcome { results: vec![SeatResult::Drew; seats], reason: reason.into(), text: text.into() }
+    }
+    /// The seats that won.
+    pub fn winners(&self) -> Vec<Seat> {
+        (0..self.results.len()).filter(|&s| self.results[s] == SeatResult::Won).map(|s| Seat(s as u8)).collect()
+    }
+    /// The one seat that won, if exactly one did.
+    pub fn winner(&self) -> Option<Seat> {
+        match self.winners()[..] {
+            [w] => Some(w),
+            _ => None,
+        }
+    }
+    /// `seat`'s result (`None`: no such seat).
+    pub fn result(&self, seat: Seat) -> Option<SeatResult> {
+        self.results.get(seat.idx()).copied()
+    }
+    /// Each seat's return for learning, in [-1, 1]: won 1, lost -1, drew 0; a rank from 1 (first)
+    /// down to -1 (last), shared places alike.
+    pub fn returns(&self) -> Vec<f64> {
+        let worst =
+            self.results.iter().filter_map(|r| if let SeatResult::Ranked { rank, .. } = r { Some(*rank) } else { None }).max().unwrap_or(1);
+        self.results
+            .iter()
+            .map(|r| match r {
+                SeatResult::Won => 1.0,
+                SeatResult::Lost => -1.0,
+                SeatResult::Drew => 0.0,
+                SeatResult::Ranked { rank, .. } if worst <= 1 => {
+                    let _ = rank;
+                    1.0
+                }
+                SeatResult::Ranked { rank, .. } => 1.0 - 2.0 * f64::from(rank.saturating_sub(1)) / f64::from(worst - 1),
+            })
+            .collect()
+    }
+}
+
 /// The typed contract of a game. Implement it; [`Match`] comes with it.
 ///
 /// Invariants a host relies on (the contract tests check them for every game):
-/// - `legal_moves()` lists exactly the moves `play_as(to_move, m)` accepts; a refused move
-///   changes nothing (the state hash is unchanged).
+/// - `moves_for(seat)` lists exactly the moves `play_as(seat, m)` accepts of each seat of the
+///   decision (`legal_moves()` those of the seat deciding first); a refused move changes
+///   nothing (the state hash is unchanged).
 /// - `parse_move(move_text(m)) == m` for every listed move.
 /// - Two games created alike and given the same moves have the same state hash after each.
 /// - `view(viewer)` and the log lines for `viewer` hold only what that seat may know.
@@ -173,21 +306,30 @@ pub trait Game: Clone + Send + Sync + 'static {
 
     /// The seats' names, in seat order ("white", "black"; "player").
     fn seats(&self) -> Vec<String>;
-    /// The decision now, if the game is not over.
-    fn decision(&self) -> Option<Turn>;
-    /// Every legal move of the decision now.
+    /// The decision now (the seats that must act), if the game is not over.
+    fn decision(&self) -> Option<Decision>;
+    /// Every legal move of the seat deciding first ([`Game::deciding`]).
     fn legal_moves(&self) -> Vec<Self::Move>;
+    /// Every legal move of `seat` now: its part of the decision's (none if it need not act).
+    /// By default the moves of the seat deciding first: a game with simultaneous steps answers
+    /// for each seat.
+    fn moves_for(&self, seat: Seat) -> Vec<Self::Move> {
+        if self.deciding() == Some(seat) {
+            self.legal_moves()
+        } else {
+            Vec::new()
+        }
+    }
+    /// The seats out of the game (eliminated: no more decisions; they keep watching). None by
+    /// default.
+    fn eliminated(&self) -> Vec<Seat> {
+        Vec::new()
+    }
     /// Moves `seat` may make although it is not deciding ("at any time"). None by default.
     fn interjections(&self, _seat: Seat) -> Vec<Self::Move> {
         Vec::new()
     }
-    /// The seats that choose now at the same time as the deciding seat (a simultaneous choice,
-    /// each made by an interjection), with their prompts: a host alerts each as it alerts the
-    /// deciding seat. None by default.
-    fn simultaneous(&self) -> Vec<Turn> {
-        Vec::new()
-    }
-    /// Play `m` as `seat`: its decision's move, or an interjection. Refused with the reason and
+    /// Play `m` as `seat`: a move of its part of the decision, or an interjection. Refused with the reason and
     /// the rule; a refused move changes nothing.
     fn play_as(&mut self, seat: Seat, m: &Self::Move) -> Result<Report, Refusal>;
     /// What `viewer` may see.
@@ -199,10 +341,11 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn move_text(&self, m: &Self::Move) -> String;
     /// Read a move typed in this position.
     fn parse_move(&self, text: &str) -> Result<Self::Move, Refusal>;
-    /// Asked of the game as it stands after its last move, about that move (`text`, made by
-    /// `by`): if `viewer` may not read it yet (a secret choice not yet revealed), what it reads
-    /// instead. `None` (the default): the move is readable by all.
-    fn hidden_move(&self, _text: &str, _by: Seat, _viewer: Viewer) -> Option<String> {
+    /// Asked of the game as it stands now about one of the moves made (`text`, made by `by`,
+    /// `age` moves before the last: 0 for the last): if `viewer` may not read it (a secret
+    /// choice not yet revealed, or never), what it reads instead. `None` (the default): the
+    /// move is readable by all.
+    fn hidden_move(&self, _text: &str, _by: Seat, _age: usize, _viewer: Viewer) -> Option<String> {
         None
     }
     /// The move a host makes for `seat` when its time runs out (a chess clock), if the game
@@ -221,14 +364,17 @@ pub trait Game: Clone + Send + Sync + 'static {
     // What the computer opponent ([`search`]) asks of a game. A game that does not answer
     // `determinize` offers no computer opponent; the rest have defaults.
 
-    /// The seat deciding now (cheaper than [`Game::decision`], which words the prompt).
+    /// The seat deciding first now ([`Decision::first`]; cheaper than [`Game::decision`],
+    /// which words the prompts).
     fn deciding(&self) -> Option<Seat> {
-        self.decision().map(|t| t.seat)
+        self.decision().map(|d| d.first().seat)
     }
     /// A full state consistent with everything `seat` may know here and nothing else: what it
     /// may not see (another hand, a draw pile's order, where hidden pieces are, the dice to come)
     /// drawn from `rng`, so that two positions `seat` sees alike give the same samples. Only
-    /// asked while `seat` decides. `None` (the default): the game offers no computer opponent.
+    /// asked while `seat` must act; in the sample `seat` decides first ([`Game::deciding`]):
+    /// at a simultaneous step the choices `seat` may not see, made or to come before its own,
+    /// are drawn too. `None` (the default): the game offers no computer opponent.
     /// A game of perfect information answers a copy whose random source is drawn from `rng`.
     fn determinize(&self, _seat: Seat, _rng: &mut Randomness) -> Option<Self> {
         None
@@ -341,10 +487,17 @@ pub enum SavedMove {
 /// as JSON.
 pub trait Match: Send + Sync {
     fn seats(&self) -> Vec<String>;
-    fn decision(&self) -> Option<Turn>;
-    fn legal_moves(&self) -> Vec<String>;
+    fn decision(&self) -> Option<Decision>;
+    /// See [`Game::moves_for`].
+    fn legal_moves(&self, seat: Seat) -> Vec<String>;
+    /// The moves of the seat deciding first ([`Decision::first`]): what a host that moves one
+    /// seat at a time offers (none when the game is over).
+    fn first_moves(&self) -> Vec<String> {
+        self.decision().map(|d| self.legal_moves(d.first().seat)).unwrap_or_default()
+    }
     fn interjections(&self, seat: Seat) -> Vec<String>;
-    fn simultaneous(&self) -> Vec<Turn>;
+    /// See [`Game::eliminated`].
+    fn eliminated(&self) -> Vec<Seat>;
     /// Play the move written `text` as `seat`.
     fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Refusal>;
     /// Play a move as a store kept it ([`Played::json`]), as `seat`.
@@ -356,7 +509,7 @@ pub trait Match: Send + Sync {
     fn state_hash(&self) -> u64;
     fn outcome(&self) -> Option<Outcome>;
     /// See [`Game::hidden_move`].
-    fn hidden_move(&self, text: &str, by: Seat, viewer: Viewer) -> Option<String>;
+    fn hidden_move(&self, text: &str, by: Seat, age: usize, viewer: Viewer) -> Option<String>;
     /// See [`Game::timeout_move`]: its text.
     fn timeout_move(&self, seat: Seat) -> Option<String>;
     /// See [`Game::advice`]: for the move written `text`, which must be a move `seat` may make
@@ -412,17 +565,17 @@ impl<G: Game> Match for G {
     fn seats(&self) -> Vec<String> {
         Game::seats(self)
     }
-    fn decision(&self) -> Option<Turn> {
+    fn decision(&self) -> Option<Decision> {
         Game::decision(self)
     }
-    fn legal_moves(&self) -> Vec<String> {
-        Game::legal_moves(self).iter().map(|m| self.move_text(m)).collect()
+    fn legal_moves(&self, seat: Seat) -> Vec<String> {
+        Game::moves_for(self, seat).iter().map(|m| self.move_text(m)).collect()
     }
     fn interjections(&self, seat: Seat) -> Vec<String> {
         Game::interjections(self, seat).iter().map(|m| self.move_text(m)).collect()
     }
-    fn simultaneous(&self) -> Vec<Turn> {
-        Game::simultaneous(self)
+    fn eliminated(&self) -> Vec<Seat> {
+        Game::eliminated(self)
     }
     fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Refusal> {
         let m = self.parse_move(text)?;
@@ -450,18 +603,18 @@ impl<G: Game> Match for G {
     fn outcome(&self) -> Option<Outcome> {
         Game::outcome(self)
     }
-    fn hidden_move(&self, text: &str, by: Seat, viewer: Viewer) -> Option<String> {
-        Game::hidden_move(self, text, by, viewer)
+    fn hidden_move(&self, text: &str, by: Seat, age: usize, viewer: Viewer) -> Option<String> {
+        Game::hidden_move(self, text, by, age, viewer)
     }
     fn timeout_move(&self, seat: Seat) -> Option<String> {
         Game::timeout_move(self, seat).map(|m| self.move_text(&m))
     }
     fn advice(&self, seat: Seat, text: &str) -> Result<Advice, Refusal> {
         let m = self.parse_move(text)?;
-        let Some(turn) = Game::decision(self) else {
+        if Game::decision(self).is_none() {
             return Err(Refusal::new("no decision is pending", ""));
-        };
-        let listed = (turn.seat == seat && Game::legal_moves(self).contains(&m)) || Game::interjections(self, seat).contains(&m);
+        }
+        let listed = Game::moves_for(self, seat).contains(&m) || Game::interjections(self, seat).contains(&m);
         if !listed {
             // A move a game accepts without listing it (resigning) is open too: asked of a copy,
             // and only whether it was refused is used.
@@ -514,9 +667,12 @@ impl<G: Game> Match for G {
         Ok(Game::observe_decider(self, out))
     }
     fn sample_hidden(&self, seat: Seat, seed: u64) -> Result<Box<dyn Match>, Refusal> {
-        // As the computer samples: only at the seat's own decision (what `determinize` asks).
-        let seen = search::Seen::new(self, seat).map_err(|r| match self.deciding() {
-            Some(d) if d != seat => Refusal::new(format!("seat {} samples only at its own decision; seat {} decides now", seat.0, d.0), ""),
+        // As the computer samples: only while the seat must act (what `determinize` asks).
+        let seen = search::Seen::new(self, seat).map_err(|r| match Game::decision(self) {
+            Some(d) if !d.includes(seat) => {
+                let now: Vec<String> = d.seats().map(|s| s.0.to_string()).collect();
+                Refusal::new(format!("seat {} samples only at its own decision; seat {} decides now", seat.0, now.join(", ")), "")
+            }
             _ => r,
         })?;
         let mut rng = Randomness::seeded(seed);
@@ -588,8 +744,12 @@ pub trait GameKind: Send + Sync {
     /// The version of the rules this build implements (a saved game names the one it was made
     /// with).
     fn rules_version(&self) -> &'static str;
+    /// What the kind is: its seats, options, information and capabilities.
+    fn shape(&self) -> kind::Shape;
     /// The options of a new game with their defaults (a JSON object).
-    fn default_options(&self) -> serde_json::Value;
+    fn default_options(&self) -> serde_json::Value {
+        self.shape().default_options()
+    }
     /// A new game from `options` (missing fields take their defaults; an invalid or unknown
     /// one is refused with the reason) whose randomness is `Randomness::seeded(seed)`, and what
     /// its creation produced (a deal).

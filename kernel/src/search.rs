@@ -396,18 +396,14 @@ fn playout<G: Game>(g: &mut G, root: Seat, rng: &mut Randomness, results: &mut [
     Ok(())
 }
 
-/// Each seat's result in [0, 1]: 1 for the winner, 0 for the others; a draw ½ each (a game of
-/// one seat that ends without a winner is lost); unfinished, the game's evaluation.
+/// Each seat's result in [0, 1]: its return ([`crate::Outcome::returns`]) scaled (won 1, lost 0,
+/// drew ½); unfinished, the game's evaluation.
 pub fn score<G: Game>(g: &G, results: &mut [f64]) {
-    let n = results.len();
     match g.outcome() {
         Some(o) => {
+            let returns = o.returns();
             for (s, r) in results.iter_mut().enumerate() {
-                *r = match o.winner {
-                    Some(w) => f64::from(u8::from(w.idx() == s)),
-                    None if n == 1 => 0.0,
-                    None => 1.0 / n as f64,
-                };
+                *r = returns.get(s).map_or(0.0, |v| (v + 1.0) / 2.0);
             }
         }
         None => {

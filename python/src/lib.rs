@@ -60,25 +60,13 @@ fn encoding_of(game: &dyn Match) -> PyResult<Encoding> {
     game.encoding().ok_or_else(|| PyValueError::new_err("this game offers no action space or observation encoding"))
 }
 
-/// Each seat's return at the end: +1 the winner, -1 the others, 0 each in a draw; a game of
-/// one seat returns +1 won, -1 lost (its outcome names no winner). Zeros while it goes on.
+/// Each seat's return at the end ([`arbiter_kernel::Outcome::returns`]: won +1, lost -1, drew
+/// 0, a rank from +1 down to -1). Zeros while it goes on.
 fn returns_of(game: &dyn Match, out: &mut [f32]) {
     out.fill(0.0);
     let Some(o) = game.outcome() else { return };
-    // `out` holds one value per seat.
-    let n = out.len();
-    match o.winner {
-        Some(w) => {
-            for (s, r) in out.iter_mut().enumerate().take(n) {
-                *r = if s == w.idx() { 1.0 } else { -1.0 };
-            }
-        }
-        None if n == 1 => {
-            if let Some(r) = out.first_mut() {
-                *r = -1.0;
-            }
-        }
-        None => {}
+    for (r, v) in out.iter_mut().zip(o.returns()) {
+        *r = v as f32;
     }
 }
 
@@ -188,17 +176,30 @@ impl Game {
         self.history.as_ref().map(|h| h.iter().map(|(s, t)| (s.0, t.clone())).collect())
     }
 
-    /// The seat deciding now, or None when the game is over.
+    /// The seat deciding (first, at a simultaneous step) now, or None when the game is over.
     fn current_seat(&self) -> Option<u8> {
-        self.game.decision().map(|t| t.seat.0)
+        self.game.decision().map(|d| d.first().seat.0)
     }
-    /// What the decision asks, as the deciding seat reads it.
-    fn prompt(&self) -> Option<String> {
-        self.game.decision().map(|t| t.prompt)
+    /// Every seat that must act now (several at a simultaneous step).
+    fn acting_seats(&self) -> Vec<u8> {
+        self.game.decision().map(|d| d.seats().map(|s| s.0).collect()).unwrap_or_default()
     }
-    /// The legal moves of the decision now, in canonical text.
-    fn legal_moves(&self) -> Vec<String> {
-        self.game.legal_moves()
+    /// What the decision asks of `seat` (the seat deciding first by default).
+    #[pyo3(signature = (seat=None))]
+    fn prompt(&self, seat: Option<i64>) -> PyResult<Option<String>> {
+        let Some(d) = self.game.decision() else { return Ok(None) };
+        Ok(match seat {
+            None => Some(d.first().prompt.clone()),
+            Some(s) => d.prompt(seat_in(&*self.game, s)?).map(String::from),
+        })
+    }
+    /// The legal moves of `seat` now (the seat deciding first by default), in canonical text.
+    #[pyo3(signature = (seat=None))]
+    fn legal_moves(&self, seat: Option<i64>) -> PyResult<Vec<String>> {
+        Ok(match seat {
+            None => self.game.first_moves(),
+            Some(s) => self.game.legal_moves(seat_in(&*self.game, s)?),
+        })
     }
     /// Moves `seat` may make although it is not deciding ("at any time").
     fn interjections(&self, seat: i64) -> PyResult<Vec<String>> {
@@ -213,7 +214,7 @@ impl Game {
             Some(s) => seat_in(&*self.game, s)?,
             None => match (self.game.decision(), self.game.outcome()) {
                 (_, Some(o)) => return Err(illegal(Refusal::new(format!("the game is over ({})", o.text), ""))),
-                (Some(t), None) => t.seat,
+                (Some(d), None) => d.first().seat,
                 (None, None) => return Err(illegal(Refusal::new("no decision is pending", ""))),
             },
         };
@@ -271,7 +272,9 @@ impl Game {
     fn outcome(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         let Some(o) = self.game.outcome() else { return Ok(None) };
         let d = PyDict::new(py);
-        d.set_item("winner", o.winner.map(|w| w.0))?;
+        d.set_item("winner", o.winner().map(|w| w.0))?;
+        let results: Vec<String> = o.results.iter().map(|r| serde_json::to_value(r).map(|v| v.to_string()).unwrap_or_default()).collect();
+        d.set_item("results", results)?;
         d.set_item("reason", o.reason)?;
         d.set_item("text", o.text)?;
         Ok(Some(d.into_any().unbind()))
@@ -292,15 +295,19 @@ impl Game {
     }
     /// The move an agent makes for the deciding seat: `random`, `greedy`, `computer` or
     /// `computer:LEVEL` (1-5), from what that seat may see; the same seed, the same move.
-    #[pyo3(signature = (agent="computer", seed=0, threads=1))]
-    fn agent_move(&self, py: Python<'_>, agent: &str, seed: u64, threads: usize) -> PyResult<String> {
+    #[pyo3(signature = (agent="computer", seed=0, threads=1, seat=None))]
+    fn agent_move(&self, py: Python<'_>, agent: &str, seed: u64, threads: usize, seat: Option<i64>) -> PyResult<String> {
         let agent: Agent = agent.parse().map_err(|r: Refusal| PyValueError::new_err(r.reason))?;
         let Some(turn) = self.game.decision() else {
             return Err(illegal(Refusal::new("the game is over: there is nothing to decide", "")));
         };
+        let seat = match seat {
+            None => turn.first().seat,
+            Some(s) => seat_in(&*self.game, s)?,
+        };
         let plan = Plan { threads: threads.max(1), ..Plan::new(agent, seed) };
         let game = &self.game;
-        py.detach(|| game.agent_move(turn.seat, &plan, &|_| {})).map_err(illegal)
+        py.detach(|| game.agent_move(seat, &plan, &|_| {})).map_err(illegal)
     }
 
     // Learning.
@@ -362,7 +369,7 @@ impl Game {
     fn __repr__(&self) -> String {
         let state = match (self.game.outcome(), self.game.decision()) {
             (Some(o), _) => o.text,
-            (None, Some(t)) => format!("seat {} to move", t.seat.0),
+            (None, Some(d)) => format!("seat {} to move", d.seats().map(|s| s.0.to_string()).collect::<Vec<_>>().join(", ")),
             (None, None) => "no decision".into(),
         };
         format!("<arbiter.Game {} seed={} moves={}: {state}>", self.kind.id(), self.seed, self.history.as_ref().map_or(0, |h| h.len()))
@@ -771,7 +778,7 @@ fn arena_json(py: Python<'_>, kind: &str, a: &str, b: &str, games: u64, seed: u6
     let (a, b) = (parse(a)?, parse(b)?);
     // No more threads than games, nor than `MAX_THREADS`: each is an OS thread.
     let threads = threads.clamp(1, usize::try_from(games).unwrap_or(usize::MAX).clamp(1, MAX_THREADS));
-    let result = py.detach(|| arena::run(kind, games, a, b, seed, threads)).map_err(PyValueError::new_err)?;
+    let result = py.detach(|| arena::run(kind, &serde_json::Value::Null, games, a, b, seed, threads)).map_err(PyValueError::new_err)?;
     serde_json::to_string(&result).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
@@ -795,13 +802,14 @@ fn profile_json(py: Python<'_>, kind: &str, games: u64, seed: u64, options_json:
             let s = seed.wrapping_add(g);
             let mut game = create(kind, &options, s).map_err(|e| e.to_string())?;
             let mut moves = Vec::new();
-            while let Some(t) = game.decision() {
+            while let Some(d) = game.decision() {
+                let seat = d.first().seat;
                 game.legal_actions(&mut ids);
                 let Some(&id) = ids.get(rng.pick(ids.len().max(1)).unwrap_or(0)) else {
                     return Err("a decision with no move in the action space".to_string());
                 };
-                game.step_action(t.seat, id).map_err(|r| r.to_string())?;
-                moves.push((t.seat, id));
+                game.step_action(seat, id).map_err(|r| r.to_string())?;
+                moves.push((seat, id));
             }
             recorded.push((s, moves));
         }

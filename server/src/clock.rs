@@ -41,7 +41,7 @@ impl Clock {
             }
             prev = at.or(prev);
         }
-        let running = if s.game().outcome().is_some() || prev.is_none() { None } else { s.game().decision().map(|t| t.seat) };
+        let running = if s.game().outcome().is_some() || prev.is_none() { None } else { s.game().decision().map(|d| d.first().seat) };
         if let (Some(seat), Some(p)) = (running, prev) {
             if let Some(u) = used.get_mut(seat.idx()) {
                 *u = u.saturating_add((now - p).num_milliseconds().max(0));

@@ -600,15 +600,18 @@ impl Room {
         self.flag_if_due();
         let result = self.with_session(|s| {
             self.open_to_change()?;
-            let before = s.game().decision().map(|t| t.seat);
-            let choosing_before: Vec<Seat> = s.game().simultaneous().into_iter().map(|t| t.seat).collect();
-            match before {
+            let before = s.game().decision();
+            let acting_before: Vec<Seat> = before.iter().flat_map(|d| d.seats()).collect();
+            match &before {
                 // Out of turn only an interjection ("at any time") is open: a stale or mistaken
                 // move is a conflict, as before.
-                Some(d) if d != seat && !is_interjection(s, seat, text) => {
+                Some(d) if !d.includes(seat) && !is_interjection(s, seat, text) => {
                     return Err(match interjection_refusal(s, seat, text) {
                         Some(r) => MoveError::Refused(r),
-                        None => MoveError::Conflict(format!("it is the {}'s decision, not the {}'s", s.seat_name(d), s.seat_name(seat))),
+                        None => {
+                            let now: Vec<String> = d.seats().map(|a| s.seat_name(a)).collect();
+                            MoveError::Conflict(format!("it is the {}'s decision, not the {}'s", now.join(" and "), s.seat_name(seat)))
+                        }
                     })
                 }
                 None => {
@@ -630,13 +633,16 @@ impl Room {
             };
             *self.last_move.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
             self.broadcast_last(s);
-            // A seat that has come to decide (not one going on with its own decision), and each
-            // seat that has come to choose at the same time.
-            if let Some(next) = s.game().decision().filter(|n| Some(n.seat) != before) {
-                self.alert(s, next.seat, next.prompt);
-            }
-            for t in s.game().simultaneous().into_iter().filter(|t| !choosing_before.contains(&t.seat)) {
-                self.alert(s, t.seat, t.prompt);
+            // Each seat that has come to act, or to act otherwise: to decide first, or at the
+            // same time as another seat (not one going on with its own decision).
+            if let Some(next) = s.game().decision() {
+                let first = |seats: &[Seat], seat| seats.first() == Some(&seat);
+                let now: Vec<Seat> = next.seats().collect();
+                for t in
+                    next.turns().iter().filter(|t| !acting_before.contains(&t.seat) || first(&acting_before, t.seat) != first(&now, t.seat))
+                {
+                    self.alert(s, t.seat, t.prompt.clone());
+                }
             }
             Ok((s.seq(), log))
         });
@@ -656,9 +662,15 @@ impl Room {
             return;
         }
         let job = self.with_session(|s| {
-            let seat = s.game().decision()?.seat;
-            let c = self.computer.iter().find(|c| c.seat == seat.0)?;
+            // The first computer seat that must act and can think now (at a simultaneous step,
+            // a seat the game's sampler cannot put first waits for the seats before it; the
+            // next computer seat thinks once this one's move is stored).
+            let d = s.game().decision()?;
             let seed = arbiter_kernel::stable_hash(&(s.header().seed, s.seq()));
+            let (seat, c) = d.seats().enumerate().find_map(|(k, a)| {
+                let c = self.computer.iter().find(|c| c.seat == a.0)?;
+                (k == 0 || s.game().sample_hidden(a, seed).is_ok()).then_some((a, c))
+            })?;
             Some((seat, arbiter_kernel::search::Plan::new(c.agent, seed), s.game().boxed_clone(), s.seq()))
         });
         let (Some((seat, plan, game, seq)), Ok(rt)) = (job, tokio::runtime::Handle::try_current()) else { return };
@@ -797,7 +809,7 @@ impl Room {
         self.flag_if_due();
         let result = self.with_session(|s| {
             self.open_to_change()?;
-            match s.game().decision().map(|t| t.seat) {
+            match s.game().decision().map(|d| d.first().seat) {
                 Some(d) if d != seat => {
                     return Err(MoveError::Conflict(format!(
                         "it is the {}'s decision: a move can be taken back only at your own decision, before another seat has moved",

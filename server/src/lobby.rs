@@ -134,14 +134,14 @@ impl Listing {
                 SeatFact { id: name(Seat(i as u8)), status }
             })
             .collect();
-        let outcome = g.outcome().map(|o| json!({ "winner": o.winner.map(name), "reason": o.reason, "text": o.text }));
+        let outcome = g.outcome().map(|o| json!({ "winner": o.winner().map(name), "reason": o.reason, "text": o.text }));
         Listing {
             id: id.to_string(),
             game: s.kind().id(),
             title: s.kind().title(),
             options: full_options(s),
             seats: facts,
-            to_move: if outcome.is_some() { None } else { g.decision().map(|t| name(t.seat)) },
+            to_move: if outcome.is_some() { None } else { g.decision().map(|d| name(d.first().seat)) },
             created_at: header.created_at.clone(),
             last_move_at: s.rows().last().map(|r| r.at.clone()),
             moves: s.seq(),

@@ -368,9 +368,9 @@ pub async fn replay(
         state["game"] = json!(kind.id());
         let name = |s: Seat| ids.get(s.idx()).cloned().unwrap_or_default();
         let d = g.decision();
-        let outcome = g.outcome().map(|o| json!({ "winner": o.winner.map(name), "reason": o.reason, "text": o.text }));
+        let outcome = g.outcome().map(|o| json!({ "winner": o.winner().map(name), "reason": o.reason, "text": o.text }));
         let moves = json!({
-            "seq": at, "to_move": d.as_ref().map(|d| name(d.seat)), "yours": false, "prompt": null,
+            "seq": at, "to_move": d.as_ref().map(|d| name(d.first().seat)), "yours": false, "prompt": null,
             "moves": [], "interjections": [], "outcome": outcome,
         });
         let log: Vec<String> = arbiter_store::log_for(&header, upto, viewer, g).into_iter().map(|e| e.text).collect();

@@ -31,20 +31,28 @@ pub fn state(s: &Session, place: Place) -> Value {
 pub fn moves(s: &Session, place: Place) -> Value {
     let g = s.game();
     let d = g.decision();
-    let yours = d.as_ref().is_some_and(|d| Some(d.seat) == place.viewer());
-    let outcome = g.outcome().map(|o| json!({ "winner": o.winner.map(|w| seat_id(s, w)), "reason": o.reason, "text": o.text }));
+    let viewer = place.viewer();
+    // The seat deciding first; any other seat of a simultaneous step reads its part under
+    // `simultaneous` (its prompt and moves).
+    let yours = d.as_ref().is_some_and(|d| Some(d.first().seat) == viewer);
+    let at_once = d.as_ref().zip(viewer).filter(|(d, v)| d.first().seat != *v).and_then(|(d, v)| d.prompt(v).map(|p| (v, p.to_string())));
+    let outcome = g
+        .outcome()
+        .map(|o| json!({ "winner": o.winner().map(|w| seat_id(s, w)), "results": o.results, "reason": o.reason, "text": o.text }));
     json!({
         "seq": s.seq(),
-        "to_move": d.as_ref().map(|d| seat_id(s, d.seat)),
+        "to_move": d.as_ref().map(|d| seat_id(s, d.first().seat)),
+        // Every seat that must act now (several at a simultaneous step).
+        "acting": d.as_ref().map(|d| d.seats().map(|a| seat_id(s, a)).collect::<Vec<_>>()).unwrap_or_default(),
         "yours": yours,
         // The prompt as the deciding seat reads it (the game's view has the others' wording).
-        "prompt": d.as_ref().filter(|_| yours).map(|d| d.prompt.clone()),
-        "moves": if yours { g.legal_moves() } else { Vec::new() },
+        "prompt": d.as_ref().filter(|_| yours).map(|d| d.first().prompt.clone()),
+        "moves": match (yours, viewer) { (true, Some(v)) => g.legal_moves(v), _ => Vec::new() },
         // Moves this seat may make now although another seat decides ("at any time").
-        "interjections": place.viewer().map(|seat| g.interjections(seat)).unwrap_or_default(),
-        // This seat chooses now at the same time as the seat deciding (a simultaneous choice,
-        // made by an interjection): its prompt.
-        "simultaneous": place.viewer().and_then(|seat| g.simultaneous().into_iter().find(|t| t.seat == seat)).map(|t| json!({ "prompt": t.prompt })),
+        "interjections": viewer.map(|seat| g.interjections(seat)).unwrap_or_default(),
+        // This seat acts now at the same time as the seat deciding first (a simultaneous
+        // step): its prompt and its moves.
+        "simultaneous": at_once.map(|(v, prompt)| json!({ "prompt": prompt, "moves": g.legal_moves(v) })),
         // Whether this seat may take its last move back now (`Session::undo_check`: its own
         // decision, its own move, nothing revealed since).
         "undo": yours && s.undo_check().is_ok(),

@@ -651,7 +651,7 @@ async fn an_earlier_server_s_folder_is_imported_at_the_first_start() {
                 SqliteStore::create_on_log(&path, h, &docs, log.clone())
             })
             .unwrap();
-            let m = s.game().legal_moves().into_iter().next().expect("the USSR's setup move");
+            let m = s.game().first_moves().into_iter().next().expect("the USSR's setup move");
             s.play(&m, None).unwrap();
             if !doc {
                 std::fs::write(data.join(format!("{id}.seats.json")), &json).unwrap();

@@ -449,9 +449,9 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
     }
 }
 
-/// At the USSR's headline the US chooses its own at the same time: a US headline of a card it
-/// does not hold is refused with the game's reason (422), not as out of turn; a move of another
-/// kind out of turn is still a conflict (409).
+/// At the USSR's headline the US chooses its own at the same time (a simultaneous step of both
+/// seats): a US headline of a card it does not hold is refused with the game's reason (422), not
+/// as out of turn; so is a move of another kind, with the rule that allows only a headline now.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_headline_chosen_at_the_same_time_gets_the_game_s_reason() {
     let r = reach(|g| g.to_move() == Some(Side::Ussr) && g.interjections(Side::Us).iter().any(|m| matches!(m, Move::Headline(_))));
@@ -465,5 +465,10 @@ async fn a_refused_headline_chosen_at_the_same_time_gets_the_game_s_reason() {
     let reason = e["error"].as_str().unwrap_or_default();
     assert!(!reason.contains("decision") && reason.contains(&name), "the game's reason: {e}");
     let (status, e) = t.play(t.token(Side::Us), "influence Italy").await;
-    assert_eq!(status, 409, "{e}");
+    assert_eq!(status, 422, "{e}");
+    let reason = e["error"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("cannot influence Italy") && reason.contains("headline") && e["rule"].as_str().is_some_and(|r| r.contains("§4.5")),
+        "the game's reason: {e}"
+    );
 }

@@ -471,7 +471,7 @@ fn pick(state: &mut u64, n: usize) -> usize {
 /// still under way.
 fn next_move<S: EventStore>(s: &Session<S>, state: &mut u64, i: usize) -> Option<String> {
     s.game().decision()?;
-    let all = s.game().legal_moves();
+    let all = s.game().first_moves();
     let quiet: Vec<String> = all.iter().filter(|m| !m.starts_with("open")).cloned().collect();
     let moves = if i % 8 == 3 || quiet.is_empty() { all } else { quiet };
     Some(moves[pick(state, moves.len())].clone())

@@ -149,12 +149,12 @@ pub struct EventRow {
 }
 
 /// The move text of `rows[i]` as `viewer` (`None`: an observer) may read it, `game` being the
-/// game after the last row. Only the last move can still be hidden, and the game decides
-/// whether it is (a secret choice not yet revealed; `Game::hidden_move`).
+/// game after the last row: the game decides whether a move is hidden from `viewer` (a secret
+/// choice not yet revealed, or never; `Game::hidden_move`).
 pub fn move_text_for(rows: &[EventRow], i: usize, viewer: Viewer, game: &dyn Match) -> String {
     let Some(row) = rows.get(i) else { return String::new() };
-    let hidden = if i + 1 == rows.len() { game.hidden_move(&row.move_text, row.seat, viewer) } else { None };
-    hidden.unwrap_or_else(|| row.move_text.clone())
+    let age = rows.len() - 1 - i;
+    game.hidden_move(&row.move_text, row.seat, age, viewer).unwrap_or_else(|| row.move_text.clone())
 }
 
 #[cfg(test)]

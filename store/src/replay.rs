@@ -178,12 +178,14 @@ impl Replay {
         if row.seq != want {
             return Err(self.diverged(want, &row.move_text, "sequence number", want, row.seq));
         }
-        let decider = self.game.decision().map(|t| t.seat);
+        let decision = self.game.decision();
+        let decider = decision.as_ref().map(|d| d.first().seat);
+        let acting = decision.as_ref().is_some_and(|d| d.includes(row.seat));
         // A row of a seat not deciding is an interjection (an "at any time" move).
-        let interjection = decider.is_some() && decider != Some(row.seat) && self.game.interjections(row.seat).contains(&row.move_text);
-        if decider != Some(row.seat) && !interjection {
+        let interjection = decision.is_some() && !acting && self.game.interjections(row.seat).contains(&row.move_text);
+        if !acting && !interjection {
             let name = |s| seat_name(self.game.as_ref(), s);
-            let deciding = decider.map(name).unwrap_or_else(|| "nobody".into());
+            let deciding = decision.map(|d| d.seats().map(name).collect::<Vec<_>>().join(" and ")).unwrap_or_else(|| "nobody".into());
             return Err(self.diverged(row.seq, &row.move_text, "seat to move", name(row.seat), deciding));
         }
         // One reading of the stored JSON: its text checked, then played. Never the JSON nor a

@@ -243,7 +243,7 @@ impl<S: EventStore> Session<S> {
             Ok((row, next, report))
         })?;
         self.head = (row.seq, crate::chain::extend(&self.head.1, &row, &self.header.seats));
-        self.deciding.push(self.game.decision().map(|t| t.seat).unwrap_or(row.seat));
+        self.deciding.push(self.game.decision().map(|d| d.first().seat).unwrap_or(row.seat));
         self.game = next;
         self.rows.push(row);
         Ok((self.rows.last().expect("just pushed"), report))
@@ -255,10 +255,11 @@ impl<S: EventStore> Session<S> {
         let decider = match (self.game.decision(), self.game.outcome()) {
             (_, Some(o)) => return Err(refused(format!("cannot {shown}: the game is over ({})", o.text))),
             (None, None) => return Err(refused(format!("cannot {shown}: no decision is pending"))),
-            (Some(t), None) => t.seat,
+            (Some(d), None) => d.first().seat,
         };
-        // A seat that is not deciding may only interject (a move an effect allows "at any
-        // time"); the game judges that and says what is open.
+        // Without a seat named, the seat deciding first moves. A seat that need not act may
+        // only interject (a move an effect allows "at any time"); the game judges that and
+        // says what is open.
         let seat = as_seat.unwrap_or(decider);
         let mut next = self.game.boxed_clone();
         let played = next.play(seat, text).map_err(SessionError::Rejected)?;
@@ -276,7 +277,7 @@ impl<S: EventStore> Session<S> {
     /// Why the last move cannot be undone, if it cannot: only the seat to move may undo its
     /// own moves, back to the last random outcome, revealed information or another seat's move.
     pub fn undo_check(&self) -> Result<(), String> {
-        self.undo_check_for(self.game.decision().map(|t| t.seat))
+        self.undo_check_for(self.game.decision().map(|d| d.first().seat))
     }
 
     /// `undo_check` for `seat`, which may have just handed the decision to another seat
@@ -312,7 +313,7 @@ impl<S: EventStore> Session<S> {
 
     fn undo_for(&mut self, seat: Option<Seat>) -> Result<EventRow, SessionError> {
         let (last, game) = self.locked(|s| {
-            let who = seat.or(s.game.decision().map(|t| t.seat));
+            let who = seat.or(s.game.decision().map(|d| d.first().seat));
             s.undo_check_for(who).map_err(|why| refused(format!("cannot undo: {why}")))?;
             let last = s.rows.last().expect("checked").clone();
             let mut replay = Replay::new(s.header.clone(), s.rows[..s.rows.len() - 1].to_vec(), s.kind)?;

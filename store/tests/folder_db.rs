@@ -42,7 +42,7 @@ fn pick(state: &mut u64, n: usize) -> usize {
 /// way.
 fn next_move<S: EventStore>(s: &Session<S>, state: &mut u64, i: usize) -> Option<String> {
     s.game().decision()?;
-    let all = s.game().legal_moves();
+    let all = s.game().first_moves();
     let quiet: Vec<String> = all.iter().filter(|m| !m.starts_with("open")).cloned().collect();
     let moves = if i % 8 == 3 || quiet.is_empty() { all } else { quiet };
     Some(moves[pick(state, moves.len())].clone())
@@ -202,7 +202,7 @@ fn a_session_replays_identically_after_reopening() {
     assert_eq!(any.game().state_hash(), hash);
     assert!(!any.store().is_read_only());
     if any.game().decision().is_some() {
-        let m = any.game().legal_moves().into_iter().next().unwrap();
+        let m = any.game().first_moves().into_iter().next().unwrap();
         any.play(&m, None).unwrap();
         assert_eq!(load(&db, "m").seq(), rows.len() as u64 + 1);
     }
@@ -341,7 +341,7 @@ fn two_writers_of_one_game_take_turns() {
                         // Chosen from a copy the other thread may have moved since: judged
                         // again under the lock, against the latest.
                         let _ = i;
-                        let quiet: Vec<String> = s.game().legal_moves().into_iter().filter(|m| !m.starts_with("open")).collect();
+                        let quiet: Vec<String> = s.game().first_moves().into_iter().filter(|m| !m.starts_with("open")).collect();
                         let m = quiet[pick(&mut state, quiet.len())].clone();
                         if s.play(&m, None).is_ok() {
                             stored += 1;
@@ -626,7 +626,7 @@ fn a_game_exported_to_a_file_and_imported_back_is_the_same() {
     let mut played = Session::open(&path, &catalogue()).unwrap();
     assert_eq!(played.seq(), rows.len() as u64);
     if played.game().decision().is_some() {
-        let m = played.game().legal_moves().into_iter().next().unwrap();
+        let m = played.game().first_moves().into_iter().next().unwrap();
         played.play(&m, None).unwrap();
     }
 }

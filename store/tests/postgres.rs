@@ -41,7 +41,7 @@ fn play_moves<S: EventStore>(s: &mut Session<S>, seed: u64, n: usize) -> Vec<Str
         if s.game().decision().is_none() {
             break;
         }
-        let all = s.game().legal_moves();
+        let all = s.game().first_moves();
         let quiet: Vec<String> = all.iter().filter(|m| !m.starts_with("open")).cloned().collect();
         let moves = if i % 8 == 3 || quiet.is_empty() { all } else { quiet };
         let m = moves[pick(&mut state, moves.len())].clone();
@@ -249,7 +249,7 @@ fn the_unique_key_refuses_a_second_copy_of_a_move_number() {
     let Some((pg, db)) = database("unique") else { return };
     let mut s = pg_session(&db, "u", &MINESWEEPER, json!({}), 4);
     s.play("flag a1", None).unwrap();
-    let next = s.game().legal_moves().into_iter().find(|m| m.starts_with("flag")).unwrap();
+    let next = s.game().first_moves().into_iter().find(|m| m.starts_with("flag")).unwrap();
     // Another writer that did not take the game's lock stored move 2 without moving the head.
     pg.psql(
         "unique",
@@ -298,13 +298,13 @@ fn a_fenced_handle_writes_only_while_the_host_s_fence_holds() {
     let lost = |r: Result<(), StoreError>| matches!(r, Err(StoreError::LeaseLost(_)));
     assert!(lost(b.put_doc("g", "seats", r#"{"by":"b"}"#)));
     assert!(matches!(sb.store().add_chat("p", "all", "from b"), Err(StoreError::LeaseLost(_))));
-    let legal = sb.game().legal_moves()[0].clone();
+    let legal = sb.game().first_moves()[0].clone();
     assert!(matches!(sb.play(&legal, None), Err(SessionError::Store(StoreError::LeaseLost(_)))));
     // The gate turns to b: now a's writes are refused, b's stored.
     db.host_query("turn the gate", SET_GATE, &[&"g", &"b"]).unwrap();
     assert!(lost(a.put_doc("g", "seats", r#"{"by":"a, stale"}"#)));
     assert!(matches!(sa.store().add_chat("p", "all", "stale"), Err(StoreError::LeaseLost(_))));
-    let legal = sa.game().legal_moves()[0].clone();
+    let legal = sa.game().first_moves()[0].clone();
     assert!(matches!(sa.play(&legal, None), Err(SessionError::Store(StoreError::LeaseLost(_)))));
     assert!(matches!(sa.undo(), Err(SessionError::Store(StoreError::LeaseLost(_)))));
     b.put_doc("g", "seats", r#"{"by":"b"}"#).unwrap();

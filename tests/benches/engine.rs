@@ -68,7 +68,7 @@ fn store(c: &mut Criterion) {
     let mut s = Session::create(&path, &arbiter_games::TWILIGHT_STRUGGLE, &ts(), 3).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     while s.game().outcome().is_none() {
-        let moves = s.game().legal_moves();
+        let moves = s.game().first_moves();
         let m = moves[rng.random_range(0..moves.len())].clone();
         s.play(&m, None).unwrap();
     }

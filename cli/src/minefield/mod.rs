@@ -52,7 +52,7 @@ pub fn play_lines(mut session: arbiter_store::Session) -> Result<(), crate::Fail
             return Ok(());
         }
         if let Some(t) = session.game().decision() {
-            say!("{}", t.prompt);
+            say!("{}", t.first().prompt);
         }
         say_inline!("> ");
         let Some(line) = lines.next() else { return Ok(()) };

@@ -66,7 +66,8 @@ mod options;
 pub use cell::Cell;
 pub use options::Options;
 
-use arbiter_kernel::{GameKind, Match, Outcome, Randomness, Refusal, Report, Seat, Turn, Viewer};
+use arbiter_kernel::kind::{Capabilities, Information, OptionSpec, OptionType, SeatRange, Shape};
+use arbiter_kernel::{Decision, GameKind, Match, Outcome, Randomness, Refusal, Report, Seat, Viewer};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -342,13 +343,13 @@ impl arbiter_kernel::Game for Minesweeper {
     fn seats(&self) -> Vec<String> {
         vec!["Player".into()]
     }
-    fn decision(&self) -> Option<Turn> {
+    fn decision(&self) -> Option<Decision> {
         if self.end.is_some() {
             return None;
         }
         let o = self.options;
         let prompt = format!("open, flag or unflag a cell ({}×{}, {} mines, {} flagged)", o.width, o.height, o.mines, self.flags());
-        Some(Turn { seat: Seat(0), prompt })
+        Some(Decision::turn(Seat(0), prompt))
     }
     fn legal_moves(&self) -> Vec<Move> {
         if self.end.is_some() {
@@ -390,7 +391,7 @@ impl arbiter_kernel::Game for Minesweeper {
                 End::Lost(_) => "lost",
             }),
             to_move: d.as_ref().map(|_| "player"),
-            prompt: d.map(|d| d.prompt),
+            prompt: d.map(|d| d.first().prompt.clone()),
         }
     }
     fn state_hash(&self) -> u64 {
@@ -398,8 +399,8 @@ impl arbiter_kernel::Game for Minesweeper {
     }
     fn outcome(&self) -> Option<Outcome> {
         self.end.map(|e| match e {
-            End::Won => Outcome { winner: Some(Seat(0)), reason: "won".into(), text: "every safe cell is open: the player wins".into() },
-            End::Lost(c) => Outcome { winner: None, reason: "lost".into(), text: format!("a mine at {}: the player loses", c.name()) },
+            End::Won => Outcome::won_by(&[Seat(0)], 1, "won", "every safe cell is open: the player wins"),
+            End::Lost(c) => Outcome::won_by(&[], 1, "lost", format!("a mine at {}: the player loses", c.name())),
         })
     }
     fn move_text(&self, m: &Move) -> String {
@@ -494,8 +495,20 @@ impl GameKind for Kind {
     fn rules_version(&self) -> &'static str {
         RULES_VERSION
     }
-    fn default_options(&self) -> serde_json::Value {
-        serde_json::to_value(Options::default()).unwrap_or_default()
+    fn shape(&self) -> Shape {
+        let d = Options::default();
+        let int =
+            |key, min, max, default: u16, help| OptionSpec { key, kind: OptionType::Integer { min, max }, default: default.into(), help };
+        Shape {
+            seats: SeatRange::exactly(1),
+            options: vec![
+                int("width", 2, 26, d.width.into(), "columns (a to z)"),
+                int("height", 2, 50, d.height.into(), "rows"),
+                int("mines", 1, 1299, d.mines, "mines (fewer than the cells)"),
+            ],
+            information: Information::Imperfect,
+            capabilities: Capabilities { computer: true, encoding: true, clock: false },
+        }
     }
     fn create(&self, options: &serde_json::Value, seed: u64) -> Result<(Box<dyn Match>, Report), Refusal> {
         let o = Options::from_json(options)?;

@@ -62,7 +62,7 @@ fn opening_a_mine_loses_at_once_and_marks_it() {
     assert_eq!(g.end(), Some(End::Lost(cell("a1"))));
     assert_eq!(board(&g), ["X###", "####", "###F"], "every mine shown; the one flagged rightly stays a flag");
     let o = Game::outcome(&g).unwrap();
-    assert_eq!((o.winner, o.reason.as_str()), (None, "lost"));
+    assert_eq!((o.winner(), o.reason.as_str()), (None, "lost"));
     assert_eq!(Game::view(&g, None).outcome, Some("lost"));
 }
 
@@ -132,7 +132,7 @@ fn the_kind_creates_the_default_board_through_the_host_contract() {
     let (mut m, r) = Kind.create(&serde_json::Value::Null, 5).unwrap();
     assert!(r.lines_for(None).any(|l| l.contains("9×9, 10 mines")));
     assert_eq!(m.seats(), ["Player"]);
-    assert_eq!(m.legal_moves().len(), 162, "open and flag for each of 81 cells");
+    assert_eq!(m.first_moves().len(), 162, "open and flag for each of 81 cells");
     let text = m.play(Seat(0), "OPEN e5").unwrap().text;
     assert_eq!(text, "open e5", "the canonical text");
     let v = m.view(None);

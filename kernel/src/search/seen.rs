@@ -12,12 +12,12 @@ pub struct Seen<'g, G: Game> {
 }
 
 impl<'g, G: Game> Seen<'g, G> {
-    /// `game` as `seat` sees it, while `seat` decides.
+    /// `game` as `seat` sees it, while `seat` must act (alone or at a simultaneous step).
     pub fn new(game: &'g G, seat: Seat) -> Result<Seen<'g, G>, Refusal> {
         if game.outcome().is_some() {
             return Err(Refusal::new("the game is over: there is nothing to decide", ""));
         }
-        if game.deciding() != Some(seat) {
+        if !game.decision().is_some_and(|d| d.includes(seat)) {
             return Err(Refusal::new("the computer moves only at its own decision", ""));
         }
         Ok(Seen { game, seat })
@@ -31,16 +31,22 @@ impl<'g, G: Game> Seen<'g, G> {
     }
     /// The seat's legal moves (they are the seat's to know).
     pub fn legal_moves(&self) -> Vec<G::Move> {
-        self.game.legal_moves()
+        self.game.moves_for(self.seat)
     }
     /// The number of seats at the table.
     pub fn seats(&self) -> usize {
         self.game.seats().len()
     }
-    /// A full state consistent with the seat's view, the hidden parts drawn from `rng`.
+    /// A full state consistent with the seat's view, the hidden parts drawn from `rng`, in
+    /// which the seat decides first.
     pub fn sample(&self, rng: &mut Randomness) -> Result<G, Refusal> {
-        self.game
+        let g = self
+            .game
             .determinize(self.seat, rng)
-            .ok_or_else(|| Refusal::new("this game offers no computer opponent (it cannot sample what a seat does not see)", ""))
+            .ok_or_else(|| Refusal::new("this game offers no computer opponent (it cannot sample what a seat does not see)", ""))?;
+        if g.deciding() != Some(self.seat) {
+            return Err(Refusal::new("the game's sample does not have the searching seat deciding first (Game::determinize)", "engine"));
+        }
+        Ok(g)
     }
 }

@@ -2,7 +2,7 @@
 //! block) and a guess at a hidden card (it must not peek).
 
 use super::*;
-use crate::{Outcome, Report, Turn, Viewer};
+use crate::{Decision, Outcome, Report, Viewer};
 use pretty_assertions::assert_eq;
 
 /// Noughts and crosses: seat 0 (X) moves first; a move is a square 0..9.
@@ -36,8 +36,8 @@ impl Game for Noughts {
     fn seats(&self) -> Vec<String> {
         vec!["X".into(), "O".into()]
     }
-    fn decision(&self) -> Option<Turn> {
-        self.outcome().is_none().then(|| Turn { seat: Seat(self.next), prompt: "your square".into() })
+    fn decision(&self) -> Option<Decision> {
+        self.outcome().is_none().then(|| Decision::turn(Seat(self.next), "your square"))
     }
     fn legal_moves(&self) -> Vec<u8> {
         if self.outcome().is_some() {
@@ -60,10 +60,9 @@ impl Game for Noughts {
         crate::stable_hash(self)
     }
     fn outcome(&self) -> Option<Outcome> {
-        let end = |winner: Option<Seat>| Some(Outcome { winner, reason: "end".into(), text: "end".into() });
         match self.winner() {
-            Some(w) => end(Some(Seat(w))),
-            None if self.board.iter().all(Option::is_some) => end(None),
+            Some(w) => Some(Outcome::won_by(&[Seat(w)], 2, "end", "end")),
+            None if self.board.iter().all(Option::is_some) => Some(Outcome::drawn(2, "end", "end")),
             None => None,
         }
     }
@@ -132,8 +131,8 @@ impl Game for Guess {
     fn seats(&self) -> Vec<String> {
         vec!["guesser".into(), "holder".into()]
     }
-    fn decision(&self) -> Option<Turn> {
-        self.named.is_none().then(|| Turn { seat: Seat(0), prompt: "name the card".into() })
+    fn decision(&self) -> Option<Decision> {
+        self.named.is_none().then(|| Decision::turn(Seat(0), "name the card"))
     }
     fn legal_moves(&self) -> Vec<u8> {
         if self.named.is_some() {
@@ -155,7 +154,7 @@ impl Game for Guess {
     fn outcome(&self) -> Option<Outcome> {
         let named = self.named?;
         let winner = Seat(u8::from(named != self.card));
-        Some(Outcome { winner: Some(winner), reason: "named".into(), text: "named".into() })
+        Some(Outcome::won_by(&[winner], 2, "named", "named"))
     }
     fn move_text(&self, m: &u8) -> String {
         m.to_string()

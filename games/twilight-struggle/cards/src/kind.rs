@@ -1,6 +1,7 @@
 //! Twilight Struggle as a kind of game a host offers (`arbiter_kernel::GameKind`): the engine's
 //! rules with these cards.
 
+use arbiter_kernel::kind::{Capabilities, Information, OptionSpec, OptionType, SeatRange, Shape};
 use arbiter_kernel::{GameKind, Match, Refusal, Report};
 use arbiter_twilight::{Game, Options, Randomness, RULES_VERSION};
 use serde::Deserialize;
@@ -44,8 +45,27 @@ impl GameKind for TwilightStruggle {
     fn rules_version(&self) -> &'static str {
         RULES_VERSION
     }
-    fn default_options(&self) -> serde_json::Value {
-        serde_json::to_value(Options::default()).unwrap_or_default()
+    fn shape(&self) -> Shape {
+        let d = Options::default();
+        Shape {
+            seats: SeatRange::exactly(2),
+            options: vec![
+                OptionSpec {
+                    key: "optional_cards",
+                    kind: OptionType::Flag,
+                    default: d.optional_cards.into(),
+                    help: "play with the 7 optional cards (104-110)",
+                },
+                OptionSpec {
+                    key: "us_bonus",
+                    kind: OptionType::Integer { min: 0, max: 10 },
+                    default: d.us_bonus.into(),
+                    help: "extra US Influence after setup (a balancing convention; 0: none)",
+                },
+            ],
+            information: Information::Imperfect,
+            capabilities: Capabilities { computer: true, encoding: true, clock: true },
+        }
     }
     fn create(&self, options: &serde_json::Value, seed: u64) -> Result<(Box<dyn Match>, Report), Refusal> {
         let o = Self::options(options)?;

@@ -7,7 +7,7 @@ use crate::moves::Move;
 use crate::report::{Audience, Report};
 use crate::side::Side;
 use crate::view::View;
-use arbiter_kernel::{Outcome, Refusal, Seat, Turn, Viewer};
+use arbiter_kernel::{Decision, Outcome, Refusal, Seat, Turn, Viewer};
 
 /// The seat of `side`.
 pub fn seat(side: Side) -> Seat {
@@ -62,18 +62,29 @@ impl arbiter_kernel::Game for Game {
     fn seats(&self) -> Vec<String> {
         Side::BOTH.iter().map(|s| s.to_string()).collect()
     }
-    fn decision(&self) -> Option<Turn> {
-        self.decision().map(|d| Turn { seat: seat(d.side), prompt: d.prompt })
+    /// §4.5C: both sides choose their headline at the same time: a simultaneous step of the
+    /// side deciding and the side that may choose meanwhile.
+    fn decision(&self) -> Option<Decision> {
+        let d = self.decision()?;
+        let at_once = self.choosing_at_once().into_iter().map(|s| Turn { seat: seat(s), prompt: "Choose your headline now".into() });
+        Decision::step(std::iter::once(Turn { seat: seat(d.side), prompt: d.prompt }).chain(at_once))
     }
     fn legal_moves(&self) -> Vec<Move> {
         self.legal_moves()
     }
+    fn moves_for(&self, at: Seat) -> Vec<Move> {
+        let Some(s) = side(at) else { return Vec::new() };
+        match self.decision() {
+            Some(d) if d.side == s => self.legal_moves(),
+            Some(_) => crate::headline::early(self.pos(), s),
+            None => Vec::new(),
+        }
+    }
+    /// The moves open to a side out of its decision; they still hold the second chooser's
+    /// headline (`headline::early`), which is also its move of the simultaneous step, so that
+    /// hosts and saved games that play it as an interjection go on doing so.
     fn interjections(&self, at: Seat) -> Vec<Move> {
         side(at).map(|s| self.interjections(s)).unwrap_or_default()
-    }
-    /// §4.5C: both sides choose their headline at the same time.
-    fn simultaneous(&self) -> Vec<Turn> {
-        self.choosing_at_once().into_iter().map(|s| Turn { seat: seat(s), prompt: "Choose your headline now".into() }).collect()
     }
     fn play_as(&mut self, at: Seat, m: &Move) -> Result<arbiter_kernel::Report, Refusal> {
         let s = side(at).ok_or_else(|| Refusal::new(format!("no seat {} in Twilight Struggle (0: US, 1: USSR)", at.0), "§1"))?;
@@ -87,12 +98,19 @@ impl arbiter_kernel::Game for Game {
         self.hash64()
     }
     fn outcome(&self) -> Option<Outcome> {
-        Game::outcome(self).map(|o| Outcome { winner: o.winner.map(seat), reason: format!("{:?}", o.reason), text: o.to_string() })
+        Game::outcome(self).map(|o| match o.winner {
+            Some(w) => Outcome::won_by(&[seat(w)], 2, format!("{:?}", o.reason), o.to_string()),
+            None => Outcome::drawn(2, format!("{:?}", o.reason), o.to_string()),
+        })
     }
     fn move_text(&self, m: &Move) -> String {
         Game::move_text(self, m)
     }
-    fn hidden_move(&self, text: &str, by: Seat, viewer: Viewer) -> Option<String> {
+    /// Only the last move can still be hidden (a headline chosen first, until the second).
+    fn hidden_move(&self, text: &str, by: Seat, age: usize, viewer: Viewer) -> Option<String> {
+        if age > 0 {
+            return None;
+        }
         Game::hidden_move(self, text, side(by)?, viewer_side(viewer))
     }
     /// §10.3 as the server plays it: a chess clock that runs out loses the game.

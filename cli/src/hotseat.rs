@@ -1,0 +1,125 @@
+//! Hot-seat for any game of any number of seats, one line at a time: the players pass the
+//! terminal. Before each seat that must act, a hand-over screen asks for that player and
+//! waits, so that nothing of one seat is shown while another may be looking; then the seat
+//! reads what it may know (the log lines for it since its last turn, its prompt, its moves),
+//! makes its move, and the screen is cleared for the next. At a simultaneous step every seat
+//! that must act takes its turn in seat order, none seeing the others' choices. Seats played
+//! by the computer move without a hand-over. Every move is stored as soon as it is accepted.
+
+use crate::Failure;
+use arbiter_kernel::search::{Agent, Plan};
+use arbiter_kernel::Seat;
+use arbiter_store::Session;
+use std::io::{BufRead, IsTerminal, Write};
+
+const HELP: &str = "\
+Type a move by its number or in notation. Other commands:
+  moves    list your moves again          view   what you may see of the game (JSON)
+  log      every log line you may read    help   this text
+  quit     leave (the game is saved after every move)";
+
+/// Play `session` hot-seat; `computer` plays the seats it names.
+pub fn run(mut session: Session, computer: &[(Seat, Agent)]) -> Result<(), Failure> {
+    let names = session.game().seats();
+    let mut seen = vec![0usize; names.len()];
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let clear = std::io::stdout().is_terminal();
+    loop {
+        if let Some(o) = session.game().outcome() {
+            let entries = arbiter_store::log_for(session.header(), session.rows(), None, session.game());
+            for e in entries.iter().skip(seen.iter().copied().min().unwrap_or(0)).filter(|e| !e.heading) {
+                say!("  {}", e.text);
+            }
+            say!("Game over: {}", o.text);
+            return Ok(());
+        }
+        let Some(d) = session.game().decision() else { return Err(Failure::Failed("no decision and no outcome".into())) };
+        let seat = d.first().seat;
+        if let Some((_, agent)) = computer.iter().find(|(s, _)| *s == seat) {
+            let seed = arbiter_kernel::stable_hash(&(session.header().seed, session.seq()));
+            let m = session
+                .game()
+                .agent_move(seat, &Plan::new(*agent, seed), &|_| {})
+                .map_err(|r| Failure::Failed(format!("the computer could not move: {r}")))?;
+            session.play(&m, Some(seat))?;
+            continue;
+        }
+        let name = &names[seat.idx()];
+        if clear {
+            print!("\x1b[2J\x1b[H");
+        }
+        say!("── Pass the terminal to {name}; {name}, press Enter when the others cannot see. ──");
+        let _ = std::io::stdout().flush();
+        match lines.next() {
+            Some(Ok(_)) => {}
+            _ => return Ok(()),
+        }
+        let entries = arbiter_store::log_for(session.header(), session.rows(), Some(seat), session.game());
+        for e in entries.iter().skip(seen[seat.idx()]) {
+            say!("{}{}", if e.heading { "" } else { "  " }, e.text);
+        }
+        seen[seat.idx()] = entries.len();
+        let moves = session.game().legal_moves(seat);
+        say!("{name}: {}", d.prompt(seat).unwrap_or_default());
+        list(&moves);
+        loop {
+            print!("{name}> ");
+            let _ = std::io::stdout().flush();
+            let Some(Ok(line)) = lines.next() else { return Ok(()) };
+            let line = line.trim();
+            let text = match line {
+                "" => continue,
+                "quit" | "exit" => return Ok(()),
+                "help" => {
+                    say!("{HELP}");
+                    continue;
+                }
+                "moves" => {
+                    list(&moves);
+                    continue;
+                }
+                "view" => {
+                    say!("{}", serde_json::to_string_pretty(&session.game().view(Some(seat))).unwrap_or_default());
+                    continue;
+                }
+                "log" => {
+                    for e in arbiter_store::log_for(session.header(), session.rows(), Some(seat), session.game()) {
+                        say!("{}{}", if e.heading { "" } else { "  " }, e.text);
+                    }
+                    continue;
+                }
+                other => match other.parse::<usize>() {
+                    Ok(n) if (1..=moves.len()).contains(&n) => moves[n - 1].clone(),
+                    Ok(n) => {
+                        say!("no move {n}: the moves are 1 to {}", moves.len());
+                        continue;
+                    }
+                    Err(_) => other.to_string(),
+                },
+            };
+            match session.play(&text, Some(seat)) {
+                Ok((row, report)) => {
+                    say!("{name}: {}", row.move_text);
+                    for l in report.lines_for(Some(seat)) {
+                        say!("  {l}");
+                    }
+                    seen[seat.idx()] = arbiter_store::log_for(session.header(), session.rows(), Some(seat), session.game()).len();
+                    say!("Press Enter, then pass the terminal on.");
+                    let _ = std::io::stdout().flush();
+                    if !matches!(lines.next(), Some(Ok(_))) {
+                        return Ok(());
+                    }
+                    break;
+                }
+                Err(e) => say!("{e}"),
+            }
+        }
+    }
+}
+
+fn list(moves: &[String]) {
+    for (i, m) in moves.iter().enumerate() {
+        say!("  {:>2}. {m}", i + 1);
+    }
+}

@@ -1,0 +1,82 @@
+//! Mafia through the `arbiter` binary: a game of N seats made with `--seats`, played hot-seat
+//! to its end (one player at the terminal, the computer in every other seat), and what the
+//! terminal shows that player holds none of the others' secrets before the game reveals them.
+
+use assert_cmd::Command;
+
+fn arbiter() -> Command {
+    let mut c = Command::cargo_bin("arbiter").unwrap();
+    c.env("NO_COLOR", "1");
+    c
+}
+
+#[test]
+fn a_kind_says_its_seats_and_options_and_new_games_are_made_by_them() {
+    let o = arbiter().args(["games"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("mafia (Mafia): 5 to 15 seats (7 by default)"), "{text}");
+    assert!(text.contains("--option us_bonus=VALUE"), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("m.arbiter");
+    for (args, says) in [
+        (vec!["--seats", "16"], "this game is for 5 to 15 seats, not 16"),
+        (vec!["--option", "night=3"], "no option \"night\": this game has no options"),
+    ] {
+        let o = arbiter().args(["new"]).arg(&f).args(["--game", "mafia"]).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = arbiter().args(["new"]).arg(&f).args(["--game", "twilight-struggle", "--option", "us_bonus=11"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("us_bonus is a whole number from 0 to 10, not \"11\""));
+    assert!(arbiter().args(["new"]).arg(&f).args(["--game", "mafia", "--seats", "9", "--seed", "4"]).output().unwrap().status.success());
+    let moves: serde_json::Value =
+        serde_json::from_slice(&arbiter().args(["moves"]).arg(&f).arg("--json").output().unwrap().stdout).unwrap();
+    assert_eq!(moves["acting"].as_array().map(|a| a.len()), Some(9), "night 1: all nine act at once: {moves}");
+}
+
+#[test]
+fn mafia_plays_to_its_end_hot_seat_and_the_terminal_keeps_the_others_secrets() {
+    for seed in 0..4u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("m.arbiter");
+        let seats = (5 + seed * 3).to_string();
+        assert!(arbiter()
+            .args(["new"])
+            .arg(&f)
+            .args(["--game", "mafia", "--seats", &seats, "--seed"])
+            .arg(seed.to_string())
+            .output()
+            .unwrap()
+            .status
+            .success());
+        // Player 1 at the terminal: Enter at each hand-over, the first move, Enter to pass on.
+        let input = "\n1\n\n".repeat(200);
+        let o =
+            arbiter().args(["play"]).arg(&f).args(["--lines", "--vs", "random", "--as", "player-1"]).write_stdin(input).output().unwrap();
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (before, after) = text.split_once("The roles: ").unwrap_or_else(|| panic!("the game reaches its end: {text}"));
+        assert!(text.contains("Game over: "), "{text}");
+        let role = after.split("; ").next().unwrap_or_default();
+        assert!(role.starts_with("Player 1 was "), "{after}");
+        let is = |r: &str| role.ends_with(r);
+        // What only another role reads never reaches player 1's screen.
+        for (line, of) in [
+            ("Your investigation:", "the Cop"),
+            ("You protected", "the Doctor"),
+            ("(Mafia) chooses", "Mafia"),
+            ("You blocked", "the Roleblocker"),
+        ] {
+            assert!(is(of) || !before.contains(line), "seed {seed}: player 1 ({role}) read {line:?}:\n{before}");
+        }
+        // Another player's night move is never shown as it was made.
+        for l in before.lines().filter(|l| l.starts_with('#') && !l.contains(" Player 1: ")) {
+            let m = l.split(": ").nth(1).unwrap_or_default();
+            assert!(
+                !["kill", "protect", "investigate", "block", "sleep"].iter().any(|w| m.starts_with(w))
+                    || (is("Mafia") && m.starts_with("kill")),
+                "seed {seed}: {l}"
+            );
+        }
+    }
+}
