@@ -337,12 +337,20 @@ impl Game {
         self.game.legal_actions(&mut v);
         v
     }
-    /// A boolean array over the action space: True for the legal moves' ids.
-    fn action_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    /// A boolean array over the action space: True for the legal moves' ids of `seat` (the
+    /// seat deciding first by default; all False for a seat that need not act).
+    #[pyo3(signature = (seat=None))]
+    fn action_mask<'py>(&self, py: Python<'py>, seat: Option<i64>) -> PyResult<Bound<'py, PyArray1<bool>>> {
         let e = encoding_of(&*self.game)?;
         let mut mask = vec![false; e.actions as usize];
         let mut ids = Vec::new();
-        self.game.legal_actions(&mut ids);
+        match seat {
+            None => self.game.legal_actions(&mut ids),
+            Some(s) => {
+                let seat = seat_in(&*self.game, s)?;
+                ids.extend(self.game.legal_moves(seat).iter().filter_map(|m| self.game.action_of(m).ok()));
+            }
+        }
         for id in ids {
             if let Some(m) = mask.get_mut(id as usize) {
                 *m = true;

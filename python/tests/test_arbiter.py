@@ -435,3 +435,36 @@ def test_a_gymnasium_episode_against_an_opponent(opponent):
     strict.reset(seed=4)
     with pytest.raises(arbiter.IllegalMove):
         strict.step(int(np.flatnonzero(strict.action_masks() == 0)[0]))
+
+
+@pytest.mark.parametrize("kind,options", [("mafia", {"seats": 7}), ("mafia", {"seats": 15}), (MS, SMALL_BOARD)])
+def test_pettingzoo_parallel_api_test_passes(kind, options):
+    from pettingzoo.test import parallel_api_test
+
+    from arbiter.envs import GameParallel
+
+    parallel_api_test(GameParallel(kind, **options), num_cycles=1000)
+
+
+def test_a_parallel_mafia_game_is_won_by_a_whole_side():
+    from arbiter.envs import GameParallel
+
+    env = GameParallel("mafia", seats=9)
+    rng = np.random.default_rng(5)
+    for seed in range(5):
+        obs, _ = env.reset(seed=seed)
+        steps = 0
+        while env.agents:
+            acting = env.game.acting_seats()
+            assert len(acting) >= 1
+            # At every step of Mafia every living player acts at once.
+            assert all(obs[a]["action_mask"].any() == (env._seat[a] in acting) for a in env.agents)
+            actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) if o["action_mask"].any() else 0 for a, o in obs.items()}
+            obs, rewards, terms, _, _ = env.step(actions)
+            steps += 1
+        assert all(terms.values())
+        won = [a for a, r in rewards.items() if r == 1.0]
+        lost = [a for a, r in rewards.items() if r == -1.0]
+        assert won and lost and len(won) + len(lost) == 9, rewards
+        outcome = env.game.outcome()
+        assert outcome["reason"] in ("village", "mafia") and steps >= 2

@@ -8,6 +8,7 @@
 //! ([`arbiter_kernel::Game::hidden_move`]) until the game ends, except that the Mafia see one
 //! another's kill choices, and day votes are revealed when the day resolves.
 
+mod encode;
 pub mod fixture;
 pub mod moves;
 mod night;
@@ -54,6 +55,8 @@ pub struct Mafia {
     /// The Cop's findings: (night, player, is Mafia).
     findings: Vec<(u16, Player, bool)>,
     end: Option<Team>,
+    /// In the computer's sample for a player, that player: it acts first at the step now.
+    first: Option<Player>,
 }
 
 impl Mafia {
@@ -75,6 +78,7 @@ impl Mafia {
             last_protected: None,
             findings: Vec::new(),
             end: None,
+            first: None,
         };
         g.check_end();
         Ok(g)
@@ -142,6 +146,14 @@ impl Mafia {
     /// Players who have not acted at the step now.
     fn pending(&self) -> impl Iterator<Item = Player> + '_ {
         self.living().filter(|p| self.choices[usize::from(*p)].is_none())
+    }
+    /// The first of them, while the game goes on (in the computer's sample, the player it is
+    /// drawn for).
+    fn pending_first(&self) -> Option<Player> {
+        if self.end.is_some() {
+            return None;
+        }
+        self.first.filter(|p| self.is_alive(*p) && self.choices[usize::from(*p)].is_none()).or_else(|| self.pending().next())
     }
 
     /// The legal moves of player `p` now.
@@ -396,10 +408,12 @@ impl arbiter_kernel::Game for Mafia {
         if self.end.is_some() {
             return None;
         }
-        Decision::step(self.pending().map(|p| Turn { seat: Seat(p), prompt: self.prompt() }))
+        let first = self.pending_first();
+        let order = first.into_iter().chain(self.pending().filter(|p| Some(*p) != first));
+        Decision::step(order.map(|p| Turn { seat: Seat(p), prompt: self.prompt() }))
     }
     fn legal_moves(&self) -> Vec<Move> {
-        self.pending().next().map(|p| self.moves_of(p)).unwrap_or_default()
+        self.pending_first().map(|p| self.moves_of(p)).unwrap_or_default()
     }
     fn moves_for(&self, seat: Seat) -> Vec<Move> {
         if usize::from(seat.0) >= self.roles.len() {
@@ -411,10 +425,7 @@ impl arbiter_kernel::Game for Mafia {
         (0..self.players()).filter(|p| !self.is_alive(*p)).map(Seat).collect()
     }
     fn deciding(&self) -> Option<Seat> {
-        if self.end.is_some() {
-            return None;
-        }
-        self.pending().next().map(Seat)
+        self.pending_first().map(Seat)
     }
     fn play_as(&mut self, seat: Seat, m: &Move) -> Result<Report, Refusal> {
         self.play(seat.0, *m)
@@ -460,6 +471,21 @@ impl arbiter_kernel::Game for Mafia {
     fn determinize(&self, seat: Seat, rng: &mut Randomness) -> Option<Mafia> {
         sample::determinize(self, seat.0, rng)
     }
+    fn encoding(&self) -> Option<arbiter_kernel::learn::Encoding> {
+        Some(Mafia::encoding(self))
+    }
+    fn action_id(&self, m: &Move) -> Option<u32> {
+        Mafia::action_id(self, m)
+    }
+    fn move_of(&self, id: u32) -> Option<Move> {
+        Mafia::move_of(self, id)
+    }
+    fn frame(&self) -> Option<arbiter_kernel::learn::Frame> {
+        Mafia::frame(self)
+    }
+    fn observe(&self, seat: Seat, out: &mut [f32]) {
+        Mafia::observe(self, seat, out)
+    }
 }
 
 /// Mafia as a kind of game a host offers.
@@ -480,7 +506,7 @@ impl GameKind for Kind {
             seats: SeatRange { min: roles::MIN_PLAYERS, max: roles::MAX_PLAYERS, default: 7 },
             options: Vec::new(),
             information: Information::Imperfect,
-            capabilities: Capabilities { computer: true, encoding: false, clock: false },
+            capabilities: Capabilities { computer: true, encoding: true, clock: false },
         }
     }
     fn create(&self, options: &serde_json::Value, seed: u64) -> Result<(Box<dyn Match>, Report), Refusal> {

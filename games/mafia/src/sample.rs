@@ -1,7 +1,7 @@
 //! What the computer samples for a player ([`arbiter_kernel::Game::determinize`]): the roles it
 //! does not know dealt again among the players whose roles it does not know (keeping what it
 //! knows: its own role, its fellow Mafia, the dead, the Cop's findings), and the choices of
-//! the step now it may not see drawn at random, so that it decides first in the sample.
+//! the step now it may not see drawn at random; in the sample it acts first.
 
 use crate::moves::Player;
 use crate::roles::Role;
@@ -43,26 +43,16 @@ pub(crate) fn determinize(g: &Mafia, me: Player, rng: &mut Randomness) -> Option
     if mine != Role::Cop {
         s.findings.clear();
     }
-    // The choices made at the step now that `me` may not see are drawn again; those not yet
-    // made by players before `me` are drawn too, so that `me` decides first.
+    // The choices made at the step now that `me` may not see are drawn again, and `me` acts
+    // first.
     let sees = |p: Player| p == me || (mine == Role::Mafioso && g.role(p) == Role::Mafioso && g.phase == crate::Phase::Night);
     for p in 0..n {
-        if !s.is_alive(p) || sees(p) {
-            continue;
-        }
-        let chosen = g.choices[usize::from(p)].is_some();
-        if chosen || p < me {
+        if s.is_alive(p) && !sees(p) && g.choices[usize::from(p)].is_some() {
             s.choices[usize::from(p)] = None;
             let moves = s.moves_of(p);
             s.choices[usize::from(p)] = moves.get(rng.pick(moves.len()).unwrap_or(0)).copied();
         }
     }
-    // A fellow Mafioso before `me` who has not chosen yet chooses at random too.
-    for p in 0..me {
-        if s.is_alive(p) && s.choices[usize::from(p)].is_none() {
-            let moves = s.moves_of(p);
-            s.choices[usize::from(p)] = moves.get(rng.pick(moves.len()).unwrap_or(0)).copied();
-        }
-    }
+    s.first = Some(me);
     Some(s)
 }

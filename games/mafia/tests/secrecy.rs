@@ -1,8 +1,9 @@
 //! No player's view, log, prompt or legal moves tells another's role or night choice before the
 //! game reveals it, over random games of 5 to 15 players: a secret is tested by changing it.
 //! For each position, the same game with the roles of two players the viewer cannot tell apart
-//! swapped (and their choices redrawn) must read the same to the viewer: its view, its prompts,
-//! the moves it may make, and every line of the log and every move text it may read.
+//! swapped (and their choices redrawn) must read the same to the viewer: its view, its
+//! observation for learning, its prompts, the moves it may make, and every line of the log and
+//! every move text it may read.
 
 use arbiter_kernel::{Game, Randomness, Seat};
 use arbiter_mafia::{Mafia, Move, Role};
@@ -39,6 +40,9 @@ fn reading(roles: &[Role], moves: &[(Seat, Move)], viewer: Seat) -> Vec<String> 
             out.push(g.hidden_move(t, *by, n - 1 - i, Some(viewer)).unwrap_or_else(|| t.clone()));
         }
         out.push(serde_json::to_string(&Game::view(&g, Some(viewer))).unwrap());
+        let mut obs = vec![0.0f32; g.observation_len()];
+        g.observe(viewer, &mut obs);
+        out.push(format!("{obs:?}"));
         out.push(format!("{:?} {:?}", g.decision().map(|d| d.prompt(viewer).map(String::from)), g.moves_for(viewer)));
     }
     out

@@ -129,10 +129,10 @@ _register()
 
 
 try:
-    from pettingzoo import AECEnv
+    from pettingzoo import AECEnv, ParallelEnv
     from pettingzoo.utils import agent_selector as _agent_selector  # noqa: F401  (checks the install)
 except ImportError:  # pragma: no cover
-    AECEnv = None
+    AECEnv = ParallelEnv = None
 
 
 if AECEnv is not None:
@@ -203,6 +203,80 @@ if AECEnv is not None:
                     self.rewards[a] = 0.0
                 self.agent_selection = self.possible_agents[g.current_seat()]
             self._accumulate_rewards()
+
+        def render(self):
+            if self.render_mode == "ansi":
+                return json.dumps(self.game.view(None), indent=1)
+            return None
+
+        def close(self):
+            pass
+
+
+if ParallelEnv is not None:
+
+    class GameParallel(ParallelEnv):
+        """Every seat of a game as an agent, all acting at once: each step takes an action of every
+        seat that must act now (several at a simultaneous step: a night of Mafia; one at a turn),
+        and ignores the others' (their action masks are all zeros). Every seat stays an agent until
+        the game ends (an eliminated seat keeps watching), when each is rewarded its return."""
+
+        metadata = {"render_modes": ["ansi"], "name": "arbiter_parallel_v0"}
+
+        def __init__(self, kind="mafia", render_mode=None, **options):
+            if render_mode not in (None, "ansi"):
+                raise ValueError(f"the render modes are None and 'ansi', not {render_mode!r}")
+            self.kind, self.render_mode = kind, render_mode
+            self._options = _options_json(options)
+            self.game = Game(kind, 0, self._options)
+            self.possible_agents = ["-".join(s.lower().split()) for s in self.game.seats]
+            self.agents = []
+            self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+            n = self.game.action_space_size
+            self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+            self.observation_spaces = {
+                a: spaces.Dict({"observation": _obs_space(self.game), "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8)})
+                for a in self.possible_agents
+            }
+
+        def observation_space(self, agent):
+            return self.observation_spaces[agent]
+
+        def action_space(self, agent):
+            return self.action_spaces[agent]
+
+        def _observe(self, agent):
+            seat = self._seat[agent]
+            return {"observation": self.game.observe(seat), "action_mask": self.game.action_mask(seat).astype(np.int8)}
+
+        def reset(self, seed=None, options=None):
+            if seed is None:
+                seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+            self.game = Game(self.kind, int(seed), self._options)
+            self.agents = list(self.possible_agents)
+            return {a: self._observe(a) for a in self.agents}, {a: {} for a in self.agents}
+
+        def step(self, actions):
+            g = self.game
+            # The seats that must act now, each with its action, in the decision's order.
+            for seat in list(g.acting_seats()):
+                agent = self.possible_agents[seat]
+                if g.is_over() or seat not in g.acting_seats():
+                    break
+                if agent not in actions:
+                    raise ValueError(f"{agent} must act now: no action given for it")
+                g.play(int(actions[agent]), seat=seat)
+            agents = list(self.agents)
+            over = g.is_over()
+            returns = g.returns()
+            rewards = {a: float(returns[self._seat[a]]) if over else 0.0 for a in agents}
+            observations = {a: self._observe(a) for a in agents}
+            terminations = {a: over for a in agents}
+            truncations = {a: False for a in agents}
+            infos = {a: {} for a in agents}
+            if over:
+                self.agents = []
+            return observations, rewards, terminations, truncations, infos
 
         def render(self):
             if self.render_mode == "ansi":
