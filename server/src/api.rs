@@ -4,7 +4,7 @@ use crate::hub::{Hub, HubError, MoveError, Room};
 use crate::seats::Place;
 use crate::views;
 use arbiter_kernel::search::{Agent, Level};
-use arbiter_kernel::Refusal;
+use arbiter_kernel::{seat_id, Refusal};
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::StatusCode;
@@ -183,7 +183,12 @@ pub async fn create(
     };
     let mut options = o.options.unwrap_or_default();
     options.extend(o.more);
-    let names = hub.offered(kind.id()).map(|g| g.seat_ids.clone()).unwrap_or_default();
+    // The seats of a game with these options (a game whose number of seats varies names them
+    // by its options); options it refuses are refused below, when the game is made.
+    let names = match kind.create(&Value::Object(options.clone()), 0) {
+        Ok((probe, _)) => probe.seats().iter().map(|s| seat_id(s)).collect(),
+        Err(_) => hub.offered(kind.id()).map(|g| g.seat_ids.clone()).unwrap_or_default(),
+    };
     let seat_index = |id: &str| {
         names.iter().position(|n| n == id).ok_or_else(|| {
             ApiError::new(StatusCode::BAD_REQUEST, format!("no seat {id:?} in {}; its seats: {}", kind.title(), names.join(", ")))
@@ -303,7 +308,7 @@ pub async fn kinds(State(hub): State<Arc<Hub>>) -> Json<Value> {
         .map(|o| {
             json!({
                 "id": o.kind.id(), "title": o.kind.title(), "rules_version": o.kind.rules_version(),
-                "seats": o.seat_ids, "options": o.kind.default_options(), "clock": o.clock,
+                "seats": o.seat_ids, "options": o.kind.default_options(), "shape": o.kind.shape(), "clock": o.clock,
                 "computer": o.computer.then(|| json!({ "levels": [1, 2, 3, 4, 5], "default_level": Level::DEFAULT.number() })),
             })
         })

@@ -50,7 +50,13 @@
       const id = "opt-" + key;
       const name = label(key, k.seats);
       if (typeof def === "boolean") box.appendChild(el("label", { class: "check" }, el("input", { id, type: "checkbox", "data-option": key, checked: def }), " " + name));
-      else if (typeof def === "number") box.appendChild(el("label", {}, name + " ", el("input", { id, type: "number", "data-option": key, value: def })));
+      else if (typeof def === "number") {
+        // The bounds the game gives (`shape`): an option's, or the range of seats.
+        const shape = k.shape || {};
+        const spec = (shape.options || []).find((o) => o.key === key);
+        const range = key === "seats" && shape.seats ? { min: shape.seats.min, max: shape.seats.max } : spec && spec.type === "integer" ? { min: spec.min, max: spec.max } : {};
+        box.appendChild(el("label", {}, name + " ", el("input", Object.assign({ id, type: "number", "data-option": key, value: def }, range))));
+      }
       else box.appendChild(el("label", {}, name + " ", el("input", { id, "data-option": key, value: def === null ? "" : String(def) })));
     }
     // A game of one seat has nobody to join it: not listed unless asked for.

@@ -1,5 +1,5 @@
 //! Each game's browser client, as the server offers it: Twilight Struggle's table (its map and
-//! cards as data), Minesweeper's board.
+//! cards as data), Minesweeper's board, Mafia's table.
 
 use arbiter_server::{Asset, Offered, WebClient};
 use serde_json::{json, Value};
@@ -12,6 +12,7 @@ pub fn offered() -> Vec<Offered> {
     vec![
         Offered::new(&crate::TWILIGHT_STRUGGLE, twilight_struggle()).reading_unnamed_files(),
         Offered::new(&crate::MINESWEEPER, minesweeper()),
+        Offered::new(&crate::MAFIA, mafia()),
     ]
 }
 
@@ -32,6 +33,17 @@ fn minesweeper() -> WebClient {
         files: vec![
             Asset { name: "app.js", content_type: JS, body: include_str!("../../minesweeper/web/app.js") },
             Asset { name: "style.css", content_type: CSS, body: include_str!("../../minesweeper/web/style.css") },
+        ],
+        data: Vec::new(),
+    }
+}
+
+fn mafia() -> WebClient {
+    WebClient {
+        page: include_str!("../../mafia/web/play.html"),
+        files: vec![
+            Asset { name: "app.js", content_type: JS, body: include_str!("../../mafia/web/app.js") },
+            Asset { name: "style.css", content_type: CSS, body: include_str!("../../mafia/web/style.css") },
         ],
         data: Vec::new(),
     }

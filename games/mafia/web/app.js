@@ -1,0 +1,149 @@
+// Arbiter's Mafia client: the table from the player's view (the players, alive or dead, each
+// role the player may know, who has acted at the step now), its own part of the decision (the
+// moves it may make now, as buttons), and the log it may read. Every seat of a night or a day
+// acts at once: a seat that is not the first to act finds its moves under `simultaneous`.
+// Everything the server sends is put into the page as text, never as HTML.
+"use strict";
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token");
+  const gameId = decodeURIComponent(location.pathname.split("/").pop() || "");
+  let state = null;
+  let moves = null;
+  let seat = null;
+  let ws = null;
+  let retry = 500;
+
+  function fatal(msg) {
+    $("fatal").textContent = msg;
+    $("fatal").hidden = false;
+  }
+  const replaying = window.Arbiter && Arbiter.replaying;
+  if (!token && !replaying) return fatal("This page needs a seat's link: /play/GAME?token=… (the links are given when the game is created).");
+
+  const ROLES = { Mafioso: "Mafia", Doctor: "the Doctor", Cop: "the Cop", Roleblocker: "the Roleblocker", Villager: "a Villager" };
+
+  function send(text) {
+    $("rejected").hidden = true;
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "move", move: text }));
+  }
+
+  /** This seat's part of the decision now: its prompt and moves (none while it waits). */
+  function mine() {
+    if (!moves) return { prompt: "", list: [] };
+    if (moves.yours) return { prompt: moves.prompt || "", list: moves.moves || [] };
+    if (moves.simultaneous) return { prompt: moves.simultaneous.prompt || "", list: moves.simultaneous.moves || [] };
+    return { prompt: "", list: [] };
+  }
+
+  function render() {
+    if (!state) return;
+    const night = state.phase === "Night";
+    $("phase").textContent = (night ? "Night " : "Day ") + state.round;
+    const me = state.you ? state.players[state.you - 1] : null;
+    $("role").textContent = me && me.role ? "You are " + ROLES[me.role] + (me.alive ? "" : " (dead)") : seat === "observer" ? "You are watching." : "";
+    const players = $("players");
+    while (players.firstChild) players.removeChild(players.firstChild);
+    for (const p of state.players) {
+      const li = document.createElement("li");
+      li.dataset.alive = String(p.alive);
+      li.dataset.you = String(state.you === p.player);
+      li.dataset.player = String(p.player);
+      li.appendChild(document.createTextNode("Player " + p.player + (p.role ? ": " + ROLES[p.role] : "")));
+      if (p.alive && p.acted) li.appendChild(Object.assign(document.createElement("div"), { className: "acted", textContent: night ? "has acted tonight" : "has voted" }));
+      if (!p.alive) li.appendChild(Object.assign(document.createElement("div"), { className: "acted", textContent: "dead" }));
+      players.appendChild(li);
+    }
+    const secrets = $("secrets");
+    while (secrets.firstChild) secrets.removeChild(secrets.firstChild);
+    const notes = [].concat(
+      state.your_choice ? ["Your choice: " + state.your_choice] : [],
+      (state.mafia_choices || []).map((c) => "The Mafia tonight: " + c),
+      (state.findings || []).map((f) => "Found: " + f),
+      state.last_protected ? ["You protected Player " + state.last_protected + " last night (not again tonight)."] : []
+    );
+    for (const n of notes) secrets.appendChild(Object.assign(document.createElement("li"), { textContent: n }));
+    const part = mine();
+    const box = $("moves");
+    while (box.firstChild) box.removeChild(box.firstChild);
+    for (const m of part.list) {
+      const b = Object.assign(document.createElement("button"), { type: "button", textContent: m });
+      b.dataset.move = m;
+      b.addEventListener("click", () => send(m));
+      box.appendChild(b);
+    }
+    $("prompt").textContent = state.winner ? "" : part.list.length ? "Your move: " + part.prompt : seat === "observer" ? "" : me && !me.alive ? "The dead act no more: you watch." : "Waiting for the others.";
+    const o = $("outcome");
+    o.hidden = !state.winner;
+    o.textContent = state.winner === "Village" ? "The village wins." : state.winner === "Mafia" ? "The Mafia win." : "";
+  }
+
+  function addLog(lines) {
+    for (const l of lines || []) {
+      const heading = /^#\d+ /.test(String(l));
+      $("log").appendChild(Object.assign(document.createElement("li"), { textContent: String(l), className: heading ? "heading" : "" }));
+    }
+    $("log").scrollTop = $("log").scrollHeight;
+  }
+
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    ws = new WebSocket(proto + "//" + location.host + "/api/games/" + encodeURIComponent(gameId) + "/ws?token=" + encodeURIComponent(token));
+    ws.onopen = () => {
+      retry = 500;
+      $("conn").dataset.state = "connected";
+      $("conn").textContent = "connected";
+    };
+    ws.onmessage = (ev) => {
+      let m;
+      try {
+        m = JSON.parse(ev.data);
+      } catch (e) {
+        return;
+      }
+      receive(m);
+      if (window.Arbiter) Arbiter.message(m);
+    };
+    ws.onclose = (ev) => {
+      $("conn").dataset.state = "reconnecting";
+      $("conn").textContent = "reconnecting…";
+      if (ev.code === 1008) return fatal(ev.reason || "The server refused this link.");
+      setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 8000);
+    };
+  }
+
+  function receive(m) {
+    if (m.type === "sync") {
+      seat = m.seat;
+      $("seat").textContent = seat === "observer" ? "Observer" : "You play " + String(seat).replace("player-", "Player ");
+      state = m.state;
+      moves = m.moves;
+      $("log").textContent = "";
+      addLog(m.log);
+      render();
+    } else if (m.type === "move") {
+      state = m.state;
+      moves = m.moves;
+      addLog(["#" + m.seq + " " + String(m.side || "").replace("player-", "Player ") + ": " + m.text].concat(m.log || []));
+      render();
+    } else if (m.type === "undo") {
+      state = m.state;
+      moves = m.moves;
+      $("log").textContent = "";
+      addLog((m.log || []).concat(m.line ? [m.line] : []));
+      render();
+    } else if (m.type === "rejected") {
+      $("rejected").textContent = m.error;
+      $("rejected").hidden = false;
+    } else if (m.type === "closing") {
+      $("conn").textContent = "closed: " + m.reason;
+    }
+  }
+  if (replaying) {
+    $("conn").textContent = "replay";
+    Arbiter.replay(receive);
+  } else connect();
+})();

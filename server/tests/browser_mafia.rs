@@ -1,0 +1,139 @@
+//! A game of six seats in six real headless browsers: Mafia, every player on its own page,
+//! played to its end by clicking the move buttons each page shows for its own part of each
+//! night and day (the six act at once; each page shows its moves whether or not it is the seat
+//! deciding first). Each page shows exactly the server's view for its seat, never a line only
+//! another role is told, and at the end every page shows who won.
+
+mod common;
+mod web;
+
+use arbiter_server::{start, Config};
+use fantoccini::{Client, Locator};
+use serde_json::{json, Value};
+use web::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Chromium and chromedriver (Debian's chromium, chromium-driver); .ci/run runs it"]
+async fn six_players_play_mafia_by_clicking_in_chromium() {
+    six_players_play_mafia_by_clicking(Browser::Chromium).await;
+}
+
+/// The roles each player shows on its page (`None` where it shows none).
+async fn roles_shown(c: &Client) -> Vec<Option<String>> {
+    let v = js(c, "return Array.from(document.querySelectorAll('#players li')).map((li) => li.firstChild.textContent)").await;
+    v.as_array().unwrap().iter().map(|t| t.as_str().unwrap().split_once(": ").map(|(_, r)| r.to_string())).collect()
+}
+
+async fn six_players_play_mafia_by_clicking(kind: Browser) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(Config::new("127.0.0.1:0".parse().unwrap(), dir.path().join("games")), arbiter_games::web::offered()).await.unwrap();
+    let base = format!("http://{}", server.addr);
+    let http = reqwest::Client::new();
+    let r = http
+        .post(format!("{base}/api/games"))
+        .body(json!({ "game": "mafia", "seed": 11, "options": { "seats": 6 } }).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let game: Value = r.json().await.unwrap();
+    let id = game["id"].as_str().unwrap().to_string();
+    let seats: Vec<String> = (1..=6).map(|n| format!("player-{n}")).collect();
+    let token = |s: &str| game["tokens"][s].as_str().unwrap().to_string();
+    let profiles = tempfile::tempdir().unwrap();
+    let mut pages = Vec::new();
+    for s in &seats {
+        let page = open(kind, &profiles.path().join(s), false).await;
+        page.goto(&format!("{base}{}", game["links"][s].as_str().unwrap())).await.unwrap();
+        pages.push(page);
+    }
+    for (s, page) in seats.iter().zip(&pages) {
+        until(&format!("{s}'s page to connect and show the table"), || async move {
+            let connected = attr(page, "#conn", "data-state").await.as_deref() == Some("connected");
+            let players = page.find_all(Locator::Css("#players li")).await.ok()?.len();
+            (connected && players == 6).then_some(())
+        })
+        .await;
+    }
+    let observer = format!("{base}/api/games/{id}/moves?token={}", token("observer"));
+    let mut clicks = 0usize;
+    loop {
+        if !get(&http, observer.clone()).await["outcome"].is_null() {
+            break;
+        }
+        for (k, (s, page)) in seats.iter().zip(&pages).enumerate() {
+            let truth = get(&http, format!("{base}/api/games/{id}/moves?token={}", token(s))).await;
+            let mine: Vec<String> = match (&truth["yours"], &truth["simultaneous"]) {
+                (Value::Bool(true), _) => truth["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect(),
+                (_, Value::Object(o)) => o["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect(),
+                _ => Vec::new(),
+            };
+            if mine.is_empty() {
+                continue;
+            }
+            // The page shows this seat's moves, as the server lists them, and its view.
+            let shown = until(&format!("{s}'s moves on its page"), || async move {
+                let v = js(page, "return Array.from(document.querySelectorAll('#moves button')).map((b) => b.dataset.move)").await;
+                let shown: Vec<String> = v.as_array()?.iter().filter_map(|m| m.as_str().map(String::from)).collect();
+                (!shown.is_empty()).then_some(shown)
+            })
+            .await;
+            assert_eq!(shown, mine, "{s}'s page shows the moves the server gives it");
+            let view = get(&http, format!("{base}/api/games/{id}/state?token={}", token(s))).await;
+            let want: Vec<Option<String>> =
+                view["players"].as_array().unwrap().iter().map(|p| p["role"].as_str().map(role_words)).collect();
+            assert_eq!(roles_shown(page).await, want, "{s}'s page shows the roles its view holds");
+            let pick = mine[(clicks + k) % mine.len()].clone();
+            let css = format!("#moves button[data-move=\"{pick}\"]");
+            until(&format!("{s} clicks {pick}"), || {
+                let css = css.clone();
+                async move { page.find(Locator::Css(&css)).await.ok()?.click().await.ok() }
+            })
+            .await;
+            clicks += 1;
+            assert!(clicks < 300, "the game ends");
+            // Stored: the game has moved on.
+            let before = truth["seq"].as_u64();
+            until(&format!("{s}'s move {pick} stored"), || {
+                let http = &http;
+                let url = format!("{base}/api/games/{id}/moves?token={}", token(s));
+                async move { (get(http, url).await["seq"].as_u64() > before).then_some(()) }
+            })
+            .await;
+        }
+    }
+    // The end: every page says who won, and every role is shown.
+    let end = get(&http, format!("{base}/api/games/{id}/state?token={}", token("observer"))).await;
+    let winner = if end["winner"] == "Village" { "The village wins." } else { "The Mafia win." };
+    let roles: Vec<String> = end["players"].as_array().unwrap().iter().map(|p| p["role"].as_str().unwrap().to_string()).collect();
+    for (n, (s, page)) in seats.iter().zip(&pages).enumerate() {
+        until(&format!("{s}'s page to show the end"), || async move {
+            let text = js(page, "return document.getElementById('outcome').textContent").await;
+            (text.as_str() == Some(winner)).then_some(())
+        })
+        .await;
+        assert!(roles_shown(page).await.iter().all(Option::is_some), "{s}: every role shown at the end");
+        // What only another role is told was never on this page (its log keeps every line).
+        let text = everything(page).await;
+        for (line, of) in
+            [("Your investigation", "Cop"), ("You protected", "Doctor"), ("(Mafia) chooses", "Mafioso"), ("You blocked", "Roleblocker")]
+        {
+            assert!(roles[n] == of || !text.contains(line), "{s} ({}) shows {line:?}", roles[n]);
+        }
+    }
+    for p in pages {
+        p.close().await;
+    }
+}
+
+/// A role as the page writes it.
+fn role_words(r: &str) -> String {
+    match r {
+        "Mafioso" => "Mafia",
+        "Doctor" => "the Doctor",
+        "Cop" => "the Cop",
+        "Roleblocker" => "the Roleblocker",
+        _ => "a Villager",
+    }
+    .to_string()
+}

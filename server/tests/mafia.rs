@@ -1,0 +1,149 @@
+//! A game of N seats acting at once over the network: Mafia for six, every seat on its own
+//! WebSocket, played to its end through the HTTP API (each seat making its move of each night
+//! and day, the seats after the first finding theirs under `simultaneous`), and every message
+//! each seat received checked for secrets it may not hold before the game reveals them: another
+//! player's role, a night choice, what only the Cop, the Doctor or the Roleblocker is told.
+
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn call(http: &reqwest::Client, method: reqwest::Method, url: String, body: Option<Value>) -> (u16, Value) {
+    let mut req = http.request(method, &url);
+    if let Some(b) = body {
+        req = req.body(b.to_string());
+    }
+    let r = req.send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, serde_json::from_str(&r.text().await.unwrap()).unwrap_or(Value::Null))
+}
+
+/// Every message that has arrived on `ws` (waiting a little for the last ones).
+async fn drain(ws: &mut Ws, into: &mut Vec<Value>) {
+    while let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_millis(150), ws.next()).await {
+        if let Message::Text(t) = m {
+            into.push(serde_json::from_str(&t).unwrap());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn six_players_play_mafia_over_the_network_and_no_seat_hears_another_s_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = arbiter_server::start(
+        arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf()),
+        arbiter_games::web::offered(),
+    )
+    .await
+    .unwrap();
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (_, kinds) = call(&http, reqwest::Method::GET, format!("{base}/api/kinds"), None).await;
+    let mafia = kinds["games"].as_array().unwrap().iter().find(|k| k["id"] == "mafia").expect("the server offers Mafia").clone();
+    assert_eq!((mafia["shape"]["seats"]["min"].as_u64(), mafia["shape"]["seats"]["max"].as_u64()), (Some(5), Some(15)), "{mafia}");
+    let (status, e) =
+        call(&http, reqwest::Method::POST, format!("{base}/api/games"), Some(json!({ "game": "mafia", "options": { "seats": 16 } }))).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap_or_default().contains("5 to 15"), "{e}");
+
+    for seed in [1u64, 2, 3] {
+        let (status, g) = call(
+            &http,
+            reqwest::Method::POST,
+            format!("{base}/api/games"),
+            Some(json!({ "game": "mafia", "seed": seed, "options": { "seats": 6 } })),
+        )
+        .await;
+        assert_eq!(status, 201, "{g}");
+        let id = g["id"].as_str().unwrap().to_string();
+        let seats: Vec<String> = (1..=6).map(|n| format!("player-{n}")).collect();
+        let token = |s: &str| g["tokens"][s].as_str().unwrap_or_else(|| panic!("a token for {s}: {g}")).to_string();
+        let mut sockets = Vec::new();
+        for s in &seats {
+            let (ws, _) =
+                tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws?token={}", srv.addr, token(s))).await.unwrap();
+            sockets.push(ws);
+        }
+        let mut heard: Vec<Vec<Value>> = vec![Vec::new(); 6];
+        let moves_url = |s: &str| format!("{base}/api/games/{id}/moves?token={}", token(s));
+        let mut made = 0;
+        'game: loop {
+            let (_, observer) =
+                call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/moves?token={}", token("observer")), None).await;
+            if !observer["outcome"].is_null() {
+                break;
+            }
+            let acting: Vec<String> = observer["acting"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();
+            assert!(!acting.is_empty(), "{observer}");
+            for (k, s) in acting.iter().enumerate() {
+                let (_, m) = call(&http, reqwest::Method::GET, moves_url(s), None).await;
+                // The seat deciding first reads its moves as `moves`, the others theirs under
+                // `simultaneous`.
+                assert_eq!(m["yours"].as_bool(), Some(m["to_move"] == s.as_str()), "{m}");
+                let list = if m["yours"] == true { &m["moves"] } else { &m["simultaneous"]["moves"] };
+                let list = list.as_array().unwrap_or_else(|| panic!("{s}'s moves: {m}"));
+                assert!(!list.is_empty(), "{s} must act: {m}");
+                let mv = list[(made * 7 + k) % list.len()].as_str().unwrap().to_string();
+                let (status, r) = call(&http, reqwest::Method::POST, moves_url(s), Some(json!({ "move": mv }))).await;
+                assert_eq!(status, 200, "{s}: {mv}: {r}");
+                made += 1;
+                assert!(made < 400, "the game ends");
+                // A move of a seat that has acted already is refused with the game's reason.
+                if k == 0 && acting.len() > 1 {
+                    let (status, r) = call(&http, reqwest::Method::POST, moves_url(s), Some(json!({ "move": mv }))).await;
+                    assert!(status == 409 || status == 422, "{s} again: {r}");
+                }
+                let (_, now) =
+                    call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/moves?token={}", token("observer")), None).await;
+                if !now["outcome"].is_null() {
+                    break 'game;
+                }
+            }
+            for (ws, h) in sockets.iter_mut().zip(heard.iter_mut()) {
+                drain(ws, h).await;
+            }
+        }
+        for (ws, h) in sockets.iter_mut().zip(heard.iter_mut()) {
+            drain(ws, h).await;
+        }
+        // The roles, revealed at the end.
+        let (_, end) = call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/state?token={}", token("observer")), None).await;
+        let roles: Vec<String> = end["players"].as_array().unwrap().iter().map(|p| p["role"].as_str().unwrap().to_string()).collect();
+        let results = &call(&http, reqwest::Method::GET, moves_url("player-1"), None).await.1["outcome"]["results"];
+        assert_eq!(results.as_array().map(|r| r.len()), Some(6), "a result per seat: {results}");
+        for (s, messages) in heard.iter().enumerate() {
+            let mine = roles[s].as_str();
+            let mut checked = 0;
+            for m in messages.iter().filter(|m| m["type"] == "sync" || m["type"] == "move") {
+                if !m["state"]["winner"].is_null() {
+                    continue;
+                }
+                for p in m["state"]["players"].as_array().unwrap() {
+                    let n = p["player"].as_u64().unwrap() as usize - 1;
+                    let may = n == s || !p["alive"].as_bool().unwrap() || (mine == "Mafioso" && roles[n] == "Mafioso");
+                    assert!(may || p["role"].is_null(), "seed {seed}: player {} ({mine}) sees player {}'s role: {m}", s + 1, n + 1);
+                }
+                let text = m.to_string();
+                for (line, of) in [
+                    ("Your investigation", "Cop"),
+                    ("You protected", "Doctor"),
+                    ("(Mafia) chooses", "Mafioso"),
+                    ("You blocked", "Roleblocker"),
+                ] {
+                    assert!(mine == of || !text.contains(line), "seed {seed}: player {} ({mine}) heard {line:?}: {m}", s + 1);
+                }
+                // Another seat's night move reads as done, not as what it was.
+                if m["type"] == "move" && m["side"] != seats[s] {
+                    let t = m["text"].as_str().unwrap_or_default();
+                    let night = ["kill", "protect", "investigate", "block", "sleep"].iter().any(|w| t.starts_with(w));
+                    assert!(!night || (mine == "Mafioso" && t.starts_with("kill")), "seed {seed}: player {} ({mine}) read {t:?}", s + 1);
+                }
+                checked += 1;
+            }
+            assert!(checked > 5, "player {} heard the game: {checked} messages", s + 1);
+        }
+    }
+}
