@@ -4,7 +4,8 @@
 //! reads what it may know (the log lines for it since its last turn, its prompt, its moves),
 //! makes its move, and the screen is cleared for the next. At a simultaneous step every seat
 //! that must act takes its turn in seat order, none seeing the others' choices. Seats played
-//! by the computer move without a hand-over. Every move is stored as soon as it is accepted.
+//! by the computer move without a hand-over. Every move is stored as soon as it is accepted, and
+//! may be taken back before the terminal is passed on, unless it showed another seat anything.
 
 use crate::Failure;
 use arbiter_kernel::search::{Agent, Plan};
@@ -105,10 +106,28 @@ pub fn run(mut session: Session, computer: &[(Seat, Agent)]) -> Result<(), Failu
                         say!("  {l}");
                     }
                     seen[seat.idx()] = arbiter_store::log_for(session.header(), session.rows(), Some(seat), session.game()).len();
-                    say!("Press Enter, then pass the terminal on.");
+                    // Before the terminal is passed on, the move may be taken back (not one that
+                    // showed anything to another seat or drew randomness).
+                    let undoable = session.undo_check_for(Some(seat)).is_ok();
+                    say!("Press Enter, then pass the terminal on{}.", if undoable { " (or type undo to take the move back)" } else { "" });
                     let _ = std::io::stdout().flush();
-                    if !matches!(lines.next(), Some(Ok(_))) {
-                        return Ok(());
+                    match lines.next() {
+                        Some(Ok(l)) if undoable && l.trim() == "undo" => match session.undo_before_hand_over(seat) {
+                            Ok(row) => {
+                                say!("Taken back: {}", row.move_text);
+                                seen[seat.idx()] =
+                                    arbiter_store::log_for(session.header(), session.rows(), Some(seat), session.game()).len();
+                                say!(
+                                    "{name}: {}",
+                                    session.game().decision().and_then(|d| d.prompt(seat).map(String::from)).unwrap_or_default()
+                                );
+                                list(&moves);
+                                continue;
+                            }
+                            Err(e) => say!("{e}"),
+                        },
+                        Some(Ok(_)) => {}
+                        _ => return Ok(()),
                     }
                     break;
                 }

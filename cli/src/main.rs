@@ -73,21 +73,22 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Play hot-seat: two players share this terminal. Without FILE, uses the default save file
+    /// Play hot-seat: the players share this terminal. Without FILE, uses the default save file
     /// and resumes it if it exists. Full-screen on a terminal; one line at a time otherwise.
     Play {
         file: Option<PathBuf>,
         /// One line at a time even on a terminal (as for scripts and pipes).
         #[arg(long)]
         lines: bool,
-        /// The game of a new save file: twilight-struggle (the default) or minesweeper.
+        /// The game of a new save file: twilight-struggle (the default), minesweeper or mafia.
         #[arg(long)]
         game: Option<String>,
         /// Play against the computer: `computer` (the search; see --level), `greedy` or
         /// `random`. Give it again when you resume the game.
         #[arg(long)]
         vs: Option<String>,
-        /// Your seat against the computer (`us` or `ussr`; the first seat, the US, by default).
+        /// Your seat against the computer (`us` or `ussr`, `player-3`…; the first seat by
+        /// default): the computer plays every other seat.
         #[arg(long = "as")]
         as_seat: Option<String>,
         /// The computer's level, 1 (quick) to 5 (slow); 3 by default.

@@ -80,3 +80,26 @@ fn mafia_plays_to_its_end_hot_seat_and_the_terminal_keeps_the_others_secrets() {
         }
     }
 }
+
+#[test]
+fn a_move_is_taken_back_before_the_terminal_is_passed_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("m.arbiter");
+    assert!(arbiter().args(["new"]).arg(&f).args(["--game", "mafia", "--seats", "7", "--seed", "21"]).output().unwrap().status.success());
+    // Player 1 takes the keyboard, makes its first move, takes it back, makes its second.
+    let o = arbiter().args(["play"]).arg(&f).arg("--lines").write_stdin("\n1\nundo\n2\n\n").output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let listed = |n: &str| {
+        text.lines().find_map(|l| l.trim_start().strip_prefix(n).map(str::trim).map(String::from)).unwrap_or_else(|| panic!("{text}"))
+    };
+    let (first, second) = (listed("1. "), listed("2. "));
+    assert!(text.contains(&format!("Taken back: {first}")), "{text}");
+    let log = String::from_utf8_lossy(&arbiter().args(["log"]).arg(&f).args(["--as", "player-1"]).output().unwrap().stdout).to_string();
+    let rows: Vec<&str> = log.lines().filter(|l| l.starts_with('#')).collect();
+    assert_eq!(rows.len(), 1, "{log}");
+    assert!(rows[0].starts_with("#1 Player 1 (") && rows[0].ends_with(&format!("): {second}")), "{log}");
+    let moves: serde_json::Value =
+        serde_json::from_slice(&arbiter().args(["moves"]).arg(&f).arg("--json").output().unwrap().stdout).unwrap();
+    assert_eq!(moves["acting"].as_array().map(|a| a.len()), Some(6), "player 1 has acted: {moves}");
+}
