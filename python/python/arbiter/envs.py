@@ -135,6 +135,24 @@ except ImportError:  # pragma: no cover
     AECEnv = ParallelEnv = None
 
 
+def _seat_agents(env, kind, render_mode, options):
+    """A PettingZoo environment's game and one agent per seat (named by the seat's id: "us",
+    "ussr", "player", "player-3"), each with the action space and a masked observation space."""
+    if render_mode not in (None, "ansi"):
+        raise ValueError(f"the render modes are None and 'ansi', not {render_mode!r}")
+    env.kind, env.render_mode = kind, render_mode
+    env._options = _options_json(options)
+    env.game = Game(kind, 0, env._options)
+    env.possible_agents = ["-".join(s.lower().split()) for s in env.game.seats]
+    env._seat = {a: i for i, a in enumerate(env.possible_agents)}
+    n = env.game.action_space_size
+    env.action_spaces = {a: spaces.Discrete(n) for a in env.possible_agents}
+    env.observation_spaces = {
+        a: spaces.Dict({"observation": _obs_space(env.game), "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8)})
+        for a in env.possible_agents
+    }
+
+
 if AECEnv is not None:
 
     class GameAEC(AECEnv):
@@ -144,19 +162,7 @@ if AECEnv is not None:
 
         def __init__(self, kind="twilight-struggle", render_mode=None, **options):
             super().__init__()
-            if render_mode not in (None, "ansi"):
-                raise ValueError(f"the render modes are None and 'ansi', not {render_mode!r}")
-            self.kind, self.render_mode = kind, render_mode
-            self._options = _options_json(options)
-            self.game = Game(kind, 0, self._options)
-            self.possible_agents = ["-".join(s.lower().split()) for s in self.game.seats]
-            self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-            n = self.game.action_space_size
-            self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
-            self.observation_spaces = {
-                a: spaces.Dict({"observation": _obs_space(self.game), "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8)})
-                for a in self.possible_agents
-            }
+            _seat_agents(self, kind, render_mode, options)
 
         def observation_space(self, agent):
             return self.observation_spaces[agent]
@@ -224,20 +230,8 @@ if ParallelEnv is not None:
         metadata = {"render_modes": ["ansi"], "name": "arbiter_parallel_v0"}
 
         def __init__(self, kind="mafia", render_mode=None, **options):
-            if render_mode not in (None, "ansi"):
-                raise ValueError(f"the render modes are None and 'ansi', not {render_mode!r}")
-            self.kind, self.render_mode = kind, render_mode
-            self._options = _options_json(options)
-            self.game = Game(kind, 0, self._options)
-            self.possible_agents = ["-".join(s.lower().split()) for s in self.game.seats]
+            _seat_agents(self, kind, render_mode, options)
             self.agents = []
-            self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-            n = self.game.action_space_size
-            self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
-            self.observation_spaces = {
-                a: spaces.Dict({"observation": _obs_space(self.game), "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8)})
-                for a in self.possible_agents
-            }
 
         def observation_space(self, agent):
             return self.observation_spaces[agent]
