@@ -197,7 +197,7 @@ impl Mafia {
         let (rule, why) = match (self.phase, m.is_night()) {
             (Phase::Night, false) => ("Mafia: night", "it is night: the votes are by day".to_string()),
             (Phase::Day, true) => ("Mafia: day", "it is day: vote N or skip".to_string()),
-            _ => match m.target().filter(|t| usize::from(*t) < self.roles.len()) {
+            (Phase::Night, true) | (Phase::Day, false) => match m.target().filter(|t| usize::from(*t) < self.roles.len()) {
                 Some(t) if !self.is_alive(t) => ("Mafia: death", format!("{} is dead", name(t))),
                 Some(t) if m == Move::Protect(t) && self.last_protected == Some(t) => {
                     ("Mafia: the Doctor", format!("the Doctor may not protect {} two nights running", name(t)))
@@ -269,7 +269,9 @@ impl Mafia {
             }
             report.public(match vote {
                 Some(Move::Vote(t)) => format!("{} votes to lynch {}.", name(p), name(t)),
-                _ => format!("{} votes to lynch nobody.", name(p)),
+                Some(Move::Skip | Move::Kill(_) | Move::Protect(_) | Move::Investigate(_) | Move::Block(_) | Move::Sleep) | None => {
+                    format!("{} votes to lynch nobody.", name(p))
+                }
             });
         }
         let need = living.len() / 2 + 1;

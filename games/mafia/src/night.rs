@@ -54,10 +54,24 @@ fn ward(e: &Effect) -> Ward {
 }
 
 fn answer(e: &Effect, a: Action) -> Verdict<()> {
-    match (*e, a) {
-        (Effect::Blocked(p), a) if a.by() == p => Verdict::Cancel("was roleblocked".into()),
-        (Effect::Protected(p), Action::Kill { target, .. }) if target == p => Verdict::Cancel("was protected by the Doctor".into()),
-        _ => Verdict::Allow,
+    match *e {
+        Effect::Blocked(p) if a.by() == p => Verdict::Cancel("was roleblocked".into()),
+        Effect::Blocked(_) => Verdict::Allow,
+        Effect::Protected(p) => match a {
+            Action::Kill { target, .. } if target == p => Verdict::Cancel("was protected by the Doctor".into()),
+            Action::Kill { .. } | Action::Block { .. } | Action::Protect { .. } | Action::Investigate { .. } => Verdict::Allow,
+        },
+    }
+}
+
+/// A night move as the action it is, with its place in the night's order (M07); `None` for a
+/// move that is no action (a Villager's sleep; the Mafia's kill is settled among their choices).
+fn action(by: Player, m: Move) -> Option<(u8, Action)> {
+    match m {
+        Move::Block(target) => Some((0, Action::Block { by, target })),
+        Move::Protect(target) => Some((1, Action::Protect { by, target })),
+        Move::Investigate(target) => Some((2, Action::Investigate { by, target })),
+        Move::Kill(_) | Move::Sleep | Move::Vote(_) | Move::Skip => None,
     }
 }
 
@@ -73,10 +87,7 @@ pub(crate) fn settle_kill(g: &Mafia) -> Option<(Player, Player)> {
     let choices: Vec<(Player, Player)> = g
         .living()
         .filter(|p| g.roles[usize::from(*p)] == Role::Mafioso)
-        .filter_map(|p| match g.choices[usize::from(p)] {
-            Some(Move::Kill(t)) => Some((p, t)),
-            _ => None,
-        })
+        .filter_map(|p| if let Some(Move::Kill(t)) = g.choices[usize::from(p)] { Some((p, t)) } else { None })
         .collect();
     let votes = |t: Player| choices.iter().filter(|(_, x)| *x == t).count();
     let most = choices.iter().map(|(_, t)| votes(*t)).max()?;
@@ -88,18 +99,10 @@ pub(crate) fn settle_kill(g: &Mafia) -> Option<(Player, Player)> {
 /// Resolve the night: actions in the order Block, Protect, Investigate, Kill.
 pub(crate) fn resolve(g: &mut Mafia, report: &mut Report) {
     let night = g.round;
-    let mut actions = Vec::new();
-    for kind in 0..3 {
-        for p in g.living().collect::<Vec<_>>() {
-            let a = match (kind, g.choices[usize::from(p)]) {
-                (0, Some(Move::Block(t))) => Action::Block { by: p, target: t },
-                (1, Some(Move::Protect(t))) => Action::Protect { by: p, target: t },
-                (2, Some(Move::Investigate(t))) => Action::Investigate { by: p, target: t },
-                _ => continue,
-            };
-            actions.push(a);
-        }
-    }
+    let mut ordered: Vec<(u8, Player, Action)> =
+        g.living().filter_map(|p| g.choices[usize::from(p)].and_then(|m| action(p, m)).map(|(k, a)| (k, p, a))).collect();
+    ordered.sort_by_key(|(k, p, _)| (*k, *p));
+    let mut actions: Vec<Action> = ordered.into_iter().map(|(_, _, a)| a).collect();
     let kill = settle_kill(g);
     if let Some((by, target)) = kill {
         actions.push(Action::Kill { by, target });
