@@ -280,10 +280,7 @@ impl Outcome {
                 SeatResult::Won => 1.0,
                 SeatResult::Lost => -1.0,
                 SeatResult::Drew => 0.0,
-                SeatResult::Ranked { rank, .. } if worst <= 1 => {
-                    let _ = rank;
-                    1.0
-                }
+                SeatResult::Ranked { .. } if worst <= 1 => 1.0,
                 SeatResult::Ranked { rank, .. } => 1.0 - 2.0 * f64::from(rank.saturating_sub(1)) / f64::from(worst - 1),
             })
             .collect()

@@ -114,10 +114,14 @@ pub(crate) fn resolve(g: &mut Mafia, report: &mut Report) {
     let mut effects: Vec<Effect> = Vec::new();
     let mut protected_now = None;
     let mut died: Option<Player> = None;
+    // Players already told their action was blocked.
     let mut blocked: Vec<Player> = Vec::new();
     for a in actions {
-        if let Some((_, Verdict::Cancel(why) | Verdict::Replace(_, why))) = first_objection(effects.iter(), |e| ward(e), |e| answer(e, a)) {
-            cancelled(g, report, a, &why, &mut blocked);
+        if let Some((&effect, _)) = first_objection(effects.iter(), |e| ward(e), |e| answer(e, a)) {
+            cancelled(g, report, a, effect);
+            if matches!(effect, Effect::Blocked(_)) {
+                blocked.push(a.by());
+            }
             continue;
         }
         match a {
@@ -159,20 +163,23 @@ pub(crate) fn resolve(g: &mut Mafia, report: &mut Report) {
     }
 }
 
-/// Why `a` did not happen, to the players who may know (M05, M06).
-fn cancelled(g: &Mafia, report: &mut Report, a: Action, why: &str, blocked: &mut Vec<Player>) {
-    blocked.push(a.by());
+/// Why `a` did not happen (cancelled by `effect`), to the players who may know (M05, M06).
+fn cancelled(g: &Mafia, report: &mut Report, a: Action, effect: Effect) {
     match a {
         Action::Kill { by, target } => {
             for m in g.living().filter(|p| g.roles[usize::from(*p)] == Role::Mafioso) {
                 say(report, m, format!("The kill on {} failed.", name(target)));
             }
-            if why == "was roleblocked" {
-                say(report, by, "You were roleblocked tonight: you could not carry out the kill.".into());
-            } else if let Some(doctor) = g.living().find(|p| g.roles[usize::from(*p)] == Role::Doctor) {
-                say(report, doctor, format!("Your protection saved {} from the Mafia.", name(target)));
+            match effect {
+                Effect::Blocked(_) => say(report, by, "You were roleblocked tonight: you could not carry out the kill.".into()),
+                Effect::Protected(_) => {
+                    if let Some(doctor) = g.living().find(|p| g.roles[usize::from(*p)] == Role::Doctor) {
+                        say(report, doctor, format!("Your protection saved {} from the Mafia.", name(target)));
+                    }
+                }
             }
         }
+        // Only a block objects to these.
         Action::Protect { by, .. } => say(report, by, "You were roleblocked tonight: you protected nobody.".into()),
         Action::Investigate { by, .. } => say(report, by, "You were roleblocked tonight: your investigation found nothing.".into()),
         Action::Block { by, .. } => say(report, by, "You were roleblocked tonight.".into()),
