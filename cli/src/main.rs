@@ -593,13 +593,10 @@ fn run(cmd: Command) -> Result<(), Failure> {
                 }
                 // Standard output stays one legal move a line; the interjections open to the
                 // other seats are a note on standard error (all of them: `--json`).
+                // Only that another seat acts too, not how many moves it has (which may tell its
+                // role): its moves are its own to list (`--json`).
                 for t in &d.turns()[1..] {
-                    eprintln!(
-                        "the {} acts at the same time: {} move(s) (arbiter move FILE --as {} …)",
-                        s.seat_name(t.seat),
-                        g.legal_moves(t.seat).len(),
-                        id(t.seat)
-                    );
+                    eprintln!("the {} acts at the same time (arbiter move FILE --as {} …)", s.seat_name(t.seat), id(t.seat));
                 }
                 for other in seats().filter(|t| *t != d.first().seat) {
                     for m in g.interjections(other) {
