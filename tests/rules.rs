@@ -293,9 +293,9 @@ fn the_other_headline_stays_secret_until_both_are_chosen() {
     assert!(!g.view(Some(Side::Us)).hand.contains(&"Nasser".to_string()));
 }
 
-/// §4.5C: both sides choose at the same time. The engine asks the USSR on its stack; the US
-/// may choose meanwhile (an interjection), is not asked again, and neither side nor an
-/// observer sees the other's card until both have chosen.
+/// §4.5C: both sides choose at the same time, a simultaneous step: the USSR is asked first,
+/// the US acts at the same time (not an interjection), is not asked again, and neither side
+/// nor an observer sees the other's card until both have chosen.
 #[test]
 fn the_us_may_choose_its_headline_while_the_ussr_decides() {
     let mut st = board(&[], |st| {
@@ -305,9 +305,12 @@ fn the_us_may_choose_its_headline_while_the_ussr_decides() {
     st.stack = vec![Task::HeadlineStart];
     let mut g = game(st);
     assert_eq!(g.to_move(), Some(Side::Ussr));
-    let early: Vec<String> = g.interjections(Side::Us).iter().map(|m| g.move_text(m)).collect();
+    assert_eq!(g.acting().as_slice(), [Side::Ussr, Side::Us], "both sides act at once");
+    let early: Vec<String> = g.moves_for(Side::Us).iter().map(|m| g.move_text(m)).collect();
     assert_eq!(early, ["headline \"Duck and Cover\"", "headline Fidel"]);
-    assert!(g.interjections(Side::Ussr).is_empty(), "the USSR decides: its headlines are its moves");
+    assert_eq!(g.moves_for(Side::Ussr), g.legal_moves(), "the USSR decides: its headlines are its moves");
+    assert!(g.interjections(Side::Us).is_empty(), "a headline is the step's move, not an interjection");
+    assert!(g.interjections(Side::Ussr).is_empty());
     let m = g.parse("headline \"Duck and Cover\"").unwrap();
     let r = g.play_as(Side::Us, &m).unwrap();
     assert_eq!(g.to_move(), Some(Side::Ussr), "the USSR still decides");
@@ -319,8 +322,12 @@ fn the_us_may_choose_its_headline_while_the_ussr_decides() {
     assert_eq!(g.view(Some(Side::Us)).headline.us.as_deref(), Some("Duck and Cover"));
     assert!(g.hidden_move("headline \"Duck and Cover\"", Side::Us, Some(Side::Ussr)).is_some());
     assert!(g.hidden_move("headline \"Duck and Cover\"", Side::Us, Some(Side::Us)).is_none());
-    assert!(g.interjections(Side::Us).is_empty(), "chosen once");
-    assert!(g.play_as(Side::Us, &g.parse("headline Fidel").unwrap()).is_err(), "a second headline is refused");
+    assert!(g.moves_for(Side::Us).is_empty(), "chosen once");
+    assert_eq!(g.acting().as_slice(), [Side::Ussr], "only the USSR still acts");
+    let hash = g.hash64();
+    let refused = g.play_as(Side::Us, &g.parse("headline Fidel").unwrap()).unwrap_err().to_string();
+    assert!(refused.contains("the US has already chosen its headline (§4.5C)"), "{refused}");
+    assert_eq!(g.hash64(), hash, "a second headline is refused and changes nothing");
     // The USSR chooses: both are revealed and resolve; the US is not asked again.
     let log = play(&mut g, &["headline Nasser"]);
     assert!(log.contains(&"Headlines revealed: US Duck and Cover, USSR Nasser".to_string()), "{log:#?}");
@@ -343,8 +350,10 @@ fn man_in_earth_orbit_keeps_the_headlines_in_order() {
     st.stack = vec![Task::HeadlineStart];
     let mut g = game(st);
     assert_eq!(g.to_move(), Some(Side::Ussr));
-    assert!(g.interjections(Side::Us).is_empty());
-    assert!(g.play_as(Side::Us, &g.parse("headline Fidel").unwrap()).is_err());
+    assert_eq!(g.acting().as_slice(), [Side::Ussr], "no simultaneous step: the USSR alone acts");
+    assert!(g.moves_for(Side::Us).is_empty() && g.interjections(Side::Us).is_empty());
+    let refused = g.play_as(Side::Us, &g.parse("headline Fidel").unwrap()).unwrap_err().to_string();
+    assert!(refused.contains("the USSR chooses and reveals its headline first") && refused.contains("§6.4.4"), "{refused}");
     play(&mut g, &["headline Nasser"]);
     assert_eq!(g.to_move(), Some(Side::Us), "the US chooses after the USSR's reveal");
     assert_eq!(g.view(Some(Side::Us)).headline.ussr.as_deref(), Some("Nasser"));

@@ -44,8 +44,7 @@ fn no_leak(early_headlines: bool) {
         while s.ts().outcome().is_none() {
             let before = s.ts().state().clone();
             let d = s.ts().decision().expect("a decision");
-            let early: Vec<arbiter_twilight::Move> =
-                s.ts().interjections(d.side.opponent()).into_iter().filter(|m| matches!(m, arbiter_twilight::Move::Headline(_))).collect();
+            let early = s.ts().moves_for(d.side.opponent());
             let m = match early.first().filter(|_| early_headlines) {
                 Some(h) => {
                     early_made += 1;

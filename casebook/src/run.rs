@@ -1,5 +1,6 @@
 //! Running a fixture strictly: each step must be the pending decision's side (or an
-//! interjection of the other side that an effect allows "at any time"); a rejection must
+//! interjection of the other side that an effect allows "at any time", or its part of a
+//! simultaneous step); a rejection must
 //! carry the expected text and change nothing; every scripted die must be used; a random
 //! outcome that is not scripted fails the step. Every failure names the step.
 
@@ -83,12 +84,13 @@ fn play(f: &Fixture, file: &Path, g: &mut Game, log: &mut Vec<String>) -> Result
             Some(o) => format!("{label}: the game is over ({o})"),
             None => format!("{label}: no decision is pending"),
         })?;
-        // A step of the side not deciding is an interjection ("at any time"): the engine
-        // refuses it unless an effect in play allows it now. Expected to be accepted, it must
-        // be one: a step meant for the other side's decision fails here with both named.
+        // A step of the side not deciding is its part of a simultaneous step (both headlines)
+        // or an interjection ("at any time"): the engine refuses it unless the step or an
+        // effect in play allows it now. Expected to be accepted, it must be one: a step meant
+        // for the other side's decision fails here with both named.
         if d.side != side && step.reject.is_none() {
-            let interjection = g.parse(&step.mv).is_ok_and(|m| g.interjections(side).contains(&m));
-            if !interjection {
+            let open = g.parse(&step.mv).is_ok_and(|m| g.moves_for(side).contains(&m) || g.interjections(side).contains(&m));
+            if !open {
                 return Err(format!("{label}: expected a {side} decision or interjection, but the {} is to decide: {}", d.side, d.prompt));
             }
         }

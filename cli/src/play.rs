@@ -248,7 +248,7 @@ fn run_lines(mut session: TsSession, path: &Path, computer: Option<Opponent>) ->
                     say!("The {other} is the computer's: you cannot move for it.");
                     continue;
                 }
-                let open: Vec<String> = crate::warn::interjections(game, other).iter().map(|m| game.move_text(m)).collect();
+                let open: Vec<String> = game.interjections(other).iter().map(|m| game.move_text(m)).collect();
                 if open.is_empty() {
                     say!("The {other} has no move it may make now while the {} decides.", d.side);
                     continue;
@@ -409,7 +409,7 @@ fn show_decision(game: &Game, style: &Style) {
         say!("  {:>3}. {}", i + 1, game.move_text(m));
     }
     let other = d.side.opponent();
-    if !crate::warn::interjections(game, other).is_empty() {
+    if !game.interjections(other).is_empty() {
         say!("(The {other} may interject now, a move allowed \"at any time\": `interject` lists it.)");
     }
 }

@@ -4,12 +4,6 @@
 
 pub use arbiter_twilight::advice::warnings;
 
-/// The moves `side` may make "at any time" while the other side decides, as the hot-seat table
-/// and the line mode offer them: not a headline chosen early (§4.5C, for players at two
-/// screens), since at one keyboard the headlines are chosen in turn, each hidden from the other.
-pub fn interjections(game: &arbiter_twilight::Game, side: arbiter_twilight::Side) -> Vec<arbiter_twilight::Move> {
-    game.interjections(side).into_iter().filter(|m| !matches!(m, arbiter_twilight::Move::Headline(_))).collect()
-}
 #[cfg(test)]
 use arbiter_twilight::{Game, Side};
 

@@ -168,7 +168,7 @@ async fn warnings_undo_and_headlines(kind: Browser) {
     // Headlines at the same time (§4.5C): the US chooses while the USSR decides; neither page
     // shows the other's card until both have chosen.
     let r = arbiter_twilight::playout::random_until(&rules, OPTIONS, 0..400, |g| {
-        matches!(g.state().stack.last(), Some(Task::HeadlineChoose { side: Side::Ussr })) && !g.interjections(Side::Us).is_empty()
+        matches!(g.state().stack.last(), Some(Task::HeadlineChoose { side: Side::Ussr })) && g.acting().contains(&Side::Us)
     })
     .expect("a headline phase");
     let g = game_at(&srv, &http, r.seed, &r.moves).await;
@@ -177,8 +177,7 @@ async fn warnings_undo_and_headlines(kind: Browser) {
     wait_connected(a, "USSR").await;
     wait_connected(b, "US").await;
     let us_choice =
-        until("the US's headline buttons", || async move { b.find(Locator::Css("#moves [data-interjection=\"headline\"]")).await.ok() })
-            .await;
+        until("the US's headline buttons", || async move { b.find(Locator::Css("#moves [data-simultaneous=\"true\"]")).await.ok() }).await;
     let us_move = us_choice.attr("data-move").await.unwrap().unwrap();
     let us_card = us_move.trim_start_matches("headline ").trim_matches('"').to_string();
     assert!(!a.find_all(Locator::Css("#moves [data-move^=\"headline\"]")).await.unwrap().is_empty(), "the USSR chooses too");

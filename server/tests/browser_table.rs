@@ -238,7 +238,7 @@ async fn the_table_fits_and_plays_by_keyboard(kind: Browser) {
     });
     // The headlines: the USSR decides, the US chooses at the same time (§4.5C).
     let headlines = reach(0..400, Side::Us, |g| {
-        matches!(g.state().stack.last(), Some(Task::HeadlineChoose { side: Side::Ussr })) && !g.interjections(Side::Us).is_empty()
+        matches!(g.state().stack.last(), Some(Task::HeadlineChoose { side: Side::Ussr })) && g.acting().contains(&Side::Us)
     });
 
     for screen in Screen::TRIED {
@@ -439,7 +439,7 @@ async fn the_table_fits_and_plays_by_keyboard(kind: Browser) {
             })
             .await;
         }
-        in_view(page, "#moves [data-interjection=\"headline\"]", "the headline choices").await;
+        in_view(page, "#moves [data-simultaneous=\"true\"]", "the headline choices").await;
         screenshot(page, kind, &shot("headline")).await;
         session.close().await;
     }

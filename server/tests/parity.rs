@@ -454,7 +454,7 @@ async fn against_the_computer_its_headline_is_never_sent_to_the_player_before_th
 /// as out of turn; so is a move of another kind, with the rule that allows only a headline now.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_headline_chosen_at_the_same_time_gets_the_game_s_reason() {
-    let r = reach(|g| g.to_move() == Some(Side::Ussr) && g.interjections(Side::Us).iter().any(|m| matches!(m, Move::Headline(_))));
+    let r = reach(|g| g.to_move() == Some(Side::Ussr) && g.acting().contains(&Side::Us));
     let dir = tempfile::tempdir().unwrap();
     let srv = server(&dir).await;
     let t = Table::at(&srv, r.seed, &r.moves).await;

@@ -192,13 +192,13 @@ impl App {
     /// The moves `side` may make now although the other side decides ("at any time":
     /// cancelling the Cuban Missile Crisis), in notation.
     pub fn interjections(&self, side: Side) -> Vec<String> {
-        crate::warn::interjections(self.game(), side).iter().map(|m| self.game().move_text(m)).collect()
+        self.game().interjections(side).iter().map(|m| self.game().move_text(m)).collect()
     }
 
     /// The side not deciding, if it may interject now.
     pub fn may_interject(&self) -> Option<Side> {
         let other = self.game().to_move()?.opponent();
-        (!crate::warn::interjections(self.game(), other).is_empty()).then_some(other)
+        (!self.game().interjections(other).is_empty()).then_some(other)
     }
 
     /// F4: the side not deciding interjects. At the end of its own round it has the keyboard

@@ -1008,8 +1008,9 @@
         );
         box.appendChild(b);
       }
-      /** A button for a move made while the other seat decides; `ask`: the question first. */
-      function interjectionButton(t, cls, kind, ask) {
+      /** A button for a move made while the other seat decides (at the same time, or "at any
+       *  time"); `ask`: the question first. */
+      function interjectionButton(t, cls, mark, ask) {
         const c = moveInfo(t).cards;
         const card = c.length ? cards[c[0]] : null;
         return el(
@@ -1018,7 +1019,9 @@
             type: "button",
             class: "move " + cls,
             "data-move": t,
-            "data-interjection": kind,
+            // "data-simultaneous" for this seat's part of a simultaneous step, "data-interjection"
+            // for a move "at any time".
+            [mark]: "true",
             title: card ? card.name + ": " + card.text : null,
             disabled: pending ? true : null,
             onclick: function () {
@@ -1033,21 +1036,21 @@
       // the Cuban Missile Crisis during the opponent's round): buttons of their own, asked to
       // confirm, since they act in the other side's turn.
       const interjections = !yours && !outcome && moves && Array.isArray(moves.interjections) ? moves.interjections : [];
-      // A headline chosen at the same time as the other side's (§4.5C) is this seat's own
-      // choice, not an "at any time" move: offered as the headline decision, no question asked.
-      const early = interjections.filter(function (t) { return moveInfo(t).verb === "headline"; });
+      // This seat's part of a simultaneous step (its headline, chosen at the same time as the
+      // other side's, §4.5C): its own choice, offered as its decision, no question asked.
+      const early = atOnce && Array.isArray(moves.simultaneous.moves) ? moves.simultaneous.moves : [];
       const earlyShown = matching(early.filter(function (t) {
         return !selectedCard || moveInfo(t).cards.indexOf(selectedCard) >= 0;
       }), $("filter").value);
       if (early.length) {
         box.appendChild(el("div", { class: "interject-head headline-head" }, "Choose your headline now: the " + sideName(moves.to_move) + " chooses at the same time, and neither sees the other's card until both have chosen (§4.5C)."));
-        for (const t of earlyShown) box.appendChild(interjectionButton(t, "v-headline", "headline", null));
+        for (const t of earlyShown) box.appendChild(interjectionButton(t, "v-headline", "data-simultaneous", null));
       }
-      const anyTime = interjections.filter(function (t) { return early.indexOf(t) < 0; });
+      const anyTime = interjections;
       if (anyTime.length) {
         box.appendChild(el("div", { class: "interject-head" }, "At any time, while the " + sideName(moves.to_move) + " decides:"));
         for (const t of anyTime) {
-          box.appendChild(interjectionButton(t, "v-interject", "true", "Interject now, during the " + sideName(moves.to_move) + "'s decision."));
+          box.appendChild(interjectionButton(t, "v-interject", "data-interjection", "Interject now, during the " + sideName(moves.to_move) + "'s decision."));
         }
       }
       let count;

@@ -62,27 +62,20 @@ impl arbiter_kernel::Game for Game {
     fn seats(&self) -> Vec<String> {
         Side::BOTH.iter().map(|s| s.to_string()).collect()
     }
-    /// §4.5C: both sides choose their headline at the same time: a simultaneous step of the
-    /// side deciding and the side that may choose meanwhile.
+    /// The seats acting now: the side deciding, then a side acting at the same time (§4.5C: both
+    /// headlines are chosen at once, a simultaneous step).
     fn decision(&self) -> Option<Decision> {
         let d = self.decision()?;
-        let at_once = self.choosing_at_once().into_iter().map(|s| Turn { seat: seat(s), prompt: "Choose your headline now".into() });
+        let at_once = self.acting().into_iter().skip(1).map(|s| Turn { seat: seat(s), prompt: crate::headline::AT_ONCE.into() });
         Decision::step(std::iter::once(Turn { seat: seat(d.side), prompt: d.prompt }).chain(at_once))
     }
     fn legal_moves(&self) -> Vec<Move> {
         self.legal_moves()
     }
     fn moves_for(&self, at: Seat) -> Vec<Move> {
-        let Some(s) = side(at) else { return Vec::new() };
-        match self.decision() {
-            Some(d) if d.side == s => self.legal_moves(),
-            Some(_) => crate::headline::early(self.pos(), s),
-            None => Vec::new(),
-        }
+        side(at).map(|s| Game::moves_for(self, s)).unwrap_or_default()
     }
-    /// The moves open to a side out of its decision; they still hold the second chooser's
-    /// headline (`headline::early`), which is also its move of the simultaneous step, so that
-    /// hosts and saved games that play it as an interjection go on doing so.
+    /// The moves open to a side "at any time" while the other decides (cancelling an effect).
     fn interjections(&self, at: Seat) -> Vec<Move> {
         side(at).map(|s| self.interjections(s)).unwrap_or_default()
     }

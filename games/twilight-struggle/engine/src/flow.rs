@@ -222,16 +222,55 @@ fn is_standing_for(p: Position, side: Side, m: &Move) -> bool {
 /// between its Ops, before its coup). The deciding side finds its own among its legal moves.
 pub fn interjections(p: Position, side: Side) -> Vec<Move> {
     let Some(t) = p.st.stack.last() else { return Vec::new() };
-    // §4.5C: the second chooser's headline, chosen at the same time (`headline::early`).
-    let mut v = match t {
-        Task::HeadlineChoose { .. } => headline::early(p, side),
-        _ => Vec::new(),
-    };
     if p.st.outcome.is_some() || !t.is_decision() || p.st.effects.is_empty() || decider(p, t) == side {
-        return v;
+        return Vec::new();
     }
-    v.extend(p.standing_moves(side));
-    v
+    p.standing_moves(side)
+}
+
+/// The side that acts at the same time as the decider of the decision on top, if that
+/// decision is a simultaneous step (both headlines, §4.5C).
+pub fn at_once(p: Position) -> Option<Side> {
+    let t = p.st.stack.last()?;
+    match t.pending() {
+        Some(Pending::HeadlineChoose { .. }) => headline::at_once(p),
+        Some(
+            Pending::SetupPlace { .. }
+            | Pending::UsBonus { .. }
+            | Pending::PlayCard(_)
+            | Pending::Ops(_)
+            | Pending::Event(_)
+            | Pending::SpaceDiscard { .. },
+        )
+        | None => None,
+    }
+}
+
+/// The legal moves of `side`, acting at the same time as the decider ([`at_once`]).
+pub fn moves_at_once(p: Position, side: Side) -> Vec<Move> {
+    match at_once(p) {
+        Some(s) if s == side => headline::legal(p, side),
+        Some(_) | None => Vec::new(),
+    }
+}
+
+/// Validate the move of `side` at a simultaneous step, where it acts beside the decider.
+pub fn check_at_once(p: Position, side: Side, m: &Move) -> Result<(), Illegal> {
+    match at_once(p) {
+        Some(s) if s == side && matches!(m, Move::Concede(_)) => Ok(()),
+        Some(s) if s == side => headline::check(p, side, m, true),
+        Some(_) | None => Err(Illegal::new(format!("the {side} does not act at the same time as the side deciding now"), "§4.5")),
+    }
+}
+
+/// Apply the checked move of `side` at a simultaneous step (its headline, or a concession): its
+/// choice is made and the decider's stays pending (its own choice, below on the stack, is skipped when it comes up).
+pub fn apply_at_once(ctx: &mut Ctx, side: Side, m: &Move) {
+    if let Move::Concede(c) = m {
+        concede(ctx, side, *c);
+    } else {
+        headline::apply_choice(ctx, side, m);
+    }
 }
 
 /// Validate an interjection by `side` (see [`interjections`]), with the reason if it is refused.
@@ -246,8 +285,8 @@ pub fn check_interjection(p: Position, side: Side, m: &Move) -> Result<(), Illeg
     if is_standing_for(p, side, m) {
         return Ok(());
     }
-    if let (Move::Headline(_), false) = (m, headline::early(p, side).is_empty()) {
-        return headline::check(p, side, m, true);
+    if let (Move::Headline(_), Some(Pending::HeadlineChoose { .. })) = (m, t.pending()) {
+        return Err(headline::not_now(p, side));
     }
     let allowed: Vec<String> = interjections(p, side).iter().map(|m| p.move_text(m)).collect();
     let instead = if allowed.is_empty() {
@@ -268,12 +307,6 @@ pub fn check_interjection(p: Position, side: Side, m: &Move) -> Result<(), Illeg
 pub fn apply_interjection(ctx: &mut Ctx, side: Side, m: &Move) {
     let Some(top) = ctx.st.stack.last() else { return };
     let decider = decider(ctx.pos(), top);
-    if let Move::Headline(_) = m {
-        // Chosen at the same time as the other side's (§4.5C): logged as any headline choice,
-        // the card named only to its chooser; its own choice on the stack is then skipped.
-        headline::apply_choice(ctx, side, m);
-        return;
-    }
     if ctx.logging {
         ctx.log(format!("The {side} interjects while the {decider} decides (an \"at any time\" move)"));
     }
@@ -328,19 +361,7 @@ pub fn apply(ctx: &mut Ctx, m: &Move) {
     let Some(top) = ctx.st.stack.last() else { return };
     if let Move::Concede(c) = m {
         // The deciding side concedes: the other side wins, whatever was pending.
-        let loser = decider(ctx.pos(), top);
-        let reason = match c {
-            crate::moves::Concession::Resign => crate::state::EndReason::Resigned,
-            crate::moves::Concession::Time => crate::state::EndReason::Time,
-        };
-        if ctx.logging {
-            let why = match c {
-                crate::moves::Concession::Resign => "resigns",
-                crate::moves::Concession::Time => "runs out of time on the chess clock",
-            };
-            ctx.log(format!("The {loser} {why}"));
-        }
-        ctx.exec(crate::instr::Instr::EndGame(crate::state::Outcome { winner: Some(loser.opponent()), reason }));
+        concede(ctx, decider(ctx.pos(), top), *c);
         return;
     }
     if is_standing(ctx.pos(), top, m) {
@@ -361,6 +382,22 @@ pub fn apply(ctx: &mut Ctx, m: &Move) {
         },
         other => ctx.push(other),
     }
+}
+
+/// `loser` concedes (resigns, or its clock ran out): the other side wins, whatever was pending.
+fn concede(ctx: &mut Ctx, loser: Side, c: crate::moves::Concession) {
+    let reason = match c {
+        crate::moves::Concession::Resign => crate::state::EndReason::Resigned,
+        crate::moves::Concession::Time => crate::state::EndReason::Time,
+    };
+    if ctx.logging {
+        let why = match c {
+            crate::moves::Concession::Resign => "resigns",
+            crate::moves::Concession::Time => "runs out of time on the chess clock",
+        };
+        ctx.log(format!("The {loser} {why}"));
+    }
+    ctx.exec(crate::instr::Instr::EndGame(crate::state::Outcome { winner: Some(loser.opponent()), reason }));
 }
 
 /// Run automatic tasks until a decision with at least one legal move is on top, or the game

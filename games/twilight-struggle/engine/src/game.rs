@@ -228,10 +228,37 @@ impl Game {
         flow::interjections(self.pos(), side)
     }
 
-    /// The sides choosing now at the same time as the side deciding: the second chooser of a
-    /// headline, which may choose it meanwhile (§4.5C, `headline::early`).
-    pub fn choosing_at_once(&self) -> Vec<Side> {
-        Side::BOTH.into_iter().filter(|s| !crate::headline::early(self.pos(), *s).is_empty()).collect()
+    /// Every side that must act now: the side deciding, then a side acting at the same time
+    /// (a simultaneous step: both headlines, §4.5C). Empty when nobody decides.
+    pub fn acting(&self) -> arrayvec::ArrayVec<Side, 2> {
+        let mut v = arrayvec::ArrayVec::new();
+        if let Some(d) = self.to_move() {
+            v.push(d);
+            v.extend(flow::at_once(self.pos()).filter(|s| *s != d));
+        }
+        v
+    }
+
+    /// The legal moves of `side` now: the decision's if it decides, its part of a simultaneous
+    /// step if it acts beside the decider, otherwise none (its interjections aside).
+    pub fn moves_for(&self, side: Side) -> Vec<Move> {
+        match self.to_move() {
+            Some(d) if d == side => self.legal_moves(),
+            Some(_) => flow::moves_at_once(self.pos(), side),
+            None => Vec::new(),
+        }
+    }
+
+    /// The move of `side` at a simultaneous step, beside the side deciding (see
+    /// [`Game::acting`]): validated like any move, a refused one changes nothing; the
+    /// decider's decision stays pending.
+    fn play_at_once(&mut self, side: Side, m: &Move) -> Result<Report, PlayError> {
+        let p = self.pos();
+        if !m.well_formed(p.cards()) {
+            return Err(PlayError::Illegal { action: p.move_text(m), why: crate::error::Illegal::new("no such card or country", "§2") });
+        }
+        flow::check_at_once(p, side, m).map_err(|why| PlayError::Illegal { action: p.move_text(m), why })?;
+        self.apply_checked(m, true, |ctx, m| flow::apply_at_once(ctx, side, m))
     }
 
     /// Make an interjection as `side` (see [`Game::interjections`]): validated like any move, a
@@ -248,11 +275,14 @@ impl Game {
         self.apply_checked(m, true, |ctx, m| flow::apply_interjection(ctx, side, m))
     }
 
-    /// A move by `side`: its decision's move if it is deciding, otherwise an interjection. The
-    /// one entry point for a seat that may act out of turn (the store, the server, fixtures).
+    /// A move by `side`: its decision's move if it is deciding, its part of a simultaneous step
+    /// if it acts beside the decider, otherwise an interjection. The one entry point for a seat
+    /// that may act out of turn (the store, the server, fixtures).
     pub fn play_as(&mut self, side: Side, m: &Move) -> Result<Report, PlayError> {
         if self.to_move() == Some(side) || self.state.outcome.is_some() {
             self.play(m)
+        } else if flow::at_once(self.pos()) == Some(side) && !matches!(m, Move::Cancel { .. }) {
+            self.play_at_once(side, m)
         } else {
             self.interject(side, m)
         }

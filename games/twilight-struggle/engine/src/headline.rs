@@ -32,7 +32,7 @@ pub fn start(ctx: &mut Ctx) {
 }
 
 /// Every legal headline: each card in hand that may be headlined (`check` judges the same).
-/// None once `side` has chosen (it chose while the other side decided: [`early`]).
+/// None once `side` has chosen (it chose while the other side decided: [`at_once`]).
 pub fn legal(p: Position, side: Side) -> Vec<Move> {
     if p.st.headline[side.idx()].is_some() {
         return Vec::new();
@@ -64,19 +64,39 @@ pub fn check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Ill
     Ok(())
 }
 
-/// §4.5C: both players choose their headline at the same time. The engine asks the first
-/// chooser (the USSR) on the stack, and `side`, the second, may choose meanwhile, as an
-/// interjection: its headlines while the other side's choice is on top, its own choice still
-/// to come on the stack and nothing chosen yet. Not under Man in Earth Orbit (§6.4.4), where
-/// one side reveals first and the other chooses knowing it: the order stays sequential.
-pub fn early(p: Position, side: Side) -> Vec<Move> {
+/// What the side choosing at the same time as the decider is asked.
+pub const AT_ONCE: &str = "Choose your headline now";
+
+/// §4.5C: both players choose their headline at the same time, a simultaneous step. The stack
+/// holds each side's choice (the USSR's on top, so that it is asked first); the side whose
+/// choice lies below chooses meanwhile: it is the side [`at_once`] names while the other's
+/// choice is on top, its own choice still to come and nothing chosen yet. Its choice then
+/// waits on the stack, skipped when it comes up (chosen already). Not under Man in Earth Orbit
+/// (§6.4.4), where one side reveals first and the other chooses knowing it: the order stays
+/// sequential.
+pub fn at_once(p: Position) -> Option<Side> {
     let st = p.st;
-    let others_choice = matches!(st.stack.last(), Some(Task::HeadlineChoose { side: d }) if *d != side);
+    let Some(Task::HeadlineChoose { side: first }) = st.stack.last() else { return None };
+    let side = first.opponent();
     let own_to_come = st.stack.iter().any(|t| matches!(t, Task::HeadlineChoose { side: s } if *s == side));
-    if !others_choice || !own_to_come || reveals_first(p).is_some() || st.outcome.is_some() {
-        return Vec::new();
+    let open = own_to_come && reveals_first(p).is_none() && st.outcome.is_none() && !legal(p, side).is_empty();
+    open.then_some(side)
+}
+
+/// Why `side` may not choose its headline now, while the other side's choice is on top and
+/// `side` does not choose at the same time ([`at_once`]).
+pub fn not_now(p: Position, side: Side) -> Illegal {
+    match (p.st.headline[side.idx()], reveals_first(p)) {
+        (Some(_), _) => Illegal::new(format!("the {side} has already chosen its headline"), "§4.5C"),
+        (None, Some(first)) => Illegal::new(
+            format!(
+                "under Man in Earth Orbit the {first} chooses and reveals its headline first; the {} chooses after it",
+                first.opponent()
+            ),
+            "§6.4.4",
+        ),
+        (None, None) => Illegal::new(format!("the {side} has no card it may headline"), "§4.5C"),
     }
-    legal(p, side)
 }
 
 pub fn apply_choice(ctx: &mut Ctx, side: Side, m: &Move) {
