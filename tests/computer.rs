@@ -135,7 +135,7 @@ fn a_game_against_the_computer_replays() {
     for k in 0..120u64 {
         let Some(turn) = s.game().decision() else { break };
         let agent = if turn.first().seat == seat(Side::Ussr) { Agent::Computer(Level::new(1).unwrap()) } else { Agent::Random };
-        let m = s.game().agent_move(turn.first().seat, &Plan::new(agent, k), &|_| {}).unwrap();
+        let m = s.game().computer().agent_move(turn.first().seat, &Plan::new(agent, k), &|_| {}).unwrap();
         computer_moves += usize::from(turn.first().seat == seat(Side::Ussr));
         s.play(&m, Some(turn.first().seat)).unwrap_or_else(|e| panic!("{m}: {e}"));
     }
@@ -149,6 +149,6 @@ fn a_game_against_the_computer_replays() {
 fn the_computer_moves_only_at_its_own_decision() {
     let (g, _) = Game::new(rules(), Options::default(), Randomness::seeded(1));
     let waiting = Seat(1 - g.deciding().unwrap().0);
-    let r = arbiter_kernel::Match::agent_move(&g, waiting, &Plan::new(Agent::Greedy, 1), &|_| {}).unwrap_err();
+    let r = arbiter_kernel::Computer::agent_move(&g, waiting, &Plan::new(Agent::Greedy, 1), &|_| {}).unwrap_err();
     assert!(r.reason.contains("its own decision"), "{r}");
 }

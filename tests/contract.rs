@@ -240,8 +240,8 @@ fn says_what_it_is(kind: &dyn GameKind) {
     }
     let c = shape.capabilities;
     let seat = m.decision().expect("a new game has a decision").first().seat;
-    assert_eq!(c.encoding, m.encoding().is_some(), "{}: the encoding capability", kind.id());
-    assert_eq!(c.computer, m.sample_hidden(seat, 1).is_ok(), "{}: the computer capability", kind.id());
+    assert_eq!(c.encoding, m.learning().encoding().is_some(), "{}: the encoding capability", kind.id());
+    assert_eq!(c.computer, m.computer().sample_hidden(seat, 1).is_ok(), "{}: the computer capability", kind.id());
     assert_eq!(c.clock, m.timeout_move(seat).is_some(), "{}: the clock capability", kind.id());
 }
 
@@ -266,7 +266,7 @@ fn a_clone_is_independent() {
 fn every_encoding_keeps_the_learning_contract() {
     for kind in kinds() {
         let (probe, _) = kind.create(&serde_json::Value::Null, 0).unwrap();
-        let Some(e) = probe.encoding() else { continue };
+        let Some(e) = probe.learning().encoding() else { continue };
         assert!(e.actions > 0 && e.observation_len() > 0 && !e.frames.is_empty(), "{}", kind.id());
         let (mut ids, mut obs, mut again) = (Vec::new(), vec![0.0f32; e.observation_len()], vec![0.0f32; e.observation_len()]);
         let mut decisions = 0;
@@ -281,7 +281,7 @@ fn every_encoding_keeps_the_learning_contract() {
                 assert_eq!(m.state_hash(), twin.state_hash(), "{}: the quiet and the worded play agree", kind.id());
                 decisions += 1;
                 let legal = m.first_moves();
-                m.legal_actions(&mut ids);
+                m.learning().legal_actions(&mut ids);
                 assert_eq!(ids.len(), legal.len(), "{}: every listed move has an action id", kind.id());
                 let mut distinct = ids.clone();
                 distinct.sort_unstable();
@@ -289,29 +289,35 @@ fn every_encoding_keeps_the_learning_contract() {
                 assert_eq!(distinct.len(), ids.len(), "{}: two listed moves share an action id", kind.id());
                 for (id, text) in ids.iter().zip(&legal) {
                     assert!(*id < e.actions);
-                    assert_eq!(&m.action_text(*id).unwrap(), text, "{}", kind.id());
-                    assert_eq!(m.action_of(text).unwrap(), *id, "{}", kind.id());
+                    assert_eq!(&m.learning().action_text(*id).unwrap(), text, "{}", kind.id());
+                    assert_eq!(m.learning().action_of(text).unwrap(), *id, "{}", kind.id());
                 }
-                let frame = m.frame().expect("a frame at a decision");
+                let frame = m.learning().frame().expect("a frame at a decision");
                 assert_eq!(frame.seat, turn.seat, "{}: the frame names the deciding seat", kind.id());
                 assert!((frame.kind as usize) < e.frames.len());
-                assert_eq!(m.observe_decider(&mut obs).unwrap(), Some(frame));
+                assert_eq!(m.learning().observe_decider(&mut obs).unwrap(), Some(frame));
                 // Every value is written (`Game::observe`): none is left from before.
                 again.fill(f32::NAN);
-                m.observe(turn.seat, &mut again).unwrap();
+                m.learning().observe(turn.seat, &mut again).unwrap();
                 assert_eq!(obs, again, "{}: the decider's observation is the seat's", kind.id());
                 assert!(obs.iter().all(|v| (-1.0..=1.0).contains(v)), "{}: observations lie in [-1, 1]", kind.id());
-                if let Ok(sample) = m.sample_hidden(turn.seat, rng.random()) {
-                    sample.observe(turn.seat, &mut again).unwrap();
+                if let Ok(sample) = m.computer().sample_hidden(turn.seat, rng.random()) {
+                    sample.learning().observe(turn.seat, &mut again).unwrap();
                     assert_eq!(obs, again, "{}: a sample of hidden information changed the observation", kind.id());
                 }
                 let k = rng.random_range(0..ids.len());
-                m.step_action(turn.seat, ids[k]).unwrap_or_else(|r| panic!("{}: listed {:?} refused: {r}", kind.id(), legal[k]));
+                m.learning_mut()
+                    .step_action(turn.seat, ids[k])
+                    .unwrap_or_else(|r| panic!("{}: listed {:?} refused: {r}", kind.id(), legal[k]));
                 twin.play(turn.seat, &legal[k]).unwrap_or_else(|r| panic!("{}: listed {:?} refused by text: {r}", kind.id(), legal[k]));
             }
             assert_eq!(m.state_hash(), twin.state_hash(), "{}", kind.id());
-            assert_eq!(m.frame(), None);
-            assert!(m.observe(Seat(0), &mut vec![0.0; 1]).is_err(), "{}: an observation of the wrong length is refused", kind.id());
+            assert_eq!(m.learning().frame(), None);
+            assert!(
+                m.learning().observe(Seat(0), &mut vec![0.0; 1]).is_err(),
+                "{}: an observation of the wrong length is refused",
+                kind.id()
+            );
         }
         assert!(decisions > 20, "{}", kind.id());
     }

@@ -188,10 +188,11 @@ pub fn search(
         let done = AtomicU64::new(0);
         let plan = Plan { agent: Agent::Computer(level), seed: s, threads, time: None };
         let started = std::time::Instant::now();
-        game.agent_move(turn.first().seat, &plan, &|p| {
-            done.fetch_max(p.done, Ordering::Relaxed);
-        })
-        .map_err(|r| format!("seed {s}: the search failed: {r}"))?;
+        game.computer()
+            .agent_move(turn.first().seat, &plan, &|p| {
+                done.fetch_max(p.done, Ordering::Relaxed);
+            })
+            .map_err(|r| format!("seed {s}: the search failed: {r}"))?;
         seconds += started.elapsed().as_secs_f64();
         iterations += done.load(Ordering::Relaxed);
         searched += 1;

@@ -41,6 +41,7 @@ pub fn run(mut session: Session, computer: &[(Seat, Agent)]) -> Result<(), Failu
             let seed = arbiter_kernel::stable_hash(&(session.header().seed, session.seq()));
             let m = session
                 .game()
+                .computer()
                 .agent_move(seat, &Plan::new(*agent, seed), &|_| {})
                 .map_err(|r| Failure::Failed(format!("the computer could not move: {r}")))?;
             session.play(&m, Some(seat))?;

@@ -892,7 +892,7 @@ fn print_state(g: &dyn Match, seq: u64, viewer: Viewer, as_json: bool) {
         say!("{}", json(&v));
         return;
     }
-    if let Some(ts) = g.as_any().downcast_ref::<arbiter_twilight::Game>() {
+    if let Some(ts) = arbiter_kernel::downcast::<arbiter_twilight::Game>(g) {
         let view = ts.view(viewer.and_then(arbiter_twilight::contract::side));
         say_inline!("{}", board::board(&view, &board::Style::from_env()));
         if !view.hand.is_empty() {
@@ -903,7 +903,7 @@ fn print_state(g: &dyn Match, seq: u64, viewer: Viewer, as_json: bool) {
             (None, Some(p)) => say!("{p}"),
             _ => {}
         }
-    } else if let Some(ms) = g.as_any().downcast_ref::<arbiter_minesweeper::Minesweeper>() {
+    } else if let Some(ms) = arbiter_kernel::downcast::<arbiter_minesweeper::Minesweeper>(g) {
         say_inline!("{}", minefield::grid(&arbiter_kernel::Game::view(ms, viewer)));
         match (g.outcome(), g.decision()) {
             (Some(o), _) => say!("{}", o.text),

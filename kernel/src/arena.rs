@@ -101,7 +101,7 @@ fn play_one(kind: &dyn GameKind, options: &serde_json::Value, seed: u64, agents:
         let who = usize::from(seat != a_seat);
         let started = Instant::now();
         let plan = Plan::new(agents[who], crate::stable_hash(&(seed, who, decisions[who])));
-        let m = game.agent_move(seat, &plan, &|_| {}).map_err(|r| format!("game {i}: {} could not move: {r}", agents[who]))?;
+        let m = game.computer().agent_move(seat, &plan, &|_| {}).map_err(|r| format!("game {i}: {} could not move: {r}", agents[who]))?;
         time[who] += started.elapsed();
         decisions[who] += 1;
         game.play(seat, &m).map_err(|r| format!("game {i}: {}'s move {m:?} was refused: {r}", agents[who]))?;

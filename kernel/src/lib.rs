@@ -482,7 +482,7 @@ pub enum SavedMove {
 
 /// A game in progress as a host drives it: moves in notation (or the JSON a store kept), views
 /// as JSON.
-pub trait Match: Send + Sync {
+pub trait Match: Any + Send + Sync {
     fn seats(&self) -> Vec<String>;
     fn decision(&self) -> Option<Decision>;
     /// See [`Game::moves_for`].
@@ -514,13 +514,30 @@ pub trait Match: Send + Sync {
     fn advice(&self, seat: Seat, text: &str) -> Result<Advice, Refusal>;
     /// The canonical text of the move written `text` here, or why it cannot be read.
     fn canonical(&self, text: &str) -> Result<String, Refusal>;
+    fn boxed_clone(&self) -> Box<dyn Match>;
+    /// The computer opponent's hooks ([`Computer`]): every game offers the random agent; the
+    /// search needs the game's sampler ([`Game::determinize`]).
+    fn computer(&self) -> &dyn Computer;
+    /// Learning's hooks ([`Learning`]): each refuses when the game offers no encoding.
+    fn learning(&self) -> &dyn Learning;
+    /// [`Match::learning`], for the hooks that play.
+    fn learning_mut(&mut self) -> &mut dyn Learning;
+}
+
+/// The computer opponent's hooks of a game in progress ([`Match::computer`]).
+pub trait Computer {
     /// The move `plan`'s agent makes for `seat`, which decides now, in notation (see
     /// [`search`]); `progress` hears how far a search has come.
     fn agent_move(&self, seat: Seat, plan: &search::Plan, progress: &(dyn Fn(search::Progress) + Sync)) -> Result<String, Refusal>;
-    fn boxed_clone(&self) -> Box<dyn Match>;
+    /// A full state consistent with what `seat` may know ([`Game::determinize`]), its hidden
+    /// part drawn from `seed`, as the computer opponent samples it: only while `seat` decides;
+    /// refused when the game offers no sampler.
+    fn sample_hidden(&self, seat: Seat, seed: u64) -> Result<Box<dyn Match>, Refusal>;
+}
 
-    // Learning (see [`learn`] and the hooks of [`Game`] of the same names).
-
+/// Learning's hooks of a game in progress ([`Match::learning`], see [`learn`] and the hooks of
+/// [`Game`] of the same names).
+pub trait Learning {
     /// See [`Game::encoding`].
     fn encoding(&self) -> Option<learn::Encoding>;
     /// The action ids of the legal moves now, appended to `out` (cleared first), in the order
@@ -543,13 +560,12 @@ pub trait Match: Send + Sync {
     /// See [`Game::observe_decider`]: `Ok(None)` when the game is over; refused as
     /// [`Match::observe`].
     fn observe_decider(&self, out: &mut [f32]) -> Result<Option<learn::Frame>, Refusal>;
-    /// A full state consistent with what `seat` may know ([`Game::determinize`]), its hidden
-    /// part drawn from `seed`, as the computer opponent samples it: only while `seat` decides;
-    /// refused when the game offers no sampler.
-    fn sample_hidden(&self, seat: Seat, seed: u64) -> Result<Box<dyn Match>, Refusal>;
-    /// The game itself, for a host part written for one game (its table, its client) to
-    /// downcast: `m.as_any().downcast_ref::<G>()`.
-    fn as_any(&self) -> &dyn Any;
+}
+
+/// The game itself behind a host's `dyn Match`, for a host part written for one game (its
+/// table, its client).
+pub fn downcast<G: Any>(m: &dyn Match) -> Option<&G> {
+    (m as &dyn Any).downcast_ref::<G>()
 }
 
 impl Clone for Box<dyn Match> {
@@ -622,12 +638,39 @@ impl<G: Game> Match for G {
     fn canonical(&self, text: &str) -> Result<String, Refusal> {
         self.parse_move(text).map(|m| self.move_text(&m))
     }
-    fn agent_move(&self, seat: Seat, plan: &search::Plan, progress: &(dyn Fn(search::Progress) + Sync)) -> Result<String, Refusal> {
-        search::decide(self, seat, plan, progress).map(|m| self.move_text(&m))
-    }
     fn boxed_clone(&self) -> Box<dyn Match> {
         Box::new(self.clone())
     }
+    fn computer(&self) -> &dyn Computer {
+        self
+    }
+    fn learning(&self) -> &dyn Learning {
+        self
+    }
+    fn learning_mut(&mut self) -> &mut dyn Learning {
+        self
+    }
+}
+
+impl<G: Game> Computer for G {
+    fn agent_move(&self, seat: Seat, plan: &search::Plan, progress: &(dyn Fn(search::Progress) + Sync)) -> Result<String, Refusal> {
+        search::decide(self, seat, plan, progress).map(|m| self.move_text(&m))
+    }
+    fn sample_hidden(&self, seat: Seat, seed: u64) -> Result<Box<dyn Match>, Refusal> {
+        // As the computer samples: only while the seat must act (what `determinize` asks).
+        let seen = search::Seen::new(self, seat).map_err(|r| match Game::decision(self) {
+            Some(d) if !d.includes(seat) => {
+                let now: Vec<String> = d.seats().map(|s| s.0.to_string()).collect();
+                Refusal::new(format!("seat {} samples only at its own decision; seat {} decides now", seat.0, now.join(", ")), "")
+            }
+            _ => r,
+        })?;
+        let mut rng = Randomness::seeded(seed);
+        Ok(Box::new(seen.sample(&mut rng)?))
+    }
+}
+
+impl<G: Game> Learning for G {
     fn encoding(&self) -> Option<learn::Encoding> {
         Game::encoding(self)
     }
@@ -662,21 +705,6 @@ impl<G: Game> Match for G {
     fn observe_decider(&self, out: &mut [f32]) -> Result<Option<learn::Frame>, Refusal> {
         check_observation(self, out)?;
         Ok(Game::observe_decider(self, out))
-    }
-    fn sample_hidden(&self, seat: Seat, seed: u64) -> Result<Box<dyn Match>, Refusal> {
-        // As the computer samples: only while the seat must act (what `determinize` asks).
-        let seen = search::Seen::new(self, seat).map_err(|r| match Game::decision(self) {
-            Some(d) if !d.includes(seat) => {
-                let now: Vec<String> = d.seats().map(|s| s.0.to_string()).collect();
-                Refusal::new(format!("seat {} samples only at its own decision; seat {} decides now", seat.0, now.join(", ")), "")
-            }
-            _ => r,
-        })?;
-        let mut rng = Randomness::seeded(seed);
-        Ok(Box::new(seen.sample(&mut rng)?))
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -57,7 +57,7 @@ fn seat_in(game: &dyn Match, seat: i64) -> PyResult<Seat> {
 }
 
 fn encoding_of(game: &dyn Match) -> PyResult<Encoding> {
-    game.encoding().ok_or_else(|| PyValueError::new_err("this game offers no action space or observation encoding"))
+    game.learning().encoding().ok_or_else(|| PyValueError::new_err("this game offers no action space or observation encoding"))
 }
 
 /// Each seat's return at the end ([`arbiter_kernel::Outcome::returns`]: won +1, lost -1, drew
@@ -222,7 +222,7 @@ impl Game {
             let id = u32::try_from(id)
                 .map_err(|_| illegal(Refusal::new(format!("no action {id}: action ids are 0 or more"), "action space")))?;
             let game = &mut self.game;
-            py.detach(|| game.play_action(seat, id))
+            py.detach(|| game.learning_mut().play_action(seat, id))
         } else if let Ok(text) = mv.extract::<String>() {
             let game = &mut self.game;
             py.detach(|| game.play(seat, &text))
@@ -288,7 +288,7 @@ impl Game {
     /// cannot be saved.
     fn sample_hidden(&self, seat: i64, rng_seed: u64) -> PyResult<Game> {
         let seat = seat_in(&*self.game, seat)?;
-        let game = self.game.sample_hidden(seat, rng_seed).map_err(illegal)?;
+        let game = self.game.computer().sample_hidden(seat, rng_seed).map_err(illegal)?;
         // The sample's seed is the one it was drawn with: the real game's seed would let its
         // holder replay the real game and read everything hidden from `seat`.
         Ok(Game { kind: self.kind, options: self.options.clone(), seed: rng_seed, game, history: None })
@@ -307,7 +307,7 @@ impl Game {
         };
         let plan = Plan { threads: threads.max(1), ..Plan::new(agent, seed) };
         let game = &self.game;
-        py.detach(|| game.agent_move(seat, &plan, &|_| {})).map_err(illegal)
+        py.detach(|| game.computer().agent_move(seat, &plan, &|_| {})).map_err(illegal)
     }
 
     // Learning.
@@ -329,12 +329,12 @@ impl Game {
     }
     /// The decision now as (seat, kind index), or None when the game is over.
     fn frame(&self) -> Option<(u8, u16)> {
-        self.game.frame().map(|f| (f.seat.0, f.kind))
+        self.game.learning().frame().map(|f| (f.seat.0, f.kind))
     }
     /// The action ids of the legal moves, in the order of `legal_moves()`.
     fn legal_actions(&self) -> Vec<u32> {
         let mut v = Vec::new();
-        self.game.legal_actions(&mut v);
+        self.game.learning().legal_actions(&mut v);
         v
     }
     /// A boolean array over the action space: True for the legal moves' ids of `seat` (the
@@ -345,10 +345,10 @@ impl Game {
         let mut mask = vec![false; e.actions as usize];
         let mut ids = Vec::new();
         match seat {
-            None => self.game.legal_actions(&mut ids),
+            None => self.game.learning().legal_actions(&mut ids),
             Some(s) => {
                 let seat = seat_in(&*self.game, s)?;
-                ids.extend(self.game.legal_moves(seat).iter().filter_map(|m| self.game.action_of(m).ok()));
+                ids.extend(self.game.legal_moves(seat).iter().filter_map(|m| self.game.learning().action_of(m).ok()));
             }
         }
         for id in ids {
@@ -360,18 +360,18 @@ impl Game {
     }
     /// The action id of the move written `text`.
     fn action_id(&self, text: &str) -> PyResult<u32> {
-        self.game.action_of(text).map_err(illegal)
+        self.game.learning().action_of(text).map_err(illegal)
     }
     /// The canonical text of action `id` here.
     fn action_text(&self, id: u32) -> PyResult<String> {
-        self.game.action_text(id).map_err(illegal)
+        self.game.learning().action_text(id).map_err(illegal)
     }
     /// What `seat` may know, as a float32 array of `observation_shape`.
     fn observe<'py>(&self, py: Python<'py>, seat: i64) -> PyResult<Bound<'py, PyAny>> {
         let seat = seat_in(&*self.game, seat)?;
         let e = encoding_of(&*self.game)?;
         let mut out = vec![0.0f32; e.observation_len()];
-        self.game.observe(seat, &mut out).map_err(illegal)?;
+        self.game.learning().observe(seat, &mut out).map_err(illegal)?;
         PyArray1::from_vec(py, out).reshape(e.observation).map(|a| a.into_any())
     }
     fn __repr__(&self) -> String {
@@ -457,7 +457,7 @@ impl Shape {
 
     /// Row `i`'s observation (for the deciding seat), seat and frame; the decider recorded.
     fn write_observation(&self, slot: &mut Slot, obs: &mut [f32], seat: &mut i64, frame: &mut i64) -> Result<(), String> {
-        match slot.game.observe_decider(obs).map_err(|r| r.to_string())? {
+        match slot.game.learning().observe_decider(obs).map_err(|r| r.to_string())? {
             Some(f) => {
                 *seat = f.seat.0 as i64;
                 *frame = f.kind as i64;
@@ -472,7 +472,7 @@ impl Shape {
     fn write_mask(&self, slot: &mut Slot, mask: &mut [bool]) -> Result<(), String> {
         mask.fill(false);
         slot.legal.fill(0);
-        slot.game.legal_actions(&mut slot.scratch);
+        slot.game.learning().legal_actions(&mut slot.scratch);
         if slot.scratch.is_empty() {
             return Err("the decision has legal moves but none in the action space (the game's encoding leaves them out)".into());
         }
@@ -506,7 +506,7 @@ impl Shape {
         for (k, slot) in slots.iter_mut().enumerate() {
             let i = first + k;
             let seat = slot.decider;
-            let played = slot.game.step_action(seat, actions[k] as u32).map_err(|r| format!("game {i}: {r}")).and_then(|()| {
+            let played = slot.game.learning_mut().step_action(seat, actions[k] as u32).map_err(|r| format!("game {i}: {r}")).and_then(|()| {
                 let reward = &mut rewards[k * self.seats..(k + 1) * self.seats];
                 dones[k] = slot.game.outcome().is_some();
                 returns_of(&*slot.game, reward);
@@ -657,7 +657,7 @@ impl VecGame {
         for (i, &act) in actions.iter().enumerate() {
             let legal = usize::try_from(act).is_ok_and(|id| self.slots[i].legal.get(id / 64).is_some_and(|w| w & (1u64 << (id % 64)) != 0));
             if !legal {
-                let text = u32::try_from(act).ok().and_then(|id| self.slots[i].game.action_text(id).ok());
+                let text = u32::try_from(act).ok().and_then(|id| self.slots[i].game.learning().action_text(id).ok());
                 return Err(illegal(Refusal::new(
                     format!(
                         "game {i}: action {act}{} is not legal now (its mask row lists the legal ones)",
@@ -812,11 +812,11 @@ fn profile_json(py: Python<'_>, kind: &str, games: u64, seed: u64, options_json:
             let mut moves = Vec::new();
             while let Some(d) = game.decision() {
                 let seat = d.first().seat;
-                game.legal_actions(&mut ids);
+                game.learning().legal_actions(&mut ids);
                 let Some(&id) = ids.get(rng.pick(ids.len().max(1)).unwrap_or(0)) else {
                     return Err("a decision with no move in the action space".to_string());
                 };
-                game.step_action(seat, id).map_err(|r| r.to_string())?;
+                game.learning_mut().step_action(seat, id).map_err(|r| r.to_string())?;
                 moves.push((seat, id));
             }
             recorded.push((s, moves));
@@ -834,12 +834,12 @@ fn profile_json(py: Python<'_>, kind: &str, games: u64, seed: u64, options_json:
                     for &(seat, id) in moves {
                         match way {
                             1 => {
-                                game.observe_decider(&mut obs).map_err(|r| r.to_string())?;
+                                game.learning().observe_decider(&mut obs).map_err(|r| r.to_string())?;
                                 std::hint::black_box(&obs);
                             }
                             2 => {
                                 mask.fill(false);
-                                game.legal_actions(&mut ids);
+                                game.learning().legal_actions(&mut ids);
                                 for &i in &ids {
                                     if let Some(m) = mask.get_mut(i as usize) {
                                         *m = true;
@@ -849,7 +849,7 @@ fn profile_json(py: Python<'_>, kind: &str, games: u64, seed: u64, options_json:
                             }
                             _ => {}
                         }
-                        game.step_action(seat, id).map_err(|r| r.to_string())?;
+                        game.learning_mut().step_action(seat, id).map_err(|r| r.to_string())?;
                     }
                 }
                 *b = b.min(started.elapsed().as_secs_f64());

@@ -669,7 +669,7 @@ impl Room {
             let seed = arbiter_kernel::stable_hash(&(s.header().seed, s.seq()));
             let (seat, c) = d.seats().enumerate().find_map(|(k, a)| {
                 let c = self.computer.iter().find(|c| c.seat == a.0)?;
-                (k == 0 || s.game().sample_hidden(a, seed).is_ok()).then_some((a, c))
+                (k == 0 || s.game().computer().sample_hidden(a, seed).is_ok()).then_some((a, c))
             })?;
             Some((seat, arbiter_kernel::search::Plan::new(c.agent, seed), s.game().boxed_clone(), s.seq()))
         });
@@ -693,14 +693,18 @@ impl Room {
             if room.is_retired() {
                 return;
             }
-            let chosen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.agent_move(seat, &plan, &|_| {})));
+            let chosen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.computer().agent_move(seat, &plan, &|_| {})));
             // A search that failed (an engine fault) must not stall the game: a random legal
             // move instead, said in the server's log.
             let chosen = match chosen {
                 Ok(Ok(text)) => Ok(text),
                 other => {
                     eprintln!("arbiter serve: game {}: the computer's search failed ({other:?}); it plays a random legal move", room.id);
-                    game.agent_move(seat, &arbiter_kernel::search::Plan::new(arbiter_kernel::search::Agent::Random, plan.seed), &|_| {})
+                    game.computer().agent_move(
+                        seat,
+                        &arbiter_kernel::search::Plan::new(arbiter_kernel::search::Agent::Random, plan.seed),
+                        &|_| {},
+                    )
                 }
             };
             if room.is_retired() {

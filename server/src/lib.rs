@@ -214,7 +214,7 @@ impl Offered {
         let computer = seat_ids.len() >= 2
             && probe.as_ref().is_some_and(|g| {
                 let plan = arbiter_kernel::search::Plan::new(arbiter_kernel::search::Agent::Greedy, 0);
-                g.decision().is_some_and(|d| g.agent_move(d.first().seat, &plan, &|_| {}).is_ok())
+                g.decision().is_some_and(|d| g.computer().agent_move(d.first().seat, &plan, &|_| {}).is_ok())
             });
         Offered { kind, client, seat_ids, clock, reads_unnamed: false, computer }
     }

@@ -207,7 +207,7 @@ impl<S: EventStore> Session<S> {
     }
     /// The game as its own type, for a host part written for that game (its table, its views).
     pub fn game_as<G: 'static>(&self) -> Option<&G> {
-        self.game.as_any().downcast_ref::<G>()
+        arbiter_kernel::downcast::<G>(self.game.as_ref())
     }
     pub fn header(&self) -> &GameHeader {
         &self.header

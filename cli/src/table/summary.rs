@@ -16,7 +16,7 @@ pub fn vp_by_turn(app: &App) -> Vec<(u8, i8)> {
     let Ok(mut replay) = Replay::new(app.session.header().clone(), app.session.rows().to_vec(), &arbiter_games::TWILIGHT_STRUGGLE) else {
         return Vec::new();
     };
-    let ts = |r: &Replay| r.game().as_any().downcast_ref::<arbiter_twilight::Game>().map(|g| (g.state().turn, g.state().vp));
+    let ts = |r: &Replay| arbiter_kernel::downcast::<arbiter_twilight::Game>(r.game()).map(|g| (g.state().turn, g.state().vp));
     let Some(mut last) = ts(&replay) else { return Vec::new() };
     let mut out: Vec<(u8, i8)> = Vec::new();
     while let Ok(Some(_)) = replay.step() {
