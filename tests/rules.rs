@@ -336,6 +336,22 @@ fn the_us_may_choose_its_headline_while_the_ussr_decides() {
     assert!(!g.state().stack.iter().any(|t| matches!(t, Task::HeadlineChoose { .. })), "{:?}", g.state().stack);
 }
 
+/// A side acting at the simultaneous step may concede there (its clock runs out while the other
+/// side still chooses): it loses, whatever was pending.
+#[test]
+fn the_side_choosing_at_the_same_time_may_lose_on_time() {
+    let mut st = board(&[], |st| {
+        give(st, Side::Us, &["Duck and Cover"]);
+        give(st, Side::Ussr, &["Nasser"]);
+    });
+    st.stack = vec![Task::HeadlineStart];
+    let mut g = game(st);
+    assert_eq!(g.to_move(), Some(Side::Ussr));
+    let r = g.play_as(Side::Us, &Move::Concede(arbiter_twilight::moves::Concession::Time)).unwrap();
+    assert!(r.lines_for(None).any(|l| l == "The US runs out of time on the chess clock"), "{r:?}");
+    assert_eq!(g.outcome().and_then(|o| o.winner), Some(Side::Ussr));
+}
+
 /// §6.4.4: under Man in Earth Orbit one side reveals first and the other chooses knowing it,
 /// so the other side may not choose early.
 #[test]

@@ -1,8 +1,9 @@
 //! The chess clock (a game option of the server, as online ladders play): each seat has a total
-//! time; it runs on the deciding seat. It is read from the saved game alone: the time of each
-//! move is the time since the move before it, charged to the seat that was deciding (the seat
-//! that made it, except for an interjection "at any time"), so every replay of the record gives
-//! the same clock. The game's first move is not timed (the players are still arriving: the
+//! time; it runs on every seat that must act (one at a turn; each seat of a simultaneous step
+//! until it has acted). It is read from the saved game alone: the time of each move is the time
+//! since the move before it, charged to every seat that was acting then (the seat that made it,
+//! the others of its simultaneous step; for an interjection "at any time", the seats deciding),
+//! so every replay of the record gives the same clock. The game's first move is not timed (the players are still arriving: the
 //! links were just shared); the clock starts with it. Wall time counts, also while the server
 //! was down. A seat whose time runs out gets the game's timeout move (`Game::timeout_move`),
 //! stored like any move; only games that have one are offered a clock.
@@ -16,10 +17,13 @@ use serde_json::{json, Value};
 pub struct Clock {
     /// Time left per seat, in milliseconds (never below 0).
     pub left_ms: Vec<i64>,
-    /// The seat whose time is running, if the game is not over.
-    pub running: Option<Seat>,
-    /// When the running seat's time started (the previous move).
+    /// The seats whose time is running, in the decision's order (none once the game is over,
+    /// or before its first move).
+    pub running: Vec<Seat>,
+    /// When the running seats' time last started (the previous move).
     pub since: String,
+    /// When `left_ms` was read.
+    pub at: String,
 }
 
 fn parse(t: &str) -> Option<DateTime<Utc>> {
@@ -32,19 +36,28 @@ impl Clock {
         let mut used = vec![0i64; s.header().seats.len()];
         // Until the first move, nobody's time runs.
         let mut prev: Option<DateTime<Utc>> = None;
-        for (r, deciding) in s.rows().iter().zip(s.deciding()) {
+        for (r, acting) in s.rows().iter().zip(s.acting()) {
             let at = parse(&r.at);
-            // The seat that was deciding: an interjection (a move "at any time" by another
-            // seat) does not charge the interjecting seat for the decider's thinking.
-            if let (Some(p), Some(a), Some(u)) = (prev, at, used.get_mut(deciding.idx())) {
-                *u = u.saturating_add((a - p).num_milliseconds().max(0));
+            // Every seat that was acting: an interjection (a move "at any time" by another
+            // seat) does not charge the interjecting seat for the deciders' thinking.
+            if let (Some(p), Some(a)) = (prev, at) {
+                for seat in acting {
+                    if let Some(u) = used.get_mut(seat.idx()) {
+                        *u = u.saturating_add((a - p).num_milliseconds().max(0));
+                    }
+                }
             }
             prev = at.or(prev);
         }
-        let running = if s.game().outcome().is_some() || prev.is_none() { None } else { s.game().decision().map(|d| d.first().seat) };
-        if let (Some(seat), Some(p)) = (running, prev) {
-            if let Some(u) = used.get_mut(seat.idx()) {
-                *u = u.saturating_add((now - p).num_milliseconds().max(0));
+        let running: Vec<Seat> = match (s.game().outcome(), prev, s.game().decision()) {
+            (None, Some(_), Some(d)) => d.seats().collect(),
+            _ => Vec::new(),
+        };
+        if let Some(p) = prev {
+            for seat in &running {
+                if let Some(u) = used.get_mut(seat.idx()) {
+                    *u = u.saturating_add((now - p).num_milliseconds().max(0));
+                }
             }
         }
         let prev = prev.or_else(|| parse(&s.header().created_at)).unwrap_or(now);
@@ -53,6 +66,7 @@ impl Clock {
             left_ms: used.iter().map(|u| i64::try_from(total_ms).unwrap_or(i64::MAX).saturating_sub(*u).max(0)).collect(),
             running,
             since: prev.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            at: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         }
     }
 
@@ -60,9 +74,16 @@ impl Clock {
         self.left_ms.get(seat.idx()).copied().unwrap_or(0)
     }
 
-    /// As the API shows it, seats named by their ids.
+    /// The running seat whose time runs out first, and when (milliseconds from the reading).
+    pub fn next_due(&self) -> Option<(Seat, i64)> {
+        self.running.iter().map(|s| (*s, self.remaining(*s))).min_by_key(|(_, ms)| *ms)
+    }
+
+    /// As the API shows it, seats named by their ids: `running` the seat acting first (as a
+    /// turn shows it), `running_seats` every seat whose time runs.
     pub fn to_json(&self, ids: &[String]) -> Value {
         let left: serde_json::Map<String, Value> = ids.iter().zip(&self.left_ms).map(|(id, ms)| (id.clone(), json!(ms))).collect();
-        json!({ "left_ms": left, "running": self.running.and_then(|s| ids.get(s.idx())), "since": self.since })
+        let running: Vec<&String> = self.running.iter().filter_map(|s| ids.get(s.idx())).collect();
+        json!({ "left_ms": left, "running": running.first(), "running_seats": running, "since": self.since, "at": self.at })
     }
 }

@@ -388,9 +388,8 @@ impl Room {
     /// When the running clock of this game runs out, if it has one running.
     fn clock_due(&self) -> Option<Instant> {
         self.with_session(|s| {
-            let c = self.clock(s)?;
-            let seat = c.running?;
-            Some(Instant::now() + Duration::from_millis(c.remaining(seat).max(0) as u64))
+            let (_, ms) = self.clock(s)?.next_due()?;
+            Some(Instant::now() + Duration::from_millis(ms.max(0) as u64))
         })
     }
 
@@ -407,30 +406,36 @@ impl Room {
         Some(crate::clock::Clock::read(total, s, chrono::Utc::now()))
     }
 
-    /// If the deciding seat's time has run out, store the game's timeout move for it and tell
-    /// every place (blocking). Returns whether it was stored.
+    /// If an acting seat's time has run out, store the game's timeout move for it and tell
+    /// every place (blocking), for each such seat in turn (at a simultaneous step several may
+    /// run out at once). Returns whether one was stored.
     pub fn flag_if_due(&self) -> bool {
         self.with_session(|s| {
-            if self.is_retired() {
-                return false;
+            let mut flagged = false;
+            // At most one timeout move a seat: a game whose timeout move leaves the seat acting
+            // is not asked again here (its next check is scheduled as usual).
+            for _ in 0..self.seat_count() {
+                if self.is_retired() {
+                    break;
+                }
+                let Some((seat, ms)) = self.clock(s).and_then(|c| c.next_due()) else { break };
+                if ms > 0 {
+                    break;
+                }
+                let Some(timeout) = s.game().timeout_move(seat) else { break };
+                if s.play(&timeout, Some(seat)).is_err() {
+                    break;
+                }
+                self.broadcast_last(s);
+                flagged = true;
             }
-            let Some(c) = self.clock(s) else { return false };
-            let Some(seat) = c.running else { return false };
-            if c.remaining(seat) > 0 {
-                return false;
-            }
-            let Some(timeout) = s.game().timeout_move(seat) else { return false };
-            if s.play(&timeout, Some(seat)).is_err() {
-                return false;
-            }
-            self.broadcast_last(s);
-            true
+            flagged
         })
     }
 
-    /// When the deciding side's time would run out, check the flag (a task on the runtime).
+    /// When an acting seat's time would run out, check the flag (a task on the runtime).
     pub fn schedule_flag(self: &Arc<Self>) {
-        let due = self.with_session(|s| self.clock(s).and_then(|c| c.running.map(|seat| c.remaining(seat))));
+        let due = self.with_session(|s| self.clock(s).and_then(|c| c.next_due().map(|(_, ms)| ms)));
         let (Some(ms), Ok(rt)) = (due, tokio::runtime::Handle::try_current()) else { return };
         // Held weakly while it waits (hours, on a long clock): an unloaded copy is dropped, its
         // file closed; the loaded copy has its own timer, and a game not loaded its alarm.

@@ -32,10 +32,13 @@ struct Table {
 impl Table {
     /// A game on `seed` with `moves` played over HTTP, each by its side.
     async fn at(srv: &Running, seed: u64, moves: &[(Side, String)]) -> Table {
+        Table::made(srv, json!({ "seed": seed, "optional_cards": true }), moves).await
+    }
+    /// A game made with `creation` (its seed, options, clock) and played to `moves`.
+    async fn made(srv: &Running, creation: Value, moves: &[(Side, String)]) -> Table {
         let base = format!("http://{}", srv.addr);
         let http = reqwest::Client::new();
-        let r =
-            http.post(format!("{base}/api/games")).body(json!({ "seed": seed, "optional_cards": true }).to_string()).send().await.unwrap();
+        let r = http.post(format!("{base}/api/games")).body(creation.to_string()).send().await.unwrap();
         assert_eq!(r.status(), 201);
         let v: Value = r.json().await.unwrap();
         let t = |s: &str| v["tokens"][s].as_str().unwrap().to_string();
@@ -471,4 +474,47 @@ async fn a_refused_headline_chosen_at_the_same_time_gets_the_game_s_reason() {
         reason.contains("cannot influence Italy") && reason.contains("headline") && e["rule"].as_str().is_some_and(|r| r.contains("§4.5")),
         "the game's reason: {e}"
     );
+}
+
+/// The chess clock at a simultaneous step runs for every seat that must act: at the headlines
+/// both sides' time runs; once the USSR has chosen, only the US's, until it runs out and the
+/// US loses on time (its timeout move, stored as its move).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_clock_runs_for_both_sides_at_the_headlines() {
+    let r = reach(|g| g.to_move() == Some(Side::Ussr) && g.acting().contains(&Side::Us));
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(&dir).await;
+    let creation = json!({ "seed": r.seed, "optional_cards": true, "clock_seconds": 5 });
+    let t = Table::made(&srv, creation, &r.moves).await;
+    let observer = t.tokens[2].clone();
+    let clock = || async { t.get("state", &observer).await.1["clock"].clone() };
+    let first = clock().await;
+    assert_eq!(first["running_seats"], json!(["ussr", "us"]), "both sides choose at once: {first}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let later = clock().await;
+    for side in ["us", "ussr"] {
+        let spent = first["left_ms"][side].as_i64().unwrap() - later["left_ms"][side].as_i64().unwrap();
+        assert!(spent >= 300, "the {side}'s time runs at the step ({spent} ms of 300): {first} then {later}");
+    }
+    let ussr_card = r.game.state().hand(Side::Ussr).iter().find(|c| !r.game.rules().cards.info(*c).no_headline).unwrap();
+    let text = format!("headline {:?}", r.game.rules().cards.name(ussr_card));
+    let (status, body) = t.play(t.token(Side::Ussr), &text).await;
+    assert_eq!(status, 200, "{body}");
+    let after = clock().await;
+    assert_eq!(after["running_seats"], json!(["us"]), "only the US still to choose: {after}");
+    // The US's time runs out: it loses on time.
+    let over = tokio::time::timeout(Duration::from_secs(15), async {
+        loop {
+            let (_, st) = t.get("state", &observer).await;
+            if !st["outcome"].is_null() {
+                return st;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await
+    .expect("the US's flag falls within 15 s");
+    assert_eq!(over["outcome"]["winner"], "ussr", "{over}");
+    assert_eq!(over["outcome"]["reason"], "Time", "{over}");
+    assert_eq!(over["clock"]["left_ms"]["us"], 0, "{over}");
 }

@@ -11,9 +11,8 @@ pub struct Replay {
     kind: &'static dyn GameKind,
     game: Box<dyn Match>,
     next: usize,
-    /// The seat deciding when each replayed row was made: the row's own seat, except for an
-    /// interjection (a move "at any time" while another seat decides).
-    deciding: Vec<Seat>,
+    /// The seats acting when each replayed row was made (see [`crate::Session::acting`]).
+    acting: Vec<Vec<Seat>>,
 }
 
 impl Replay {
@@ -37,7 +36,7 @@ impl Replay {
             return Err(setup_error("seats", header.seats.join(", "), seats.join(", ")));
         }
         let actual = Record::new(&report, game.state_hash(), seats.len());
-        let r = Replay { header, rows, kind, game, next: 0, deciding: Vec::new() };
+        let r = Replay { header, rows, kind, game, next: 0, acting: Vec::new() };
         r.compare(0, "", &r.header.setup, &actual)?;
         Ok(r)
     }
@@ -46,7 +45,7 @@ impl Replay {
     /// row `seq` as a verified replay of this record left it (a copy its caller kept). Its seats
     /// and state hash are checked against the header and the stored hash of row `seq` (the
     /// setup's for 0); every row after it is replayed and verified as [`Replay::step`] does.
-    /// The seats deciding ([`Replay::into_parts`]) are then those of the rows after `seq`.
+    /// The seats acting ([`Replay::into_parts`]) are then those of the rows after `seq`.
     pub fn resume(
         header: GameHeader,
         rows: Vec<EventRow>,
@@ -54,7 +53,7 @@ impl Replay {
         game: Box<dyn Match>,
         seq: u64,
     ) -> Result<Replay, ReplayError> {
-        let r = Replay { header, rows, kind, game, next: 0, deciding: Vec::new() };
+        let r = Replay { header, rows, kind, game, next: 0, acting: Vec::new() };
         let stored = match seq {
             0 => Some(&r.header.setup),
             s => r.rows.get(s as usize - 1).map(|row| &row.record),
@@ -91,9 +90,9 @@ impl Replay {
         self.game
     }
     /// The game and, for each row this replay replayed (from its start: the setup, or where it
-    /// resumed), the seat that was deciding when it was made.
-    pub fn into_parts(self) -> (Box<dyn Match>, Vec<Seat>) {
-        (self.game, self.deciding)
+    /// resumed), the seats that were acting when it was made.
+    pub fn into_parts(self) -> (Box<dyn Match>, Vec<Vec<Seat>>) {
+        (self.game, self.acting)
     }
     pub fn rows(&self) -> &[EventRow] {
         &self.rows
@@ -179,7 +178,6 @@ impl Replay {
             return Err(self.diverged(want, &row.move_text, "sequence number", want, row.seq));
         }
         let decision = self.game.decision();
-        let decider = decision.as_ref().map(|d| d.first().seat);
         let acting = decision.as_ref().is_some_and(|d| d.includes(row.seat));
         // A row of a seat not deciding is an interjection (an "at any time" move).
         let interjection = decision.is_some() && !acting && self.game.interjections(row.seat).contains(&row.move_text);
@@ -200,7 +198,7 @@ impl Replay {
         };
         let actual = Record::new(&report, self.game.state_hash(), self.header.seats.len());
         self.compare(row.seq, &row.move_text, &row.record, &actual)?;
-        self.deciding.push(decider.unwrap_or(row.seat));
+        self.acting.push(acting_seats(decision.as_ref(), row.seat));
         self.next += 1;
         Ok(self.rows.get(self.next - 1))
     }
@@ -211,5 +209,15 @@ impl Replay {
             self.step()?;
         }
         Ok(())
+    }
+}
+
+/// The seats acting when a row of `seat` was made at `decision`: every seat of the decision (an
+/// interjection's row too: the seats that were deciding), or the row's own seat when nothing was
+/// pending.
+pub(crate) fn acting_seats(decision: Option<&arbiter_kernel::Decision>, seat: Seat) -> Vec<Seat> {
+    match decision {
+        Some(d) => d.seats().collect(),
+        None => vec![seat],
     }
 }

@@ -14,8 +14,8 @@ pub struct Session<S: EventStore = SqliteStore> {
     header: GameHeader,
     rows: Vec<EventRow>,
     game: Box<dyn Match>,
-    /// For each row, the seat that was deciding when it was made (see [`Session::deciding`]).
-    deciding: Vec<Seat>,
+    /// For each row, the seats that were acting when it was made (see [`Session::acting`]).
+    acting: Vec<Vec<Seat>>,
     /// The store's head when the rows were read: another process wrote if it differs.
     head: (u64, String),
 }
@@ -109,7 +109,7 @@ impl<S: EventStore> Session<S> {
         };
         let store = make(&header)?;
         let head = crate::chain::head(&header, &[]);
-        Ok(Session { store, kind, header, rows: Vec::new(), game, deciding: Vec::new(), head })
+        Ok(Session { store, kind, header, rows: Vec::new(), game, acting: Vec::new(), head })
     }
 }
 
@@ -133,8 +133,8 @@ impl<S: EventStore> Session<S> {
         let (rows, head) = store.rows_and_head()?;
         let mut replay = Replay::new(header.clone(), rows.clone(), kind)?;
         replay.run_to(None)?;
-        let (game, deciding) = replay.into_parts();
-        Ok(Session { store, kind, header, rows, game, deciding, head })
+        let (game, acting) = replay.into_parts();
+        Ok(Session { store, kind, header, rows, game, acting, head })
     }
 
     /// Under the write lock: if another process wrote since this session read the file, read
@@ -150,7 +150,7 @@ impl<S: EventStore> Session<S> {
         self.head = head;
         self.header = header;
         self.rows = rows;
-        (self.game, self.deciding) = replay.into_parts();
+        (self.game, self.acting) = replay.into_parts();
         Ok(())
     }
 
@@ -219,11 +219,12 @@ impl<S: EventStore> Session<S> {
     pub fn seat_name(&self, seat: Seat) -> String {
         crate::record::seat_name(self.game.as_ref(), seat)
     }
-    /// For each row, the seat that was deciding when it was made: the row's own seat, except
-    /// for an interjection (a move "at any time" while another seat decided). A chess clock
-    /// charges the time before a row to this seat.
-    pub fn deciding(&self) -> &[Seat] {
-        &self.deciding
+    /// For each row, the seats that were acting when it was made: the seats of the decision
+    /// then (one at a turn, several at a simultaneous step; an interjection's row, a move "at
+    /// any time", has the seats that were deciding). A chess clock charges the time before a
+    /// row to each of them.
+    pub fn acting(&self) -> &[Vec<Seat>] {
+        &self.acting
     }
     /// The number of moves recorded.
     pub fn seq(&self) -> u64 {
@@ -243,7 +244,7 @@ impl<S: EventStore> Session<S> {
             Ok((row, next, report))
         })?;
         self.head = (row.seq, crate::chain::extend(&self.head.1, &row, &self.header.seats));
-        self.deciding.push(self.game.decision().map(|d| d.first().seat).unwrap_or(row.seat));
+        self.acting.push(crate::replay::acting_seats(self.game.decision().as_ref(), row.seat));
         self.game = next;
         self.rows.push(row);
         Ok((self.rows.last().expect("just pushed"), report))
@@ -322,7 +323,7 @@ impl<S: EventStore> Session<S> {
             Ok((last, replay.into_game()))
         })?;
         self.rows.pop();
-        self.deciding.pop();
+        self.acting.pop();
         self.game = game;
         self.head = crate::chain::head(&self.header, &self.rows);
         Ok(last)

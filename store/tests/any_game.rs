@@ -155,7 +155,7 @@ fn a_replay_resumed_from_a_kept_position_ends_as_a_full_one() {
     assert_eq!(resumed.seq(), 5);
     assert_eq!(resumed.game().state_hash(), full.game().state_hash());
     assert_eq!(resumed.game().view(Some(Seat(0))), full.game().view(Some(Seat(0))));
-    assert_eq!(resumed.into_parts().1.len(), 3, "the deciding seats of the rows it replayed");
+    assert_eq!(resumed.into_parts().1.len(), 3, "the acting seats of the rows it replayed");
 
     let e = Replay::resume(header.clone(), rows.clone(), &MINESWEEPER, kept.boxed_clone(), 3).err().unwrap();
     assert_eq!((e.seq, e.what.as_str()), (3, "state hash"), "the position after move 2 is not the one after move 3");

@@ -187,12 +187,12 @@ fn a_session_replays_identically_after_reopening() {
         let played = play(&mut s, 60, 21);
         assert!(played > 8, "{played} moves");
         let log: Vec<String> = arbiter_store::log_for(s.header(), s.rows(), Some(Seat(0)), s.game()).into_iter().map(|e| e.text).collect();
-        (s.rows().to_vec(), s.deciding().to_vec(), s.game().state_hash(), s.game().view(Some(Seat(0))), log)
+        (s.rows().to_vec(), s.acting().to_vec(), s.game().state_hash(), s.game().view(Some(Seat(0))), log)
     };
     let db = FolderDatabase::open(dir.path()).unwrap();
     let s = load(&db, "m");
     assert_eq!(s.rows(), rows.as_slice());
-    assert_eq!(s.deciding(), deciding.as_slice());
+    assert_eq!(s.acting(), deciding.as_slice());
     assert_eq!(s.game().state_hash(), hash);
     assert_eq!(s.game().view(Some(Seat(0))), view);
     let again: Vec<String> = arbiter_store::log_for(s.header(), s.rows(), Some(Seat(0)), s.game()).into_iter().map(|e| e.text).collect();

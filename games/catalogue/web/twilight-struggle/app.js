@@ -1505,11 +1505,15 @@
       }
       box.hidden = false;
       clear(box);
-      const since = c.since ? Date.parse(c.since) : NaN;
+      // `left_ms` is the time left when the server read it (`at`); every seat acting then
+      // (both at the headlines) counts down from there.
+      const at = c.at ? Date.parse(c.at) : NaN;
+      const runs = Array.isArray(c.running_seats) ? c.running_seats : [c.running];
       for (const s of ["us", "ussr"]) {
         let ms = Number(c.left_ms && c.left_ms[s]) || 0;
-        if (c.running === s && !isNaN(since) && !(state && state.outcome)) ms -= Date.now() - since;
-        box.appendChild(el("span", { class: "side-clock" + (c.running === s ? " running" : ""), "data-clock": s }, sideName(s) + " " + fmtMs(ms)));
+        const running = runs.indexOf(s) >= 0;
+        if (running && !isNaN(at) && !(state && state.outcome)) ms -= Date.now() - at;
+        box.appendChild(el("span", { class: "side-clock" + (running ? " running" : ""), "data-clock": s }, sideName(s) + " " + fmtMs(ms)));
       }
     }
 
