@@ -861,3 +861,72 @@ fn a_new_game_killed_midway_leaves_no_unreadable_file() {
     eprintln!("killed new: {absent} absent, {whole} whole");
     assert!(absent + whole == 40);
 }
+
+/// At a simultaneous step a seat may take back its own choice while the step has not resolved,
+/// though other seats chose after it: its row goes, theirs stay (renumbered, recorded anew), it
+/// acts again, and the file replays. Once the step resolves, it cannot.
+#[test]
+fn a_seat_takes_back_its_own_choice_at_a_simultaneous_step() {
+    use arbiter_kernel::Seat;
+    let dir = tmp();
+    let path = dir.path().join("m.arbiter");
+    let mut s = Session::create(&path, &arbiter_games::MAFIA, &serde_json::json!({ "seats": 5 }), 3).unwrap();
+    let night: Vec<Seat> = s.game().decision().unwrap().seats().collect();
+    assert_eq!(night.len(), 5, "every living player acts at night");
+    let first = |s: &Session, seat: Seat| s.game().legal_moves(seat).first().cloned().unwrap();
+    let last = |s: &Session, seat: Seat| s.game().legal_moves(seat).last().cloned().unwrap();
+    let (a, b) = (night[0], night[1]);
+    assert_eq!(s.own_choice_check(a).unwrap_err(), "you have made no move");
+    let mine = first(&s, a);
+    s.play(&mine, Some(a)).unwrap();
+    let theirs = first(&s, b);
+    s.play(&theirs, Some(b)).unwrap();
+    assert!(!s.game().decision().unwrap().includes(a), "seat a has chosen");
+    let removed = s.undo_own_choice(a).unwrap();
+    assert_eq!((removed.seq, removed.seat, removed.move_text.as_str()), (1, a, mine.as_str()));
+    assert_eq!(s.rows().len(), 1);
+    assert_eq!((s.rows()[0].seq, s.rows()[0].seat, s.rows()[0].move_text.as_str()), (1, b, theirs.as_str()));
+    assert!(s.game().decision().unwrap().includes(a), "seat a acts again");
+    assert!(!s.game().decision().unwrap().includes(b), "seat b's choice stands");
+    let reopened = Session::open(&path, &catalogue()).unwrap();
+    assert_eq!(reopened.game().state_hash(), s.game().state_hash(), "the file replays to the same game");
+    assert_eq!(reopened.rows(), s.rows());
+    // Another choice, then the night resolves: no choice of it can be taken back.
+    let other = last(&s, a);
+    s.play(&other, Some(a)).unwrap();
+    for seat in &night[2..] {
+        let m = first(&s, *seat);
+        s.play(&m, Some(*seat)).unwrap();
+    }
+    let why = s.own_choice_check(a).unwrap_err();
+    assert!(why.contains("revealed") || why.contains("is over"), "{why}");
+    let e = s.undo_own_choice(a).unwrap_err().to_string();
+    assert!(e.starts_with("cannot undo"), "{e}");
+}
+
+/// Twilight Struggle's headlines are such a step: the US takes back the headline it chose while
+/// the USSR chooses, and chooses again.
+#[test]
+fn the_us_takes_back_its_headline_chosen_at_the_same_time() {
+    let dir = tmp();
+    let r = arbiter_twilight::playout::random_until(&arbiter_twilight_cards::ruleset(), Options::default(), 0..400, |g| {
+        g.acting().contains(&arbiter_twilight::Side::Us) && g.to_move() == Some(arbiter_twilight::Side::Ussr)
+    })
+    .expect("a headline phase");
+    let path = dir.path().join("h.arbiter");
+    let mut s = Session::create(&path, &TWILIGHT_STRUGGLE, &ts_options(Options::default()), r.seed).unwrap();
+    for (side, m) in &r.moves {
+        s.play(m, Some(seat(*side))).unwrap();
+    }
+    let us = seat(arbiter_twilight::Side::Us);
+    let headlines = s.game().legal_moves(us);
+    s.play(&headlines[0], Some(us)).unwrap();
+    assert!(s.game().legal_moves(us).is_empty());
+    assert!(s.undo_check().is_err(), "not the US's decision: the ordinary undo is the USSR's");
+    s.undo_own_choice(us).unwrap();
+    assert_eq!(s.rows().len(), r.moves.len());
+    assert_eq!(s.game().legal_moves(us), headlines, "the US chooses again");
+    s.play(headlines.last().unwrap(), Some(us)).unwrap();
+    let reopened = Session::open(&path, &catalogue()).unwrap();
+    assert_eq!(reopened.game().state_hash(), s.game().state_hash());
+}

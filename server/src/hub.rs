@@ -802,7 +802,8 @@ impl Room {
 impl Room {
     /// Take back `place`'s last move under the table's rules (`Session::undo`: only at the
     /// seat's own decision, its own move, never past a random outcome, revealed information or
-    /// another seat's move), then tell every place (blocking). Returns the game's `seq` after
+    /// another seat's move; or `Session::undo_own_choice`: its own choice at a simultaneous step
+    /// that has not resolved), then tell every place (blocking). Returns the game's `seq` after
     /// and the move taken back as the seat reads it.
     ///
     /// The computer never races an undo: it thinks only at its own decision, and an undo is
@@ -818,23 +819,32 @@ impl Room {
         self.flag_if_due();
         let result = self.with_session(|s| {
             self.open_to_change()?;
-            match s.game().decision().map(|d| d.first().seat) {
-                Some(d) if d != seat => {
-                    return Err(MoveError::Conflict(format!(
-                        "it is the {}'s decision: a move can be taken back only at your own decision, before another seat has moved",
-                        s.seat_name(d)
-                    )))
-                }
-                _ => {}
-            }
+            // Not the seat deciding first: its own choice at a simultaneous step that has not
+            // resolved (`Session::undo_own_choice`), or nothing.
+            let own = match s.game().decision().map(|d| d.first().seat) {
+                Some(d) if d != seat => match s.own_choice_check(seat) {
+                    Ok(i) => Some(i),
+                    Err(_) => {
+                        return Err(MoveError::Conflict(format!(
+                            "it is the {}'s decision: a move can be taken back only at your own decision, before another seat has moved, or your own choice at a step of seats acting at once before it resolves",
+                            s.seat_name(d)
+                        )))
+                    }
+                },
+                _ => None,
+            };
             // What each place read of the move, before its row is deleted (a secret choice
             // stays secret in the line that says it was taken back).
             let n = self.seat_count();
-            let texts: Vec<String> = match s.rows().len() {
-                0 => Vec::new(),
-                len => Place::all(n).map(|p| arbiter_store::move_text_for(s.rows(), len - 1, p.viewer(), s.game())).collect(),
+            let texts: Vec<String> = match own.or(s.rows().len().checked_sub(1)) {
+                None => Vec::new(),
+                Some(i) => Place::all(n).map(|p| arbiter_store::move_text_for(s.rows(), i, p.viewer(), s.game())).collect(),
             };
-            let row = match s.undo() {
+            let undone = match own {
+                Some(_) => s.undo_own_choice(seat),
+                None => s.undo(),
+            };
+            let row = match undone {
                 Ok(row) => row,
                 Err(SessionError::Rejected(r)) => return Err(MoveError::Refused(r)),
                 Err(SessionError::Store(e)) if self.lost_lease(&e) => return Err(MoveError::Unloaded),

@@ -54,8 +54,9 @@ pub fn moves(s: &Session, place: Place) -> Value {
         // step): its prompt and its moves.
         "simultaneous": at_once.map(|(v, prompt)| json!({ "prompt": prompt, "moves": g.legal_moves(v) })),
         // Whether this seat may take its last move back now (`Session::undo_check`: its own
-        // decision, its own move, nothing revealed since).
-        "undo": yours && s.undo_check().is_ok(),
+        // decision, its own move, nothing revealed since; or its own choice at a simultaneous
+        // step that has not resolved, `Session::own_choice_check`).
+        "undo": (yours && s.undo_check().is_ok()) || (!yours && viewer.is_some_and(|v| s.own_choice_check(v).is_ok())),
         "outcome": outcome,
     })
 }

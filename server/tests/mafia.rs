@@ -147,3 +147,65 @@ async fn six_players_play_mafia_over_the_network_and_no_seat_hears_another_s_sec
         }
     }
 }
+
+/// At night a player takes back its own choice though others chose after it (the night has not
+/// resolved): its `undo` is open, the undo is answered with the move as it reads it, it acts
+/// again, the others' choices stand; no other seat is told what was taken back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_takes_back_its_night_choice_before_the_night_resolves() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = arbiter_server::start(
+        arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf()),
+        arbiter_games::web::offered(),
+    )
+    .await
+    .unwrap();
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (_, g) = call(
+        &http,
+        reqwest::Method::POST,
+        format!("{base}/api/games"),
+        Some(json!({ "game": "mafia", "seed": 4, "options": { "seats": 5 } })),
+    )
+    .await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let token = |s: &str| g["tokens"][s].as_str().unwrap().to_string();
+    let url = |what: &str, s: &str| format!("{base}/api/games/{id}/{what}?token={}", token(s));
+    let moves_of = |s: &'static str| {
+        let (http, url) = (http.clone(), url("moves", s));
+        async move { call(&http, reqwest::Method::GET, url, None).await.1 }
+    };
+    let own = |m: &Value| -> Vec<String> {
+        let list = if m["yours"] == json!(true) { &m["moves"] } else { &m["simultaneous"]["moves"] };
+        list.as_array().map(|l| l.iter().map(|t| t.as_str().unwrap().to_string()).collect()).unwrap_or_default()
+    };
+    let first = own(&moves_of("player-1").await);
+    let (status, r) = call(&http, reqwest::Method::POST, url("moves", "player-1"), Some(json!({ "move": first[0] }))).await;
+    assert_eq!(status, 200, "{r}");
+    let second = own(&moves_of("player-2").await);
+    let (status, r) = call(&http, reqwest::Method::POST, url("moves", "player-2"), Some(json!({ "move": second[0] }))).await;
+    assert_eq!(status, 200, "{r}");
+    let (mut ws2, _) =
+        tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws?token={}", srv.addr, token("player-2"))).await.unwrap();
+    assert_eq!(moves_of("player-1").await["undo"], json!(true), "its own choice, the night unresolved");
+    assert_eq!(moves_of("player-3").await["undo"], json!(false), "no choice of its own");
+    let (status, r) = call(&http, reqwest::Method::POST, url("undo", "player-1"), None).await;
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["undone"], json!(first[0]), "{r}");
+    assert_eq!(r["seq"], json!(1), "player-2's choice stands: {r}");
+    let again = moves_of("player-1").await;
+    assert!(again["acting"].as_array().unwrap().contains(&json!("player-1")), "player-1 acts again: {again}");
+    assert!(!again["acting"].as_array().unwrap().contains(&json!("player-2")), "player-2 has chosen: {again}");
+    // What another player is told of the move taken back: that it was, not what it was (five
+    // players: one Mafioso, so no fellow sees its choice).
+    let mut heard = Vec::new();
+    drain(&mut ws2, &mut heard).await;
+    let undo = heard.iter().find(|m| m["type"] == "undo").unwrap_or_else(|| panic!("player-2 told of the undo: {heard:?}"));
+    assert_eq!(undo["undone"]["side"], "player-1", "{undo}");
+    assert_ne!(undo["undone"]["text"], json!(first[0]), "{undo}");
+    assert!(!undo.to_string().contains(&format!("\"{}\"", first[0])), "{undo}");
+    let (status, r) = call(&http, reqwest::Method::POST, url("undo", "player-3"), None).await;
+    assert_eq!(status, 409, "{r}");
+    srv.task.abort();
+}

@@ -312,6 +312,75 @@ impl<S: EventStore> Session<S> {
         self.undo_for(Some(seat))
     }
 
+    /// Why `seat` cannot take back its own choice at the simultaneous step now, if it cannot;
+    /// otherwise the index of that choice's row. The step must not have resolved: its row and
+    /// every row after it are of the same step (other seats' choices, made while `seat` had
+    /// chosen and the step went on), none revealing anything, and the step still waits for
+    /// some seat.
+    pub fn own_choice_check(&self, seat: Seat) -> Result<usize, String> {
+        if self.game.outcome().is_some() {
+            return Err("the game is over".into());
+        }
+        let Some(now) = self.game.decision() else { return Err("no decision is pending".into()) };
+        let Some(i) = self.rows.iter().rposition(|r| r.seat == seat) else { return Err("you have made no move".into()) };
+        let step = &self.acting[i];
+        if step.len() < 2 {
+            return Err(format!("your last move (#{}) was not a choice of a simultaneous step", self.rows[i].seq));
+        }
+        if let Some(r) = self.rows[i..].iter().find(|r| r.record.reveals) {
+            return Err(format!("move {} ({}) revealed a random outcome or hidden information", r.seq, r.move_text));
+        }
+        let within = |seats: &[Seat]| !seats.contains(&seat) && seats.iter().all(|s| step.contains(s));
+        let now: Vec<Seat> = now.seats().collect();
+        if !self.acting[i + 1..].iter().all(|a| within(a)) || !within(&now) {
+            return Err(format!("the step of your move #{} is over", self.rows[i].seq));
+        }
+        Ok(i)
+    }
+
+    /// Take back `seat`'s own choice at a simultaneous step that has not resolved
+    /// ([`Session::own_choice_check`]): its row is deleted and the other seats' choices made
+    /// after it are stored again after the rows before it (numbered one less, recorded anew,
+    /// their times kept), in one transaction; `seat` acts again. Returns the row taken back.
+    pub fn undo_own_choice(&mut self, seat: Seat) -> Result<EventRow, SessionError> {
+        let (removed, game, again) = self.locked(|s| {
+            let i = s.own_choice_check(seat).map_err(|why| refused(format!("cannot undo: {why}")))?;
+            let removed = s.rows[i].clone();
+            let mut replay = Replay::new(s.header.clone(), s.rows[..i].to_vec(), s.kind)?;
+            replay.run_to(None)?;
+            let mut game = replay.into_game();
+            let mut again = Vec::new();
+            for r in &s.rows[i + 1..] {
+                let acting = crate::replay::acting_seats(game.decision().as_ref(), r.seat);
+                let played = game
+                    .play_json(r.seat, &r.move_json)
+                    .map_err(|e| refused(format!("cannot undo: move {} ({}) would not stand without it: {e}", r.seq, r.move_text)))?;
+                let record = Record::new(&played.report, game.state_hash(), s.header.seats.len());
+                let row =
+                    EventRow { seq: r.seq - 1, at: r.at.clone(), seat: r.seat, move_text: played.text, move_json: played.json, record };
+                again.push((row, acting));
+            }
+            if !game.decision().is_some_and(|d| d.includes(seat)) {
+                return Err(refused(format!("cannot undo: the {} would not act again", s.seat_name(seat))));
+            }
+            s.store.truncate_after(removed.seq - 1)?;
+            for (row, _) in &again {
+                s.store.append(row)?;
+            }
+            Ok((removed, game, again))
+        })?;
+        let i = removed.seq as usize - 1;
+        self.rows.truncate(i);
+        self.acting.truncate(i);
+        for (row, acting) in again {
+            self.rows.push(row);
+            self.acting.push(acting);
+        }
+        self.game = game;
+        self.head = crate::chain::head(&self.header, &self.rows);
+        Ok(removed)
+    }
+
     fn undo_for(&mut self, seat: Option<Seat>) -> Result<EventRow, SessionError> {
         let (last, game) = self.locked(|s| {
             let who = seat.or(s.game.decision().map(|d| d.first().seat));
