@@ -106,6 +106,11 @@ enum Command {
         file: PathBuf,
         #[arg(long)]
         json: bool,
+        /// The moves of this seat (its turn, or its part of a simultaneous step); without it,
+        /// the seat deciding first's. No other seat's moves or prompt are shown (they may tell
+        /// its secrets: a Mafia player's role).
+        #[arg(long = "as")]
+        as_side: Option<String>,
     },
     /// Apply moves in order as whoever is to decide.
     Move {
@@ -119,7 +124,13 @@ enum Command {
         as_side: Option<String>,
     },
     /// Undo the last move of the side to move, where the rules of undo allow it.
-    Undo { file: PathBuf },
+    Undo {
+        file: PathBuf,
+        /// Undo as this seat: while another seat decides, its own choice at a simultaneous step
+        /// that has not resolved (taken back though other seats chose after it).
+        #[arg(long = "as")]
+        as_side: Option<String>,
+    },
     /// The state as one seat (`us`, `ussr`; `player`) or an observer sees it.
     State {
         file: PathBuf,
@@ -561,13 +572,20 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Moves { file, json: as_json } => {
+        Command::Moves { file, json: as_json, as_side } => {
             let s = Session::open_read_only(&file, &catalogue())?;
             let g = s.game();
             let d = g.decision();
             let ids = &s.header().seats;
             let id = |seat: Seat| ids.get(seat.idx()).cloned().unwrap_or_default();
             let seats = || (0..ids.len()).map(|i| Seat(i as u8));
+            // The seat whose moves are listed: the one named, or the seat deciding first.
+            let asked = match as_side {
+                Some(name) => Some(seat_named(&s, &name)?),
+                None => d.as_ref().map(|d| d.first().seat),
+            };
+            let moves = asked.map(|a| g.legal_moves(a)).unwrap_or_default();
+            let prompt = d.as_ref().zip(asked).and_then(|(d, a)| d.prompt(a).map(str::to_string));
             if as_json {
                 let interjections: serde_json::Map<String, serde_json::Value> =
                     seats().map(|t| (id(t), g.interjections(t).into())).collect();
@@ -575,28 +593,34 @@ fn run(cmd: Command) -> Result<(), Failure> {
                     "game": s.kind().id(),
                     "seq": s.seq(),
                     "to_move": d.as_ref().map(|d| id(d.first().seat)),
-                    "prompt": d.as_ref().map(|d| d.first().prompt.clone()),
-                    "moves": g.first_moves(),
-                    // Every seat that must act now (several at a simultaneous step), with its
-                    // prompt and moves.
-                    "acting": d.as_ref().map(|d| d.turns().iter().map(|t| serde_json::json!({
-                        "seat": id(t.seat), "prompt": t.prompt, "moves": g.legal_moves(t.seat),
-                    })).collect::<Vec<_>>()).unwrap_or_default(),
+                    "seat": asked.map(id),
+                    "prompt": prompt,
+                    "moves": moves,
+                    // Every seat that must act now (several at a simultaneous step); the prompt
+                    // and moves of the seat asked only.
+                    "acting": d.as_ref().map(|d| d.turns().iter().map(|t| if Some(t.seat) == asked {
+                        serde_json::json!({ "seat": id(t.seat), "prompt": t.prompt, "moves": moves })
+                    } else {
+                        serde_json::json!({ "seat": id(t.seat) })
+                    }).collect::<Vec<_>>()).unwrap_or_default(),
                     // What a seat not deciding may make now ("at any time"), by seat.
                     "interjections": interjections,
                     "outcome": g.outcome().map(|o| serde_json::json!({ "winner": o.winner().map(id), "results": o.results, "reason": o.reason, "text": o.text })),
                 });
                 say!("{}", json(&v));
             } else if let Some(d) = d {
-                for m in g.first_moves() {
+                for m in &moves {
                     say!("{m}");
                 }
-                // Standard output stays one legal move a line; the interjections open to the
-                // other seats are a note on standard error (all of them: `--json`).
-                // Only that another seat acts too, not how many moves it has (which may tell its
-                // role): its moves are its own to list (`--json`).
-                for t in &d.turns()[1..] {
-                    eprintln!("the {} acts at the same time (arbiter move FILE --as {} …)", s.seat_name(t.seat), id(t.seat));
+                // Standard output stays one legal move a line; the other seats acting and the
+                // interjections open to them are notes on standard error. Only that another
+                // seat acts too, not how many moves it has (which may tell its role): its moves
+                // are its own to list (`--as`).
+                for t in d.turns().iter().filter(|t| Some(t.seat) != asked) {
+                    eprintln!("the {} acts now too (arbiter moves FILE --as {})", s.seat_name(t.seat), id(t.seat));
+                }
+                if asked.is_some_and(|a| !d.includes(a)) {
+                    eprintln!("the {} has nothing to do now", asked.map(|a| s.seat_name(a)).unwrap_or_default());
                 }
                 for other in seats().filter(|t| *t != d.first().seat) {
                     for m in g.interjections(other) {
@@ -616,9 +640,14 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Undo { file } => {
+        Command::Undo { file, as_side } => {
             let mut s = open_to_write(&file)?;
-            let row = s.undo()?;
+            let seat = as_side.map(|id| seat_named(&s, &id)).transpose()?;
+            let first = s.game().decision().map(|d| d.first().seat);
+            let row = match seat {
+                Some(seat) if first != Some(seat) => s.undo_own_choice(seat)?,
+                Some(_) | None => s.undo()?,
+            };
             say!("Undone: move {} ({}) by the {}", row.seq, row.move_text, s.seat_name(row.seat));
             Ok(())
         }

@@ -103,3 +103,40 @@ fn a_move_is_taken_back_before_the_terminal_is_passed_on() {
         serde_json::from_slice(&arbiter().args(["moves"]).arg(&f).arg("--json").output().unwrap().stdout).unwrap();
     assert_eq!(moves["acting"].as_array().map(|a| a.len()), Some(6), "player 1 has acted: {moves}");
 }
+
+/// `arbiter moves FILE --as SEAT` lists that player's moves only; `arbiter undo FILE --as SEAT`
+/// at a night: a player takes back its own choice though another chose after it; it must act
+/// again, the other's choice stands.
+#[test]
+fn a_player_takes_back_its_night_choice_with_undo_as() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("m.arbiter");
+    assert!(arbiter().args(["new"]).arg(&f).args(["--game", "mafia", "--seats", "5", "--seed", "2"]).output().unwrap().status.success());
+    let moves = |seat: &str| -> serde_json::Value {
+        serde_json::from_slice(&arbiter().args(["moves"]).arg(&f).args(["--json", "--as", seat]).output().unwrap().stdout)
+            .unwrap_or_default()
+    };
+    let first_move = |seat: &str| moves(seat)["moves"][0].as_str().unwrap_or_else(|| panic!("{seat}'s moves")).to_string();
+    let m1 = first_move("player-1");
+    // Only the seat asked: no other seat's moves or prompt (a role would show).
+    let listed = moves("player-1");
+    assert!(
+        listed["acting"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["seat"] == "player-1" || (a.get("moves").is_none() && a.get("prompt").is_none())),
+        "{listed}"
+    );
+    assert!(arbiter().args(["move"]).arg(&f).args(["--as", "player-1", &m1]).output().unwrap().status.success());
+    let m2 = first_move("player-2");
+    assert!(arbiter().args(["move"]).arg(&f).args(["--as", "player-2", &m2]).output().unwrap().status.success());
+    let o = arbiter().args(["undo"]).arg(&f).args(["--as", "player-1"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("Undone: move 1 ({m1})")), "{}", String::from_utf8_lossy(&o.stdout));
+    let now = moves("player-1");
+    let seats: Vec<String> = now["acting"].as_array().unwrap().iter().map(|a| a["seat"].as_str().unwrap().to_string()).collect();
+    assert!(seats.contains(&"player-1".to_string()) && !seats.contains(&"player-2".to_string()), "{now}");
+    let o = arbiter().args(["undo"]).arg(&f).args(["--as", "player-3"]).output().unwrap();
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("cannot undo"), "{}", String::from_utf8_lossy(&o.stderr));
+}
