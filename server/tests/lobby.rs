@@ -617,3 +617,44 @@ async fn a_retired_copy_of_a_game_takes_no_chat() {
         t.post(&format!("/api/games/{gid}/chat?token={}", g["tokens"]["player"].as_str().unwrap()), json!({ "text": "hello" })).await;
     assert_eq!(status, 201, "the loaded copy takes it: {v}");
 }
+
+/// A game of N seats in the lobby: Mafia for seven, the creator in one seat; the lobby lists all
+/// seven, free or taken; `join` takes the first free seat, or the one named, until the game is
+/// full; nothing of the roles is listed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_lists_the_free_seats_of_a_game_of_seven() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(srv) = server(&dir).await else { return };
+    let t = T::new(&srv);
+    let g = t.create(json!({ "game": "mafia", "options": { "seats": 7 }, "seat": "player-3" })).await;
+    assert!(t.listed().await.contains(&id(&g)), "a game of several seats is listed");
+    let path = format!("/api/games/{}", id(&g));
+    let status_of = |free: &[usize]| -> Vec<(String, String)> {
+        (1..=7).map(|n| (format!("player-{n}"), if free.contains(&n) { "free" } else { "taken" }.to_string())).collect()
+    };
+    let (_, listing) = t.get(&path).await;
+    assert_eq!(seats(&listing), status_of(&[1, 2, 4, 5, 6, 7]), "{listing}");
+    let (status, joined) = t.post(&format!("{path}/join"), json!({})).await;
+    assert_eq!((status, joined["seat"].as_str()), (201, Some("player-1")), "{joined}");
+    let (status, joined) = t.post(&format!("{path}/join"), json!({ "seat": "player-7" })).await;
+    assert_eq!((status, joined["seat"].as_str()), (201, Some("player-7")), "{joined}");
+    let (status, e) = t.post(&format!("{path}/join"), json!({ "seat": "player-7" })).await;
+    assert_eq!(status, 409, "{e}");
+    let (status, e) = t.post(&format!("{path}/join"), json!({ "seat": "player-8" })).await;
+    assert_eq!(status, 422, "a seat the game does not have: {e}");
+    let (_, listing) = t.get(&path).await;
+    assert_eq!(seats(&listing), status_of(&[2, 4, 5, 6]), "{listing}");
+    for _ in 0..4 {
+        let (status, _) = t.post(&format!("{path}/join"), json!({})).await;
+        assert_eq!(status, 201);
+    }
+    let (status, e) = t.post(&format!("{path}/join"), json!({})).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap_or_default().contains("game full"), "{e}");
+    let (_, listing) = t.get(&path).await;
+    assert_eq!(seats(&listing), status_of(&[]), "{listing}");
+    let text = listing.to_string().to_lowercase();
+    for role in ["mafioso", "doctor", "\"cop\"", "roleblocker", "villager"] {
+        assert!(!text.contains(role), "{role} in {text}");
+    }
+}
