@@ -368,3 +368,21 @@ fn the_waiting_seats_observation_ignores_the_other_sides_hidden_cards() {
     }
     assert!(checked > 1000 && skipped * 20 < checked, "{checked} positions checked, {skipped} skipped");
 }
+
+/// A game whose choices are final (the default, `Game::choices_revocable`): the store refuses
+/// to take a seat's choice back at a simultaneous step, and changes nothing.
+#[test]
+fn a_final_choice_is_not_taken_back() {
+    static ODD: odd_one_out::Kind = odd_one_out::Kind;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = arbiter_store::Session::create(&dir.path().join("o.arbiter"), &ODD, &serde_json::json!({ "seats": 3 }), 1).unwrap();
+    assert!(!s.game().choices_revocable());
+    for seat in [Seat(0), Seat(1)] {
+        let m = s.game().legal_moves(seat)[0].clone();
+        s.play(&m, Some(seat)).unwrap();
+    }
+    assert_eq!(s.own_choice_check(Seat(0)).unwrap_err(), "in this game a choice is final");
+    let e = s.undo_own_choice(Seat(0)).unwrap_err().to_string();
+    assert!(e.contains("cannot undo: in this game a choice is final"), "{e}");
+    assert_eq!(s.rows().len(), 2);
+}

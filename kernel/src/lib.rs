@@ -345,6 +345,11 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn hidden_move(&self, _text: &str, _by: Seat, _age: usize, _viewer: Viewer) -> Option<String> {
         None
     }
+    /// Whether a seat may take back its choice at a simultaneous step, and choose again, until
+    /// the step resolves (a store's undo of it asks); `false` (the default): a choice is final.
+    fn choices_revocable(&self) -> bool {
+        false
+    }
     /// The move a host makes for `seat` when its time runs out (a chess clock), if the game
     /// has one; `None` (the default): the game is not played on a clock.
     fn timeout_move(&self, _seat: Seat) -> Option<Self::Move> {
@@ -507,6 +512,8 @@ pub trait Match: Any + Send + Sync {
     fn outcome(&self) -> Option<Outcome>;
     /// See [`Game::hidden_move`].
     fn hidden_move(&self, text: &str, by: Seat, age: usize, viewer: Viewer) -> Option<String>;
+    /// See [`Game::choices_revocable`].
+    fn choices_revocable(&self) -> bool;
     /// See [`Game::timeout_move`]: its text.
     fn timeout_move(&self, seat: Seat) -> Option<String>;
     /// See [`Game::advice`]: for the move written `text`, which must be a move `seat` may make
@@ -618,6 +625,9 @@ impl<G: Game> Match for G {
     }
     fn hidden_move(&self, text: &str, by: Seat, age: usize, viewer: Viewer) -> Option<String> {
         Game::hidden_move(self, text, by, age, viewer)
+    }
+    fn choices_revocable(&self) -> bool {
+        Game::choices_revocable(self)
     }
     fn timeout_move(&self, seat: Seat) -> Option<String> {
         Game::timeout_move(self, seat).map(|m| self.move_text(&m))

@@ -313,13 +313,17 @@ impl<S: EventStore> Session<S> {
     }
 
     /// Why `seat` cannot take back its own choice at the simultaneous step now, if it cannot;
-    /// otherwise the index of that choice's row. The step must not have resolved: its row and
+    /// otherwise the index of that choice's row. The game must allow it
+    /// ([`arbiter_kernel::Game::choices_revocable`]), and the step must not have resolved: its row and
     /// every row after it are of the same step (other seats' choices, made while `seat` had
     /// chosen and the step went on), none revealing anything, and the step still waits for
     /// some seat.
     pub fn own_choice_check(&self, seat: Seat) -> Result<usize, String> {
         if self.game.outcome().is_some() {
             return Err("the game is over".into());
+        }
+        if !self.game.choices_revocable() {
+            return Err("in this game a choice is final".into());
         }
         let Some(now) = self.game.decision() else { return Err("no decision is pending".into()) };
         let Some(i) = self.rows.iter().rposition(|r| r.seat == seat) else { return Err("you have made no move".into()) };

@@ -189,7 +189,10 @@ impl Mafia {
                 Phase::Night => "tonight",
                 Phase::Day => "today",
             };
-            return Err(Refusal::new(format!("{} has already acted {step}; a choice is final", name(p)), "Mafia: simultaneous steps"));
+            return Err(Refusal::new(
+                format!("{} has already acted {step}: take the choice back (undo) to choose again", name(p)),
+                "Mafia: simultaneous steps",
+            ));
         }
         if self.moves_of(p).contains(&m) {
             return Ok(());
@@ -452,6 +455,10 @@ impl arbiter_kernel::Game for Mafia {
     }
     fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
         moves::parse(text, self.players())
+    }
+    /// M03: a choice may be taken back (and made again) until the night or the day resolves.
+    fn choices_revocable(&self) -> bool {
+        true
     }
     /// A night move is the player's own (a Mafioso's kill choice also its fellows'), until the
     /// game ends; a day vote is secret until the day resolves (M03, M08).

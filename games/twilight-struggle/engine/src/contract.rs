@@ -106,6 +106,11 @@ impl arbiter_kernel::Game for Game {
         }
         Game::hidden_move(self, text, side(by)?, viewer_side(viewer))
     }
+    /// §4.5C: a headline chosen at the same time as the other side's may be taken back until
+    /// both are chosen (it is still face down).
+    fn choices_revocable(&self) -> bool {
+        true
+    }
     /// §10.3 as the server plays it: a chess clock that runs out loses the game.
     fn timeout_move(&self, _seat: Seat) -> Option<Move> {
         Some(Move::Concede(crate::moves::Concession::Time))
