@@ -350,6 +350,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn choices_revocable(&self) -> bool {
         false
     }
+    /// The private chat channels `seat` belongs to now (a team's own), each saying
+    /// whether `seat` may write there now; none by default. A host lets a channel's messages
+    /// reach only its members, and tells a seat only of its own channels.
+    fn channels(&self, _seat: Seat) -> Vec<Channel> {
+        Vec::new()
+    }
     /// The move a host makes for `seat` when its time runs out (a chess clock), if the game
     /// has one; `None` (the default): the game is not played on a clock.
     fn timeout_move(&self, _seat: Seat) -> Option<Self::Move> {
@@ -474,6 +480,15 @@ pub struct Played {
     pub report: Report,
 }
 
+/// A private chat channel a game defines ([`Game::channels`]): its name, and whether the seat
+/// asked about may write there now (a channel may be read always and written only at times:
+/// a team's, at night).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Channel {
+    pub name: String,
+    pub open: bool,
+}
+
 /// Why a saved move does not replay ([`Match::replay_json`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SavedMove {
@@ -514,6 +529,8 @@ pub trait Match: Any + Send + Sync {
     fn hidden_move(&self, text: &str, by: Seat, age: usize, viewer: Viewer) -> Option<String>;
     /// See [`Game::choices_revocable`].
     fn choices_revocable(&self) -> bool;
+    /// See [`Game::channels`].
+    fn channels(&self, seat: Seat) -> Vec<Channel>;
     /// See [`Game::timeout_move`]: its text.
     fn timeout_move(&self, seat: Seat) -> Option<String>;
     /// See [`Game::advice`]: for the move written `text`, which must be a move `seat` may make
@@ -628,6 +645,9 @@ impl<G: Game> Match for G {
     }
     fn choices_revocable(&self) -> bool {
         Game::choices_revocable(self)
+    }
+    fn channels(&self, seat: Seat) -> Vec<Channel> {
+        Game::channels(self, seat)
     }
     fn timeout_move(&self, seat: Seat) -> Option<String> {
         Game::timeout_move(self, seat).map(|m| self.move_text(&m))

@@ -1,7 +1,8 @@
 //! A game's chat: the players' and observers' own words, kept in the game's saved file beside
 //! its record (not in the integrity chain, never replayed: `arbiter_store::ChatMessage`). Each
-//! message goes to the audience it was sent to: everyone (`all`), or the seats only (`seats`:
-//! the observers never see it, in a message or in a history). The server adds nothing to a
+//! message goes to the audience it was sent to: everyone (`all`), the seats only (`seats`: the
+//! observers never see it, in a message or in a history), or a private channel the game defines
+//! (`Game::channels`: a team's own), whose members alone read it. The server adds nothing to a
 //! message: a client shows its text as text.
 
 use crate::api::{body_json, read, seat_of, ApiError, TokenQuery};
@@ -31,34 +32,48 @@ pub const RATE_COUNT: usize = 5;
 pub const RATE_WINDOW: Duration = Duration::from_secs(10);
 
 /// Who a message is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
 pub enum Audience {
     /// Every seat and the observers.
     All,
     /// The seats only.
     Seats,
+    /// A private channel the game defines (`Game::channels`: a team's own), by name: its
+    /// members only.
+    Channel(String),
+}
+
+impl From<String> for Audience {
+    fn from(s: String) -> Audience {
+        match s.as_str() {
+            "all" => Audience::All,
+            "seats" => Audience::Seats,
+            _ => Audience::Channel(s),
+        }
+    }
+}
+
+impl From<Audience> for String {
+    fn from(a: Audience) -> String {
+        a.id().to_string()
+    }
 }
 
 impl Audience {
-    fn id(self) -> &'static str {
+    fn id(&self) -> &str {
         match self {
             Audience::All => "all",
             Audience::Seats => "seats",
+            Audience::Channel(name) => name,
         }
     }
-    fn parse(s: &str) -> Option<Audience> {
-        match s {
-            "all" => Some(Audience::All),
-            "seats" => Some(Audience::Seats),
-            _ => None,
-        }
-    }
-    /// Whether `place` may read a message sent to this audience.
-    pub fn reaches(self, place: Place) -> bool {
+    /// Whether `place` may read a message sent to this audience in `game` now.
+    pub fn reaches(&self, place: Place, game: &dyn arbiter_kernel::Match) -> bool {
         match (self, place) {
             (Audience::All, _) | (Audience::Seats, Place::Seat(_)) => true,
-            (Audience::Seats, Place::Observer) => false,
+            (Audience::Seats | Audience::Channel(_), Place::Observer) => false,
+            (Audience::Channel(name), Place::Seat(seat)) => game.channels(seat).iter().any(|c| &c.name == name),
         }
     }
 }
@@ -165,6 +180,26 @@ pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value
     if to == Audience::Seats && place == Place::Observer {
         return Err(ChatError::Invalid("an observer's messages are for all (`to`: `all`)".into()));
     }
+    if let Audience::Channel(name) = &to {
+        // Only the seat's own channels are named: no other seat's (which may tell its role).
+        let own = match place {
+            Place::Seat(seat) => room.with_session(|s| s.game().channels(seat)),
+            Place::Observer => Vec::new(),
+        };
+        match own.iter().find(|c| &c.name == name) {
+            Some(c) if c.open => {}
+            Some(_) => return Err(ChatError::Invalid(format!("the channel {name:?} is closed now"))),
+            None => {
+                let mut open: Vec<String> = vec!["all".into(), "seats".into()];
+                open.extend(own.iter().map(|c| c.name.clone()));
+                return Err(ChatError::Invalid(format!(
+                    "no audience {:?} here: `to` is one of {}",
+                    arbiter_kernel::echo(name),
+                    open.join(", ")
+                )));
+            }
+        }
+    }
     let n = room.seat_count();
     if !within_rate(&room.id, place.idx(n)) {
         return Err(ChatError::TooFast);
@@ -192,7 +227,9 @@ pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value
         // do not cross.
         match to {
             Audience::All => room.tell_all(v.to_string()),
-            Audience::Seats => room.tell(&Place::all(n).filter(|p| to.reaches(*p)).collect::<Vec<_>>(), v.to_string()),
+            Audience::Seats | Audience::Channel(_) => {
+                room.tell(&Place::all(n).filter(|p| to.reaches(*p, s.game())).collect::<Vec<_>>(), v.to_string())
+            }
         }
         Ok(v)
     })
@@ -202,7 +239,7 @@ pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value
 /// cannot be read must not keep a player from the game).
 pub fn history(s: &crate::storage::Session, place: Place) -> Vec<Value> {
     match s.store().chat() {
-        Ok(all) => all.iter().filter(|m| Audience::parse(&m.to).is_some_and(|a| a.reaches(place))).map(to_json).collect(),
+        Ok(all) => all.iter().filter(|m| Audience::from(m.to.clone()).reaches(place, s.game())).map(to_json).collect(),
         Err(e) => {
             eprintln!("arbiter serve: a game's chat cannot be read: {e}");
             Vec::new()
@@ -253,9 +290,15 @@ mod tests {
 
     #[test]
     fn the_seats_audience_never_reaches_the_observers() {
-        assert!(Audience::Seats.reaches(Place::Seat(arbiter_kernel::Seat(1))));
-        assert!(!Audience::Seats.reaches(Place::Observer));
-        assert!(Audience::All.reaches(Place::Observer));
+        // The catalogue's default game: two seats, no channels.
+        let kind = arbiter_games::catalogue().default_kind();
+        let (game, _) = kind.create(&kind.default_options(), 1).unwrap();
+        let game = game.as_ref();
+        assert!(Audience::Seats.reaches(Place::Seat(arbiter_kernel::Seat(1)), game));
+        assert!(!Audience::Seats.reaches(Place::Observer, game));
+        assert!(Audience::All.reaches(Place::Observer, game));
+        let none = Audience::from("team".to_string());
+        assert!(!none.reaches(Place::Seat(arbiter_kernel::Seat(0)), game), "a channel the game does not define reaches nobody");
     }
 
     #[test]

@@ -58,6 +58,9 @@ pub fn moves(s: &Session, place: Place) -> Value {
         // step that has not resolved, `Session::own_choice_check`).
         "undo": (yours && s.undo_check().is_ok()) || (!yours && viewer.is_some_and(|v| s.own_choice_check(v).is_ok())),
         "outcome": outcome,
+        // The private chat channels this seat belongs to now (the game's), and whether it may
+        // write there now; another seat's are never told.
+        "channels": viewer.map(|v| g.channels(v)).unwrap_or_default(),
     })
 }
 

@@ -355,7 +355,11 @@ mod tests {
             parse(r#"{"type":"chat","text":"hi","to":"seats"}"#),
             Ok(ClientMessage::Chat { text: "hi".into(), to: Some(crate::chat::Audience::Seats) })
         );
-        assert!(parse(r#"{"type":"chat","text":"hi","to":"team"}"#).is_err());
+        assert_eq!(
+            parse(r#"{"type":"chat","text":"hi","to":"team"}"#),
+            Ok(ClientMessage::Chat { text: "hi".into(), to: Some(crate::chat::Audience::Channel("team".into())) }),
+            "a channel's name: the game judges it when the message is sent"
+        );
         assert_eq!(parse(r#"{"type":"undo"}"#), Ok(ClientMessage::Undo {}));
         assert!(parse(r#"{"type":"undo","move":"x"}"#).is_err());
         for bad in ["", "{", "[]", r#"{"type":"resign"}"#, r#"{"type":"move"}"#, r#"{"type":"move","move":3}"#, r#"{"type":"sync","x":1}"#]

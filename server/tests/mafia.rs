@@ -209,3 +209,81 @@ async fn a_player_takes_back_its_night_choice_before_the_night_resolves() {
     assert_eq!(status, 409, "{r}");
     srv.task.abort();
 }
+
+/// M10: the Mafia's night chat. A Mafioso's message to `mafia` reaches its fellow and no one
+/// else (no other player, no observer, in a message or in a history); another player may not
+/// write there and is not told the channel exists; by day the channel is closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mafia_s_night_chat_is_theirs_alone() {
+    use arbiter_kernel::{GameKind, Seat};
+    let dir = tempfile::tempdir().unwrap();
+    let srv = arbiter_server::start(
+        arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf()),
+        arbiter_games::web::offered(),
+    )
+    .await
+    .unwrap();
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let (seed, options) = (5u64, json!({ "seats": 8 }));
+    let (local, _) = arbiter_games::MAFIA.create(&options, seed).unwrap();
+    let name = |i: usize| format!("player-{}", i + 1);
+    let mafia: Vec<String> = (0..8).filter(|i| !local.channels(Seat(*i as u8)).is_empty()).map(name).collect();
+    assert_eq!(mafia.len(), 2, "two Mafiosi among eight");
+    let village = (0..8).map(name).find(|p| !mafia.contains(p)).unwrap();
+    let (_, g) =
+        call(&http, reqwest::Method::POST, format!("{base}/api/games"), Some(json!({ "game": "mafia", "seed": seed, "options": options })))
+            .await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let token = |s: &str| g["tokens"][s].as_str().unwrap().to_string();
+    let url = |what: &str, s: &str| format!("{base}/api/games/{id}/{what}?token={}", token(s));
+    let ws = |s: &str| format!("ws://{}/api/games/{id}/ws?token={}", srv.addr, token(s));
+    let mut fellow = tokio_tungstenite::connect_async(ws(&mafia[1])).await.unwrap().0;
+    let mut villager = tokio_tungstenite::connect_async(ws(&village)).await.unwrap().0;
+    let mut observer = tokio_tungstenite::connect_async(ws("observer")).await.unwrap().0;
+    let (_, mine) = call(&http, reqwest::Method::GET, url("moves", &mafia[0]), None).await;
+    assert_eq!(mine["channels"], json!([{ "name": "mafia", "open": true }]), "{mine}");
+    let (_, theirs) = call(&http, reqwest::Method::GET, url("moves", &village), None).await;
+    assert_eq!(theirs["channels"], json!([]), "{theirs}");
+
+    let secret = "we take the doctor tonight";
+    let (status, sent) = call(&http, reqwest::Method::POST, url("chat", &mafia[0]), Some(json!({ "text": secret, "to": "mafia" }))).await;
+    assert_eq!(status, 201, "{sent}");
+    let (mut f, mut v, mut o) = (Vec::new(), Vec::new(), Vec::new());
+    drain(&mut fellow, &mut f).await;
+    drain(&mut villager, &mut v).await;
+    drain(&mut observer, &mut o).await;
+    assert!(f.iter().any(|m| m["type"] == "chat" && m["text"] == secret && m["to"] == "mafia"), "the fellow Mafioso hears it: {f:?}");
+    for (who, heard) in [("the villager", &v), ("the observer", &o)] {
+        assert!(!format!("{heard:?}").contains(secret), "{who} heard the Mafia's chat: {heard:?}");
+    }
+    for (s, reads) in [(&mafia[1], true), (&village, false), (&"observer".to_string(), false)] {
+        let (_, h) = call(&http, reqwest::Method::GET, url("chat", s), None).await;
+        assert_eq!(h.to_string().contains(secret), reads, "{s}'s history: {h}");
+    }
+    let (status, e) = call(&http, reqwest::Method::POST, url("chat", &village), Some(json!({ "text": "hello?", "to": "mafia" }))).await;
+    assert_eq!(status, 400, "{e}");
+    let said = e["error"].as_str().unwrap_or_default();
+    assert!(said.contains("`to` is one of all, seats") && !said.contains("all, seats,"), "no channel of another named: {e}");
+
+    // The night resolves (every player acts once): by day the channel is closed.
+    let (_, obs) = call(&http, reqwest::Method::GET, url("moves", "observer"), None).await;
+    let night: Vec<String> = obs["acting"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();
+    assert_eq!(night.len(), 8, "{obs}");
+    for s in &night {
+        let (_, m) = call(&http, reqwest::Method::GET, url("moves", s), None).await;
+        let list = if m["yours"] == json!(true) { &m["moves"] } else { &m["simultaneous"]["moves"] };
+        let first = list[0].as_str().unwrap().to_string();
+        let (status, r) = call(&http, reqwest::Method::POST, url("moves", s), Some(json!({ "move": first }))).await;
+        assert_eq!(status, 200, "{r}");
+    }
+    let (_, day) = call(&http, reqwest::Method::GET, url("moves", &mafia[0]), None).await;
+    if day["outcome"].is_null() {
+        assert_eq!(day["channels"][0]["open"], json!(false), "{day}");
+        let (status, e) =
+            call(&http, reqwest::Method::POST, url("chat", &mafia[0]), Some(json!({ "text": "by day?", "to": "mafia" }))).await;
+        assert_eq!(status, 400, "{e}");
+        assert!(e["error"].as_str().unwrap_or_default().contains("closed now"), "{e}");
+    }
+    srv.task.abort();
+}

@@ -27,6 +27,8 @@ pub const RULES_VERSION: &str = "mafia-2026.12.1";
 
 /// The rule a refusal cites.
 const RULES: &str = "Mafia rules";
+/// The name of the Mafia's own chat channel (M10).
+pub const MAFIA_CHANNEL: &str = "mafia";
 
 /// "Player 3".
 pub fn name(p: Player) -> String {
@@ -455,6 +457,15 @@ impl arbiter_kernel::Game for Mafia {
     }
     fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
         moves::parse(text, self.players())
+    }
+    /// M10: the Mafia's own channel: every Mafioso reads it; a living one writes there at night.
+    fn channels(&self, seat: Seat) -> Vec<arbiter_kernel::Channel> {
+        let p = seat.0;
+        if usize::from(p) >= self.roles.len() || self.role(p) != Role::Mafioso {
+            return Vec::new();
+        }
+        let open = self.end.is_none() && self.phase == Phase::Night && self.is_alive(p);
+        vec![arbiter_kernel::Channel { name: MAFIA_CHANNEL.into(), open }]
     }
     /// M03: a choice may be taken back (and made again) until the night or the day resolves.
     fn choices_revocable(&self) -> bool {
