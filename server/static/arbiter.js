@@ -254,8 +254,8 @@ window.Arbiter = (function () {
     log.appendChild(
       el(
         "li",
-        { class: "chat-line" + (own ? " own" : "") + (m.to === "seats" ? " to-seats" : ""), "data-from": m.from, "data-to": m.to },
-        el("b", {}, seatLabel(m.from) + (m.to === "seats" ? " (to players)" : "") + ": "),
+        { class: "chat-line" + (own ? " own" : "") + (m.to === "seats" ? " to-seats" : m.to !== "all" ? " to-channel" : ""), "data-from": m.from, "data-to": m.to },
+        el("b", {}, seatLabel(m.from) + (m.to === "seats" ? " (to players)" : m.to !== "all" ? " (to " + String(m.to) + ")" : "") + ": "),
         el("span", { class: "chat-text" }, String(m.text))
       )
     );
@@ -484,8 +484,28 @@ window.Arbiter = (function () {
     else if (!wasTogether && together) yourTurnNow(together);
   }
 
+  /** The chat's audiences: all, the players, and this seat's own private channels (the
+   *  game's: a team's), each open to writing or not now. */
+  function showChannels(channels) {
+    const to = document.getElementById("chat-to");
+    if (!to || !Array.isArray(channels)) return;
+    for (const o of Array.from(to.querySelectorAll("option[data-channel]"))) {
+      if (!channels.some(function (c) { return c.name === o.value; })) o.remove();
+    }
+    for (const c of channels) {
+      let o = Array.from(to.options).find(function (x) { return x.value === c.name; });
+      if (!o) {
+        o = el("option", { value: String(c.name), "data-channel": "true" }, "to " + String(c.name) + " (private)");
+        to.appendChild(o);
+      }
+      o.disabled = !c.open;
+      if (o.disabled && to.value === o.value) to.value = "all";
+    }
+  }
+
   function turn(moves) {
     if (!moves) return;
+    showChannels(moves.channels);
     yours = !!moves.yours;
     const t = moves.simultaneous;
     together = !yours && t && typeof t === "object" ? String(t.prompt || "Your move") : null;

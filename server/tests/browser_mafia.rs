@@ -2,7 +2,8 @@
 //! played to its end by clicking the move buttons each page shows for its own part of each
 //! night and day (the six act at once; each page shows its moves whether or not it is the seat
 //! deciding first). Each page shows exactly the server's view for its seat, never a line only
-//! another role is told, and at the end every page shows who won.
+//! another role is told, and at the end every page shows who won. The Mafioso's page alone
+//! offers the Mafia's night channel in its chat, and alone shows what was written there.
 
 mod common;
 mod web;
@@ -54,6 +55,52 @@ async fn six_players_play_mafia_by_clicking(kind: Browser) {
             (connected && players == 6).then_some(())
         })
         .await;
+    }
+    // M10: the Mafioso's page offers its private channel at night, no other page does; a line
+    // written there shows on its page only.
+    let (local, _) = arbiter_kernel::GameKind::create(&arbiter_games::MAFIA, &json!({ "seats": 6 }), 11).unwrap();
+    let mafioso: Vec<bool> = (0..6).map(|i| !local.channels(arbiter_kernel::Seat(i)).is_empty()).collect();
+    assert_eq!(mafioso.iter().filter(|m| **m).count(), 1, "one Mafioso among six");
+    let secret = "a word for the Mafia alone";
+    for (k, (s, page)) in seats.iter().zip(&pages).enumerate() {
+        let want = 2 + usize::from(mafioso[k]);
+        let audiences = until(&format!("{s}'s chat audiences"), || async move {
+            let v =
+                js(page, "return Array.from(document.querySelectorAll('#chat-to option')).filter((o) => !o.disabled).map((o) => o.value)")
+                    .await;
+            let v: Vec<String> = v.as_array()?.iter().filter_map(|o| o.as_str().map(String::from)).collect();
+            (v.len() == want).then_some(v)
+        })
+        .await;
+        assert_eq!(audiences.contains(&"mafia".to_string()), mafioso[k], "{s}: {audiences:?}");
+        if mafioso[k] {
+            js(page, &format!("document.getElementById('chat-to').value = 'mafia'; document.getElementById('chat-text').value = {secret:?}; document.getElementById('chat-send').click(); return true")).await;
+            until(&format!("{s}'s line to its channel"), || async move {
+                page.find(Locator::Css("#chat-log li[data-to=\"mafia\"]")).await.ok()
+            })
+            .await;
+        }
+    }
+    // M03: the first player chooses, takes its choice back from its page, and chooses again
+    // in the loop below.
+    {
+        let page = &pages[0];
+        let first = until("player-1's first move", || async move {
+            let v = js(page, "const b = document.querySelector('#moves button[data-move]'); return b ? b.dataset.move : null").await;
+            v.as_str().map(String::from)
+        })
+        .await;
+        let css = format!("#moves button[data-move=\"{first}\"]");
+        page.find(Locator::Css(&css)).await.unwrap().click().await.unwrap();
+        let undo =
+            until("player-1's take-back button", || async move { page.find(Locator::Css("#moves button[data-undo]")).await.ok() }).await;
+        undo.click().await.unwrap();
+        until("player-1's choice taken back", || {
+            let (http, url) = (&http, format!("{base}/api/games/{id}/moves?token={}", token("player-1")));
+            async move { (get(http, url).await["seq"].as_u64() == Some(0)).then_some(()) }
+        })
+        .await;
+        until("player-1's moves shown again", || async move { page.find(Locator::Css("#moves button[data-move]")).await.ok() }).await;
     }
     let observer = format!("{base}/api/games/{id}/moves?token={}", token("observer"));
     let mut clicks = 0usize;
@@ -115,6 +162,7 @@ async fn six_players_play_mafia_by_clicking(kind: Browser) {
         assert!(roles_shown(page).await.iter().all(Option::is_some), "{s}: every role shown at the end");
         // What only another role is told was never on this page (its log keeps every line).
         let text = everything(page).await;
+        assert_eq!(text.contains(secret), mafioso[n], "{s}: the Mafia's channel");
         for (line, of) in
             [("Your investigation", "Cop"), ("You protected", "Doctor"), ("(Mafia) chooses", "Mafioso"), ("You blocked", "Roleblocker")]
         {

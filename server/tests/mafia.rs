@@ -21,6 +21,18 @@ async fn call(http: &reqwest::Client, method: reqwest::Method, url: String, body
     (status, serde_json::from_str(&r.text().await.unwrap()).unwrap_or(Value::Null))
 }
 
+/// A server on `dir` offering every game, its base URL and a client.
+async fn server(dir: &tempfile::TempDir) -> (arbiter_server::Running, String, reqwest::Client) {
+    let srv = arbiter_server::start(
+        arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf()),
+        arbiter_games::web::offered(),
+    )
+    .await
+    .unwrap();
+    let base = format!("http://{}", srv.addr);
+    (srv, base, reqwest::Client::new())
+}
+
 /// Every message that has arrived on `ws` (waiting a little for the last ones).
 async fn drain(ws: &mut Ws, into: &mut Vec<Value>) {
     while let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_millis(150), ws.next()).await {
@@ -33,14 +45,7 @@ async fn drain(ws: &mut Ws, into: &mut Vec<Value>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn six_players_play_mafia_over_the_network_and_no_seat_hears_another_s_secret() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = arbiter_server::start(
-        arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf()),
-        arbiter_games::web::offered(),
-    )
-    .await
-    .unwrap();
-    let base = format!("http://{}", srv.addr);
-    let http = reqwest::Client::new();
+    let (srv, base, http) = server(&dir).await;
     let (_, kinds) = call(&http, reqwest::Method::GET, format!("{base}/api/kinds"), None).await;
     let mafia = kinds["games"].as_array().unwrap().iter().find(|k| k["id"] == "mafia").expect("the server offers Mafia").clone();
     assert_eq!((mafia["shape"]["seats"]["min"].as_u64(), mafia["shape"]["seats"]["max"].as_u64()), (Some(5), Some(15)), "{mafia}");
@@ -154,14 +159,7 @@ async fn six_players_play_mafia_over_the_network_and_no_seat_hears_another_s_sec
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_takes_back_its_night_choice_before_the_night_resolves() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = arbiter_server::start(
-        arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf()),
-        arbiter_games::web::offered(),
-    )
-    .await
-    .unwrap();
-    let base = format!("http://{}", srv.addr);
-    let http = reqwest::Client::new();
+    let (srv, base, http) = server(&dir).await;
     let (_, g) = call(
         &http,
         reqwest::Method::POST,
@@ -217,14 +215,7 @@ async fn a_player_takes_back_its_night_choice_before_the_night_resolves() {
 async fn the_mafia_s_night_chat_is_theirs_alone() {
     use arbiter_kernel::{GameKind, Seat};
     let dir = tempfile::tempdir().unwrap();
-    let srv = arbiter_server::start(
-        arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf()),
-        arbiter_games::web::offered(),
-    )
-    .await
-    .unwrap();
-    let base = format!("http://{}", srv.addr);
-    let http = reqwest::Client::new();
+    let (srv, base, http) = server(&dir).await;
     let (seed, options) = (5u64, json!({ "seats": 8 }));
     let (local, _) = arbiter_games::MAFIA.create(&options, seed).unwrap();
     let name = |i: usize| format!("player-{}", i + 1);

@@ -74,6 +74,15 @@
       b.addEventListener("click", () => send(m));
       box.appendChild(b);
     }
+    // M03: a choice may be taken back until the night (or the day's vote) resolves.
+    if (moves && moves.undo && !part.list.length) {
+      const u = Object.assign(document.createElement("button"), { type: "button", textContent: "Take back my choice" });
+      u.dataset.undo = "true";
+      u.addEventListener("click", () => {
+        if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "undo" }));
+      });
+      box.appendChild(u);
+    }
     $("prompt").textContent = state.winner ? "" : part.list.length ? "Your move: " + part.prompt : seat === "observer" ? "" : me && !me.alive ? "The dead act no more: you watch." : "Waiting for the others.";
     const o = $("outcome");
     o.hidden = !state.winner;
