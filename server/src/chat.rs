@@ -173,32 +173,31 @@ fn to_json(m: &arbiter_store::ChatMessage) -> Value {
     json!({ "type": "chat", "id": m.id, "at": m.at, "from": m.from, "to": m.to, "text": m.text })
 }
 
+/// Whether `place` may write to the channel `name` in `game` now, judged where the message is
+/// stored (under the session lock, so the channel judged is the one the message reaches). A
+/// refusal names only the seat's own channels, no other seat's (which may tell its role).
+fn channel_open(game: &dyn arbiter_kernel::Match, place: Place, name: &str) -> Result<(), ChatError> {
+    let own = match place {
+        Place::Seat(seat) => game.channels(seat),
+        Place::Observer => Vec::new(),
+    };
+    match own.iter().find(|c| c.name == name) {
+        Some(c) if c.open => Ok(()),
+        Some(_) => Err(ChatError::Invalid(format!("the channel {name:?} is closed now"))),
+        None => {
+            let mut open: Vec<String> = vec!["all".into(), "seats".into()];
+            open.extend(own.iter().map(|c| c.name.clone()));
+            Err(ChatError::Invalid(format!("no audience {:?} here: `to` is one of {}", arbiter_kernel::echo(name), open.join(", "))))
+        }
+    }
+}
+
 /// Store a message of `place` to `to` and send it to every connection of that audience
 /// (blocking). Returns the message as sent.
 pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value, ChatError> {
     let text = check(text)?;
     if to == Audience::Seats && place == Place::Observer {
         return Err(ChatError::Invalid("an observer's messages are for all (`to`: `all`)".into()));
-    }
-    if let Audience::Channel(name) = &to {
-        // Only the seat's own channels are named: no other seat's (which may tell its role).
-        let own = match place {
-            Place::Seat(seat) => room.with_session(|s| s.game().channels(seat)),
-            Place::Observer => Vec::new(),
-        };
-        match own.iter().find(|c| &c.name == name) {
-            Some(c) if c.open => {}
-            Some(_) => return Err(ChatError::Invalid(format!("the channel {name:?} is closed now"))),
-            None => {
-                let mut open: Vec<String> = vec!["all".into(), "seats".into()];
-                open.extend(own.iter().map(|c| c.name.clone()));
-                return Err(ChatError::Invalid(format!(
-                    "no audience {:?} here: `to` is one of {}",
-                    arbiter_kernel::echo(name),
-                    open.join(", ")
-                )));
-            }
-        }
     }
     let n = room.seat_count();
     if !within_rate(&room.id, place.idx(n)) {
@@ -207,6 +206,9 @@ pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value
     room.with_session(|s| {
         if room.is_retired() {
             return Err(ChatError::Unloaded);
+        }
+        if let Audience::Channel(name) = &to {
+            channel_open(s.game(), place, name)?;
         }
         if s.store().chat_len().map_err(|e| ChatError::Failed(e.to_string()))? >= MAX_MESSAGES {
             return Err(ChatError::Full);

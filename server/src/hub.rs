@@ -1427,8 +1427,8 @@ fn is_interjection(s: &Session, seat: Seat, text: &str) -> bool {
 }
 
 /// A move of a kind `seat` may make now although another seat decides (its first word is an
-/// open interjection's: a choice made at the same time) but that is refused: the game's
-/// reason, tried on a copy, rather than whose decision it is.
+/// open interjection's: a cancellation "at any time" written for another target) but that is
+/// refused: the game's reason, tried on a copy, rather than whose decision it is.
 fn interjection_refusal(s: &Session, seat: Seat, text: &str) -> Option<Refusal> {
     let word = |t: &str| t.split_whitespace().next().map(str::to_lowercase);
     if !s.game().interjections(seat).iter().any(|m| word(m) == word(text)) {

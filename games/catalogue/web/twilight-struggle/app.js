@@ -1046,10 +1046,9 @@
         box.appendChild(el("div", { class: "interject-head headline-head" }, "Choose your headline now: the " + sideName(moves.to_move) + " chooses at the same time, and neither sees the other's card until both have chosen (§4.5C)."));
         for (const t of earlyShown) box.appendChild(interjectionButton(t, "v-headline", "data-simultaneous", null));
       }
-      const anyTime = interjections;
-      if (anyTime.length) {
+      if (interjections.length) {
         box.appendChild(el("div", { class: "interject-head" }, "At any time, while the " + sideName(moves.to_move) + " decides:"));
-        for (const t of anyTime) {
+        for (const t of interjections) {
           box.appendChild(interjectionButton(t, "v-interject", "data-interjection", "Interject now, during the " + sideName(moves.to_move) + "'s decision."));
         }
       }

@@ -44,6 +44,12 @@ pub fn legal(p: Position, side: Side) -> Vec<Move> {
     v
 }
 
+/// Whether `side` has a headline to choose (what [`legal`] lists is not empty), without
+/// listing them.
+fn may_choose(p: Position, side: Side) -> bool {
+    p.st.headline[side.idx()].is_none() && p.st.hand(side).iter().any(|c| !p.cards().info(c).no_headline)
+}
+
 pub fn check(p: Position, side: Side, m: &Move, explain: bool) -> Result<(), Illegal> {
     let Move::Headline(c) = m else {
         return illegal("the headline phase needs `headline CARD`", "§4.5C");
@@ -79,7 +85,7 @@ pub fn at_once(p: Position) -> Option<Side> {
     let Some(Task::HeadlineChoose { side: first }) = st.stack.last() else { return None };
     let side = first.opponent();
     let own_to_come = st.stack.iter().any(|t| matches!(t, Task::HeadlineChoose { side: s } if *s == side));
-    let open = own_to_come && reveals_first(p).is_none() && st.outcome.is_none() && !legal(p, side).is_empty();
+    let open = own_to_come && reveals_first(p).is_none() && st.outcome.is_none() && may_choose(p, side);
     open.then_some(side)
 }
 
