@@ -150,8 +150,9 @@ fn recent() -> &'static Mutex<HashMap<(String, usize), VecDeque<Instant>>> {
     RECENT.get_or_init(Default::default)
 }
 
-/// Whether `place` of game `id` may send one more message now (and count it if so).
-fn within_rate(id: &str, place: usize) -> bool {
+/// Whether `place` of game `id` may send one more message now; `count` counts it if so (a
+/// message is counted only where it is stored: a refused one costs nothing of the rate).
+fn within_rate(id: &str, place: usize, count: bool) -> bool {
     let mut all = recent().lock().unwrap_or_else(|p| p.into_inner());
     let now = Instant::now();
     if all.len() > 10_000 {
@@ -165,7 +166,9 @@ fn within_rate(id: &str, place: usize) -> bool {
     if q.len() >= RATE_COUNT {
         return false;
     }
-    q.push_back(now);
+    if count {
+        q.push_back(now);
+    }
     true
 }
 
@@ -200,7 +203,8 @@ pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value
         return Err(ChatError::Invalid("an observer's messages are for all (`to`: `all`)".into()));
     }
     let n = room.seat_count();
-    if !within_rate(&room.id, place.idx(n)) {
+    // Refused before the session lock when already too fast; counted where it is stored.
+    if !within_rate(&room.id, place.idx(n), false) {
         return Err(ChatError::TooFast);
     }
     room.with_session(|s| {
@@ -219,6 +223,9 @@ pub fn post(room: &Room, place: Place, text: &str, to: Audience) -> Result<Value
             if theirs >= MAX_OBSERVER_MESSAGES {
                 return Err(ChatError::ObserversFull);
             }
+        }
+        if !within_rate(&room.id, place.idx(n), true) {
+            return Err(ChatError::TooFast);
         }
         let m = s.store().add_chat(&room.ids[place.idx(n)], to.id(), &text).map_err(|e| match room.lost_lease(&e) {
             true => ChatError::Unloaded,
@@ -306,8 +313,10 @@ mod tests {
     #[test]
     fn a_place_is_held_to_the_rate() {
         let id = crate::seats::new_game_id().unwrap();
-        assert!((0..RATE_COUNT).all(|_| within_rate(&id, 0)));
-        assert!(!within_rate(&id, 0));
-        assert!(within_rate(&id, 1), "another place has its own count");
+        assert!((0..RATE_COUNT).all(|_| within_rate(&id, 0, false)), "a look counts nothing");
+        assert!((0..RATE_COUNT).all(|_| within_rate(&id, 0, true)));
+        assert!(!within_rate(&id, 0, true));
+        assert!(!within_rate(&id, 0, false));
+        assert!(within_rate(&id, 1, true), "another place has its own count");
     }
 }

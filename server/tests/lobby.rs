@@ -263,7 +263,8 @@ async fn chat_reaches_its_audience_and_is_kept_with_the_game() {
     for i in 0..6 {
         codes.push(t2.post(&url("us"), json!({ "text": format!("spam {i}") })).await.0);
     }
-    // The US said "good luck" a moment ago: four more, then too fast.
+    // The US said "good luck" a moment ago (its refused messages count nothing): four more,
+    // then too fast.
     assert_eq!(codes, [201, 201, 201, 201, 429, 429], "five in ten seconds, then 429");
     // Over the WebSocket, a refusal is a `rejected` message.
     ussr.send(Message::Text(json!({ "type": "chat", "text": "" }).to_string().into())).await.unwrap();
