@@ -24,7 +24,9 @@ fn kinds() -> Vec<Box<dyn GameKind>> {
 /// rounds). It is the smallest game of the shape Diplomacy's orders and Mafia's nights have.
 mod odd_one_out {
     use arbiter_kernel::kind::{Capabilities, Information, SeatRange, Shape};
-    use arbiter_kernel::{Decision, Game, GameKind, Match, Outcome, Refusal, Report, Seat, SeatResult, Turn, Viewer};
+    use arbiter_kernel::{
+        Decision, Encodable, Game, GameKind, Match, Outcome, Refusal, Report, Searchable, Seat, SeatResult, Turn, Viewer,
+    };
 
     #[derive(Clone, Debug, Hash, PartialEq, Eq)]
     pub struct OddOneOut {
@@ -120,6 +122,10 @@ mod odd_one_out {
             Some(true)
         }
     }
+
+    impl Searchable for OddOneOut {}
+
+    impl Encodable for OddOneOut {}
 
     pub struct Kind;
 
@@ -235,8 +241,23 @@ fn says_what_it_is(kind: &dyn GameKind) {
     let (m, _) = kind.create(&kind.default_options(), 7).unwrap();
     assert_eq!(m.seats().len(), usize::from(r.default), "{}: the default number of seats", kind.id());
     for o in &shape.options {
-        let given = [format!("{}={}", o.key, o.default)];
-        assert!(kind.create(&shape.options_from(None, &given).unwrap(), 7).is_ok(), "{}: option {} at its default", kind.id(), o.key);
+        // At its default; an option with none (a preset) at each of its choices.
+        let values: Vec<String> = match (o.kind, o.default.is_null()) {
+            (arbiter_kernel::kind::OptionType::Choice { choices }, true) => choices.iter().map(|c| c.to_string()).collect(),
+            (_, true) => panic!("{}: option {} has no default and no choices", kind.id(), o.key),
+            (_, false) => vec![o.default.to_string()],
+        };
+        for v in values {
+            let given = [format!("{}={v}", o.key)];
+            let options = kind.complete_options(&shape.options_from(None, &given).unwrap()).unwrap();
+            assert!(kind.create(&options, 7).is_ok(), "{}: option {} at {v}", kind.id(), o.key);
+            assert_eq!(
+                kind.complete_options(&options).unwrap(),
+                options,
+                "{}: completed options complete to themselves (a saved game's replay)",
+                kind.id()
+            );
+        }
     }
     let c = shape.capabilities;
     let seat = m.decision().expect("a new game has a decision").first().seat;
@@ -296,7 +317,7 @@ fn every_encoding_keeps_the_learning_contract() {
                 assert_eq!(frame.seat, turn.seat, "{}: the frame names the deciding seat", kind.id());
                 assert!((frame.kind as usize) < e.frames.len());
                 assert_eq!(m.learning().observe_decider(&mut obs).unwrap(), Some(frame));
-                // Every value is written (`Game::observe`): none is left from before.
+                // Every value is written (`Encodable::observe`): none is left from before.
                 again.fill(f32::NAN);
                 m.learning().observe(turn.seat, &mut again).unwrap();
                 assert_eq!(obs, again, "{}: the decider's observation is the seat's", kind.id());

@@ -18,7 +18,7 @@ mod ts_session;
 mod warn;
 
 use arbiter_games::catalogue;
-use arbiter_kernel::{GameKind, Match, Seat, Viewer};
+use arbiter_kernel::{Match, Seat, Viewer};
 use arbiter_store::{EventStore, Replay, Session, SessionError, SqliteStore};
 use arbiter_twilight::Options;
 use clap::{Parser, Subcommand};
@@ -52,23 +52,10 @@ enum Command {
         /// The number of seats, for a game whose number varies (mafia: 5 to 15).
         #[arg(long)]
         seats: Option<u8>,
-        /// An option of the game, KEY=VALUE (repeatable; `arbiter games` lists them).
+        /// An option of the game, KEY=VALUE (repeatable; `arbiter games` lists each game's:
+        /// `optional_cards=true`, `us_bonus=0`; `preset=expert`, `width=16`, `mines=40`).
         #[arg(long = "option", value_name = "KEY=VALUE")]
         options: Vec<String>,
-        /// Twilight Struggle: play with the 7 optional cards (104-110).
-        #[arg(long)]
-        optional_cards: bool,
-        /// Twilight Struggle: extra US Influence after setup (a common handicap; 0 turns it
-        /// off; default 2).
-        #[arg(long)]
-        us_bonus: Option<u8>,
-        /// Minesweeper: the board, WIDTHxHEIGHT, or beginner (9x9, 10 mines, the default),
-        /// intermediate (16x16, 40) or expert (16x30, 99).
-        #[arg(long)]
-        size: Option<String>,
-        /// Minesweeper: the number of mines (default 10).
-        #[arg(long)]
-        mines: Option<u16>,
         /// Overwrite an existing file.
         #[arg(long)]
         force: bool,
@@ -235,14 +222,24 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Two agents play a game of two seats against each other, the seats swapped every game:
-    /// wins, losses, draws, the Elo difference with its 95% interval, end reasons, time per
-    /// decision. Agents: random, greedy (one move ahead), computer[:LEVEL] (the search, levels
-    /// 1-5, 3 by default).
+    /// Two agents play a game against each other, `a` in one seat (or one side) rotated over
+    /// the games, `b` in the others: wins, losses, draws, the Elo difference with its 95%
+    /// interval, end reasons, results by the side `a` played, time per decision. Agents:
+    /// random, greedy (one move ahead), computer[:LEVEL] (the search, levels 1-5, 3 by default).
     Arena {
-        /// The game (of two seats): twilight-struggle, the default.
+        /// The game: twilight-struggle, the default.
         #[arg(long, default_value = "twilight-struggle")]
         game: String,
+        /// The number of seats, for a game whose seat count varies.
+        #[arg(long)]
+        seats: Option<u8>,
+        /// An option of the game, KEY=VALUE (repeatable; `arbiter games` lists them).
+        #[arg(long = "option", value_name = "KEY=VALUE")]
+        options: Vec<String>,
+        /// `seat`: `a` plays one seat; `side`: `a` plays every seat of one side (a team: the
+        /// village or the Mafia), each seat deciding alone from what it may know.
+        #[arg(long, default_value = "seat")]
+        split: String,
         #[arg(long, default_value_t = 100)]
         games: u64,
         /// The first agent.
@@ -363,64 +360,11 @@ fn viewer_named(s: &Session, id: &str) -> Result<Viewer, Failure> {
     seat_named(s, id).map(Some)
 }
 
-/// The options of a new game of `kind` from the command line's flags: each flag belongs to one
-/// game, and a flag of another game is refused.
-fn new_game_options(
-    kind: &dyn arbiter_kernel::GameKind,
-    seats: Option<u8>,
-    given: &[String],
-    optional_cards: bool,
-    us_bonus: Option<u8>,
-    size: Option<&str>,
-    mines: Option<u16>,
-) -> Result<serde_json::Value, Failure> {
-    let game = kind.id();
-    let ts = arbiter_games::TWILIGHT_STRUGGLE.id();
-    let ms = arbiter_games::MINESWEEPER.id();
-    let flags = [
-        ("--optional-cards", optional_cards, ts),
-        ("--us-bonus", us_bonus.is_some(), ts),
-        ("--size", size.is_some(), ms),
-        ("--mines", mines.is_some(), ms),
-    ];
-    if let Some((flag, _, of)) = flags.iter().find(|(_, given, of)| *given && *of != game) {
-        return Err(Failure::Rejected(format!("{flag} is an option of {of}, not of {game}")));
-    }
-    let mut o = match kind.default_options() {
-        serde_json::Value::Object(o) => o,
-        _ => serde_json::Map::new(),
-    };
-    if game == ts {
-        o.insert("optional_cards".into(), optional_cards.into());
-        if let Some(b) = us_bonus {
-            o.insert("us_bonus".into(), b.into());
-        }
-    } else if game == ms {
-        match size {
-            Some(name) if name.chars().all(|c| c.is_ascii_alphabetic()) => {
-                arbiter_minesweeper::Options::preset(name).map_err(|r| Failure::Rejected(r.reason))?;
-                // The preset's numbers, not the defaults' (`--mines` may still change one).
-                for k in ["width", "height", "mines"] {
-                    o.remove(k);
-                }
-                o.insert("preset".into(), name.to_lowercase().into());
-            }
-            Some(size) => {
-                let (w, h) = arbiter_minesweeper::Options::parse_size(size).map_err(|r| Failure::Rejected(r.reason))?;
-                o.insert("width".into(), w.into());
-                o.insert("height".into(), h.into());
-            }
-            None => {}
-        }
-        if let Some(m) = mines {
-            o.insert("mines".into(), m.into());
-        }
-    }
-    // The generic options: read by the kind's own description of them.
-    if let serde_json::Value::Object(generic) = kind.shape().options_from(seats, given).map_err(|r| Failure::Rejected(r.reason))? {
-        o.extend(generic);
-    }
-    Ok(serde_json::Value::Object(o))
+/// The whole options of a new game of `kind` from `--seats` and `--option KEY=VALUE`, read by
+/// the kind's own description of them and completed by the kind (defaults, presets).
+fn game_options(kind: &dyn arbiter_kernel::GameKind, seats: Option<u8>, given: &[String]) -> Result<serde_json::Value, Failure> {
+    let given = kind.shape().options_from(seats, given).map_err(|r| Failure::Rejected(r.reason))?;
+    kind.complete_options(&given).map_err(|r| Failure::Rejected(r.reason))
 }
 
 /// Exit status 2: the input was rejected (illegal move, bad arguments); 1: anything else.
@@ -495,9 +439,9 @@ fn json(v: &impl serde::Serialize) -> String {
 
 fn run(cmd: Command) -> Result<(), Failure> {
     match cmd {
-        Command::New { file, game, seed, seats, options, optional_cards, us_bonus, size, mines, force } => {
+        Command::New { file, game, seed, seats, options, force } => {
             let kind = catalogue().find(&game).map_err(|r| Failure::Rejected(r.reason))?;
-            let options = new_game_options(kind, seats, &options, optional_cards, us_bonus, size.as_deref(), mines)?;
+            let options = game_options(kind, seats, &options)?;
             let seed = seed.unwrap_or_else(clock_seed);
             // The options are the game's to judge, before an existing file is touched: a
             // refused `new --force` leaves the old game as it was.
@@ -566,8 +510,10 @@ fn run(cmd: Command) -> Result<(), Failure> {
                     let ty = match o.kind {
                         arbiter_kernel::kind::OptionType::Flag => "true or false".to_string(),
                         arbiter_kernel::kind::OptionType::Integer { min, max } => format!("{min} to {max}"),
+                        arbiter_kernel::kind::OptionType::Choice { choices } => choices.join(", "),
                     };
-                    say!("  --option {}=VALUE  {} ({ty}; default {})", o.key, o.help, o.default);
+                    let default = if o.default.is_null() { "none by default".to_string() } else { format!("default {}", o.default) };
+                    say!("  --option {}=VALUE  {} ({ty}; {default})", o.key, o.help);
                 }
             }
             Ok(())
@@ -810,7 +756,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Arena { game, games, a, b, seed, threads, json: as_json } => {
+        Command::Arena { game, seats, options, split, games, a, b, seed, threads, json: as_json } => {
             let kind = catalogue().find(&game).map_err(|r| Failure::Rejected(r.reason))?;
             if games == 0 {
                 return Err(Failure::Rejected("--games must be at least 1".into()));
@@ -818,19 +764,26 @@ fn run(cmd: Command) -> Result<(), Failure> {
             check_threads(threads)?;
             let read = |t: &str| t.parse::<arbiter_kernel::search::Agent>().map_err(|r| Failure::Rejected(r.reason));
             let (a, b) = (read(&a)?, read(&b)?);
-            let r = arbiter_kernel::arena::run(kind, &serde_json::Value::Null, games, a, b, seed, threads).map_err(Failure::Rejected)?;
+            let split = split.parse::<arbiter_kernel::arena::Split>().map_err(Failure::Rejected)?;
+            let options = game_options(kind, seats, &options)?;
+            let setup = arbiter_kernel::arena::Setup { games, a, b, seed, threads, split };
+            let r = arbiter_kernel::arena::run(kind, &options, &setup).map_err(Failure::Rejected)?;
             if as_json {
                 say!("{}", json(&r));
             } else {
                 say!(
-                    "{} games of {} (seeds {}–{}, {} thread(s)): {} (a) against {} (b), seats swapped every game",
+                    "{} games of {} (seeds {}–{}, {} thread(s)): {} (a) against {} (b), {}",
                     r.games,
                     kind.title(),
                     r.seed,
                     r.seed.wrapping_add(r.games - 1),
                     r.threads,
                     r.a.agent,
-                    r.b.agent
+                    r.b.agent,
+                    match r.split {
+                        arbiter_kernel::arena::Split::Seat => "a's seat rotated every game",
+                        arbiter_kernel::arena::Split::Side => "a playing every seat of one side, rotated every game",
+                    }
                 );
                 say!("a wins {}, b wins {}, draws {}: a scores {:.1} %", r.a_wins, r.b_wins, r.draws, r.a_score * 100.0);
                 match (r.elo, r.elo_low, r.elo_high, r.elo_bound) {
@@ -849,6 +802,12 @@ fn run(cmd: Command) -> Result<(), Failure> {
                     m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
                 };
                 say!("a won by: {}; b won by: {}", by(&r.a_won_by), by(&r.b_won_by));
+                let sides: Vec<String> = r
+                    .a_as
+                    .iter()
+                    .map(|(side, t)| format!("as {side}: won {} of {} ({} lost, {} drawn)", t.a_wins, t.games, t.b_wins, t.draws))
+                    .collect();
+                say!("a {}", sides.join("; "));
                 say!("time per decision: a {:.1} µs, b {:.1} µs", r.a.micros_per_decision, r.b.micros_per_decision);
             }
             Ok(())

@@ -415,7 +415,7 @@ fn the_line_mode_lets_the_side_not_deciding_interject() {
     let prefix: Vec<String> = reached.moves.into_iter().map(|(_, m)| m).collect();
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("g.arbiter");
-    out(&["new", f.to_str().unwrap(), "--seed", &seed.to_string(), "--us-bonus", "2"]);
+    out(&["new", f.to_str().unwrap(), "--seed", &seed.to_string(), "--option", "us_bonus=2"]);
     for chunk in prefix.chunks(200) {
         let mut args = vec!["move", f.to_str().unwrap()];
         args.extend(chunk.iter().map(String::as_str));
@@ -443,14 +443,18 @@ fn minesweeper_is_played_through_the_same_commands() {
     let file = f.to_str().unwrap();
     // Options of another game, and impossible ones, are refused and create nothing.
     for (args, says) in [
-        (vec!["new", file, "--game", "minesweeper", "--us-bonus", "3"], "--us-bonus is an option of twilight-struggle"),
-        (vec!["new", file, "--size", "9x9"], "--size is an option of minesweeper"),
-        (vec!["new", file, "--game", "minesweeper", "--size", "4x4", "--mines", "16"], "mines"),
         (
-            vec!["new", file, "--game", "minesweeper", "--size", "nine"],
-            "no board named \"nine\": the boards are beginner, intermediate, expert",
+            vec!["new", file, "--game", "minesweeper", "--option", "us_bonus=3"],
+            "no option \"us_bonus\": its options are width, height, mines, preset",
         ),
-        (vec!["new", file, "--game", "minesweeper", "--size", "9by9"], "WIDTHxHEIGHT"),
+        (vec!["new", file, "--option", "width=9"], "no option \"width\": its options are optional_cards, us_bonus"),
+        (vec!["new", file, "--game", "minesweeper", "--option", "width=4", "--option", "height=4", "--option", "mines=16"], "mines"),
+        (
+            vec!["new", file, "--game", "minesweeper", "--option", "preset=nine"],
+            "preset is one of beginner, intermediate, expert, not \"nine\"",
+        ),
+        (vec!["new", file, "--game", "minesweeper", "--option", "width=nine"], "width is a whole number from 2 to 26"),
+        (vec!["new", file, "--game", "minesweeper", "--size", "9x9"], "unexpected argument '--size'"),
         (vec!["new", file, "--game", "chess"], "twilight-struggle, minesweeper"),
     ] {
         let o = arbiter().args(&args).output().unwrap();
@@ -460,11 +464,19 @@ fn minesweeper_is_played_through_the_same_commands() {
     }
     // A classic board by name.
     let expert = dir.path().join("expert.arbiter");
-    out(&["new", expert.to_str().unwrap(), "--game", "minesweeper", "--size", "expert"]);
+    out(&["new", expert.to_str().unwrap(), "--game", "minesweeper", "--option", "preset=Expert"]);
     let st = out(&["state", expert.to_str().unwrap(), "--json"]);
     let v: serde_json::Value = serde_json::from_str(&st).unwrap();
     assert_eq!((v["width"].as_u64(), v["height"].as_u64(), v["mines"].as_u64()), (Some(16), Some(30), Some(99)), "{v}");
-    out(&["new", file, "--game", "minesweeper", "--size", "6x5", "--mines", "4", "--seed", "3"]);
+    // A preset with a number of its own changed; the file keeps the board, not the name.
+    out(&["new", expert.to_str().unwrap(), "--force", "--game", "minesweeper", "--option", "preset=intermediate", "--option", "mines=50"]);
+    let v: serde_json::Value = serde_json::from_str(&out(&["state", expert.to_str().unwrap(), "--json"])).unwrap();
+    assert_eq!((v["width"].as_u64(), v["height"].as_u64(), v["mines"].as_u64()), (Some(16), Some(16), Some(50)), "{v}");
+    let saved = arbiter_store::Session::open_read_only(&expert, &arbiter_games::catalogue()).unwrap();
+    let kept: serde_json::Value = serde_json::from_str(&saved.header().options).unwrap();
+    assert_eq!(kept, serde_json::json!({"width": 16, "height": 16, "mines": 50}));
+    drop(saved);
+    out(&["new", file, "--game", "minesweeper", "--option", "width=6", "--option", "height=5", "--option", "mines=4", "--seed", "3"]);
     let moves = out(&["moves", file]);
     assert!(moves.lines().any(|l| l == "open a1") && moves.lines().any(|l| l == "flag f5"), "{moves}");
     assert_eq!(moves.lines().count(), 6 * 5 * 2, "open and flag each cell");
@@ -504,7 +516,7 @@ fn minesweeper_is_played_through_the_same_commands() {
     let replayed = out(&["replay", file]);
     assert!(replayed.contains("Replayed and verified"), "{replayed}");
     // A refused `new --force` leaves the game it would have replaced.
-    let o = arbiter().args(["new", file, "--force", "--game", "minesweeper", "--mines", "500"]).output().unwrap();
+    let o = arbiter().args(["new", file, "--force", "--game", "minesweeper", "--option", "mines=500"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(f.exists() && out(&["replay", file]).contains("Replayed and verified"), "the old game is kept");
     let json: serde_json::Value = serde_json::from_str(&out(&["moves", file, "--json"])).unwrap();

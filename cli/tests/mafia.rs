@@ -140,3 +140,40 @@ fn a_player_takes_back_its_night_choice_with_undo_as() {
     let o = arbiter().args(["undo"]).arg(&f).args(["--as", "player-3"]).output().unwrap();
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("cannot undo"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// `arbiter arena --split side`: agent `a` plays every seat of one side (the village, then the
+/// Mafia, by name), each seat alone; the results say how `a` did as each; a game without
+/// sides is refused by name, and the seat count is an option like `new`'s.
+#[test]
+fn the_arena_puts_an_agent_in_every_seat_of_one_side() {
+    let run = |args: &[&str]| -> serde_json::Value {
+        let o = arbiter().args(["arena", "--game", "mafia", "--games", "6", "--seed", "3", "--json"]).args(args).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let r = run(&["--split", "side", "--seats", "9"]);
+    assert_eq!(r["split"], "side");
+    let sides = r["a_as"].as_object().unwrap();
+    assert_eq!(sides.keys().collect::<Vec<_>>(), ["the Mafia", "the village"], "{r}");
+    for t in sides.values() {
+        assert_eq!(t["games"], 3, "{r}");
+        assert_eq!(t["a_wins"].as_u64().unwrap() + t["b_wins"].as_u64().unwrap(), 3, "no draws in Mafia: {r}");
+    }
+    // Nine seats, two Mafia: `a` makes the Mafia's decisions in half the games and the
+    // village's (seven seats) in the other half.
+    let (a, b) = (r["a"]["decisions"].as_u64().unwrap(), r["b"]["decisions"].as_u64().unwrap());
+    assert!(a > 0 && b > 0, "{r}");
+    // By seat, the side `a`'s seat played is counted the same way.
+    let r = run(&["--split", "seat"]);
+    let games: u64 = r["a_as"].as_object().unwrap().values().map(|t| t["games"].as_u64().unwrap()).sum();
+    assert_eq!(games, 6, "{r}");
+    for (args, says) in [
+        (vec!["arena", "--split", "side"], "the arena's split by side needs a game whose every seat plays for one of two sides"),
+        (vec!["arena", "--split", "team"], "no split \"team\": `seat` (a in one seat) or `side`"),
+        (vec!["arena", "--game", "mafia", "--seats", "4"], "this game is for 5 to 15 seats, not 4"),
+    ] {
+        let o = arbiter().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}

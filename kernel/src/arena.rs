@@ -1,10 +1,18 @@
 //! The arena (`arbiter arena`, and `arbiter.arena` in Python): two agents play a game against
 //! each other, and the strength of one against the other is measured: wins, losses, draws, the
-//! Elo difference with its 95% confidence interval, how the games ended, and the time each
-//! agent takes per decision. In a game of `n` seats, game `i` uses seed `S + i` and agent `a`
-//! plays seat `i % n`, agent `b` every other seat (two seats: each pair of games with the seats
-//! swapped), so the result does not depend on the thread count. A game counts as `a`'s win when
-//! `a`'s seat won (alone or with its side), as `b`'s when it lost, else as a draw.
+//! Elo difference with its 95% confidence interval, how the games ended, the results by the
+//! side `a` played, and the time each agent takes per decision. Game `i` uses seed `S + i`.
+//! How the seats are shared ([`Split`]):
+//!
+//! - by seat (the default): in a game of `n` seats agent `a` plays seat `i % n`, agent `b`
+//!   every other seat (two seats: each pair of games with the seats swapped);
+//! - by side: in a game whose seats play for sides ([`crate::Searchable::side`]: teams, open or
+//!   hidden), agent `a` plays every seat of one side, `b` every other seat; game `i` gives `a`
+//!   side `i % k` of the `k` sides of that game, in the order of their names. Each seat's agent
+//!   still decides alone, from what its seat may know.
+//!
+//! So the result does not depend on the thread count. A game counts as `a`'s win when `a`'s
+//! seats won (alone or with their side), as `b`'s when they lost, else as a draw.
 //!
 //! Agents are the kernel's ([`Agent`]): `random`, `greedy`, `computer[:LEVEL]`. Each decision
 //! of game `i` is made with a seed drawn from `S + i`, the agent and the decision's number: the
@@ -14,6 +22,48 @@ use crate::search::{Agent, Plan};
 use crate::{GameKind, Seat};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+
+/// How the arena shares a game's seats between the agents.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    /// `a` in one seat (rotated over the games), `b` in every other.
+    #[default]
+    Seat,
+    /// `a` in every seat of one side (rotated over the games), `b` in every other.
+    Side,
+}
+
+impl std::str::FromStr for Split {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Split, String> {
+        match s.trim() {
+            "seat" => Ok(Split::Seat),
+            "side" => Ok(Split::Side),
+            t => Err(format!("no split {:?}: `seat` (a in one seat) or `side` (a in every seat of one side)", crate::echo(t))),
+        }
+    }
+}
+
+/// What the arena plays: how many games, the agents, the first seed, the threads, the split.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup {
+    pub games: u64,
+    pub a: Agent,
+    pub b: Agent,
+    pub seed: u64,
+    pub threads: usize,
+    pub split: Split,
+}
+
+/// The games `a` played for one side, and how they ended for it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SideTally {
+    pub games: u64,
+    pub a_wins: u64,
+    pub b_wins: u64,
+    pub draws: u64,
+}
 
 /// One agent's share of the games.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -30,6 +80,7 @@ pub struct ArenaResult {
     pub games: u64,
     pub seed: u64,
     pub threads: usize,
+    pub split: Split,
     pub a_wins: u64,
     pub b_wins: u64,
     pub draws: u64,
@@ -47,6 +98,9 @@ pub struct ArenaResult {
     /// The same for the games `a` won, and for those `b` won.
     pub a_won_by: BTreeMap<String, u64>,
     pub b_won_by: BTreeMap<String, u64>,
+    /// By the side `a` played ([`crate::Searchable::side`]; a game without sides: the name of
+    /// `a`'s seat, by seat, or `all` when it played every seat).
+    pub a_as: BTreeMap<String, SideTally>,
     pub a: AgentStats,
     pub b: AgentStats,
 }
@@ -83,22 +137,48 @@ struct Played {
     /// 1: `a` won, 0: `b` won, `None`: a draw.
     a_won: Option<bool>,
     reason: String,
+    /// The side `a` played.
+    side: String,
     /// Decisions and time of `a`, then of `b`.
     decisions: [u64; 2],
     time: [Duration; 2],
 }
 
-fn play_one(kind: &dyn GameKind, options: &serde_json::Value, seed: u64, agents: [Agent; 2], i: u64) -> Result<Played, String> {
+/// The seats agent `a` plays in game `i`, and the side they are (see the module's text).
+fn seats_of_a(game: &dyn crate::Match, split: Split, i: u64) -> Result<(Vec<Seat>, String), String> {
+    let n = game.seats().len().max(1);
+    let seats = (0..n).map(|s| Seat(s as u8));
+    let sides: Vec<Option<String>> = seats.clone().map(|s| game.computer().side(s)).collect();
+    match split {
+        Split::Seat => {
+            let s = Seat((i % n as u64) as u8);
+            let side = sides[s.idx()].clone().unwrap_or_else(|| game.seats()[s.idx()].clone());
+            Ok((vec![s], side))
+        }
+        Split::Side => {
+            let mut names: Vec<&String> = sides.iter().flatten().collect();
+            names.sort();
+            names.dedup();
+            if names.len() < 2 || sides.iter().any(Option::is_none) {
+                return Err("the arena's split by side needs a game whose every seat plays for one of two sides or more".into());
+            }
+            let side = names[(i % names.len() as u64) as usize].clone();
+            Ok((seats.filter(|s| sides[s.idx()].as_ref() == Some(&side)).collect(), side))
+        }
+    }
+}
+
+fn play_one(kind: &dyn GameKind, options: &serde_json::Value, seed: u64, setup: &Setup, i: u64) -> Result<Played, String> {
+    let agents = [setup.a, setup.b];
     let (mut game, _) = kind.create(options, seed).map_err(|r| r.to_string())?;
-    // Agent `a` plays seat i % n.
-    let a_seat = Seat((i % game.seats().len().max(1) as u64) as u8);
+    let (a_seats, side) = seats_of_a(game.as_ref(), setup.split, i)?;
     let (mut decisions, mut time) = ([0u64; 2], [Duration::ZERO; 2]);
     while game.outcome().is_none() {
         let Some(decision) = game.decision() else { return Err(format!("game {i}: no decision and no outcome")) };
         // One seat at a time, the first of the decision: at a simultaneous step each agent
         // sees only its own seat's view, so the order tells it nothing.
         let seat = decision.first().seat;
-        let who = usize::from(seat != a_seat);
+        let who = usize::from(!a_seats.contains(&seat));
         let started = Instant::now();
         let plan = Plan::new(agents[who], crate::stable_hash(&(seed, who, decisions[who])));
         let m = game.computer().agent_move(seat, &plan, &|_| {}).map_err(|r| format!("game {i}: {} could not move: {r}", agents[who]))?;
@@ -107,37 +187,31 @@ fn play_one(kind: &dyn GameKind, options: &serde_json::Value, seed: u64, agents:
         game.play(seat, &m).map_err(|r| format!("game {i}: {}'s move {m:?} was refused: {r}", agents[who]))?;
     }
     let outcome = game.outcome().ok_or("no outcome")?;
-    let a_won = match outcome.result(a_seat) {
+    let a_won = match outcome.result(a_seats[0]) {
         Some(crate::SeatResult::Won) => Some(true),
         Some(crate::SeatResult::Lost) => Some(false),
         _ => None,
     };
-    Ok(Played { a_won, reason: outcome.reason, decisions, time })
+    Ok(Played { a_won, reason: outcome.reason, side, decisions, time })
 }
 
-/// Play `games` games of `kind` with `options` (the kind's defaults where `null`) between `a`
-/// and `b` on `threads` threads.
-pub fn run(
-    kind: &'static dyn GameKind,
-    options: &serde_json::Value,
-    games: u64,
-    a: Agent,
-    b: Agent,
-    seed: u64,
-    threads: usize,
-) -> Result<ArenaResult, String> {
+/// Play `setup.games` games of `kind` with `options` (the kind's defaults where `null`)
+/// between `setup.a` and `setup.b` on `setup.threads` threads.
+pub fn run(kind: &'static dyn GameKind, options: &serde_json::Value, setup: &Setup) -> Result<ArenaResult, String> {
+    let Setup { games, a, b, seed, threads, split } = *setup;
     let options = if options.is_null() { kind.default_options() } else { options.clone() };
     let (probe, _) = kind.create(&options, seed).map_err(|r| r.to_string())?;
     if probe.seats().len() < 2 {
         return Err(format!("the arena pits two agents against each other: {} has {} seat(s)", kind.title(), probe.seats().len()));
     }
+    seats_of_a(probe.as_ref(), split, 0)?;
     let agents = [a, b];
     let results: Vec<Result<Played, String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads as u64)
             .map(|t| {
                 let options = &options;
                 scope.spawn(move || {
-                    (t..games).step_by(threads).map(|i| (i, play_one(kind, options, seed.wrapping_add(i), agents, i))).collect::<Vec<_>>()
+                    (t..games).step_by(threads).map(|i| (i, play_one(kind, options, seed.wrapping_add(i), setup, i))).collect::<Vec<_>>()
                 })
             })
             .collect();
@@ -148,19 +222,27 @@ pub fn run(
     });
     let (mut a_wins, mut b_wins, mut draws) = (0, 0, 0);
     let (mut end_reasons, mut a_won_by, mut b_won_by) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
+    let mut a_as: BTreeMap<String, SideTally> = BTreeMap::new();
     let (mut decisions, mut time) = ([0u64; 2], [Duration::ZERO; 2]);
     for r in results {
         let p = r?;
+        let tally = a_as.entry(p.side.clone()).or_default();
+        tally.games += 1;
         match p.a_won {
             Some(true) => {
                 a_wins += 1;
+                tally.a_wins += 1;
                 *a_won_by.entry(p.reason.clone()).or_insert(0) += 1;
             }
             Some(false) => {
                 b_wins += 1;
+                tally.b_wins += 1;
                 *b_won_by.entry(p.reason.clone()).or_insert(0) += 1;
             }
-            None => draws += 1,
+            None => {
+                draws += 1;
+                tally.draws += 1;
+            }
         }
         *end_reasons.entry(p.reason).or_insert(0) += 1;
         for k in 0..2 {
@@ -179,6 +261,7 @@ pub fn run(
         games,
         seed,
         threads,
+        split,
         a_wins,
         b_wins,
         draws,
@@ -190,6 +273,7 @@ pub fn run(
         end_reasons,
         a_won_by,
         b_won_by,
+        a_as,
         a: stats(0),
         b: stats(1),
     })

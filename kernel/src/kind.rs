@@ -34,6 +34,8 @@ pub enum OptionType {
     Flag,
     /// A whole number from `min` to `max`.
     Integer { min: i64, max: i64 },
+    /// One of `choices` (by name, in any case).
+    Choice { choices: &'static [&'static str] },
 }
 
 /// One option of a new game.
@@ -43,6 +45,7 @@ pub struct OptionSpec {
     pub key: &'static str,
     #[serde(flatten)]
     pub kind: OptionType,
+    /// Its value when not given; `null`: none (the option is left out unless given).
     pub default: Value,
     /// What it does, in a player's words.
     pub help: &'static str,
@@ -61,9 +64,9 @@ pub enum Information {
 /// contract tests check that the kind says what its games do).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Capabilities {
-    /// A computer opponent ([`crate::Game::determinize`]).
+    /// A computer opponent ([`crate::Searchable::determinize`]).
     pub computer: bool,
-    /// An action space and observations for learning ([`crate::Game::encoding`]).
+    /// An action space and observations for learning ([`crate::Encodable::encoding`]).
     pub encoding: bool,
     /// A move a clock makes for a seat whose time runs out ([`crate::Game::timeout_move`]).
     pub clock: bool,
@@ -87,7 +90,8 @@ impl Shape {
     /// The options of a new game with their defaults (and the default number of seats where it
     /// varies).
     pub fn default_options(&self) -> Value {
-        let mut m: Map<String, Value> = self.options.iter().map(|o| (o.key.to_string(), o.default.clone())).collect();
+        let mut m: Map<String, Value> =
+            self.options.iter().filter(|o| !o.default.is_null()).map(|o| (o.key.to_string(), o.default.clone())).collect();
         if self.seats.varies() {
             m.insert(SEATS.into(), self.seats.default.into());
         }
@@ -143,6 +147,12 @@ impl OptionSpec {
                     "game options",
                 )),
             },
+            OptionType::Choice { choices } => match choices.iter().find(|c| c.eq_ignore_ascii_case(text)) {
+                Some(c) => Ok(Value::String(c.to_string())),
+                None => {
+                    Err(Refusal::new(format!("{} is one of {}, not {:?}", self.key, choices.join(", "), crate::echo(text)), "game options"))
+                }
+            },
         }
     }
 }
@@ -170,6 +180,7 @@ mod tests {
             options: vec![
                 OptionSpec { key: "fast", kind: OptionType::Flag, default: false.into(), help: "" },
                 OptionSpec { key: "rounds", kind: OptionType::Integer { min: 1, max: 9 }, default: 3.into(), help: "" },
+                OptionSpec { key: "board", kind: OptionType::Choice { choices: &["small", "large"] }, default: Value::Null, help: "" },
             ],
             information: Information::Perfect,
             capabilities: Capabilities { computer: false, encoding: false, clock: false },
@@ -189,7 +200,9 @@ mod tests {
         assert_eq!(refused(Some(7), &[]), "this game is for 3 to 6 seats, not 7");
         assert_eq!(refused(None, &["rounds=10"]), "rounds is a whole number from 1 to 9, not \"10\"");
         assert_eq!(refused(None, &["fast=maybe"]), "fast is true or false, not \"maybe\"");
-        assert_eq!(refused(None, &["slow=1"]), "no option \"slow\": its options are fast, rounds");
+        assert_eq!(s.options_from(None, &["board=LARGE".into()]).unwrap(), serde_json::json!({"board": "large"}));
+        assert_eq!(refused(None, &["board=huge"]), "board is one of small, large, not \"huge\"");
+        assert_eq!(refused(None, &["slow=1"]), "no option \"slow\": its options are fast, rounds, board");
         assert_eq!(refused(None, &["fast"]), "an option is written key=value, not \"fast\"");
         assert_eq!(seats_of(&serde_json::json!({"seats": 6}), s.seats).unwrap(), 6);
         assert_eq!(seats_of(&serde_json::json!({}), s.seats).unwrap(), 4);

@@ -7,9 +7,14 @@
 //!   moves as values of its own `Move` type, `play_as(seat, move) -> Result<Report, Refusal>`
 //!   with a reason that names the rule, a per-seat view, the state hash, the notation (the
 //!   canonical text of a move, parsed back) and the outcome. Researchers and tests drive this.
-//! - [`Match`], the same game as a host drives it: moves in notation, views as JSON. Every
-//!   [`Game`] is a [`Match`]; a [`GameKind`] creates them from options and a seed. The store,
-//!   the server and the CLI speak only this.
+//! - Two capabilities beside the rules, each in its own trait and module: [`Searchable`] (what
+//!   the computer opponent asks: sampling what a seat may not see, playouts) and
+//!   [`Encodable`] (what a learning program asks: action ids, observations). A game that
+//!   offers neither writes an empty impl of each.
+//! - [`Match`], the same game as a host drives it: moves in notation, views as JSON, the
+//!   capabilities reached through [`Match::computer`] and [`Match::learning`]. Every game is a
+//!   [`Match`]; a [`GameKind`] creates them from options and a seed. The store, the server and
+//!   the CLI speak only this.
 //!
 //! Randomness is drawn only through [`rng::Randomness`], seeded or scripted, and every outcome
 //! is recorded in the move's [`Report`] (so a replay checks it). Log lines have an audience
@@ -26,7 +31,9 @@ pub mod pipeline;
 pub mod rng;
 pub mod search;
 
+pub use learn::Encodable;
 pub use rng::{Exhausted, Randomness};
+pub use search::Searchable;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -369,105 +376,15 @@ pub trait Game: Clone + Send + Sync + 'static {
         Advice::default()
     }
 
-    // What the computer opponent ([`search`]) asks of a game. A game that does not answer
-    // `determinize` offers no computer opponent; the rest have defaults.
-
     /// The seat deciding first now ([`Decision::first`]; cheaper than [`Game::decision`],
     /// which words the prompts).
     fn deciding(&self) -> Option<Seat> {
         self.decision().map(|d| d.first().seat)
     }
-    /// A full state consistent with everything `seat` may know here and nothing else: what it
-    /// may not see (another hand, a draw pile's order, where hidden pieces are, the dice to come)
-    /// drawn from `rng`, so that two positions `seat` sees alike give the same samples. Only
-    /// asked while `seat` must act; in the sample `seat` decides first ([`Game::deciding`]):
-    /// at a simultaneous step the choices `seat` may not see, made or to come before its own,
-    /// are drawn too. `None` (the default): the game offers no computer opponent.
-    /// A game of perfect information answers a copy whose random source is drawn from `rng`.
-    fn determinize(&self, _seat: Seat, _rng: &mut Randomness) -> Option<Self> {
-        None
-    }
-    /// The moves the computer considers among the legal ones (all by default; a game may leave
-    /// out moves no player gains by: resigning, a flag that changes nothing).
-    fn search_moves(&self) -> Vec<Self::Move> {
-        self.legal_moves()
-    }
-    /// Play `m` as `seat` for a search: as [`Game::play_as`] (the same checks), without the
-    /// report where the game can spare its cost.
+    /// Play `m` as `seat` quietly: as [`Game::play_as`] (the same checks), without the report
+    /// where the game can spare its cost (a search's playouts, a batch's steps).
     fn play_quiet(&mut self, seat: Seat, m: &Self::Move) -> Result<(), Refusal> {
         self.play_as(seat, m).map(|_| ())
-    }
-    /// The playout policy: the index of the move to play among `moves` (never empty; the
-    /// search moves) in a playout. Uniformly random by default; a game may prefer what a
-    /// player would (not losing on the spot, scoring in time).
-    fn playout_move(&self, moves: &[Self::Move], rng: &mut Randomness) -> usize {
-        rng.pick(moves.len()).unwrap_or(0)
-    }
-    /// `Some(cap)`: a playout stops and asks [`Game::evaluate`] when the seat that is searching
-    /// decides again after another seat has (its next turn: positions are judged at the same
-    /// point of the game's rhythm), or after `cap` decisions. `None` (the default): playouts go
-    /// to the end of the game.
-    fn playout_depth(&self) -> Option<u32> {
-        None
-    }
-    /// How good this unfinished position is for `seat`, from 0 (lost) to 1 (won): what a
-    /// playout stopped early scores. Even (0.5) by default. Judged on what the state holds,
-    /// which in a search is a sample: it may look at everything.
-    fn evaluate(&self, _seat: Seat) -> f64 {
-        0.5
-    }
-
-    // What a learning program asks of a game ([`learn`]). A game that does not answer
-    // `encoding` offers no fixed action space or observation; the rest are asked only of a
-    // game that does.
-
-    /// The sizes of the action space and the observation for this game's options, and its
-    /// kinds of decision. `None` (the default): the game offers no encoding.
-    fn encoding(&self) -> Option<learn::Encoding> {
-        None
-    }
-    /// The action id of `m` (below [`learn::Encoding::actions`]); `None` for a move outside the
-    /// action space (one never listed among the legal moves: resigning). Two different moves
-    /// listed at one decision have different ids.
-    fn action_id(&self, _m: &Self::Move) -> Option<u32> {
-        None
-    }
-    /// The action ids of the legal moves now, in their order, into `out` (cleared first). The
-    /// default lists the moves and numbers them; a game that keeps its legal moves listed may
-    /// number them in place (a batch asks this at every step).
-    fn legal_action_ids(&self, out: &mut Vec<u32>) {
-        out.clear();
-        out.extend(self.legal_moves().iter().filter_map(|m| self.action_id(m)));
-    }
-    /// The move numbered `id` here (the inverse of [`Game::action_id`]), `None` for no move
-    /// (every id outside the action space included).
-    fn move_of(&self, _id: u32) -> Option<Self::Move> {
-        None
-    }
-    /// The kind of the decision now and whose it is, if the game is not over.
-    fn frame(&self) -> Option<learn::Frame> {
-        None
-    }
-    /// [`learn::Encoding::observation_len`], cheaper than building the encoding (asked at
-    /// every step of a batch); a game may answer it without allocating.
-    fn observation_len(&self) -> usize {
-        self.encoding().map_or(0, |e| e.observation_len())
-    }
-    /// Write what `seat` may know of the game (and nothing else) into `out`, whose length is
-    /// [`Game::observation_len`]: every value is written (all zeros for a seat not at the
-    /// table).
-    fn observe(&self, _seat: Seat, out: &mut [f32]) {
-        // A game without an encoding observes nothing: zeros, never a previous row.
-        out.fill(0.0);
-    }
-    /// The frame now and the deciding seat's observation written into `out` (as
-    /// [`Game::frame`] then [`Game::observe`]; a batch asks this at every step, and a game
-    /// whose frame is costly to find may find it once). `None`, `out` untouched, when the game
-    /// is over.
-    fn observe_decider(&self, out: &mut [f32]) -> Option<learn::Frame> {
-        let f = self.frame()?;
-        self.observe(f.seat, out);
-        Some(f)
     }
 }
 
@@ -540,7 +457,7 @@ pub trait Match: Any + Send + Sync {
     fn canonical(&self, text: &str) -> Result<String, Refusal>;
     fn boxed_clone(&self) -> Box<dyn Match>;
     /// The computer opponent's hooks ([`Computer`]): every game offers the random agent; the
-    /// search needs the game's sampler ([`Game::determinize`]).
+    /// search needs the game's sampler ([`Searchable::determinize`]).
     fn computer(&self) -> &dyn Computer;
     /// Learning's hooks ([`Learning`]): each refuses when the game offers no encoding.
     fn learning(&self) -> &dyn Learning;
@@ -553,16 +470,19 @@ pub trait Computer {
     /// The move `plan`'s agent makes for `seat`, which decides now, in notation (see
     /// [`search`]); `progress` hears how far a search has come.
     fn agent_move(&self, seat: Seat, plan: &search::Plan, progress: &(dyn Fn(search::Progress) + Sync)) -> Result<String, Refusal>;
-    /// A full state consistent with what `seat` may know ([`Game::determinize`]), its hidden
+    /// A full state consistent with what `seat` may know ([`Searchable::determinize`]), its hidden
     /// part drawn from `seed`, as the computer opponent samples it: only while `seat` decides;
     /// refused when the game offers no sampler.
     fn sample_hidden(&self, seat: Seat, seed: u64) -> Result<Box<dyn Match>, Refusal>;
+    /// The side `seat` plays for ([`Searchable::side`]): a secret in a game of hidden teams,
+    /// never for a seat's eyes (the arena's split by side asks it).
+    fn side(&self, seat: Seat) -> Option<String>;
 }
 
 /// Learning's hooks of a game in progress ([`Match::learning`], see [`learn`] and the hooks of
-/// [`Game`] of the same names).
+/// [`Encodable`] of the same names).
 pub trait Learning {
-    /// See [`Game::encoding`].
+    /// See [`Encodable::encoding`].
     fn encoding(&self) -> Option<learn::Encoding>;
     /// The action ids of the legal moves now, appended to `out` (cleared first), in the order
     /// of [`Match::legal_moves`]; a listed move outside the action space is left out.
@@ -576,12 +496,12 @@ pub trait Learning {
     /// Play action `id` as `seat` with the same checks but no report ([`Game::play_quiet`]):
     /// for batched stepping, where nothing reads the log.
     fn step_action(&mut self, seat: Seat, id: u32) -> Result<(), Refusal>;
-    /// See [`Game::frame`].
+    /// See [`Encodable::frame`].
     fn frame(&self) -> Option<learn::Frame>;
-    /// See [`Game::observe`]; refused when the game has no encoding or `out` has not the
+    /// See [`Encodable::observe`]; refused when the game has no encoding or `out` has not the
     /// observation's length (a seat not at the table observes zeros).
     fn observe(&self, seat: Seat, out: &mut [f32]) -> Result<(), Refusal>;
-    /// See [`Game::observe_decider`]: `Ok(None)` when the game is over; refused as
+    /// See [`Encodable::observe_decider`]: `Ok(None)` when the game is over; refused as
     /// [`Match::observe`].
     fn observe_decider(&self, out: &mut [f32]) -> Result<Option<learn::Frame>, Refusal>;
 }
@@ -598,7 +518,7 @@ impl Clone for Box<dyn Match> {
     }
 }
 
-impl<G: Game> Match for G {
+impl<G: Searchable + Encodable> Match for G {
     fn seats(&self) -> Vec<String> {
         Game::seats(self)
     }
@@ -682,7 +602,7 @@ impl<G: Game> Match for G {
     }
 }
 
-impl<G: Game> Computer for G {
+impl<G: Searchable + Encodable> Computer for G {
     fn agent_move(&self, seat: Seat, plan: &search::Plan, progress: &(dyn Fn(search::Progress) + Sync)) -> Result<String, Refusal> {
         search::decide(self, seat, plan, progress).map(|m| self.move_text(&m))
     }
@@ -698,14 +618,17 @@ impl<G: Game> Computer for G {
         let mut rng = Randomness::seeded(seed);
         Ok(Box::new(seen.sample(&mut rng)?))
     }
+    fn side(&self, seat: Seat) -> Option<String> {
+        Searchable::side(self, seat)
+    }
 }
 
-impl<G: Game> Learning for G {
+impl<G: Encodable> Learning for G {
     fn encoding(&self) -> Option<learn::Encoding> {
-        Game::encoding(self)
+        Encodable::encoding(self)
     }
     fn legal_actions(&self, out: &mut Vec<u32>) {
-        Game::legal_action_ids(self, out)
+        Encodable::legal_action_ids(self, out)
     }
     fn action_of(&self, text: &str) -> Result<u32, Refusal> {
         let m = self.parse_move(text)?;
@@ -725,22 +648,22 @@ impl<G: Game> Learning for G {
         self.play_quiet(seat, &m)
     }
     fn frame(&self) -> Option<learn::Frame> {
-        Game::frame(self)
+        Encodable::frame(self)
     }
     fn observe(&self, seat: Seat, out: &mut [f32]) -> Result<(), Refusal> {
         check_observation(self, out)?;
-        Game::observe(self, seat, out);
+        Encodable::observe(self, seat, out);
         Ok(())
     }
     fn observe_decider(&self, out: &mut [f32]) -> Result<Option<learn::Frame>, Refusal> {
         check_observation(self, out)?;
-        Ok(Game::observe_decider(self, out))
+        Ok(Encodable::observe_decider(self, out))
     }
 }
 
 /// Is `out` an observation's length? Asked at every step of a batch: nothing here allocates.
-fn check_observation<G: Game>(g: &G, out: &[f32]) -> Result<(), Refusal> {
-    let len = Game::observation_len(g);
+fn check_observation<G: Encodable>(g: &G, out: &[f32]) -> Result<(), Refusal> {
+    let len = Encodable::observation_len(g);
     if len == 0 {
         return Err(Refusal::new("this game offers no observation encoding", "action space"));
     }
@@ -752,11 +675,11 @@ fn check_observation<G: Game>(g: &G, out: &[f32]) -> Result<(), Refusal> {
 
 /// The move numbered `id`, or the refusal naming the action space's size. Asked at every step
 /// of a batch: the encoding (which allocates) is built only to word a refusal.
-fn move_of_id<G: Game>(g: &G, id: u32) -> Result<G::Move, Refusal> {
+fn move_of_id<G: Encodable>(g: &G, id: u32) -> Result<G::Move, Refusal> {
     if let Some(m) = g.move_of(id) {
         return Ok(m);
     }
-    Err(match Game::encoding(g) {
+    Err(match Encodable::encoding(g) {
         None => Refusal::new("this game offers no action space", "action space"),
         Some(e) if id >= e.actions => {
             Refusal::new(format!("no action {id}: the actions are 0 to {}", e.actions.saturating_sub(1)), "action space")
@@ -804,6 +727,19 @@ pub trait GameKind: Send + Sync {
     /// The options of a new game with their defaults (a JSON object).
     fn default_options(&self) -> serde_json::Value {
         self.shape().default_options()
+    }
+    /// The whole options of a new game from those `given` (an object of some options), as a
+    /// saved game records them, so that it replays alike whatever later defaults: by default
+    /// the defaults with `given` over them. A kind whose option sets others (a preset of a
+    /// board's size) resolves it here. Refused as [`GameKind::create`] refuses.
+    fn complete_options(&self, given: &serde_json::Value) -> Result<serde_json::Value, Refusal> {
+        let mut o = self.default_options();
+        match (o.as_object_mut(), given) {
+            (Some(o), serde_json::Value::Object(g)) => o.extend(g.iter().map(|(k, v)| (k.clone(), v.clone()))),
+            (_, serde_json::Value::Null) => {}
+            _ => return Err(Refusal::new("the options are a JSON object", "game options")),
+        }
+        Ok(o)
     }
     /// A new game from `options` (missing fields take their defaults; an invalid or unknown
     /// one is refused with the reason) whose randomness is `Randomness::seeded(seed)`, and what

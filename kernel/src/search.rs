@@ -4,11 +4,11 @@
 //!
 //! The search never holds the game: it holds a [`Seen`], the game as the deciding seat sees it.
 //! Each iteration asks the game for a full state consistent with that view
-//! ([`Game::determinize`]: the other hand and the deck from the unseen cards, hidden pieces
+//! ([`Searchable::determinize`]: the other hand and the deck from the unseen cards, hidden pieces
 //! where they may be, the dice to come), walks the tree over the moves legal in that sample
 //! (a child's chance of being chosen counts the iterations in which its move was available:
 //! UCB1 with availability), adds one move, plays the game's playout policy to the end or to the
-//! game's depth ([`Game::playout_depth`], then [`Game::evaluate`]) and credits each move with
+//! game's depth ([`Searchable::playout_depth`], then [`Searchable::evaluate`]) and credits each move with
 //! the result for the seat that made it.
 //!
 //! Moves are played through [`Game::play_quiet`], which checks them as a person's move is
@@ -25,6 +25,54 @@ use crate::{Game, Randomness, Refusal, Seat};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+/// What the computer opponent asks of a game, beside its rules ([`Game`]): how to sample what
+/// a seat may not see, and how to play and judge a playout. A game offers a computer opponent
+/// by answering [`Searchable::determinize`]; `impl Searchable for MyGame {}` (every default)
+/// says it offers none. Every [`Match`](crate::Match) is a `Searchable`.
+pub trait Searchable: Game {
+    /// A full state consistent with everything `seat` may know here and nothing else: what it
+    /// may not see (another hand, a draw pile's order, where hidden pieces are, the dice to come)
+    /// drawn from `rng`, so that two positions `seat` sees alike give the same samples. Only
+    /// asked while `seat` must act; in the sample `seat` decides first ([`Game::deciding`]):
+    /// at a simultaneous step the choices `seat` may not see, made or to come before its own,
+    /// are drawn too. `None` (the default): the game offers no computer opponent.
+    /// A game of perfect information answers a copy whose random source is drawn from `rng`.
+    fn determinize(&self, _seat: Seat, _rng: &mut Randomness) -> Option<Self> {
+        None
+    }
+    /// The side `seat` plays for (its seats win together), in the game's words, as the whole
+    /// state holds it: in a game of hidden teams a secret, asked only where every seat is
+    /// played by the asker and nothing is shown to a seat (the arena's split by side). `None`
+    /// (the default): a seat plays for itself.
+    fn side(&self, _seat: Seat) -> Option<String> {
+        None
+    }
+    /// The moves the computer considers among the legal ones (all by default; a game may leave
+    /// out moves no player gains by: resigning, a flag that changes nothing).
+    fn search_moves(&self) -> Vec<Self::Move> {
+        self.legal_moves()
+    }
+    /// The playout policy: the index of the move to play among `moves` (never empty; the
+    /// search moves) in a playout. Uniformly random by default; a game may prefer what a
+    /// player would (not losing on the spot, scoring in time).
+    fn playout_move(&self, moves: &[Self::Move], rng: &mut Randomness) -> usize {
+        rng.pick(moves.len()).unwrap_or(0)
+    }
+    /// `Some(cap)`: a playout stops and asks [`Searchable::evaluate`] when the seat that is searching
+    /// decides again after another seat has (its next turn: positions are judged at the same
+    /// point of the game's rhythm), or after `cap` decisions. `None` (the default): playouts go
+    /// to the end of the game.
+    fn playout_depth(&self) -> Option<u32> {
+        None
+    }
+    /// How good this unfinished position is for `seat`, from 0 (lost) to 1 (won): what a
+    /// playout stopped early scores. Even (0.5) by default. Judged on what the state holds,
+    /// which in a search is a sample: it may look at everything.
+    fn evaluate(&self, _seat: Seat) -> f64 {
+        0.5
+    }
+}
 
 /// How strong the computer plays: 1 (quick) to 5 (slow), [`Level::DEFAULT`] 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -130,7 +178,7 @@ impl Plan {
 }
 
 /// The move `plan`'s agent makes for `seat` in `game`, as `seat` sees it.
-pub fn decide<G: Game>(game: &G, seat: Seat, plan: &Plan, progress: &(dyn Fn(Progress) + Sync)) -> Result<G::Move, Refusal> {
+pub fn decide<G: Searchable>(game: &G, seat: Seat, plan: &Plan, progress: &(dyn Fn(Progress) + Sync)) -> Result<G::Move, Refusal> {
     let seen = Seen::new(game, seat)?;
     match plan.agent {
         Agent::Random => {
@@ -206,7 +254,7 @@ const EXPLORE: f64 = 0.7;
 
 /// Choose a move for the seat of `seen` by ISMCTS within `budget`; `progress` is told how far
 /// it has come (from the threads that search, now and then).
-pub fn think<G: Game>(seen: &Seen<G>, budget: &Budget, progress: &(dyn Fn(Progress) + Sync)) -> Result<Thought<G::Move>, Refusal> {
+pub fn think<G: Searchable>(seen: &Seen<G>, budget: &Budget, progress: &(dyn Fn(Progress) + Sync)) -> Result<Thought<G::Move>, Refusal> {
     let started = Instant::now();
     let mut rng = Randomness::seeded(budget.seed);
     let first = seen.sample(&mut rng)?;
@@ -291,7 +339,7 @@ impl<M> Node<M> {
 }
 
 /// One tree of `iterations` iterations seeded `seed`: the root's moves with their statistics.
-fn grow<G: Game>(
+fn grow<G: Searchable>(
     seen: &Seen<G>,
     iterations: u32,
     seed: u64,
@@ -374,7 +422,7 @@ fn grow<G: Game>(
 /// `root` decides again after another seat has (so that positions are judged at the same
 /// point of the game's rhythm, as the greedy agent judges them) or the depth is reached; then
 /// write each seat's result.
-fn playout<G: Game>(g: &mut G, root: Seat, rng: &mut Randomness, results: &mut [f64]) -> Result<(), Refusal> {
+fn playout<G: Searchable>(g: &mut G, root: Seat, rng: &mut Randomness, results: &mut [f64]) -> Result<(), Refusal> {
     let depth = g.playout_depth();
     let mut steps = 0u32;
     let mut away = false;
@@ -398,7 +446,7 @@ fn playout<G: Game>(g: &mut G, root: Seat, rng: &mut Randomness, results: &mut [
 
 /// Each seat's result in [0, 1]: its return ([`crate::Outcome::returns`]) scaled (won 1, lost 0,
 /// drew ½); unfinished, the game's evaluation.
-pub fn score<G: Game>(g: &G, results: &mut [f64]) {
+pub fn score<G: Searchable>(g: &G, results: &mut [f64]) {
     match g.outcome() {
         Some(o) => {
             let returns = o.returns();
@@ -414,7 +462,7 @@ pub fn score<G: Game>(g: &G, results: &mut [f64]) {
     }
 }
 
-fn listed_refused<G: Game>(g: &G, m: &G::Move, r: Refusal) -> Refusal {
+fn listed_refused<G: Searchable>(g: &G, m: &G::Move, r: Refusal) -> Refusal {
     Refusal::new(format!("the search's sample refused its own listed move {}: {r}", g.move_text(m)), "engine")
 }
 
@@ -425,7 +473,7 @@ const GREEDY_HORIZON: usize = 200;
 /// by the playout policy until the seat decides again (the rest of its turn and what follows
 /// from it: an event the other side resolves, the other side's reply), and judged by the game's
 /// evaluation; the best mean wins (ties to the first listed).
-pub fn greedy<G: Game>(seen: &Seen<G>, samples: u32, seed: u64) -> Result<G::Move, Refusal> {
+pub fn greedy<G: Searchable>(seen: &Seen<G>, samples: u32, seed: u64) -> Result<G::Move, Refusal> {
     let mut rng = Randomness::seeded(seed);
     let first = seen.sample(&mut rng)?;
     let moves = first.search_moves();

@@ -776,17 +776,36 @@ fn default_options_json(kind: &str) -> PyResult<String> {
     Ok(kind_of(kind)?.default_options().to_string())
 }
 
-/// `arbiter arena`: `games` games of `kind` between agents `a` and `b` (seats swapped every
-/// game, game `i` on seed `seed + i`), on `threads` threads; the result as JSON text.
+/// `arbiter arena`: `games` games of `kind` (its default options with `options_json` over
+/// them) between agents `a` and `b`, split by `seat` or by `side` (game `i` on seed
+/// `seed + i`), on `threads` threads; the result as JSON text.
 #[pyfunction]
-#[pyo3(signature = (kind, a, b, games=20, seed=0, threads=1))]
-fn arena_json(py: Python<'_>, kind: &str, a: &str, b: &str, games: u64, seed: u64, threads: usize) -> PyResult<String> {
+#[pyo3(signature = (kind, a, b, games=20, seed=0, threads=1, split="seat", options_json="{}"))]
+#[allow(clippy::too_many_arguments)]
+fn arena_json(
+    py: Python<'_>,
+    kind: &str,
+    a: &str,
+    b: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    split: &str,
+    options_json: &str,
+) -> PyResult<String> {
     let kind = kind_of(kind)?;
     let parse = |s: &str| s.parse::<Agent>().map_err(|r| PyValueError::new_err(r.reason));
     let (a, b) = (parse(a)?, parse(b)?);
+    let split = split.parse::<arena::Split>().map_err(PyValueError::new_err)?;
+    let given: serde_json::Value = serde_json::from_str(options_json).map_err(|e| PyValueError::new_err(format!("options: {e}")))?;
+    let mut options = kind.default_options();
+    if let (Some(o), serde_json::Value::Object(g)) = (options.as_object_mut(), given) {
+        o.extend(g);
+    }
     // No more threads than games, nor than `MAX_THREADS`: each is an OS thread.
     let threads = threads.clamp(1, usize::try_from(games).unwrap_or(usize::MAX).clamp(1, MAX_THREADS));
-    let result = py.detach(|| arena::run(kind, &serde_json::Value::Null, games, a, b, seed, threads)).map_err(PyValueError::new_err)?;
+    let setup = arena::Setup { games, a, b, seed, threads, split };
+    let result = py.detach(|| arena::run(kind, &options, &setup)).map_err(PyValueError::new_err)?;
     serde_json::to_string(&result).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 

@@ -251,6 +251,14 @@ def test_agents_and_the_arena():
     assert r["games"] == 2 and r["a_wins"] + r["b_wins"] + r["draws"] == 2
     with pytest.raises(ValueError, match="two agents"):
         arbiter.arena(MS, "random", "random", games=1)
+    # By side: `a` in every seat of one side, the sides taken in turn; options as `new_game`'s.
+    r = arbiter.arena("mafia", "random", "random", games=4, seed=2, split="side", options={"seats": 8})
+    assert r["split"] == "side" and sorted(r["a_as"]) == ["the Mafia", "the village"]
+    assert all(t["games"] == 2 and t["a_wins"] + t["b_wins"] == 2 for t in r["a_as"].values())
+    with pytest.raises(ValueError, match="split by side needs"):
+        arbiter.arena(TS, "random", "random", games=1, split="side")
+    with pytest.raises(ValueError, match="no split"):
+        arbiter.arena(TS, "random", "random", games=1, split="team")
 
 
 # Batched stepping.

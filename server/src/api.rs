@@ -140,14 +140,32 @@ pub struct NewGame {
     /// The same in seconds (short clocks, tests); `clock_minutes` wins if both are given.
     clock_seconds: Option<u32>,
     seat: Option<String>,
-    /// The seat the computer plays (every other seat is the creator's), and its level.
-    computer: Option<String>,
+    /// The seat the computer plays, or a list of seats (every other seat is the creator's
+    /// unless `seat` names one), and its level.
+    computer: Option<Seats>,
     level: Option<u8>,
     /// `false`: left out of the lobby's list (the links work as any). By default a game of
     /// several seats is listed and a game of one seat is not (nobody is there to join it).
     listed: Option<bool>,
     #[serde(flatten)]
     more: serde_json::Map<String, Value>,
+}
+
+/// One seat by its id, or several.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Seats {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Seats {
+    fn ids(&self) -> Vec<&str> {
+        match self {
+            Seats::One(id) => vec![id.as_str()],
+            Seats::Many(ids) => ids.iter().map(String::as_str).collect(),
+        }
+    }
 }
 
 pub async fn create(
@@ -181,8 +199,15 @@ pub async fn create(
         (None, Some(s)) => Some(s as u64 * 1000),
         (None, None) => None,
     };
-    let mut options = o.options.unwrap_or_default();
-    options.extend(o.more);
+    let mut given = o.options.unwrap_or_default();
+    given.extend(o.more);
+    // Kept whole, as the game completes them (its defaults, a preset's numbers): the saved
+    // game replays alike whatever later defaults.
+    let options = match kind.complete_options(&Value::Object(given)) {
+        Ok(Value::Object(o)) => o,
+        Ok(_) => return Err(ApiError::new(StatusCode::BAD_REQUEST, "the options are a JSON object".into())),
+        Err(r) => return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("cannot create the game: {r}"))),
+    };
     // The seats of a game with these options (a game whose number of seats varies names them
     // by its options); options it refuses are refused below, when the game is made.
     let names = match kind.create(&Value::Object(options.clone()), 0) {
@@ -194,38 +219,55 @@ pub async fn create(
             ApiError::new(StatusCode::BAD_REQUEST, format!("no seat {id:?} in {}; its seats: {}", kind.title(), names.join(", ")))
         })
     };
-    let computer = match (&o.computer, o.level) {
-        (None, None) => None,
+    let computer: Vec<crate::seats::ComputerSeat> = match (&o.computer, o.level) {
+        (None, None) => Vec::new(),
         (None, Some(_)) => {
             return Err(ApiError::new(StatusCode::BAD_REQUEST, "level is the computer's: name its seat in `computer`".into()))
         }
-        (Some(id), level) => {
+        (Some(ids), level) => {
             if !hub.offered(kind.id()).is_some_and(|g| g.computer) {
                 return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("{} offers no computer opponent", kind.title())));
             }
             let level =
                 Level::new(level.unwrap_or(Level::DEFAULT.number())).map_err(|r| ApiError::new(StatusCode::BAD_REQUEST, r.reason))?;
-            let i = seat_index(id)?;
-            if o.seat.as_deref() == Some(id.as_str()) {
-                return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("the {id} seat cannot be both yours and the computer's")));
+            let ids = ids.ids();
+            if ids.is_empty() {
+                return Err(ApiError::new(StatusCode::BAD_REQUEST, "`computer` names at least one seat".into()));
             }
-            Some(crate::seats::ComputerSeat { seat: i as u8, agent: Agent::Computer(level) })
+            let mut seats = Vec::new();
+            for id in &ids {
+                let i = seat_index(id)?;
+                if o.seat.as_deref() == Some(*id) {
+                    return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("the {id} seat cannot be both yours and the computer's")));
+                }
+                if seats.iter().any(|c: &crate::seats::ComputerSeat| usize::from(c.seat) == i) {
+                    return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("the {id} seat is named twice in `computer`")));
+                }
+                seats.push(crate::seats::ComputerSeat { seat: i as u8, agent: Agent::Computer(level) });
+            }
+            if seats.len() == names.len() {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    format!("the computer cannot play every seat: leave one of {} to a person", names.join(", ")),
+                ));
+            }
+            seats
         }
     };
-    // The creator's seats: the one named; against the computer, every seat but its.
-    let seats = match (&o.seat, &computer) {
-        (None, None) => None,
-        (Some(id), None) => Some(vec![seat_index(id)?]),
-        (_, Some(c)) => Some((0..names.len()).filter(|i| *i != c.seat as usize).collect()),
+    // The creator's seats: the one named; against the computer, else every seat but its.
+    let seats = match (&o.seat, computer.is_empty()) {
+        (None, true) => None,
+        (Some(id), _) => Some(vec![seat_index(id)?]),
+        (None, false) => Some((0..names.len()).filter(|i| !computer.iter().any(|c| usize::from(c.seat) == *i)).collect()),
     };
     // Counted once the request is found sound (a mistyped option costs nothing). Without a
     // peer address (the router served by other means) every request shares one bucket.
     let ip = peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |Extension(ConnectInfo(a))| crate::limits::client_of(a.ip(), &hub.config));
     // Each game against the computer keeps a search going at each of its decisions: an address
     // has only so many in play at once (asked before the new game is counted in its bucket).
-    let reserved = match &computer {
-        Some(_) => Some(hub.reserve_computer_game(ip).map_err(|most| ApiError::too_many_computer_games(most, hub.config.unload_after))?),
-        None => None,
+    let reserved = match computer.is_empty() {
+        false => Some(hub.reserve_computer_game(ip).map_err(|most| ApiError::too_many_computer_games(most, hub.config.unload_after))?),
+        true => None,
     };
     if let Err(wait) = hub.creations.take(ip, hub.config.games_per_address, hub.config.games_window) {
         let counted = format!("at most {} in {} s", hub.config.games_per_address, hub.config.games_window.as_secs());

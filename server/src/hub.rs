@@ -1052,7 +1052,7 @@ impl Hub {
         seed: u64,
         seats: Option<Vec<usize>>,
         clock_ms: Option<u64>,
-        computer: Option<crate::seats::ComputerSeat>,
+        computer: Vec<crate::seats::ComputerSeat>,
         listed: bool,
         seed_chosen: bool,
     ) -> Result<(String, Vec<String>, Vec<Option<String>>), HubError> {
@@ -1090,14 +1090,14 @@ impl Hub {
                     tokens =
                         taken.iter().map(|t| if *t { crate::seats::new_token().map(Some) } else { Ok(None) }).collect::<Result<_, _>>()?;
                     let mut hashes: Vec<Option<String>> = tokens.iter().map(|t| t.as_ref().map(|t| crate::seats::token_hash(t))).collect();
-                    if let Some(c) = computer {
-                        // The computer's seat is taken by a token nobody is given.
+                    for c in &computer {
+                        // A computer's seat is taken by a token nobody is given.
                         hashes[c.seat as usize] = Some(crate::seats::token_hash(&crate::seats::new_token()?));
                     }
                     Ok(SeatsFile {
                         hashes,
                         clock_ms,
-                        computer: computer.into_iter().collect(),
+                        computer: computer.clone(),
                         unlisted: !listed,
                         last_seen: None,
                         abandoned: None,

@@ -201,7 +201,7 @@ pub struct Offered {
     /// Saved games that name no kind (written when Arbiter played one game) are of this kind.
     pub reads_unnamed: bool,
     /// Whether a seat may be the computer's: a game of two or more seats whose game samples
-    /// what a seat cannot see (`Game::determinize`).
+    /// what a seat cannot see (`Searchable::determinize`).
     pub computer: bool,
 }
 

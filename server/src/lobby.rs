@@ -107,13 +107,11 @@ impl StoredListing {
     }
 }
 
-/// The game's options, each missing one at its default (as the game was made).
+/// The game's options, completed by its kind (a game saved with some missing takes them at
+/// their defaults, as it was made).
 fn full_options(s: &Session) -> Value {
-    let mut all = s.kind().default_options();
-    if let (Some(all), Ok(Value::Object(given))) = (all.as_object_mut(), serde_json::from_str::<Value>(&s.header().options)) {
-        all.extend(given);
-    }
-    all
+    let given = serde_json::from_str::<Value>(&s.header().options).unwrap_or(Value::Null);
+    s.kind().complete_options(&given).unwrap_or_else(|_| s.kind().default_options())
 }
 
 impl Listing {

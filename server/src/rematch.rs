@@ -123,7 +123,8 @@ async fn make(
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the game's options cannot be read: {e}")))?;
     let mut b = [0u8; 8];
     getrandom::fill(&mut b).map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("no randomness for a seed: {e}")))?;
-    let computer = file.computer.first().map(|c| ComputerSeat { seat: moved_on(c.seat as usize, n) as u8, agent: c.agent });
+    let computer: Vec<ComputerSeat> =
+        file.computer.iter().map(|c| ComputerSeat { seat: moved_on(c.seat as usize, n) as u8, agent: c.agent }).collect();
     // Every person's seat is taken by a token nobody is given, until its player asks; a seat
     // nobody had joined stays free to join.
     let people: Vec<usize> = (0..n)

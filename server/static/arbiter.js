@@ -1,6 +1,7 @@
 // Arbiter's host features, the same for every game's page (and the home page): the seats this
 // browser holds ("my games"), the chat, the rematch, turn alerts and replays. A game's client
-// calls `Arbiter.message(m)` with each message of its WebSocket (after handling it), and in
+// opens its WebSocket with `Arbiter.connect` (which reconnects, and hands each message to the
+// client, then to `Arbiter.message`), or calls `Arbiter.message(m)` with each message itself, and in
 // replay mode (`/replay/{id}`) `Arbiter.replay(render)`, `render` taking a `sync`-shaped
 // message. It names no game: what it shows comes from the server's generic messages. The
 // panel (chat and alerts) goes into the page's `#arbiter-slot` if it has one, else at the end
@@ -611,5 +612,55 @@ window.Arbiter = (function () {
     go(params.has("at") ? at : 1e9);
   }
 
-  return { message, replay, myGames, remember, forget, seatLabel, el, replaying: mode === "replay" };
+  /**
+   * The game's WebSocket for the seat of `token`, kept open: `receive(m)` hears each message
+   * (then the host's features do, `Arbiter.message`); `status` (an element) shows the
+   * connection (`data-state` connected or reconnecting); a link the server refuses (close code
+   * 1008) is told to `fatal(reason)` and not retried; any other close retries, waiting twice as
+   * long each time up to 8 s. Answers `send(message)`: whether it went out (not while
+   * reconnecting).
+   */
+  function connect(gameId, token, opts) {
+    let ws = null;
+    let retry = 500;
+    const show = (state, text) => {
+      if (!opts.status) return;
+      opts.status.dataset.state = state;
+      opts.status.textContent = text;
+    };
+    function open() {
+      const proto = location.protocol === "https:" ? "wss:" : "ws:";
+      ws = new WebSocket(proto + "//" + location.host + "/api/games/" + encodeURIComponent(gameId) + "/ws?token=" + encodeURIComponent(token));
+      ws.onopen = () => {
+        retry = 500;
+        show("connected", "connected");
+      };
+      ws.onmessage = (ev) => {
+        let m;
+        try {
+          m = JSON.parse(ev.data);
+        } catch (e) {
+          return;
+        }
+        opts.receive(m);
+        message(m);
+      };
+      ws.onclose = (ev) => {
+        show("reconnecting", "reconnecting…");
+        if (ev.code === 1008) return opts.fatal(ev.reason || "The server refused this link.");
+        setTimeout(open, retry);
+        retry = Math.min(retry * 2, 8000);
+      };
+    }
+    open();
+    return {
+      send(m) {
+        if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+        ws.send(JSON.stringify(m));
+        return true;
+      },
+    };
+  }
+
+  return { message, replay, connect, myGames, remember, forget, seatLabel, el, replaying: mode === "replay" };
 })();

@@ -59,6 +59,12 @@
       }
       else box.appendChild(el("label", {}, name + " ", el("input", { id, "data-option": key, value: def === null ? "" : String(def) })));
     }
+    // An option with choices and no default (a preset): none, or one of them.
+    for (const spec of ((k.shape || {}).options || []).filter((o) => o.type === "choice" && !(o.key in (k.options || {})))) {
+      const pick = el("select", { id: "opt-" + spec.key, "data-option": spec.key, title: spec.help || "" }, el("option", { value: "" }, "none"));
+      for (const c of spec.choices) pick.appendChild(el("option", { value: c }, c));
+      box.appendChild(el("label", {}, label(spec.key, k.seats) + " ", pick));
+    }
     // A game of one seat has nobody to join it: not listed unless asked for.
     $("listed").checked = k.seats.length > 1;
     $("clock-row").hidden = !k.clock;
@@ -115,14 +121,20 @@
       if (!/^[0-9]{1,20}$/.test(seed)) return fail("The seed is a whole number (or empty for a random one).");
       parts.push('"seed": ' + seed);
     }
+    // Only the options changed from their defaults (and a choice made): the game completes
+    // the rest, so that a preset chosen is not overridden by the numbers it replaces.
     const options = {};
+    const defaults = (kinds.find((x) => x.id === $("game").value) || {}).options || {};
     for (const input of document.querySelectorAll("[data-option]")) {
       const key = input.dataset.option;
-      if (input.type === "checkbox") options[key] = input.checked;
+      let value;
+      if (input.type === "checkbox") value = input.checked;
       else if (input.type === "number") {
         if (input.value.trim() === "" || !/^-?[0-9]+$/.test(input.value.trim())) return fail(label(key, kindSeats()) + " is a whole number.");
-        options[key] = Number(input.value);
-      } else options[key] = input.value;
+        value = Number(input.value);
+      } else if (input.tagName === "SELECT" && input.value === "") continue;
+      else value = input.value;
+      if (!(key in defaults) || defaults[key] !== value) options[key] = value;
     }
     parts.push('"options": ' + JSON.stringify(options));
     const clock = $("clock").value.trim();
@@ -134,8 +146,9 @@
     if (!$("computer-row").hidden && $("opponent").value === "computer") {
       const k = kinds.find((x) => x.id === $("game").value);
       me = $("my-seat").value;
-      const other = k.seats.find((s) => s !== me);
-      parts.push('"computer": ' + JSON.stringify(other));
+      // The computer in every other seat (one seat by its id, several as a list).
+      const others = k.seats.filter((s) => s !== me);
+      parts.push('"computer": ' + JSON.stringify(others.length === 1 ? others[0] : others));
       parts.push('"level": ' + Number($("level").value));
     }
     parts.push('"listed": ' + ($("listed").checked ? "true" : "false"));

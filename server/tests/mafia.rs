@@ -278,3 +278,73 @@ async fn the_mafia_s_night_chat_is_theirs_alone() {
     }
     srv.task.abort();
 }
+
+/// The computer in several seats: a game of Mafia for five with the computer in four, one
+/// person at the table. The person gets its own link only; the computers' seats are taken; the
+/// game plays to its end with the person making only its own moves, each computer seat
+/// deciding alone. Naming a seat twice, the creator's own, or every seat is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computer_plays_several_seats_and_a_person_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_srv, base, http) = server(&dir).await;
+    let computers = json!(["player-2", "player-3", "player-4", "player-5"]);
+    for (body, says) in [
+        (json!({ "game": "mafia", "options": { "seats": 5 }, "computer": ["player-2", "player-2"] }), "named twice"),
+        (
+            json!({ "game": "mafia", "options": { "seats": 5 }, "computer": ["player-2"], "seat": "player-2" }),
+            "both yours and the computer's",
+        ),
+        (
+            json!({ "game": "mafia", "options": { "seats": 5 }, "computer": ["player-1", "player-2", "player-3", "player-4", "player-5"] }),
+            "cannot play every seat",
+        ),
+        (json!({ "game": "mafia", "options": { "seats": 5 }, "computer": [] }), "at least one seat"),
+    ] {
+        let (status, e) = call(&http, reqwest::Method::POST, format!("{base}/api/games"), Some(body.clone())).await;
+        assert_eq!(status, 400, "{body}: {e}");
+        assert!(e["error"].as_str().unwrap_or_default().contains(says), "{body}: {e}");
+    }
+    let (status, g) = call(
+        &http,
+        reqwest::Method::POST,
+        format!("{base}/api/games"),
+        Some(json!({ "game": "mafia", "seed": 4, "options": { "seats": 5 }, "computer": computers, "level": 1 })),
+    )
+    .await;
+    assert_eq!(status, 201, "{g}");
+    let tokens = g["tokens"].as_object().unwrap();
+    assert!(tokens.contains_key("player-1") && tokens.contains_key("observer"), "{g}");
+    for c in computers.as_array().unwrap() {
+        assert!(!tokens.contains_key(c.as_str().unwrap()), "nobody gets a computer's link: {g}");
+    }
+    let id = g["id"].as_str().unwrap().to_string();
+    let me = g["tokens"]["player-1"].as_str().unwrap().to_string();
+    let (_, seats) = call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}"), None).await;
+    let statuses: Vec<&str> = seats["seats"].as_array().unwrap().iter().map(|s| s["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["taken", "computer", "computer", "computer", "computer"], "{seats}");
+    let mut made = 0;
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let (_, m) = call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/moves?token={me}"), None).await;
+        if !m["outcome"].is_null() {
+            assert_eq!(m["outcome"]["results"].as_array().map(|r| r.len()), Some(5), "{m}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the game ends: {m}");
+        let acting: Vec<&str> = m["acting"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+        let list = if m["yours"] == true { &m["moves"] } else { &m["simultaneous"]["moves"] };
+        match list.as_array().filter(|l| !l.is_empty() && acting.contains(&"player-1")) {
+            Some(list) => {
+                let mv = list[made % list.len()].as_str().unwrap().to_string();
+                let (status, r) =
+                    call(&http, reqwest::Method::POST, format!("{base}/api/games/{id}/moves?token={me}"), Some(json!({ "move": mv })))
+                        .await;
+                assert!(status == 200 || status == 409, "{mv}: {r}");
+                made += 1;
+            }
+            // The computers are thinking, or the person is dead and watches.
+            None => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+    assert!(made > 0, "the person played");
+}

@@ -12,6 +12,7 @@ mod encode;
 pub mod fixture;
 pub mod moves;
 mod night;
+mod policy;
 pub mod roles;
 mod sample;
 
@@ -23,7 +24,7 @@ use arbiter_kernel::{Audience, Decision, GameKind, LogLine, Match, Outcome, Rand
 use serde::{Deserialize, Serialize};
 
 /// The rules this build implements.
-pub const RULES_VERSION: &str = "mafia-2026.12.1";
+pub const RULES_VERSION: &str = "mafia-2026.12.2";
 
 /// The rule a refusal cites.
 const RULES: &str = "Mafia rules";
@@ -56,6 +57,9 @@ pub struct Mafia {
     last_protected: Option<Player>,
     /// The Cop's findings: (night, player, is Mafia).
     findings: Vec<(u16, Player, bool)>,
+    /// Each day's votes as they were revealed (seat order; `None`: dead that day), day 1 first:
+    /// the table's public record.
+    days: Vec<Vec<Option<Move>>>,
     end: Option<Team>,
     /// In the computer's sample for a player, that player: it acts first at the step now.
     first: Option<Player>,
@@ -79,6 +83,7 @@ impl Mafia {
             choices: vec![None; n],
             last_protected: None,
             findings: Vec::new(),
+            days: Vec::new(),
             end: None,
             first: None,
         };
@@ -279,6 +284,7 @@ impl Mafia {
                 }
             });
         }
+        self.days.push(self.choices.clone());
         let need = living.len() / 2 + 1;
         match (0..self.players()).find(|t| tally[usize::from(*t)] >= need) {
             Some(t) => {
@@ -488,9 +494,26 @@ impl arbiter_kernel::Game for Mafia {
         let cast_today = if self.phase == Phase::Day { self.choices.iter().filter(|c| c.is_some()).count() } else { 0 };
         (age < cast_today).then(|| format!("{} voted", name(by.0)))
     }
+}
+
+impl arbiter_kernel::Searchable for Mafia {
     fn determinize(&self, seat: Seat, rng: &mut Randomness) -> Option<Mafia> {
         sample::determinize(self, seat.0, rng)
     }
+    /// The conventions of play without talk (`crate::policy`).
+    fn playout_move(&self, moves: &[Move], rng: &mut Randomness) -> usize {
+        match self.pending_first() {
+            Some(p) => policy::choose(self, p, moves, rng),
+            None => 0,
+        }
+    }
+    /// The team of the player's role (a secret while the game goes on).
+    fn side(&self, seat: Seat) -> Option<String> {
+        self.roles.get(seat.idx()).map(|r| r.team().name().to_string())
+    }
+}
+
+impl arbiter_kernel::Encodable for Mafia {
     fn encoding(&self) -> Option<arbiter_kernel::learn::Encoding> {
         Some(Mafia::encoding(self))
     }

@@ -1,7 +1,8 @@
-//! What the computer samples for a player ([`arbiter_kernel::Game::determinize`]): the roles it
+//! What the computer samples for a player ([`arbiter_kernel::Searchable::determinize`]): the roles it
 //! does not know dealt again among the players whose roles it does not know (keeping what it
 //! knows: its own role, its fellow Mafia, the dead, the Cop's findings), and the choices of
-//! the step now it may not see drawn at random; in the sample it acts first.
+//! the step now it may not see drawn as the conventions expect them (`crate::policy`); in
+//! the sample it acts first.
 
 use crate::moves::Player;
 use crate::roles::Role;
@@ -43,14 +44,17 @@ pub(crate) fn determinize(g: &Mafia, me: Player, rng: &mut Randomness) -> Option
     if mine != Role::Cop {
         s.findings.clear();
     }
-    // The choices made at the step now that `me` may not see are drawn again, and `me` acts
-    // first.
+    // The choices made at the step now that `me` may not see are drawn again, as the
+    // conventions expect them (`crate::policy`); those still to come stay to come (who has
+    // acted is public), and `me` acts first.
     let sees = |p: Player| p == me || (mine == Role::Mafioso && g.role(p) == Role::Mafioso && g.phase == crate::Phase::Night);
     for p in 0..n {
         if s.is_alive(p) && !sees(p) && g.choices[usize::from(p)].is_some() {
             s.choices[usize::from(p)] = None;
             let moves = s.moves_of(p);
-            s.choices[usize::from(p)] = moves.get(rng.pick(moves.len()).unwrap_or(0)).copied();
+            if !moves.is_empty() {
+                s.choices[usize::from(p)] = Some(moves[crate::policy::choose(&s, p, &moves, rng).min(moves.len() - 1)]);
+            }
         }
     }
     s.first = Some(me);

@@ -5,7 +5,7 @@
 //! observation for learning, its prompts, the moves it may make, and every line of the log and
 //! every move text it may read.
 
-use arbiter_kernel::{Game, Randomness, Seat};
+use arbiter_kernel::{Encodable, Game, Randomness, Seat};
 use arbiter_mafia::{Mafia, Move, Role};
 
 /// A random game of `n` players played to its end; the moves in order.

@@ -13,8 +13,7 @@
   let state = null;
   let moves = null;
   let seat = null;
-  let ws = null;
-  let retry = 500;
+  let conn = null;
 
   function fatal(msg) {
     $("fatal").textContent = msg;
@@ -27,7 +26,7 @@
 
   function send(text) {
     $("rejected").hidden = true;
-    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "move", move: text }));
+    if (conn) conn.send({ type: "move", move: text });
   }
 
   /** This seat's part of the decision now: its prompt and moves (none while it waits). */
@@ -79,7 +78,7 @@
       const u = Object.assign(document.createElement("button"), { type: "button", textContent: "Take back my choice" });
       u.dataset.undo = "true";
       u.addEventListener("click", () => {
-        if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "undo" }));
+        if (conn) conn.send({ type: "undo" });
       });
       box.appendChild(u);
     }
@@ -95,33 +94,6 @@
       $("log").appendChild(Object.assign(document.createElement("li"), { textContent: String(l), className: heading ? "heading" : "" }));
     }
     $("log").scrollTop = $("log").scrollHeight;
-  }
-
-  function connect() {
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    ws = new WebSocket(proto + "//" + location.host + "/api/games/" + encodeURIComponent(gameId) + "/ws?token=" + encodeURIComponent(token));
-    ws.onopen = () => {
-      retry = 500;
-      $("conn").dataset.state = "connected";
-      $("conn").textContent = "connected";
-    };
-    ws.onmessage = (ev) => {
-      let m;
-      try {
-        m = JSON.parse(ev.data);
-      } catch (e) {
-        return;
-      }
-      receive(m);
-      if (window.Arbiter) Arbiter.message(m);
-    };
-    ws.onclose = (ev) => {
-      $("conn").dataset.state = "reconnecting";
-      $("conn").textContent = "reconnecting…";
-      if (ev.code === 1008) return fatal(ev.reason || "The server refused this link.");
-      setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 8000);
-    };
   }
 
   function receive(m) {
@@ -154,5 +126,5 @@
   if (replaying) {
     $("conn").textContent = "replay";
     Arbiter.replay(receive);
-  } else connect();
+  } else conn = Arbiter.connect(gameId, token, { status: $("conn"), receive, fatal });
 })();

@@ -11,7 +11,7 @@
 //! play boards side by side.
 
 use arbiter_kernel::search::{decide, Agent, Level, Plan};
-use arbiter_kernel::{Game, Randomness, Seat};
+use arbiter_kernel::{Game, Randomness, Searchable, Seat};
 use arbiter_minesweeper::{End, Minesweeper, Options};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

@@ -1282,7 +1282,7 @@ pub(crate) fn analysis(s: &Sight) -> Rc<Analysis> {
 }
 
 impl Minesweeper {
-    /// [`arbiter_kernel::Game::determinize`]: this game as the player may think it is. Before
+    /// [`arbiter_kernel::Searchable::determinize`]: this game as the player may think it is. Before
     /// anything is open, unplaced (the first open stays safe) with a fresh random source; then
     /// the mines drawn uniformly among the placements that fit every number shown (see
     /// [`Analysis::sample`]). Never the game's own random source.
@@ -1297,7 +1297,7 @@ impl Minesweeper {
         Some(Minesweeper { options: self.options, squares: self.squares.clone(), mines, rng: rng.split(), end: self.end, hint })
     }
 
-    /// [`arbiter_kernel::Game::search_moves`]: before the first open, a corner; a cell certainly
+    /// [`arbiter_kernel::Searchable::search_moves`]: before the first open, a corner; a cell certainly
     /// safe if there is one (which one does not matter: all of them are opened before any
     /// guess); a flag on a cell not certainly a mine is lifted before guessing (it may hide the
     /// best guess); else the safest guesses, safest first.
@@ -1335,7 +1335,7 @@ impl Minesweeper {
         guesses.iter().map(|&i| Move::Open(self.cell(i))).collect()
     }
 
-    /// [`arbiter_kernel::Game::evaluate`]: open every cell the numbers alone prove safe, again
+    /// [`arbiter_kernel::Searchable::evaluate`]: open every cell the numbers alone prove safe, again
     /// and again (no risk, so no choice), then score 1 for a win, else `1 - UNFINISHED × the
     /// fraction of safe cells still closed`. Asked of a search's sample.
     pub(crate) fn judge(&self) -> f64 {

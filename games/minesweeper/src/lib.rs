@@ -37,7 +37,7 @@
 //!   equally safe cells, the one that opens up most. (Weighing a riskier cell for what it
 //!   opens up lost games: the chances decide, the search only breaks their ties.)
 //!
-//! The samples ([`arbiter_kernel::Game::determinize`]) are uniform among the placements that
+//! The samples ([`arbiter_kernel::Searchable::determinize`]) are uniform among the placements that
 //! fit the numbers: a frontier total drawn by its weight, each group's placement among those
 //! with its share, the rest of the mines uniformly elsewhere. Before the first open the sample
 //! stays unplaced. Its random source is always drawn afresh, never the game's.
@@ -429,6 +429,10 @@ impl arbiter_kernel::Game for Minesweeper {
 
     // The computer opponent: see "How the computer plays" above, and computer.rs.
 
+    // Learning: see encode.rs.
+}
+
+impl arbiter_kernel::Searchable for Minesweeper {
     /// The mines drawn uniformly among the placements that fit every number shown (flags
     /// ignored); before the first open, still unplaced. The sample's random source is drawn
     /// from `rng`, never the game's.
@@ -453,8 +457,9 @@ impl arbiter_kernel::Game for Minesweeper {
     fn evaluate(&self, _seat: Seat) -> f64 {
         self.judge()
     }
+}
 
-    // Learning: see encode.rs.
+impl arbiter_kernel::Encodable for Minesweeper {
     fn encoding(&self) -> Option<arbiter_kernel::learn::Encoding> {
         Some(Minesweeper::encoding(self))
     }
@@ -505,10 +510,21 @@ impl GameKind for Kind {
                 int("width", 2, 26, d.width.into(), "columns (a to z)"),
                 int("height", 2, 50, d.height.into(), "rows"),
                 int("mines", 1, 1299, d.mines, "mines (fewer than the cells)"),
+                OptionSpec {
+                    key: "preset",
+                    kind: OptionType::Choice { choices: &options::PRESET_NAMES },
+                    default: serde_json::Value::Null,
+                    help: "a classic board: its width, height and mines (given ones still change it)",
+                },
             ],
             information: Information::Imperfect,
             capabilities: Capabilities { computer: true, encoding: true, clock: false },
         }
+    }
+    /// A preset resolved into its numbers (a saved game records the board, not its name).
+    fn complete_options(&self, given: &serde_json::Value) -> Result<serde_json::Value, Refusal> {
+        let o = Options::from_json(given)?;
+        serde_json::to_value(o).map_err(|e| Refusal::new(format!("bad options: {e}"), "game options"))
     }
     fn create(&self, options: &serde_json::Value, seed: u64) -> Result<(Box<dyn Match>, Report), Refusal> {
         let o = Options::from_json(options)?;

@@ -26,10 +26,13 @@ const RULE: &str = "Minesweeper options";
 /// 99 mines on 16 columns of 30 rows (the classic 30×16 on its side: columns are letters, at
 /// most 26).
 pub const PRESETS: [(&str, Options); 3] = [
-    ("beginner", Options { width: 9, height: 9, mines: 10 }),
-    ("intermediate", Options { width: 16, height: 16, mines: 40 }),
-    ("expert", Options { width: 16, height: 30, mines: 99 }),
+    (PRESET_NAMES[0], Options { width: 9, height: 9, mines: 10 }),
+    (PRESET_NAMES[1], Options { width: 16, height: 16, mines: 40 }),
+    (PRESET_NAMES[2], Options { width: 16, height: 30, mines: 99 }),
 ];
+
+/// The presets' names, in [`PRESETS`]' order (the `preset` option's choices).
+pub const PRESET_NAMES: [&str; 3] = ["beginner", "intermediate", "expert"];
 
 impl Options {
     pub fn cells(&self) -> usize {
@@ -87,7 +90,7 @@ impl Options {
         Ok(o)
     }
 
-    /// `16x16` (the CLI's `--size`).
+    /// `16x16` (the strength example's `--size`).
     pub fn parse_size(text: &str) -> Result<(u8, u8), Refusal> {
         let bad = || Refusal::new(format!("a size is WIDTHxHEIGHT, such as 16x16, not {text:?}"), RULE);
         let (w, h) = text.split_once(['x', 'X', '×']).ok_or_else(bad)?;

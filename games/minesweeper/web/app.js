@@ -11,8 +11,7 @@
   let state = null;
   let moves = null;
   let seat = null;
-  let ws = null;
-  let retry = 500;
+  let conn = null;
 
   function fatal(msg) {
     $("fatal").textContent = msg;
@@ -29,7 +28,7 @@
 
   function send(text) {
     $("rejected").hidden = true;
-    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "move", move: text }));
+    if (conn) conn.send({ type: "move", move: text });
   }
 
   function click(col, row, flag) {
@@ -92,34 +91,6 @@
     $("log").scrollTop = $("log").scrollHeight;
   }
 
-  function connect() {
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    ws = new WebSocket(proto + "//" + location.host + "/api/games/" + encodeURIComponent(gameId) + "/ws?token=" + encodeURIComponent(token));
-    ws.onopen = () => {
-      retry = 500;
-      $("conn").dataset.state = "connected";
-      $("conn").textContent = "connected";
-    };
-    ws.onmessage = (ev) => {
-      let m;
-      try {
-        m = JSON.parse(ev.data);
-      } catch (e) {
-        return;
-      }
-      receive(m);
-      // The host's features: chat, rematch, turn alerts, my games.
-      if (window.Arbiter) Arbiter.message(m);
-    };
-    ws.onclose = (ev) => {
-      $("conn").dataset.state = "reconnecting";
-      $("conn").textContent = "reconnecting…";
-      if (ev.code === 1008) return fatal(ev.reason || "The server refused this link.");
-      setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 8000);
-    };
-  }
-
   function receive(m) {
     if (m.type === "sync") {
       seat = m.seat;
@@ -151,10 +122,10 @@
   }
   $("undo").addEventListener("click", () => {
     $("rejected").hidden = true;
-    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "undo" }));
+    if (conn) conn.send({ type: "undo" });
   });
   if (replaying) {
     $("conn").textContent = "replay";
     Arbiter.replay(receive);
-  } else connect();
+  } else conn = Arbiter.connect(gameId, token, { status: $("conn"), receive, fatal });
 })();

@@ -1,17 +1,18 @@
 //! What a seat may know, as the computer opponent holds it.
 
-use crate::{Game, Randomness, Refusal, Seat};
+use super::Searchable;
+use crate::{Randomness, Refusal, Seat};
 
 /// A game as `seat` sees it. The search holds this, never the game: the game's field is private
 /// to this module, so the only ways in are the seat's view and the game's sampler
-/// ([`Game::determinize`]), which draws what the seat may not see. Two games `seat` sees alike
+/// ([`Searchable::determinize`]), which draws what the seat may not see. Two games `seat` sees alike
 /// give the search the same samples, hence the same move (tests of every game check it).
-pub struct Seen<'g, G: Game> {
+pub struct Seen<'g, G: Searchable> {
     game: &'g G,
     seat: Seat,
 }
 
-impl<'g, G: Game> Seen<'g, G> {
+impl<'g, G: Searchable> Seen<'g, G> {
     /// `game` as `seat` sees it, while `seat` must act (alone or at a simultaneous step).
     pub fn new(game: &'g G, seat: Seat) -> Result<Seen<'g, G>, Refusal> {
         if game.outcome().is_some() {
@@ -45,7 +46,10 @@ impl<'g, G: Game> Seen<'g, G> {
             .determinize(self.seat, rng)
             .ok_or_else(|| Refusal::new("this game offers no computer opponent (it cannot sample what a seat does not see)", ""))?;
         if g.deciding() != Some(self.seat) {
-            return Err(Refusal::new("the game's sample does not have the searching seat deciding first (Game::determinize)", "engine"));
+            return Err(Refusal::new(
+                "the game's sample does not have the searching seat deciding first (Searchable::determinize)",
+                "engine",
+            ));
         }
         Ok(g)
     }

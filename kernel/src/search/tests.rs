@@ -2,7 +2,7 @@
 //! block) and a guess at a hidden card (it must not peek).
 
 use super::*;
-use crate::{Decision, Outcome, Report, Viewer};
+use crate::{Decision, Encodable, Outcome, Report, Viewer};
 use pretty_assertions::assert_eq;
 
 /// Noughts and crosses: seat 0 (X) moves first; a move is a square 0..9.
@@ -72,13 +72,18 @@ impl Game for Noughts {
     fn parse_move(&self, text: &str) -> Result<u8, Refusal> {
         text.parse().map_err(|_| Refusal::new("a square 0-8", "noughts"))
     }
+}
+
+impl Searchable for Noughts {
     /// Perfect information: the position itself.
     fn determinize(&self, _seat: Seat, _rng: &mut Randomness) -> Option<Noughts> {
         Some(self.clone())
     }
 }
 
-fn choose<G: Game>(g: &G, seat: Seat, iterations: u32, seed: u64, threads: usize) -> Thought<G::Move> {
+impl Encodable for Noughts {}
+
+fn choose<G: Searchable>(g: &G, seat: Seat, iterations: u32, seed: u64, threads: usize) -> Thought<G::Move> {
     let seen = Seen::new(g, seat).unwrap();
     let budget = Budget { iterations, time: None, trees: Budget::TREES, threads, seed };
     think(&seen, &budget, &|_| {}).unwrap()
@@ -162,11 +167,16 @@ impl Game for Guess {
     fn parse_move(&self, text: &str) -> Result<u8, Refusal> {
         text.parse().map_err(|_| Refusal::new("0, 1 or 2", "guess"))
     }
+}
+
+impl Searchable for Guess {
     fn determinize(&self, _seat: Seat, rng: &mut Randomness) -> Option<Guess> {
         let card = if self.honest { rng.pick(3).ok()? as u8 } else { self.card };
         Some(Guess { card, ..self.clone() })
     }
 }
+
+impl Encodable for Guess {}
 
 /// What the search chose and why, for each hidden card.
 fn thoughts(honest: bool) -> Vec<Thought<u8>> {

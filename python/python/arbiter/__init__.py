@@ -48,7 +48,9 @@ def vec_game(kind="twilight-struggle", num_games=64, seed=0, threads=1, **option
     return VecGame(kind, num_games, seed, _json.dumps(options), threads)
 
 
-def arena(kind, a, b, games=20, seed=0, threads=1):
+def arena(kind, a, b, games=20, seed=0, threads=1, split="seat", options=None):
     """`arbiter arena`: agents `a` and `b` ("random", "greedy", "computer", "computer:LEVEL")
-    play `games` games of `kind`, seats swapped every game; the result as a dict."""
-    return _json.loads(_arena_json(kind, a, b, games, seed, threads))
+    play `games` games of `kind` (its default `options`, with the given ones over them): with
+    `split="seat"` `a` plays one seat, rotated every game; with `split="side"` every seat of one
+    side (a team), rotated every game. The result as a dict (`a_as`: by the side `a` played)."""
+    return _json.loads(_arena_json(kind, a, b, games, seed, threads, split, _json.dumps(options or {})))

@@ -4,7 +4,7 @@
 use super::*;
 use crate::Options;
 use arbiter_kernel::search::{decide, Agent, Level, Plan};
-use arbiter_kernel::{Game, Seat};
+use arbiter_kernel::{Game, Searchable, Seat};
 use pretty_assertions::assert_eq;
 use rstest::rstest;
 use std::collections::{BTreeMap, BTreeSet};

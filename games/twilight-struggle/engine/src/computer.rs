@@ -18,7 +18,7 @@ use crate::view::hidden_from;
 
 /// The most decisions a playout plays before the position is evaluated (a decision is one
 /// Influence marker, one roll, one card); it stops sooner, when the searching side decides
-/// again after the other has ([`arbiter_kernel::Game::playout_depth`]). Measured against 20
+/// again after the other has ([`arbiter_kernel::Searchable::playout_depth`]). Measured against 20
 /// and 40 decisions without that stop, this judged positions at the same point of a turn and
 /// won more (BENCHMARKS.md).
 pub const PLAYOUT_DEPTH: u32 = 200;

@@ -124,12 +124,6 @@ impl arbiter_kernel::Game for Game {
     fn deciding(&self) -> Option<Seat> {
         self.to_move().map(seat)
     }
-    fn determinize(&self, at: Seat, rng: &mut arbiter_kernel::Randomness) -> Option<Game> {
-        Some(crate::computer::determinize(self, side(at)?, rng))
-    }
-    fn search_moves(&self) -> Vec<Move> {
-        self.legal().to_vec()
-    }
     fn play_quiet(&mut self, at: Seat, m: &Move) -> Result<(), Refusal> {
         let s = side(at).ok_or_else(|| Refusal::new(format!("no seat {} in Twilight Struggle", at.0), "§1"))?;
         if self.to_move() == Some(s) {
@@ -143,6 +137,19 @@ impl arbiter_kernel::Game for Game {
             Game::play_as(self, s, m).map(|_| ()).map_err(Refusal::from)
         }
     }
+    fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
+        self.parse(text).map_err(|e| Refusal::new(format!("cannot read {:?}: {e}", arbiter_kernel::echo(text)), "notation"))
+    }
+}
+
+/// The computer opponent's hooks are `crate::computer`'s.
+impl arbiter_kernel::Searchable for Game {
+    fn determinize(&self, at: Seat, rng: &mut arbiter_kernel::Randomness) -> Option<Game> {
+        Some(crate::computer::determinize(self, side(at)?, rng))
+    }
+    fn search_moves(&self) -> Vec<Move> {
+        self.legal().to_vec()
+    }
     fn playout_move(&self, moves: &[Move], rng: &mut arbiter_kernel::Randomness) -> usize {
         crate::computer::playout_move(self, moves, rng)
     }
@@ -152,7 +159,10 @@ impl arbiter_kernel::Game for Game {
     fn evaluate(&self, at: Seat) -> f64 {
         side(at).map_or(0.5, |s| crate::computer::evaluate(self, s))
     }
-    // Learning: the action space, frames and observation are `crate::encode`'s.
+}
+
+/// Learning: the action space, frames and observation are `crate::encode`'s.
+impl arbiter_kernel::Encodable for Game {
     fn encoding(&self) -> Option<arbiter_kernel::learn::Encoding> {
         Some(crate::encode::encoding())
     }
@@ -180,8 +190,5 @@ impl arbiter_kernel::Game for Game {
     }
     fn observe_decider(&self, out: &mut [f32]) -> Option<arbiter_kernel::learn::Frame> {
         crate::encode::observe_decider(self, out)
-    }
-    fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
-        self.parse(text).map_err(|e| Refusal::new(format!("cannot read {:?}: {e}", arbiter_kernel::echo(text)), "notation"))
     }
 }

@@ -1,0 +1,94 @@
+//! How the computer expects a player to play, in its playouts and for the choices it cannot
+//! see: with no talk at the table, conventions every player can follow from what it knows.
+//! A player follows them three times in four, else chooses at random among its moves (a model
+//! of a table that does not always follow them, so that one vote can still decide a day).
+//!
+//! - By day the table lynches its focal player, found from the public record of the votes
+//!   alone: the lowest-numbered living player who voted against the convention on the day
+//!   before (a suspect), or with none the lowest-numbered living player. Everyone votes for the
+//!   focal player (the focal player for the next one in the same order); the Cop votes for a
+//!   living player it found to be Mafia, if any; a Mafioso votes with the table unless the
+//!   focal player is a fellow Mafioso, then for the lowest-numbered player of the village.
+//! - At night the Cop investigates a living player it has not investigated yet; the other
+//!   night moves are drawn at random.
+
+use crate::moves::{Move, Player};
+use crate::roles::Role;
+use crate::{Mafia, Phase};
+use arbiter_kernel::Randomness;
+
+/// The index among `moves` (the legal moves of `p` in `g`, never empty) that `p` chooses.
+pub(crate) fn choose(g: &Mafia, p: Player, moves: &[Move], rng: &mut Randomness) -> usize {
+    let random = |rng: &mut Randomness| rng.pick(moves.len()).unwrap_or(0);
+    if rng.pick(4) == Ok(0) {
+        return random(rng);
+    }
+    let wanted = match g.phase {
+        Phase::Day => vote(g, p),
+        Phase::Night => match g.role(p) {
+            Role::Cop => {
+                let fresh: Vec<usize> =
+                    (0..moves.len()).filter(|i| moves[*i].target().is_some_and(|t| !g.findings.iter().any(|(_, f, _)| *f == t))).collect();
+                if !fresh.is_empty() {
+                    return fresh[rng.pick(fresh.len()).unwrap_or(0)];
+                }
+                None
+            }
+            Role::Mafioso | Role::Doctor | Role::Roleblocker | Role::Villager => None,
+        },
+    };
+    wanted.and_then(|m| moves.iter().position(|x| *x == m)).unwrap_or_else(|| random(rng))
+}
+
+/// The day vote the conventions give `p`.
+fn vote(g: &Mafia, p: Player) -> Option<Move> {
+    let table = conventional(&focal(&g.living().collect::<Vec<_>>(), &suspects(g)), p);
+    let target = match g.role(p) {
+        Role::Mafioso => table.filter(|t| g.role(*t) != Role::Mafioso).or_else(|| g.living().find(|t| g.role(*t) != Role::Mafioso)),
+        Role::Cop => {
+            let found = |t: Player| g.findings.iter().rev().find(|(_, f, _)| *f == t).is_some_and(|(_, _, mafia)| *mafia);
+            g.living().find(|t| *t != p && found(*t)).or(table)
+        }
+        Role::Doctor | Role::Roleblocker | Role::Villager => table,
+    };
+    Some(target.map_or(Move::Skip, Move::Vote))
+}
+
+/// The focal player and the next one (the focal player's own vote), of `living` (in seat
+/// order) with `suspects` among them first.
+fn focal(living: &[Player], suspects: &[Player]) -> (Option<Player>, Option<Player>) {
+    let first = suspects.iter().copied().find(|s| living.contains(s)).or_else(|| living.first().copied());
+    let next = suspects
+        .iter()
+        .copied()
+        .filter(|s| living.contains(s))
+        .find(|s| Some(*s) != first)
+        .or_else(|| living.iter().copied().find(|s| Some(*s) != first));
+    (first, next)
+}
+
+/// The vote the convention asks of `p` on a day of `focal`.
+fn conventional(focal: &(Option<Player>, Option<Player>), p: Player) -> Option<Player> {
+    if focal.0 == Some(p) {
+        focal.1
+    } else {
+        focal.0
+    }
+}
+
+/// The living players who voted against the convention on the last day (seat order), from
+/// the public record of every day's votes.
+fn suspects(g: &Mafia) -> Vec<Player> {
+    let mut suspects: Vec<Player> = Vec::new();
+    for votes in &g.days {
+        let living: Vec<Player> = (0..votes.len() as Player).filter(|p| votes[usize::from(*p)].is_some()).collect();
+        let day = focal(&living, &suspects);
+        suspects = living
+            .iter()
+            .copied()
+            .filter(|p| votes[usize::from(*p)] != Some(conventional(&day, *p).map_or(Move::Skip, Move::Vote)))
+            .collect();
+    }
+    suspects.retain(|p| g.is_alive(*p));
+    suspects
+}
