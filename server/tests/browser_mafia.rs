@@ -130,7 +130,10 @@ async fn six_players_play_mafia_by_clicking(kind: Browser) {
             let want: Vec<Option<String>> =
                 view["players"].as_array().unwrap().iter().map(|p| p["role"].as_str().map(role_words)).collect();
             assert_eq!(roles_shown(page).await, want, "{s}'s page shows the roles its view holds");
-            let pick = mine[(clicks + k) % mine.len()].clone();
+            // An action where there is one (a night passed asleep makes the game no shorter).
+            let acts: Vec<&String> = mine.iter().filter(|m| *m != "sleep").collect();
+            let acts = if acts.is_empty() { mine.iter().collect() } else { acts };
+            let pick = acts[(clicks + k) % acts.len()].clone();
             let css = format!("#moves button[data-move=\"{pick}\"]");
             until(&format!("{s} clicks {pick}"), || {
                 let css = css.clone();

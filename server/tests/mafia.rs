@@ -91,7 +91,10 @@ async fn six_players_play_mafia_over_the_network_and_no_seat_hears_another_s_sec
                 let list = if m["yours"] == true { &m["moves"] } else { &m["simultaneous"]["moves"] };
                 let list = list.as_array().unwrap_or_else(|| panic!("{s}'s moves: {m}"));
                 assert!(!list.is_empty(), "{s} must act: {m}");
-                let mv = list[(made * 7 + k) % list.len()].as_str().unwrap().to_string();
+                // An action where there is one (a night passed asleep makes the game no shorter).
+                let acts: Vec<&Value> = list.iter().filter(|m| *m != "sleep").collect();
+                let acts = if acts.is_empty() { list.iter().collect() } else { acts };
+                let mv = acts[(made * 7 + k) % acts.len()].as_str().unwrap().to_string();
                 let (status, r) = call(&http, reqwest::Method::POST, moves_url(s), Some(json!({ "move": mv }))).await;
                 assert_eq!(status, 200, "{s}: {mv}: {r}");
                 made += 1;
@@ -347,4 +350,43 @@ async fn the_computer_plays_several_seats_and_a_person_the_rest() {
         }
     }
     assert!(made > 0, "the person played");
+}
+
+/// Mafia on a clock (M11): nobody at the table moves, each player's time runs out and it
+/// leaves the game, its role told; the game comes to its end on its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_whose_time_runs_out_leaves_and_the_game_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_srv, base, http) = server(&dir).await;
+    let (status, g) = call(
+        &http,
+        reqwest::Method::POST,
+        format!("{base}/api/games"),
+        Some(json!({ "game": "mafia", "seed": 2, "options": { "seats": 5 }, "clock_seconds": 1 })),
+    )
+    .await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap().to_string();
+    let observer = g["tokens"]["observer"].as_str().unwrap().to_string();
+    // The clock starts with the game's first move (the players are still arriving before it).
+    let one = g["tokens"]["player-1"].as_str().unwrap().to_string();
+    let (_, m) = call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/moves?token={one}"), None).await;
+    let list = if m["yours"] == true { &m["moves"] } else { &m["simultaneous"]["moves"] };
+    let first = list[0].as_str().unwrap().to_string();
+    let (status, r) =
+        call(&http, reqwest::Method::POST, format!("{base}/api/games/{id}/moves?token={one}"), Some(json!({ "move": first }))).await;
+    assert_eq!(status, 200, "{r}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let outcome = loop {
+        let (_, m) = call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/moves?token={observer}"), None).await;
+        if !m["outcome"].is_null() {
+            break m["outcome"].clone();
+        }
+        assert!(std::time::Instant::now() < deadline, "the game ends on its clock: {m}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(outcome["results"].as_array().map(|r| r.len()), Some(5), "{outcome}");
+    let (_, log) = call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/log?token={observer}"), None).await;
+    let text = log.to_string();
+    assert!(text.contains("leaves the game: Player"), "{text}");
 }

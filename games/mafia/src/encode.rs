@@ -38,6 +38,8 @@ impl Mafia {
             Move::Vote(p) => at(4, p),
             Move::Sleep => Some(5 * MAX),
             Move::Skip => Some(5 * MAX + 1),
+            // Never listed (M11): outside the action space.
+            Move::Leave => None,
         }
     }
 

@@ -170,12 +170,18 @@ impl Mafia {
         }
         let living: Vec<Player> = self.living().collect();
         let others = || living.iter().copied().filter(move |t| *t != p);
+        // M11: every living player may let the night pass (sleep), as every voter may skip.
+        let sleep = std::iter::once(Move::Sleep);
         match (self.phase, self.role(p)) {
-            (Phase::Night, Role::Mafioso) => living.iter().copied().filter(|t| self.role(*t) != Role::Mafioso).map(Move::Kill).collect(),
-            (Phase::Night, Role::Doctor) => living.iter().copied().filter(|t| Some(*t) != self.last_protected).map(Move::Protect).collect(),
-            (Phase::Night, Role::Cop) => others().map(Move::Investigate).collect(),
-            (Phase::Night, Role::Roleblocker) => others().map(Move::Block).collect(),
-            (Phase::Night, Role::Villager) => vec![Move::Sleep],
+            (Phase::Night, Role::Mafioso) => {
+                living.iter().copied().filter(|t| self.role(*t) != Role::Mafioso).map(Move::Kill).chain(sleep).collect()
+            }
+            (Phase::Night, Role::Doctor) => {
+                living.iter().copied().filter(|t| Some(*t) != self.last_protected).map(Move::Protect).chain(sleep).collect()
+            }
+            (Phase::Night, Role::Cop) => others().map(Move::Investigate).chain(sleep).collect(),
+            (Phase::Night, Role::Roleblocker) => others().map(Move::Block).chain(sleep).collect(),
+            (Phase::Night, Role::Villager) => sleep.collect(),
             (Phase::Day, _) => others().map(Move::Vote).chain([Move::Skip]).collect(),
         }
     }
@@ -201,7 +207,8 @@ impl Mafia {
                 "Mafia: simultaneous steps",
             ));
         }
-        if self.moves_of(p).contains(&m) {
+        // M11: a player may leave the game at its part of any step (never listed).
+        if self.moves_of(p).contains(&m) || m == Move::Leave {
             return Ok(());
         }
         let (rule, why) = match (self.phase, m.is_night()) {
@@ -226,14 +233,27 @@ impl Mafia {
         self.check(p, m)?;
         let mut report = Report::default();
         self.choices[usize::from(p)] = Some(m);
-        if self.phase == Phase::Night && self.role(p) == Role::Mafioso {
+        if m == Move::Leave {
+            // M11: dead at once, its role told; it has made its part of the step.
+            self.alive[usize::from(p)] = false;
+            report.revealed = true;
+            report.public(format!("{} leaves the game: {} was {}.", name(p), name(p), self.role(p).name()));
+            if self.check_end() {
+                self.choices.iter_mut().for_each(|c| *c = None);
+                self.announce_end(&mut report);
+                return Ok(report);
+            }
+        }
+        let choice = match m {
+            Move::Kill(t) => Some(format!("{} (Mafia) chooses to kill {}.", name(p), name(t))),
+            Move::Sleep => Some(format!("{} (Mafia) chooses no kill tonight.", name(p))),
+            Move::Protect(_) | Move::Investigate(_) | Move::Block(_) | Move::Vote(_) | Move::Skip | Move::Leave => None,
+        };
+        if let (Some(text), Phase::Night, Role::Mafioso) = (choice, self.phase, self.role(p)) {
             // M04: the Mafia see one another's choices as they are made.
             let mates: Vec<Player> = self.mafia().filter(|x| self.is_alive(*x)).collect();
             for x in &mates {
-                report.log.push(LogLine {
-                    to: Audience::Seat(Seat(*x)),
-                    text: format!("{} (Mafia) chooses to kill {}.", name(p), name(m.target().unwrap_or(0))),
-                });
+                report.log.push(LogLine { to: Audience::Seat(Seat(*x)), text: text.clone() });
             }
             // Shown to another seat: not to be taken back.
             report.revealed = mates.len() > 1;
@@ -259,13 +279,18 @@ impl Mafia {
         }
         self.choices.iter_mut().for_each(|c| *c = None);
         if self.check_end() {
-            let t = self.end.expect("just ended");
-            report.public(format!("{} win{}.", capitalised(t.name()), if t == Team::Mafia { "" } else { "s" }));
-            let roles: Vec<String> = (0..self.players()).map(|p| format!("{} was {}", name(p), self.role(p).name())).collect();
-            report.public(format!("The roles: {}.", roles.join("; ")));
+            self.announce_end(report);
         } else if self.phase == Phase::Night {
             report.public(format!("Night {} falls.", self.round));
         }
+    }
+
+    /// The end told to all: who won, and every role (M09).
+    fn announce_end(&self, report: &mut Report) {
+        let Some(t) = self.end else { return };
+        report.public(format!("{} win{}.", capitalised(t.name()), if t == Team::Mafia { "" } else { "s" }));
+        let roles: Vec<String> = (0..self.players()).map(|p| format!("{} was {}", name(p), self.role(p).name())).collect();
+        report.public(format!("The roles: {}.", roles.join("; ")));
     }
 
     /// M08: each vote is revealed; a strict majority of the living lynches.
@@ -279,7 +304,8 @@ impl Mafia {
             }
             report.public(match vote {
                 Some(Move::Vote(t)) => format!("{} votes to lynch {}.", name(p), name(t)),
-                Some(Move::Skip | Move::Kill(_) | Move::Protect(_) | Move::Investigate(_) | Move::Block(_) | Move::Sleep) | None => {
+                Some(Move::Skip | Move::Kill(_) | Move::Protect(_) | Move::Investigate(_) | Move::Block(_) | Move::Sleep | Move::Leave)
+                | None => {
                     format!("{} votes to lynch nobody.", name(p))
                 }
             });
@@ -477,6 +503,11 @@ impl arbiter_kernel::Game for Mafia {
     fn choices_revocable(&self) -> bool {
         true
     }
+    /// M11: a player whose time runs out leaves the game (so that a game on a clock always
+    /// comes to its end).
+    fn timeout_move(&self, _seat: Seat) -> Option<Move> {
+        Some(Move::Leave)
+    }
     /// A night move is the player's own (a Mafioso's kill choice also its fellows'), until the
     /// game ends; a day vote is secret until the day resolves (M03, M08).
     fn hidden_move(&self, text: &str, by: Seat, age: usize, viewer: Viewer) -> Option<String> {
@@ -484,11 +515,15 @@ impl arbiter_kernel::Game for Mafia {
             return None;
         }
         let m = moves::parse(text, self.players()).ok()?;
+        if m == Move::Leave {
+            // Told to all as it happens (M11); counted among the day's moves below.
+            return None;
+        }
         let mates = viewer.is_some_and(|v| usize::from(v.0) < self.roles.len() && self.role(v.0) == Role::Mafioso)
             && usize::from(by.0) < self.roles.len()
             && self.role(by.0) == Role::Mafioso;
         if m.is_night() {
-            return (!(mates && matches!(m, Move::Kill(_)))).then(|| format!("{} acted in the night", name(by.0)));
+            return (!(mates && matches!(m, Move::Kill(_) | Move::Sleep))).then(|| format!("{} acted in the night", name(by.0)));
         }
         // Votes of the day now: the moves made since it began.
         let cast_today = if self.phase == Phase::Day { self.choices.iter().filter(|c| c.is_some()).count() } else { 0 };
@@ -549,7 +584,7 @@ impl GameKind for Kind {
             seats: SeatRange { min: roles::MIN_PLAYERS, max: roles::MAX_PLAYERS, default: 7 },
             options: Vec::new(),
             information: Information::Imperfect,
-            capabilities: Capabilities { computer: true, encoding: true, clock: false },
+            capabilities: Capabilities { computer: true, encoding: true, clock: true },
         }
     }
     fn create(&self, options: &serde_json::Value, seed: u64) -> Result<(Box<dyn Match>, Report), Refusal> {

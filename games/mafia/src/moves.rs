@@ -24,6 +24,9 @@ pub enum Move {
     Vote(Player),
     /// A day vote to lynch nobody.
     Skip,
+    /// The player leaves the game (M11): dead at once, its role revealed. Never listed among
+    /// the moves; the move a clock makes for a player whose time runs out.
+    Leave,
 }
 
 impl Move {
@@ -31,13 +34,13 @@ impl Move {
     pub fn is_night(self) -> bool {
         match self {
             Move::Kill(_) | Move::Protect(_) | Move::Investigate(_) | Move::Block(_) | Move::Sleep => true,
-            Move::Vote(_) | Move::Skip => false,
+            Move::Vote(_) | Move::Skip | Move::Leave => false,
         }
     }
     pub fn target(self) -> Option<Player> {
         match self {
             Move::Kill(p) | Move::Protect(p) | Move::Investigate(p) | Move::Block(p) | Move::Vote(p) => Some(p),
-            Move::Sleep | Move::Skip => None,
+            Move::Sleep | Move::Skip | Move::Leave => None,
         }
     }
     pub fn text(self) -> String {
@@ -49,6 +52,7 @@ impl Move {
             Move::Sleep => return "sleep".into(),
             Move::Vote(_) => "vote",
             Move::Skip => return "skip".into(),
+            Move::Leave => return "leave".into(),
         };
         format!("{word} {}", self.target().map_or(0, |p| u16::from(p) + 1))
     }
@@ -69,10 +73,11 @@ pub fn parse(text: &str, players: u8) -> Result<Move, Refusal> {
         "vote" | "lynch" => Move::Vote(player()?),
         "sleep" if rest.is_empty() => Move::Sleep,
         "skip" if rest.is_empty() => Move::Skip,
+        "leave" if rest.is_empty() => Move::Leave,
         _ => {
             return Err(Refusal::new(
                 format!(
-                    "cannot read {:?}: the moves are kill N, protect N, investigate N, block N, sleep (at night), vote N, skip (by day)",
+                    "cannot read {:?}: the moves are kill N, protect N, investigate N, block N, sleep (at night), vote N, skip (by day), leave (the game)",
                     echo(text)
                 ),
                 RULE,
@@ -96,7 +101,9 @@ mod tests {
 
     #[test]
     fn moves_read_back_and_players_are_numbered_from_one() {
-        for m in [Move::Kill(0), Move::Protect(4), Move::Investigate(2), Move::Block(6), Move::Sleep, Move::Vote(3), Move::Skip] {
+        for m in
+            [Move::Kill(0), Move::Protect(4), Move::Investigate(2), Move::Block(6), Move::Sleep, Move::Vote(3), Move::Skip, Move::Leave]
+        {
             assert_eq!(parse(&m.text(), 7), Ok(m));
         }
         for t in ["kill 3", "KILL p3", "kill player 3", "kill Player-3"] {

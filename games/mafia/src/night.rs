@@ -71,7 +71,7 @@ fn action(by: Player, m: Move) -> Option<(u8, Action)> {
         Move::Block(target) => Some((0, Action::Block { by, target })),
         Move::Protect(target) => Some((1, Action::Protect { by, target })),
         Move::Investigate(target) => Some((2, Action::Investigate { by, target })),
-        Move::Kill(_) | Move::Sleep | Move::Vote(_) | Move::Skip => None,
+        Move::Kill(_) | Move::Sleep | Move::Vote(_) | Move::Skip | Move::Leave => None,
     }
 }
 

@@ -9,8 +9,8 @@
 //!   focal player (the focal player for the next one in the same order); the Cop votes for a
 //!   living player it found to be Mafia, if any; a Mafioso votes with the table unless the
 //!   focal player is a fellow Mafioso, then for the lowest-numbered player of the village.
-//! - At night the Cop investigates a living player it has not investigated yet; the other
-//!   night moves are drawn at random.
+//! - At night the Cop investigates a living player it has not investigated yet; every other
+//!   player with an action takes one at random (nobody lets the night pass, M11).
 
 use crate::moves::{Move, Player};
 use crate::roles::Role;
@@ -34,7 +34,14 @@ pub(crate) fn choose(g: &Mafia, p: Player, moves: &[Move], rng: &mut Randomness)
                 }
                 None
             }
-            Role::Mafioso | Role::Doctor | Role::Roleblocker | Role::Villager => None,
+            Role::Mafioso | Role::Doctor | Role::Roleblocker | Role::Villager => {
+                // An action rather than a night passed (M11), where there is one.
+                let acts: Vec<usize> = (0..moves.len()).filter(|i| moves[*i] != Move::Sleep).collect();
+                if !acts.is_empty() {
+                    return acts[rng.pick(acts.len()).unwrap_or(0)];
+                }
+                None
+            }
         },
     };
     wanted.and_then(|m| moves.iter().position(|x| *x == m)).unwrap_or_else(|| random(rng))
