@@ -142,7 +142,7 @@ pub struct NewGame {
     seat: Option<String>,
     /// The seat the computer plays, or a list of seats (every other seat is the creator's
     /// unless `seat` names one), and its level.
-    computer: Option<Seats>,
+    computer: Option<SeatIds>,
     level: Option<u8>,
     /// `false`: left out of the lobby's list (the links work as any). By default a game of
     /// several seats is listed and a game of one seat is not (nobody is there to join it).
@@ -154,16 +154,16 @@ pub struct NewGame {
 /// One seat by its id, or several.
 #[derive(Deserialize)]
 #[serde(untagged)]
-enum Seats {
+enum SeatIds {
     One(String),
     Many(Vec<String>),
 }
 
-impl Seats {
+impl SeatIds {
     fn ids(&self) -> Vec<&str> {
         match self {
-            Seats::One(id) => vec![id.as_str()],
-            Seats::Many(ids) => ids.iter().map(String::as_str).collect(),
+            SeatIds::One(id) => vec![id.as_str()],
+            SeatIds::Many(ids) => ids.iter().map(String::as_str).collect(),
         }
     }
 }

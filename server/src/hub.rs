@@ -30,27 +30,6 @@ pub struct Outgoing {
     pub rewind: bool,
 }
 
-/// A seat's connection state, as the other seats see it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Presence {
-    Connected,
-    /// Disconnected less than the disconnect timeout ago.
-    Away,
-    /// Never connected, or away longer than the timeout: the game waits; the link still works.
-    Absent,
-    /// The computer plays this seat.
-    Computer,
-}
-
-#[derive(Debug)]
-struct SeatState {
-    connections: usize,
-    presence: Presence,
-    /// Bumped at each disconnection, so an old timer does not mark a returned seat absent.
-    generation: u64,
-}
-
 /// How many games a core makes at once ([`Hub::create`]): four. More at once answer a burst of
 /// creations sooner, and the moves of games under way wait longer (BENCHMARKS.md, "Store
 /// layout").
@@ -69,7 +48,8 @@ pub struct Room {
     /// One topic a place (each seat, the observers), and one for all.
     topics: Vec<broadcast::Sender<Arc<Outgoing>>>,
     all: broadcast::Sender<Arc<Outgoing>>,
-    presence: Mutex<Vec<SeatState>>,
+    /// Who is at the table (`crate::presence`).
+    presence: crate::presence::Presences,
     last_move: Mutex<Instant>,
     /// When a request last asked the hub for this copy ([`Hub::room`]): a copy no connection
     /// holds is unloaded once unused for `Config::unopened_unload`.
@@ -127,13 +107,7 @@ impl Room {
             .map(|p| rows.last().map(|r| (r.seq, arbiter_store::move_text_for(rows, rows.len() - 1, p.viewer(), session.game()))))
             .collect();
         let computer = seats.computer.clone();
-        let mut presence: Vec<SeatState> =
-            (0..=n).map(|_| SeatState { connections: 0, presence: Presence::Absent, generation: 0 }).collect();
-        for c in &computer {
-            if let Some(p) = presence.get_mut(c.seat as usize) {
-                p.presence = Presence::Computer;
-            }
-        }
+        let presence = crate::presence::Presences::new(n + 1, computer.iter().map(|c| usize::from(c.seat)));
         Room {
             lobby,
             computer,
@@ -147,7 +121,7 @@ impl Room {
             storage,
             topics: (0..=n).map(|_| broadcast::channel(256).0).collect(),
             all: broadcast::channel(256).0,
-            presence: Mutex::new(presence),
+            presence,
             last_move: Mutex::new(Instant::now()),
             used: Mutex::new(Instant::now()),
             sent: Mutex::new(sent),
@@ -349,7 +323,7 @@ impl Room {
             return false;
         }
         let n = self.seat_count();
-        if self.presence.lock().unwrap_or_else(|p| p.into_inner())[..n].iter().any(|p| p.connections > 0) {
+        if self.presence.any_seat_connected(n) {
             return false;
         }
         let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
@@ -395,9 +369,7 @@ impl Room {
 
     /// Each seat's presence, as every message shows it.
     fn presence_json(&self) -> Value {
-        let p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-        let m: serde_json::Map<String, Value> = self.ids.iter().zip(p.iter()).map(|(id, st)| (id.clone(), json!(st.presence))).collect();
-        Value::Object(m)
+        self.presence.json(&self.ids)
     }
 
     /// The chess clock now, if the game has one (`crate::clock`).
@@ -737,50 +709,26 @@ impl Room {
 
     /// A connection of `place` opened (through [`Hub::attach`], which announces it).
     fn register(&self, place: Place) {
-        let i = place.idx(self.seat_count());
-        let mut p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-        p[i].connections += 1;
-        p[i].presence = Presence::Connected;
+        self.presence.opened(place.idx(self.seat_count()));
     }
 
     /// A connection of `seat` closed. Returns the seat's generation for the away timer, and
     /// whether the room has no connection left.
     pub fn disconnected(&self, place: Place) -> (u64, bool) {
-        let (generation, empty) = {
-            let i = place.idx(self.seat_count());
-            let mut p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-            let st = &mut p[i];
-            st.connections = st.connections.saturating_sub(1);
-            if st.connections == 0 {
-                st.presence = Presence::Away;
-                st.generation += 1;
-            }
-            let generation = st.generation;
-            (generation, p.iter().all(|s| s.connections == 0))
-        };
+        let closed = self.presence.closed(place.idx(self.seat_count()));
         self.announce_presence();
-        (generation, empty)
+        closed
     }
 
     /// The away timer ran out: absent, unless the seat came back meanwhile.
     pub fn away_timeout(&self, place: Place, generation: u64) {
-        let changed = {
-            let i = place.idx(self.seat_count());
-            let mut p = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-            let st = &mut p[i];
-            let stale = st.connections == 0 && st.generation == generation && st.presence == Presence::Away;
-            if stale {
-                st.presence = Presence::Absent;
-            }
-            stale
-        };
-        if changed {
+        if self.presence.away_timeout(place.idx(self.seat_count()), generation) {
             self.announce_presence();
         }
     }
 
     pub fn connections(&self) -> usize {
-        self.presence.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|s| s.connections).sum()
+        self.presence.connections()
     }
 
     pub fn idle_for(&self) -> Duration {

@@ -34,6 +34,7 @@ pub mod computer;
 pub mod hub;
 pub mod limits;
 pub mod lobby;
+pub mod presence;
 pub mod rematch;
 pub mod replay;
 pub mod seats;

@@ -49,7 +49,7 @@ pub(crate) fn choose(g: &Mafia, p: Player, moves: &[Move], rng: &mut Randomness)
 
 /// The day vote the conventions give `p`.
 fn vote(g: &Mafia, p: Player) -> Option<Move> {
-    let table = conventional(&focal(&g.living().collect::<Vec<_>>(), &suspects(g)), p);
+    let table = Focal::of(&g.living().collect::<Vec<_>>(), &suspects(g)).vote_of(p);
     let target = match g.role(p) {
         Role::Mafioso => table.filter(|t| g.role(*t) != Role::Mafioso).or_else(|| g.living().find(|t| g.role(*t) != Role::Mafioso)),
         Role::Cop => {
@@ -61,25 +61,28 @@ fn vote(g: &Mafia, p: Player) -> Option<Move> {
     Some(target.map_or(Move::Skip, Move::Vote))
 }
 
-/// The focal player and the next one (the focal player's own vote), of `living` (in seat
-/// order) with `suspects` among them first.
-fn focal(living: &[Player], suspects: &[Player]) -> (Option<Player>, Option<Player>) {
-    let first = suspects.iter().copied().find(|s| living.contains(s)).or_else(|| living.first().copied());
-    let next = suspects
-        .iter()
-        .copied()
-        .filter(|s| living.contains(s))
-        .find(|s| Some(*s) != first)
-        .or_else(|| living.iter().copied().find(|s| Some(*s) != first));
-    (first, next)
+/// A day's focal player, and the next one in the same order (the focal player's own vote).
+struct Focal {
+    player: Option<Player>,
+    next: Option<Player>,
 }
 
-/// The vote the convention asks of `p` on a day of `focal`.
-fn conventional(focal: &(Option<Player>, Option<Player>), p: Player) -> Option<Player> {
-    if focal.0 == Some(p) {
-        focal.1
-    } else {
-        focal.0
+impl Focal {
+    /// The focal player of `living` (in seat order) with `suspects` among them first.
+    fn of(living: &[Player], suspects: &[Player]) -> Focal {
+        let mut order = suspects.iter().copied().filter(|s| living.contains(s)).chain(living.iter().copied());
+        let player = order.next();
+        let next = order.find(|s| Some(*s) != player);
+        Focal { player, next }
+    }
+
+    /// The vote the convention asks of `p`.
+    fn vote_of(&self, p: Player) -> Option<Player> {
+        if self.player == Some(p) {
+            self.next
+        } else {
+            self.player
+        }
     }
 }
 
@@ -88,13 +91,12 @@ fn conventional(focal: &(Option<Player>, Option<Player>), p: Player) -> Option<P
 fn suspects(g: &Mafia) -> Vec<Player> {
     let mut suspects: Vec<Player> = Vec::new();
     for votes in &g.days {
-        let living: Vec<Player> = (0..votes.len() as Player).filter(|p| votes[usize::from(*p)].is_some()).collect();
-        let day = focal(&living, &suspects);
-        suspects = living
-            .iter()
-            .copied()
-            .filter(|p| votes[usize::from(*p)] != Some(conventional(&day, *p).map_or(Move::Skip, Move::Vote)))
-            .collect();
+        // The voters of that day (a player who left that day had no vote).
+        let voters: Vec<Player> =
+            (0..votes.len() as Player).filter(|p| matches!(votes[usize::from(*p)], Some(Move::Vote(_) | Move::Skip))).collect();
+        let day = Focal::of(&voters, &suspects);
+        suspects =
+            voters.iter().copied().filter(|p| votes[usize::from(*p)] != Some(day.vote_of(*p).map_or(Move::Skip, Move::Vote))).collect();
     }
     suspects.retain(|p| g.is_alive(*p));
     suspects
