@@ -139,6 +139,12 @@ pub(crate) fn resolve(g: &mut Mafia, report: &mut Report) {
                 g.findings.push((night, target, mafia));
                 say(report, by, format!("Your investigation: {} is {}.", name(target), if mafia { "Mafia" } else { "not Mafia" }));
             }
+            // M11: a target who left the game during the night is dead already.
+            Action::Kill { target, .. } if !g.is_alive(target) => {
+                for m in g.living().filter(|p| g.roles[usize::from(*p)] == Role::Mafioso) {
+                    say(report, m, format!("The kill on {} failed: {} had left the game.", name(target), name(target)));
+                }
+            }
             Action::Kill { target, .. } => died = Some(target),
         }
     }
