@@ -1,6 +1,7 @@
 //! HTTP: creating games, a seat's state, decision and log, and moves (API.md).
 
-use crate::hub::{Hub, HubError, MoveError, Room};
+use crate::hub::{Hub, HubError};
+use crate::room::{MoveError, Room};
 use crate::seats::Place;
 use crate::views;
 use arbiter_kernel::search::{Agent, Level};

@@ -6,7 +6,8 @@
 //! message: a client shows its text as text.
 
 use crate::api::{body_json, read, seat_of, ApiError, TokenQuery};
-use crate::hub::{Hub, Room};
+use crate::hub::Hub;
+use crate::room::Room;
 use crate::seats::Place;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};

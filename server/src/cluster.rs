@@ -15,7 +15,7 @@
 //! took over) is unloaded at once and its connections closed (clients reconnect, reaching the
 //! new owner). Meanwhile nothing it writes is stored: the store's handle is fenced by this
 //! process's lease ([`lease::fenced`]), a write finding the lease lost
-//! retires the game's copy at once ([`crate::hub::Room::lose`]), and the request is answered
+//! retires the game's copy at once ([`crate::room::Room::lose`]), and the request is answered
 //! 503 (its retry is forwarded to the new owner). Nor does it answer from a copy it may have
 //! lost: while its leases have gone unconfirmed for a TTL (the process was paused or starved),
 //! a request for a game in memory, a read included, is answered 503 until the keeper's next
@@ -24,8 +24,9 @@
 pub mod lease;
 
 use crate::api::ApiError;
-use crate::hub::{Hub, HubError, Room};
+use crate::hub::{Hub, HubError};
 use crate::limits::ConnectionSlot;
+use crate::room::Room;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};

@@ -1,4 +1,5 @@
-//! The computer's share of the server: the pool its searches run on ([`Pool`]), and the games
+//! The computer's share of the server: the pool its searches run on ([`Pool`]), a game's
+//! computer seats ([`Seats`]: which seat thinks next, one search at a time), and the games
 //! against it each client address has in play ([`InPlay`]).
 //!
 //! A search is a core's work for as long as its level asks. On tokio's blocking threads, as
@@ -7,8 +8,12 @@
 //! lower scheduling priority; the others wait their turn in order. A person's move never waits
 //! for a search: it runs on tokio's threads, none of which a search holds.
 
+use crate::storage::Session;
+use arbiter_kernel::search::{Agent, Plan};
+use arbiter_kernel::{Match, Seat};
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// The searches by default: half the cores (at least one), so that the players' moves always
@@ -165,6 +170,107 @@ fn lower_priority() {
             let now = libc::getpriority(libc::PRIO_PROCESS, 0);
             libc::setpriority(libc::PRIO_PROCESS, 0, (now + NICENESS).min(19));
         }
+    }
+}
+
+/// A game's computer seats: the part of a room that reacts to "a move was stored" by thinking
+/// for the computer seat that must act now, one search at a time, on the server's pool.
+pub struct Seats {
+    seats: Vec<crate::seats::ComputerSeat>,
+    /// A search is under way, or waiting on the pool for its turn.
+    thinking: Arc<AtomicBool>,
+    pool: Arc<Pool>,
+}
+
+/// A search to run: for `seat`, on a copy of the game at move `seq`.
+pub struct Turn {
+    pub seat: Seat,
+    pub seq: u64,
+    plan: Plan,
+    game: Box<dyn Match>,
+}
+
+/// Clears `thinking` however a search ends: done, failed or panicked, or its job dropped unrun.
+struct Thinking(Arc<AtomicBool>);
+
+impl Drop for Thinking {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+impl Seats {
+    pub fn new(seats: Vec<crate::seats::ComputerSeat>, pool: Arc<Pool>) -> Seats {
+        Seats { seats, thinking: Arc::new(AtomicBool::new(false)), pool }
+    }
+
+    /// The seats the computer plays.
+    pub fn seats(&self) -> impl Iterator<Item = usize> + '_ {
+        self.seats.iter().map(|c| usize::from(c.seat))
+    }
+
+    pub fn is_thinking(&self) -> bool {
+        self.thinking.load(Ordering::SeqCst)
+    }
+
+    /// The search the computer must make now in game `s`, if a computer seat must act: the
+    /// first that can think now (at a simultaneous step, a seat the game's sampler cannot put
+    /// first waits for the seats before it; the next computer seat thinks once this one's move
+    /// is stored). Its seed comes from the game's seed and the move's number.
+    pub fn turn(&self, s: &Session) -> Option<Turn> {
+        if self.seats.is_empty() {
+            return None;
+        }
+        let d = s.game().decision()?;
+        let seed = arbiter_kernel::stable_hash(&(s.header().seed, s.seq()));
+        let (seat, c) = d.seats().enumerate().find_map(|(k, a)| {
+            let c = self.seats.iter().find(|c| c.seat == a.0)?;
+            (k == 0 || s.game().computer().sample_hidden(a, seed).is_ok()).then_some((a, c))
+        })?;
+        Some(Turn { seat, seq: s.seq(), plan: Plan::new(c.agent, seed), game: s.game().boxed_clone() })
+    }
+
+    /// Think for `turn` on the pool, unless a search is under way already (its move, once
+    /// stored, asks for the next). `then` gets the move chosen (on tokio's blocking threads,
+    /// not the pool's: the pool goes on to the next search) unless `retired` says the game's
+    /// copy was unloaded meanwhile. A search that fails (an engine fault) must not stall the
+    /// game: a random legal move stands in, said in the server's log. `thinking` is clear again
+    /// when `then` is called.
+    pub fn think(
+        &self,
+        id: &str,
+        turn: Turn,
+        retired: impl Fn() -> bool + Send + 'static,
+        then: impl FnOnce(Seat, u64, Result<String, arbiter_kernel::Refusal>) + Send + 'static,
+    ) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else { return };
+        if self.thinking.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let guard = Thinking(self.thinking.clone());
+        let id = id.to_string();
+        self.pool.submit(move || {
+            if retired() {
+                return;
+            }
+            let Turn { seat, seq, plan, game } = turn;
+            let chosen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| game.computer().agent_move(seat, &plan, &|_| {})));
+            let chosen = match chosen {
+                Ok(Ok(text)) => Ok(text),
+                other => {
+                    eprintln!("arbiter serve: game {id}: the computer's search failed ({other:?}); it plays a random legal move");
+                    game.computer().agent_move(seat, &Plan::new(Agent::Random, plan.seed), &|_| {})
+                }
+            };
+            if retired() {
+                return;
+            }
+            rt.spawn_blocking(move || {
+                // The search is over: once the move is stored, the next computer seat may think.
+                drop(guard);
+                then(seat, seq, chosen);
+            });
+        });
     }
 }
 

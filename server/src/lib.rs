@@ -8,12 +8,12 @@
 //! The design's game-server contract, and where each part is:
 //! - `init(config)`: [`hub::Hub::create`] (`POST /api/games`; invalid options refused with the
 //!   game's reason);
-//! - `join`: [`hub::Room::join`] (`POST /api/games/{id}/join`; a taken seat, a full game
-//!   refused); `leave`: a seat's last connection closing ([`hub::Room::disconnected`]), away
+//! - `join`: [`room::Room::join`] (`POST /api/games/{id}/join`; a taken seat, a full game
+//!   refused); `leave`: a seat's last connection closing ([`room::Room::disconnected`]), away
 //!   then absent after the disconnect timeout;
 //! - `connected` → a `sync` message ([`views::sync`]); `disconnected`;
-//! - `handle_event`: a seat's move ([`hub::Room::play`]) or a scheduled event (the clock's
-//!   flag, [`hub::Room::flag_if_due`]);
+//! - `handle_event`: a seat's move ([`room::Room::play`]) or a scheduled event (the clock's
+//!   flag, [`room::Room::flag_if_due`]);
 //! - `shutdown`: unloading a game nobody is connected to, or idle ([`hub::Hub::sweep_idle`]).
 //!
 //! Modules: `seats` (tokens: 128 random bits, only their SHA-256 kept; game ids), `hub` (the
@@ -37,6 +37,7 @@ pub mod lobby;
 pub mod presence;
 pub mod rematch;
 pub mod replay;
+pub mod room;
 pub mod seats;
 pub mod storage;
 pub mod views;

@@ -1,6 +1,6 @@
 //! Who is at the table: each place's open connections and its presence as the other places
 //! see it (connected; away for the disconnect timeout after its last connection closed; then
-//! absent; a computer's seat). One part of a game's room (`crate::hub::Room`), told when a
+//! absent; a computer's seat). One part of a game's room (`crate::room::Room`), told when a
 //! connection opens or closes; the room announces what changed.
 
 use serde_json::{json, Value};

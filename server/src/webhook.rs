@@ -11,7 +11,8 @@
 //! refused, so DNS cannot be used to point a registered name inward later.
 
 use crate::api::{retrying, seat_of, ApiError, TokenQuery, Who};
-use crate::hub::{Hub, MoveError, Room};
+use crate::hub::Hub;
+use crate::room::{MoveError, Room};
 use crate::seats::Place;
 use crate::Config;
 use arbiter_kernel::Seat;
@@ -298,7 +299,78 @@ impl reqwest::dns::Resolve for PublicOnly {
 }
 
 /// Each seat's last delivery, kept in memory (what `GET …/webhook` shows).
-pub type LastDeliveries = Arc<Mutex<Vec<Option<Delivery>>>>;
+type LastDeliveries = Arc<Mutex<Vec<Option<Delivery>>>>;
+
+/// A game's turn alerts: the part of a room that reacts to "a move was stored" by calling the
+/// webhook of each seat that has come to act, and keeps each seat's last delivery.
+pub struct Alerts {
+    sender: Option<Arc<Sender>>,
+    last: LastDeliveries,
+}
+
+/// The game a room alerts for: its id, its kind's id and its places' ids.
+pub struct AlertedGame<'a> {
+    pub id: &'a str,
+    pub kind: &'a str,
+    pub ids: &'a [String],
+}
+
+impl Alerts {
+    /// Alerts for `seats` seats, sent through `sender` (none: a room that alerts nobody).
+    pub fn new(seats: usize, sender: Option<Arc<Sender>>) -> Alerts {
+        Alerts { sender, last: Arc::new(Mutex::new(vec![None; seats])) }
+    }
+
+    /// How `seat`'s last call went.
+    pub fn last(&self, seat: Seat) -> Option<Delivery> {
+        self.last.lock().unwrap_or_else(|p| p.into_inner()).get(seat.idx()).cloned().flatten()
+    }
+
+    /// A move was stored in `s`, `acting_before` were the seats acting before it: alert each
+    /// seat that has come to act, or to act otherwise (to decide first, or at the same time as
+    /// another seat; not a seat going on with its own decision), at its URL in `urls`.
+    pub fn moved(&self, game: &AlertedGame<'_>, urls: &crate::seats::SeatsFile, s: &crate::storage::Session, acting_before: &[Seat]) {
+        let (Some(sender), Some(next)) = (&self.sender, s.game().decision()) else { return };
+        let first = |seats: &[Seat], seat| seats.first() == Some(&seat);
+        let now: Vec<Seat> = next.seats().collect();
+        for t in next.turns().iter().filter(|t| !acting_before.contains(&t.seat) || first(acting_before, t.seat) != first(&now, t.seat)) {
+            if let Some(url) = urls.webhook(t.seat) {
+                self.alert(sender, game, s, t.seat, url.to_string(), &t.prompt);
+            }
+        }
+    }
+
+    /// Call `seat`'s webhook at `url`: it decides now as `prompt` asks (on a task of its own:
+    /// this returns at once, under the session lock).
+    fn alert(&self, sender: &Arc<Sender>, game: &AlertedGame<'_>, s: &crate::storage::Session, seat: Seat, url: String, prompt: &str) {
+        let rows = s.rows();
+        let last = rows.last().map(|_| arbiter_store::move_text_for(rows, rows.len() - 1, Some(seat), s.game()));
+        let title = s.kind().title();
+        let seat_name = s.seat_name(seat);
+        // `text` and `content`: what chat services' incoming webhooks post (Slack reads `text`,
+        // Discord `content`); the rest for programs. Nothing another seat could not know but
+        // the seat's own prompt; never the seat's token.
+        let line = format!("Your move in {title}, game {} (move {}), as the {seat_name}: {prompt}", game.id, s.seq() + 1);
+        let body = json!({
+            "type": "your_turn",
+            "game": game.id,
+            "kind": game.kind,
+            "title": title,
+            "seat": game.ids[seat.idx()],
+            "seq": s.seq(),
+            "prompt": prompt,
+            "last_move": last,
+            "text": line,
+            "content": line,
+        });
+        let last = self.last.clone();
+        sender.deliver(format!("{}/{}", game.id, seat.0), url, body, s.seq(), move |d| {
+            if let Some(slot) = last.lock().unwrap_or_else(|p| p.into_inner()).get_mut(seat.idx()) {
+                *slot = Some(d);
+            }
+        });
+    }
+}
 
 /// The seat a token acts as: webhooks are a seat's (the observers have no decision).
 async fn seat(hub: &Arc<Hub>, id: &str, token: Option<&str>) -> Result<(Arc<Room>, Seat), ApiError> {

@@ -3,8 +3,9 @@
 //! last one closing starts the unload timer.
 
 use crate::api::{seat_of, ApiError, TokenQuery};
-use crate::hub::{Attached, Hub, MoveError, Outgoing, Room};
+use crate::hub::{Attached, Hub};
 use crate::limits::ConnectionSlot;
+use crate::room::{MoveError, Outgoing, Room};
 use crate::seats::Place;
 use crate::views;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};

@@ -390,3 +390,41 @@ async fn a_player_whose_time_runs_out_leaves_and_the_game_ends() {
     let text = log.to_string();
     assert!(text.contains("leaves the game: Player"), "{text}");
 }
+
+/// A clock's move is a move like any other: once it is stored the seats acting next are told
+/// and the computer goes on. A person at a table of computers on a clock makes no move; its
+/// time runs out, it leaves, and the computers play the game to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_clock_s_move_the_computer_plays_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_srv, base, http) = server(&dir).await;
+    let (status, g) = call(
+        &http,
+        reqwest::Method::POST,
+        format!("{base}/api/games"),
+        Some(json!({
+            "game": "mafia", "seed": 3, "options": { "seats": 5 }, "clock_seconds": 1,
+            "computer": ["player-2", "player-3", "player-4", "player-5"], "level": 1,
+        })),
+    )
+    .await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap().to_string();
+    let observer = g["tokens"]["observer"].as_str().unwrap().to_string();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let outcome = loop {
+        let (_, m) = call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/moves?token={observer}"), None).await;
+        if !m["outcome"].is_null() {
+            break m["outcome"].clone();
+        }
+        assert!(std::time::Instant::now() < deadline, "the computers play the game to its end: {m}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(outcome["results"].as_array().map(|r| r.len()), Some(5), "{outcome}");
+    let (_, log) = call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/log?token={observer}"), None).await;
+    let text = log.to_string();
+    assert!(text.contains("Player 1 leaves the game"), "the person's time ran out: {text}");
+    for p in 2..=5 {
+        assert!(!text.contains(&format!("Player {p} leaves the game")), "the computers play on: {text}");
+    }
+}

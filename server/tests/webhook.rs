@@ -243,7 +243,7 @@ async fn a_retired_copy_of_a_game_writes_no_webhook() {
     r.hub.unload_if_unused(&old).await;
     assert!(!r.hub.is_loaded(&g.id), "nobody was connected: unloaded");
     let e = old.set_webhook(arbiter_kernel::Seat(0), Some("http://127.0.0.1:9/x".into())).unwrap_err();
-    assert!(matches!(e, arbiter_server::hub::MoveError::Unloaded), "{e:?}");
+    assert!(matches!(e, arbiter_server::room::MoveError::Unloaded), "{e:?}");
     // Over HTTP the loaded copy takes it, and it is kept.
     let hook = format!("{}/api/games/{}/webhook?token={}", g.base, g.id, g.us);
     let (s, v) = call(&http, reqwest::Method::PUT, hook.clone(), Some(json!({ "url": "http://127.0.0.1:9/x" }))).await;
@@ -317,4 +317,56 @@ async fn a_seat_s_webhook_writes_are_limited() {
     assert_eq!((s, &v["url"]), (200, &json!("http://127.0.0.1:9/9")), "the last write kept, reading not limited");
     let (s, v) = call(&http, reqwest::Method::PUT, hook(&g.ussr), Some(json!({ "url": "http://127.0.0.1:9/x" }))).await;
     assert_eq!(s, 200, "another seat: {v}");
+}
+
+/// A clock's move is a move like any other: the seats that come to act after it are called.
+/// Mafia for five on a clock of a second: four players make their night moves, the fifth (one
+/// of the village, so that the game goes on) lets its time run out and leaves (the fifth
+/// move); the day dawns, and player 2, acting again, is called.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_seats_acting_after_a_clock_s_move_are_called() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = server(&dir, true).await;
+    let http = reqwest::Client::new();
+    let e = Endpoint::default();
+    let url = endpoint(e.clone()).await;
+    let base = format!("http://{}", r.addr);
+    let (status, g) = call(
+        &http,
+        reqwest::Method::POST,
+        format!("{base}/api/games"),
+        Some(json!({ "game": "mafia", "seed": 2, "options": { "seats": 5 }, "clock_seconds": 1 })),
+    )
+    .await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap().to_string();
+    let token = |p: u8| g["tokens"][format!("player-{p}")].as_str().unwrap().to_string();
+    let (status, v) =
+        call(&http, reqwest::Method::PUT, format!("{base}/api/games/{id}/webhook?token={}", token(2)), Some(json!({ "url": url }))).await;
+    assert_eq!(status, 200, "{v}");
+    let mut idle = None;
+    for p in [1, 3, 4, 5] {
+        let (_, log) = call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/log?token={}", token(p)), None).await;
+        if !log.to_string().contains("You are Mafia") {
+            idle = Some(p);
+            break;
+        }
+    }
+    let idle = idle.expect("four players, one Mafioso");
+    for p in (1..=5).filter(|p| *p != idle) {
+        let (_, m) = call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/moves?token={}", token(p)), None).await;
+        let list = if m["yours"] == true { &m["moves"] } else { &m["simultaneous"]["moves"] };
+        let mv = list.as_array().unwrap().iter().map(|m| m.as_str().unwrap()).find(|m| !m.starts_with("kill")).unwrap().to_string();
+        let (status, v) =
+            call(&http, reqwest::Method::POST, format!("{base}/api/games/{id}/moves?token={}", token(p)), Some(json!({ "move": mv })))
+                .await;
+        assert_eq!(status, 200, "player {p}, {mv}: {v}");
+    }
+    // (Player 2 may have been called at night, when it came to act first.)
+    let got =
+        until("player 2's call once the clock's move is stored", || e.got.lock().unwrap().iter().find(|b| b["seq"] == 5).cloned()).await;
+    assert_eq!((got["type"].as_str(), got["seat"].as_str()), (Some("your_turn"), Some("player-2")), "{got}");
+    assert!(got["prompt"].as_str().unwrap().starts_with("Day 1"), "{got}");
+    let (_, log) = call(&http, reqwest::Method::GET, format!("{base}/api/games/{id}/log?token={}", token(2)), None).await;
+    assert!(log.to_string().contains(&format!("Player {idle} leaves the game")), "{log}");
 }
