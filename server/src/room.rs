@@ -15,6 +15,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 
+mod abandon;
+mod flag;
+
 /// A message for the connections of one topic, serialised once. `seq` is the move it follows
 /// (0 for presence and notices), so a connection that synced at `seq` skips what it has.
 #[derive(Debug)]
@@ -231,153 +234,9 @@ impl Room {
         v
     }
 
-    /// Why nothing more may be played, if the game was abandoned.
-    fn abandoned(&self) -> Option<String> {
-        let when = self.seats.lock().unwrap_or_else(|p| p.into_inner()).abandoned.clone()?;
-        Some(format!("this game was abandoned ({when}: every seat away too long, no clock): it can be read and replayed, not played"))
-    }
-
-    /// A seat's last connection closed now: remember when (blocking: the seats document is
-    /// written). Under the session lock, as a join, so a copy being unloaded writes nothing.
-    /// Written at most once in `every` (a tenth of the abandonment delay, a minute at most): a
-    /// client connecting and closing in a loop does not write and sync for each close, and the
-    /// time kept is never older than that, beside days before a game is abandoned.
-    pub fn seen(&self, every: Duration) {
-        let session = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        if self.is_retired() {
-            return;
-        }
-        let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
-        let now = chrono::Utc::now();
-        let recent = seats
-            .last_seen
-            .as_deref()
-            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-            .and_then(|t| (now - t.with_timezone(&chrono::Utc)).to_std().ok())
-            .is_some_and(|ago| ago < every);
-        if recent {
-            return;
-        }
-        let mut next = seats.clone();
-        next.last_seen = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        match self.save_seats(&session, &next) {
-            Ok(()) => *seats = next,
-            Err(MoveError::Failed(e)) => eprintln!("arbiter serve: {e}"),
-            Err(_) => {}
-        }
-    }
-
-    /// Mark the game abandoned if it is (blocking): not over, no clock (a clock ends a game
-    /// whose seats are away: their time runs out), no seat connected, and nothing from any seat
-    /// (a move, a connection) for `after`. Returns whether it was marked now.
-    pub fn abandon_if_due(&self, after: Duration) -> bool {
-        let s = self.session.lock().unwrap_or_else(|p| p.into_inner());
-        if self.is_retired() || s.game().outcome().is_some() {
-            return false;
-        }
-        let n = self.seat_count();
-        if self.presence.any_seat_connected(n) {
-            return false;
-        }
-        let mut seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
-        if seats.clock_ms.is_some() || seats.abandoned.is_some() {
-            return false;
-        }
-        let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok().map(|d| d.with_timezone(&chrono::Utc));
-        let last = [Some(s.header().created_at.as_str()), s.rows().last().map(|r| r.at.as_str()), seats.last_seen.as_deref()]
-            .into_iter()
-            .flatten()
-            .filter_map(parse)
-            .max();
-        let now = chrono::Utc::now();
-        let Some(last) = last else { return false };
-        if (now - last).to_std().unwrap_or_default() < after {
-            return false;
-        }
-        let mut next = seats.clone();
-        next.abandoned = Some(now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        match self.save_seats(&s, &next) {
-            Ok(()) => {
-                *seats = next;
-                // Out of the lobby's list.
-                self.lobby.put(crate::lobby::Listing::of(&self.id, &s, &seats));
-                true
-            }
-            Err(e) => {
-                if let MoveError::Failed(e) = e {
-                    eprintln!("arbiter serve: {e}");
-                }
-                false
-            }
-        }
-    }
-
-    /// When the running clock of this game runs out, if it has one running.
-    pub(crate) fn clock_due(&self) -> Option<Instant> {
-        self.with_session(|s| {
-            let (_, ms) = self.clock(s)?.next_due()?;
-            Some(Instant::now() + Duration::from_millis(ms.max(0) as u64))
-        })
-    }
-
     /// Each seat's presence, as every message shows it.
     fn presence_json(&self) -> Value {
         self.presence.json(&self.ids)
-    }
-
-    /// The chess clock now, if the game has one (`crate::clock`).
-    pub fn clock(&self, s: &Session) -> Option<crate::clock::Clock> {
-        let total = self.seats.lock().unwrap_or_else(|p| p.into_inner()).clock_ms?;
-        Some(crate::clock::Clock::read(total, s, chrono::Utc::now()))
-    }
-
-    /// If an acting seat's time has run out, store the game's timeout move for it and tell
-    /// every place (blocking), for each such seat in turn (at a simultaneous step several may
-    /// run out at once). Returns whether one was stored.
-    pub fn flag_if_due(&self) -> bool {
-        self.with_session(|s| {
-            let mut flagged = false;
-            // At most one timeout move a seat: a game whose timeout move leaves the seat acting
-            // is not asked again here (its next check is scheduled as usual).
-            for _ in 0..self.seat_count() {
-                if self.is_retired() {
-                    break;
-                }
-                let Some((seat, ms)) = self.clock(s).and_then(|c| c.next_due()) else { break };
-                if ms > 0 {
-                    break;
-                }
-                let Some(timeout) = s.game().timeout_move(seat) else { break };
-                let acting_before: Vec<Seat> = s.game().decision().iter().flat_map(|d| d.seats()).collect();
-                if s.play(&timeout, Some(seat)).is_err() {
-                    break;
-                }
-                self.stored(s, Stored::Move { acting_before: &acting_before });
-                flagged = true;
-            }
-            flagged
-        })
-    }
-
-    /// When an acting seat's time would run out, check the flag (a task on the runtime).
-    pub fn schedule_flag(self: &Arc<Self>) {
-        let due = self.with_session(|s| self.clock(s).and_then(|c| c.next_due().map(|(_, ms)| ms)));
-        let (Some(ms), Ok(rt)) = (due, tokio::runtime::Handle::try_current()) else { return };
-        // Held weakly while it waits (hours, on a long clock): an unloaded copy is dropped, its
-        // file closed; the loaded copy has its own timer, and a game not loaded its alarm.
-        let weak = Arc::downgrade(self);
-        rt.spawn(async move {
-            tokio::time::sleep(Duration::from_millis(ms.max(0) as u64 + 5)).await;
-            let Some(room) = weak.upgrade() else { return };
-            let r = room.clone();
-            let flagged = tokio::task::spawn_blocking(move || r.flag_if_due()).await.unwrap_or(false);
-            if flagged {
-                room.went_on();
-            } else if !room.is_retired() {
-                // Another move came first: the clock changed hands, and its own check is due.
-                room.schedule_flag();
-            }
-        });
     }
 
     /// The last stored move, to every seat as that seat may see it (under the session lock,
