@@ -613,26 +613,43 @@ window.Arbiter = (function () {
   }
 
   /**
-   * The game's WebSocket for the seat of `token`, kept open: `receive(m)` hears each message
+   * The game's WebSocket for the seat of `token`, kept open. `receive(m)` hears each message
    * (then the host's features do, `Arbiter.message`); `status` (an element) shows the
-   * connection (`data-state` connected or reconnecting); a link the server refuses (close code
-   * 1008) is told to `fatal(reason)` and not retried; any other close retries, waiting twice as
-   * long each time up to 8 s. Answers `send(message)`: whether it went out (not while
-   * reconnecting).
+   * connection (`data-state` connecting, connected, reconnecting or stopped); `closed()`, if given, is
+   * told each time the socket closes. A socket that closes without having opened asks the
+   * server why (`GET …/moves`): a link to no game (404) or to no seat (401) is told to
+   * `fatal(reason)` and not retried. Any other close retries, waiting twice as long each time
+   * from 0.5 s up to 10 s, give or take a quarter (a restarted server's pages do not all come
+   * back at once). Answers `send(message)`, whether it went out (not while reconnecting), and
+   * `socket`, the one open now (or null).
    */
   function connect(gameId, token, opts) {
-    let ws = null;
-    let retry = 500;
+    let socket = null;
+    let attempt = 0;
+    let timer = null;
+    let stopped = false;
     const show = (state, text) => {
       if (!opts.status) return;
       opts.status.dataset.state = state;
       opts.status.textContent = text;
     };
+    const base = "/api/games/" + encodeURIComponent(gameId);
     function open() {
+      if (stopped) return;
+      timer = null;
       const proto = location.protocol === "https:" ? "wss:" : "ws:";
-      ws = new WebSocket(proto + "//" + location.host + "/api/games/" + encodeURIComponent(gameId) + "/ws?token=" + encodeURIComponent(token));
+      show(attempt === 0 ? "connecting" : "reconnecting", attempt === 0 ? "connecting…" : "reconnecting…");
+      let opened = false;
+      let ws;
+      try {
+        ws = new WebSocket(proto + "//" + location.host + base + "/ws?token=" + encodeURIComponent(token));
+      } catch (e) {
+        return retry();
+      }
+      socket = ws;
       ws.onopen = () => {
-        retry = 500;
+        opened = true;
+        attempt = 0;
         show("connected", "connected");
       };
       ws.onmessage = (ev) => {
@@ -642,22 +659,46 @@ window.Arbiter = (function () {
         } catch (e) {
           return;
         }
+        if (!m || typeof m !== "object") return;
         opts.receive(m);
         message(m);
       };
-      ws.onclose = (ev) => {
-        show("reconnecting", "reconnecting…");
-        if (ev.code === 1008) return opts.fatal(ev.reason || "The server refused this link.");
-        setTimeout(open, retry);
-        retry = Math.min(retry * 2, 8000);
+      ws.onclose = () => {
+        if (socket !== ws) return;
+        socket = null;
+        if (opts.closed) opts.closed();
+        if (!opened) why();
+        retry();
       };
+    }
+    function retry() {
+      if (stopped || timer) return;
+      const delay = Math.min(10000, 500 * Math.pow(2, attempt)) * (0.75 + Math.random() * 0.5);
+      attempt++;
+      show("reconnecting", "reconnecting…");
+      timer = setTimeout(open, delay);
+    }
+    /** A socket that never opened: is the link wrong, or the server away? */
+    function why() {
+      fetch(base + "/moves?token=" + encodeURIComponent(token))
+        .then((r) => {
+          if (r.status !== 401 && r.status !== 404) return;
+          stopped = true;
+          if (timer) clearTimeout(timer);
+          show("stopped", "not connected");
+          opts.fatal(r.status === 404 ? "There is no such game on this server." : "This link is not a seat of this game.");
+        })
+        .catch(() => {});
     }
     open();
     return {
       send(m) {
-        if (!ws || ws.readyState !== WebSocket.OPEN) return false;
-        ws.send(JSON.stringify(m));
+        if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+        socket.send(JSON.stringify(m));
         return true;
+      },
+      get socket() {
+        return socket;
       },
     };
   }

@@ -3,7 +3,8 @@
 //! by its `chromedriver`, Debian's `firefox-esr` by Mozilla's `geckodriver`. The new-game form
 //! gives three secret links; two seats' pages in two browsers: the board and the USSR's hand
 //! render, the USSR moves by clicking a country and a move button, the US page updates live, a
-//! refused move is shown, a dropped connection comes back with a sync, the observer sees no hand,
+//! refused move is shown, a dropped connection comes back with a sync, a wrong link stops with a
+//! message, the observer sees no hand,
 //! no page scrolls sideways at 1280x800 or on a phone, and the US page never shows a card of the
 //! USSR's hand; in a game where the Cuban Missile Crisis may be cancelled "at any time", the
 //! seat not deciding interjects by a button (confirmed). And Minesweeper, the second game on
@@ -271,10 +272,32 @@ async fn two_seats_play_by_clicking(kind: Browser) {
     .await;
     assert!(us.find_all(Locator::Css("#moves [data-interjection]")).await.unwrap().is_empty(), "the Crisis is cancelled: no button left");
 
+    wrong_link_stops(us, &base, "Twilight Struggle", &id).await;
     for c in [ussr_browser, us_browser, phone_browser] {
         c.close().await;
     }
     server.task.abort();
+}
+
+/// A page opened with a token of no seat of game `id` says so and stops trying (the shared
+/// `Arbiter.connect` asks the server why its socket never opened).
+async fn wrong_link_stops(page: &Client, base: &str, kind: &str, id: &str) {
+    let link = format!("{base}/play/{id}?token=not-a-seat");
+    page.goto(&link).await.unwrap();
+    let shown = until("the wrong link's message", || async move {
+        let e = page.find(Locator::Id("fatal")).await.ok()?;
+        if !e.is_displayed().await.ok()? {
+            return None;
+        }
+        e.text().await.ok().filter(|t| !t.is_empty())
+    })
+    .await;
+    assert_eq!(shown, "This link is not a seat of this game.", "{kind}: {link}");
+    until(
+        "the connection stopped",
+        || async move { (attr(page, "#conn", "data-state").await.as_deref() == Some("stopped")).then_some(()) },
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -450,6 +473,7 @@ async fn minesweeper_by_clicking(kind: Browser) {
     assert_eq!(mines, 5, "every mine is shown at the end: {board:?}");
     until("the page's final board", || async { (minefield(page).await == board).then_some(()) }).await;
     screenshot(page, kind, "minesweeper-1280x800.png").await;
+    wrong_link_stops(page, &base, "Minesweeper", &id).await;
     for c in [browser, watcher] {
         c.close().await;
     }

@@ -162,18 +162,15 @@
     let pending = null; // the move sent and not yet answered
     let pendingTimer = null;
 
-    // The connection.
-    let socket = null;
-    let attempt = 0;
-    let reconnectTimer = null;
-    let stopped = false;
+    // The connection (`Arbiter.connect`).
+    let conn = null;
 
     // For tests and the curious: read-only looks at the client's state, and the socket.
     window.arbiter = {
       get state() { return state; },
       get moves() { return moves; },
       get seat() { return seat; },
-      get socket() { return socket; },
+      get socket() { return conn && conn.socket; },
     };
 
     if (!gameId || !/^[0-9a-zA-Z_-]+$/.test(gameId)) return fatal("This is not a game's link.");
@@ -191,7 +188,7 @@
         for (const c of r[1].cards) cards[c.name] = c;
         buildMap();
         if (replaying) Arbiter.replay(receive);
-        else connect();
+        else conn = Arbiter.connect(gameId, token, { status: $("conn"), receive, fatal, closed: clearPending });
       })
       .catch(function (e) {
         fatal("Cannot load the board from the server: " + e.message + ". Reload the page to try again.");
@@ -218,73 +215,8 @@
       c.textContent = text || stateName;
     }
 
-    function connect() {
-      if (stopped) return;
-      reconnectTimer = null;
-      const proto = location.protocol === "https:" ? "wss:" : "ws:";
-      const url = proto + "//" + location.host + "/api/games/" + encodeURIComponent(gameId) + "/ws?token=" + encodeURIComponent(token);
-      setConn(attempt === 0 ? "connecting" : "reconnecting", attempt === 0 ? "connecting…" : "reconnecting…");
-      let opened = false;
-      let ws;
-      try {
-        ws = new WebSocket(url);
-      } catch (e) {
-        return retry();
-      }
-      socket = ws;
-      ws.onopen = function () {
-        opened = true;
-        attempt = 0;
-        setConn("connected", "connected");
-      };
-      ws.onmessage = function (ev) {
-        let m;
-        try {
-          m = JSON.parse(ev.data);
-        } catch (e) {
-          return;
-        }
-        if (m && typeof m === "object") receive(m);
-        // The host's features: chat, rematch, turn alerts, my games.
-        if (m && typeof m === "object" && window.Arbiter) Arbiter.message(m);
-      };
-      ws.onclose = function () {
-        if (socket !== ws) return;
-        socket = null;
-        clearPending();
-        if (!opened) {
-          checkSeat();
-        }
-        retry();
-      };
-    }
-
-    /** Reconnect with a growing delay (0.5 s doubling to 10 s, with jitter). */
-    function retry() {
-      if (stopped || reconnectTimer) return;
-      const delay = Math.min(10000, 500 * Math.pow(2, attempt)) * (0.75 + Math.random() * 0.5);
-      attempt++;
-      setConn("reconnecting", "reconnecting…");
-      reconnectTimer = setTimeout(connect, delay);
-    }
-
-    /** A socket that never opened: is the link wrong, or the server away? */
-    function checkSeat() {
-      fetch("/api/games/" + encodeURIComponent(gameId) + "/moves?token=" + encodeURIComponent(token))
-        .then(function (r) {
-          if (r.status === 401 || r.status === 404) {
-            stopped = true;
-            if (reconnectTimer) clearTimeout(reconnectTimer);
-            fatal(r.status === 404 ? "There is no such game on this server." : "This link is not a seat of this game.");
-          }
-        })
-        .catch(function () {});
-    }
-
     function send(obj) {
-      if (!socket || socket.readyState !== WebSocket.OPEN) return false;
-      socket.send(JSON.stringify(obj));
-      return true;
+      return conn !== null && conn.send(obj);
     }
 
     /** The server's advice on a move this seat may make (`GET …/advice`): warnings and odds,
