@@ -23,10 +23,21 @@ pub struct Outcome {
     pub succeeded: Vec<bool>,
     /// Where each unit stands now (a dislodged unit where it was).
     pub at: Vec<Loc>,
-    /// The units dislodged, each with the province its attacker came from.
-    pub dislodged: Vec<Option<Province>>,
+    /// The units dislodged, each with where its attacker came from.
+    pub dislodged: Vec<Option<Dislodgement>>,
+    /// The provinces left empty by a standoff (moves with a way there, none succeeding): no
+    /// unit retreats to one.
+    pub contested: Vec<Province>,
     /// Why each order failed or succeeded, in a player's words.
     pub why: Vec<String>,
+}
+
+/// How a unit was dislodged: from where its attacker came, and whether by convoy (a unit may
+/// retreat to where a convoyed attacker came from).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dislodgement {
+    pub from: Province,
+    pub by_convoy: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,12 +100,18 @@ pub fn adjudicate(map: &Map, board: &Board) -> Outcome {
     // A move by convoy that no fleets on the board could carry is not carried out: the army
     // holds, and may be supported to hold (DATC 4.E.1, 6.D.32). With such fleets, ordered to
     // convoy it or not, it is a move that fails without them (6.D.8).
+    // An army ordered by convoy to an adjacent province with no convoy ordered that could carry
+    // it goes by land (DATC 4.A.3, the 2000 rules as DATC 2.x reads them, 6.G.8).
     let mut orders = board.orders.clone();
     for i in 0..n {
-        if r.convoyed[i] && !r.has_convoy(i) {
-            orders[i] = Order::Hold;
-            r.dest[i] = None;
-            r.convoyed[i] = false;
+        if let (true, Some(to)) = (r.convoyed[i], r.dest[i]) {
+            if map.army_adjacent(r.province(i), to) && !r.convoy_ordered(i) {
+                r.convoyed[i] = false;
+            } else if !r.has_convoy(i) {
+                orders[i] = Order::Hold;
+                r.dest[i] = None;
+                r.convoyed[i] = false;
+            }
         }
     }
     r.orders = &orders;
@@ -108,7 +125,7 @@ pub fn adjudicate(map: &Map, board: &Board) -> Outcome {
             if let Some(j) = r.at[usize::from(p.0)] {
                 let moved_away = matches!(orders[j], Order::Move { .. }) && succeeded[j];
                 if !moved_away {
-                    dislodged[j] = Some(map.province(board.units[i].at));
+                    dislodged[j] = Some(Dislodgement { from: map.province(board.units[i].at), by_convoy: r.convoyed[i] });
                 }
             }
         }
@@ -118,8 +135,17 @@ pub fn adjudicate(map: &Map, board: &Board) -> Outcome {
             out_at[i] = board.units[i].at;
         }
     }
-    let why = (0..n).map(|i| r.explain(i, succeeded[i], dislodged[i])).collect();
-    Outcome { succeeded, at: out_at, dislodged, why }
+    let occupied: Vec<Province> = (0..n).filter(|i| dislodged[*i].is_none()).map(|i| map.province(out_at[i])).collect();
+    let mut contested: Vec<Province> = Vec::new();
+    for j in 0..n {
+        if let (Some(p), false) = (r.dest[j], succeeded[j]) {
+            if !occupied.contains(&p) && !contested.contains(&p) && r.path(j) {
+                contested.push(p);
+            }
+        }
+    }
+    let why = (0..n).map(|i| r.explain(i, succeeded[i], dislodged[i].map(|d| d.from))).collect();
+    Outcome { succeeded, at: out_at, dislodged, contested, why }
 }
 
 impl Resolver<'_> {
@@ -170,12 +196,23 @@ impl Resolver<'_> {
 
     /// Whether fleets at sea stand where they could carry move `i` (whatever their orders).
     fn has_convoy(&self, i: usize) -> bool {
+        let fleets: Vec<usize> = (0..self.units.len())
+            .filter(|f| self.units[*f].kind == UnitKind::Fleet && self.map.terrain(self.province(*f)) == Terrain::Sea)
+            .collect();
+        self.route_over(i, &fleets)
+    }
+
+    /// Whether the fleets ordered to convoy move `i` could carry it, all of them holding.
+    fn convoy_ordered(&self, i: usize) -> bool {
+        let Some(to) = self.dest[i] else { return false };
+        self.route_over(i, &self.convoying(self.province(i), to))
+    }
+
+    /// Whether `fleets` stand in a chain of seas from move `i`'s province to its destination.
+    fn route_over(&self, i: usize, fleets: &[usize]) -> bool {
         let Some(to) = self.dest[i] else { return false };
         let from = self.province(i);
-        let seas: Vec<Province> = (0..self.units.len())
-            .filter(|f| self.units[*f].kind == UnitKind::Fleet && self.map.terrain(self.province(*f)) == Terrain::Sea)
-            .map(|f| self.province(f))
-            .collect();
+        let seas: Vec<Province> = fleets.iter().map(|f| self.province(*f)).collect();
         let mut reached = vec![from];
         let mut frontier = vec![from];
         while let Some(p) = frontier.pop() {

@@ -1,10 +1,12 @@
 //! Diplomacy's rules-lawyer fixtures (`fixtures/`, README there): a position, each power's
 //! orders as a player writes them, the orders refused at entry, and the position after the
-//! movement phase (who stands where, who was dislodged).
+//! movement phase (who stands where, who was dislodged), after its retreats, or after the
+//! winter adjustments.
 
 use crate::adjudicate::{adjudicate, Board};
 use crate::map::{Loc, Map, Power, UnitKind};
 use crate::orders::{check, parse, parse_unit, Order, Unit};
+use crate::phases::{adjustment_order, allowance, civil_disorder, resolve_retreats, retreat_options, retreat_order, Adjustment, Retreat};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -25,6 +27,25 @@ pub struct Fixture {
     #[allow(dead_code)] // the movement phase is the same in both seasons
     season: Option<String>,
     units: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    orders: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    refused: Vec<String>,
+    expect: Expect,
+    /// `movement` (the default) or `adjustment`.
+    #[serde(default)]
+    phase: Option<String>,
+    /// The supply centres each power owns (an adjustment phase).
+    #[serde(default)]
+    centres: BTreeMap<String, Vec<String>>,
+    /// The retreat phase after the movement phase.
+    #[serde(default)]
+    retreat: Option<Then>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Then {
     #[serde(default)]
     orders: BTreeMap<String, Vec<String>>,
     #[serde(default)]
@@ -76,6 +97,85 @@ impl Fixture {
         if self.rules.is_empty() {
             return Err("a fixture names the rules it checks".into());
         }
+        match self.phase.as_deref() {
+            None | Some("movement") => self.run_movement(map),
+            Some("adjustment") => self.run_adjustment(map),
+            Some(other) => Err(format!("no phase {other:?}: movement or adjustment")),
+        }
+    }
+
+    fn run_adjustment(&self, map: &Map) -> Result<(), String> {
+        let start = read_units(map, &self.units)?;
+        let units: Vec<Unit> = start.iter().map(|&(power, kind, at)| Unit { power, kind, at }).collect();
+        let mut owner: Vec<Option<Power>> = vec![None; map.province_count()];
+        for (name, centres) in &self.centres {
+            let p = power(map, name)?;
+            for c in centres {
+                let prov = map.find(c).ok_or_else(|| format!("no province {c:?}"))?;
+                owner[usize::from(prov.0)] = Some(p);
+            }
+        }
+        let mut refused = Vec::new();
+        let mut by_power: BTreeMap<Power, Vec<Adjustment>> = BTreeMap::new();
+        for (name, orders) in &self.orders {
+            let p = power(map, name)?;
+            for text in orders {
+                let so_far = by_power.entry(p).or_default();
+                match adjustment_order(map, p, text, &units, &owner, so_far) {
+                    Ok(a) => so_far.push(a),
+                    Err(e) => refused.push((text.clone(), e.reason)),
+                }
+            }
+        }
+        self.check_refused(&refused)?;
+        let mut removed: Vec<usize> = Vec::new();
+        let mut built: Vec<(Power, UnitKind, Loc)> = Vec::new();
+        for i in 0..map.powers.len() {
+            let p = Power(i as u8);
+            let mine = by_power.get(&p).cloned().unwrap_or_default();
+            let due = allowance(&units, &owner, p);
+            let ordered: Vec<usize> = mine.iter().filter_map(|a| if let Adjustment::Remove(u) = a { Some(*u) } else { None }).collect();
+            removed.extend(&ordered);
+            if due < 0 && ordered.len() < due.unsigned_abs() as usize {
+                removed.extend(civil_disorder(map, &units, p, due.unsigned_abs() as usize - ordered.len(), &ordered));
+            }
+            for a in mine {
+                if let Adjustment::Build(kind, at) = a {
+                    built.push((p, kind, at));
+                }
+            }
+        }
+        let mut after: Vec<(Power, UnitKind, Loc)> =
+            units.iter().enumerate().filter(|(i, _)| !removed.contains(i)).map(|(_, u)| (u.power, u.kind, u.at)).collect();
+        after.extend(built);
+        self.compare(map, &after, &[], &self.expect)
+    }
+
+    fn check_refused(&self, refused: &[(String, String)]) -> Result<(), String> {
+        let said: Vec<&String> = refused.iter().map(|(t, _)| t).collect();
+        let wanted: Vec<&String> = self.refused.iter().collect();
+        if said != wanted {
+            return Err(format!("refused {refused:?}, the fixture says {wanted:?}"));
+        }
+        Ok(())
+    }
+
+    fn compare(
+        &self,
+        map: &Map,
+        standing: &[(Power, UnitKind, Loc)],
+        dislodged: &[(Power, UnitKind, Loc)],
+        expect: &Expect,
+    ) -> Result<(), String> {
+        let (got_units, got_dislodged) = (lines(map, standing), lines(map, dislodged));
+        let (want_units, want_dislodged) = (lines(map, &read_units(map, &expect.units)?), lines(map, &read_units(map, &expect.dislodged)?));
+        if got_units != want_units || got_dislodged != want_dislodged {
+            return Err(format!("units {got_units:?}, expected {want_units:?}; dislodged {got_dislodged:?}, expected {want_dislodged:?}"));
+        }
+        Ok(())
+    }
+
+    fn run_movement(&self, map: &Map) -> Result<(), String> {
         let start = read_units(map, &self.units)?;
         let units: Vec<Unit> = start.iter().map(|&(power, kind, at)| Unit { power, kind, at }).collect();
         let mut board = Board { orders: vec![Order::Hold; units.len()], units };
@@ -98,11 +198,7 @@ impl Fixture {
                 }
             }
         }
-        let said: Vec<&String> = refused.iter().map(|(t, _)| t).collect();
-        let wanted: Vec<&String> = self.refused.iter().collect();
-        if said != wanted {
-            return Err(format!("refused {refused:?}, the fixture says {wanted:?}"));
-        }
+        self.check_refused(&refused)?;
         let outcome = adjudicate(map, &board);
         let mut standing = Vec::new();
         let mut dislodged = Vec::new();
@@ -112,21 +208,43 @@ impl Fixture {
                 None => standing.push((u.power, u.kind, outcome.at[i])),
             }
         }
-        let (got_units, got_dislodged) = (lines(map, &standing), lines(map, &dislodged));
-        let (want_units, want_dislodged) =
-            (lines(map, &read_units(map, &self.expect.units)?), lines(map, &read_units(map, &self.expect.dislodged)?));
-        if got_units != want_units || got_dislodged != want_dislodged {
+        if let Err(e) = self.compare(map, &standing, &dislodged, &self.expect) {
             let why: Vec<String> = board
                 .units
                 .iter()
                 .enumerate()
                 .map(|(i, u)| format!("  {} {}: {}", u.kind.letter(), map.short(u.at), outcome.why[i]))
                 .collect();
-            return Err(format!(
-                "units {got_units:?}, expected {want_units:?}; dislodged {got_dislodged:?}, expected {want_dislodged:?}\n{}",
-                why.join("\n")
-            ));
+            return Err(format!("{e}\n{}", why.join("\n")));
         }
-        Ok(())
+        let Some(then) = &self.retreat else { return Ok(()) };
+        let options = retreat_options(map, &board, &outcome);
+        let mut refused = Vec::new();
+        let mut orders: Vec<(usize, Retreat)> = Vec::new();
+        for (name, list) in &then.orders {
+            let p = power(map, name)?;
+            for text in list {
+                match retreat_order(map, p, text, &board.units, &options) {
+                    Ok((i, _)) if orders.iter().any(|(j, _)| *j == i) => {
+                        return Err(format!("{text}: a second retreat order for one unit"))
+                    }
+                    Ok(o) => orders.push(o),
+                    Err(e) => refused.push((text.clone(), e.reason)),
+                }
+            }
+        }
+        let said: Vec<&String> = refused.iter().map(|(t, _)| t).collect();
+        let wanted: Vec<&String> = then.refused.iter().collect();
+        if said != wanted {
+            return Err(format!("retreats refused {refused:?}, the fixture says {wanted:?}"));
+        }
+        let mut after = standing;
+        for (i, to) in resolve_retreats(map, &orders) {
+            if let Some(l) = to {
+                let u = board.units[i];
+                after.push((u.power, u.kind, l));
+            }
+        }
+        self.compare(map, &after, &[], &then.expect).map_err(|e| format!("after the retreats: {e}"))
     }
 }

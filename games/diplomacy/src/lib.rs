@@ -7,7 +7,8 @@ pub mod adjudicate;
 pub mod fixture;
 pub mod map;
 pub mod orders;
+pub mod phases;
 
-pub use adjudicate::{adjudicate, Board, Outcome};
+pub use adjudicate::{adjudicate, Board, Dislodgement, Outcome};
 pub use map::{Coast, Loc, Map, Power, Province, Terrain, UnitKind};
 pub use orders::{Order, OrderError, Unit};

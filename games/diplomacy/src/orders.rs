@@ -49,9 +49,22 @@ pub struct Written {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WrittenOrder {
     Hold,
-    Move { to: Province, coast: Option<Coast>, via_convoy: bool },
-    Support { target: Province, to: Option<Province>, coast: Option<Coast> },
-    Convoy { from: Province, to: Province },
+    Move {
+        to: Province,
+        coast: Option<Coast>,
+        via_convoy: bool,
+    },
+    Support {
+        target: Province,
+        to: Option<Province>,
+        coast: Option<Coast>,
+    },
+    Convoy {
+        from: Province,
+        to: Province,
+    },
+    /// A dislodged unit leaves the board (a retreat phase), or a unit is removed (adjustments).
+    Disband,
 }
 
 /// Why an order was refused: in a player's words, with the rule.
@@ -162,6 +175,21 @@ pub fn parse_unit(map: &Map, text: &str) -> Result<(UnitKind, Loc), OrderError> 
     Ok((kind, at))
 }
 
+/// Read a unit as an adjustment names it (`A Berlin`, `F St Petersburg(nc)`): its kind and
+/// place, the coast left out if none is named, nothing checked.
+pub fn parse_unit_loose(map: &Map, text: &str) -> Result<(UnitKind, Loc), OrderError> {
+    let mut c = Cursor { map, words: words(text), at: 0 };
+    let Some(kind) = c.kind() else { return refuse(format!("{text:?}: name the unit, A or F, and its place")) };
+    let p = c.province()?;
+    let coast = c.coast()?;
+    if !c.done() {
+        return refuse(format!("{text:?}: more than a unit"));
+    }
+    let coast = if kind == UnitKind::Army { None } else { coast };
+    let at = map.loc(p, coast).ok_or_else(|| OrderError { reason: format!("{text:?}: no such coast") })?;
+    Ok((kind, at))
+}
+
 /// Read an order's words (nothing checked against the board yet).
 pub fn parse(map: &Map, text: &str) -> Result<Written, OrderError> {
     let mut c = Cursor { map, words: words(text), at: 0 };
@@ -173,13 +201,18 @@ pub fn parse(map: &Map, text: &str) -> Result<Written, OrderError> {
     let coast = c.coast()?;
     let order = if c.done() || c.eat(&["h", "hold", "holds", "stand", "stands"]) {
         WrittenOrder::Hold
-    } else if c.eat(&["-", "to", "moves", "move", "m"]) {
+    } else if c.eat(&["d", "disband", "disbands", "remove", "removes"]) {
+        WrittenOrder::Disband
+    } else if c.eat(&["-", "to", "moves", "move", "m", "r", "retreat", "retreats"]) {
         c.eat(&["to"]);
         let to = c.province()?;
         let coast = c.coast()?;
+        // `via convoy`, `by convoy`, or `via` alone (the DAIDE-style short form).
         let via_convoy = match c.eat(&["via", "by"]) {
-            true if c.eat(&["convoy"]) => true,
-            true => return refuse("\"via\" is followed by \"convoy\""),
+            true => {
+                c.eat(&["convoy"]);
+                true
+            }
             false => false,
         };
         WrittenOrder::Move { to, coast, via_convoy }
@@ -237,6 +270,7 @@ pub fn check(map: &Map, power: Power, w: &Written, unit_at: impl Fn(Province) ->
     }
     let order = match w.order {
         WrittenOrder::Hold => Order::Hold,
+        WrittenOrder::Disband => return refuse("a unit disbands only when dislodged, or in the winter adjustments"),
         WrittenOrder::Move { to, coast, via_convoy } => {
             if to == w.at {
                 return refuse(format!("a unit cannot move to its own province ({})", name(to)));
