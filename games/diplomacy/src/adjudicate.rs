@@ -28,8 +28,6 @@ pub struct Outcome {
     /// The provinces left empty by a standoff (moves with a way there, none succeeding): no
     /// unit retreats to one.
     pub contested: Vec<Province>,
-    /// Why each order failed or succeeded, in a player's words.
-    pub why: Vec<String>,
 }
 
 /// How a unit was dislodged: from where its attacker came, and whether by convoy (a unit may
@@ -139,13 +137,15 @@ pub fn adjudicate(map: &Map, board: &Board) -> Outcome {
     let mut contested: Vec<Province> = Vec::new();
     for j in 0..n {
         if let (Some(p), false) = (r.dest[j], succeeded[j]) {
-            if !occupied.contains(&p) && !contested.contains(&p) && r.path(j) {
+            // A unit dislodged by the unit from where it was going leaves no standoff there
+            // (DATC 6.H.9); one dislodged from elsewhere still does.
+            let lost_head_to_head = dislodged[j].is_some_and(|d| d.from == p);
+            if !lost_head_to_head && !occupied.contains(&p) && !contested.contains(&p) && r.path(j) {
                 contested.push(p);
             }
         }
     }
-    let why = (0..n).map(|i| r.explain(i, succeeded[i], dislodged[i].map(|d| d.from))).collect();
-    Outcome { succeeded, at: out_at, dislodged, contested, why }
+    Outcome { succeeded, at: out_at, dislodged, contested }
 }
 
 impl Resolver<'_> {
@@ -523,22 +523,23 @@ impl Resolver<'_> {
         }
         true
     }
+}
 
-    /// Why order `i` came out as it did, in a player's words.
-    fn explain(&self, i: usize, ok: bool, dislodged: Option<Province>) -> String {
-        let name = |p: Province| self.map.data(p).name.clone();
-        let mut s = match (self.orders[i], ok) {
-            (Order::Hold, _) => "holds".to_string(),
-            (Order::Move { to, .. }, true) => format!("moves to {}", self.map.long(to)),
-            (Order::Move { to, .. }, false) => format!("does not move to {}", self.map.long(to)),
-            (Order::Support { target, .. }, true) => format!("supports the unit in {}", name(target)),
-            (Order::Support { target, .. }, false) => format!("gives no support to the unit in {} (cut, void or dislodged)", name(target)),
-            (Order::Convoy { from, to }, true) => format!("convoys the army in {} to {}", name(from), name(to)),
-            (Order::Convoy { .. }, false) => "convoys nobody (dislodged, void or in a paradox)".to_string(),
-        };
-        if let Some(by) = dislodged {
-            s.push_str(&format!("; dislodged by the unit from {}", name(by)));
-        }
-        s
+/// Why unit `i`'s order in `board` came out as it did in `outcome`, in a player's words.
+pub fn explain(map: &Map, board: &Board, outcome: &Outcome, i: usize) -> String {
+    let name = |p: Province| map.data(p).name.clone();
+    let ok = outcome.succeeded[i];
+    let mut s = match (board.orders[i], ok) {
+        (Order::Hold, _) => "holds".to_string(),
+        (Order::Move { to, .. }, true) => format!("moves to {}", map.long(to)),
+        (Order::Move { to, .. }, false) => format!("does not move to {}", map.long(to)),
+        (Order::Support { target, .. }, true) => format!("supports the unit in {}", name(target)),
+        (Order::Support { target, .. }, false) => format!("gives no support to the unit in {} (cut, void or dislodged)", name(target)),
+        (Order::Convoy { from, to }, true) => format!("convoys the army in {} to {}", name(from), name(to)),
+        (Order::Convoy { .. }, false) => "convoys nobody (dislodged, void or in a paradox)".to_string(),
+    };
+    if let Some(d) = outcome.dislodged[i] {
+        s.push_str(&format!("; dislodged by the unit from {}", name(d.from)));
     }
+    s
 }

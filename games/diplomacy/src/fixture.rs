@@ -213,7 +213,9 @@ impl Fixture {
                 .units
                 .iter()
                 .enumerate()
-                .map(|(i, u)| format!("  {} {}: {}", u.kind.letter(), map.short(u.at), outcome.why[i]))
+                .map(|(i, u)| {
+                    format!("  {} {}: {}", u.kind.letter(), map.short(u.at), crate::adjudicate::explain(map, &board, &outcome, i))
+                })
                 .collect();
             return Err(format!("{e}\n{}", why.join("\n")));
         }

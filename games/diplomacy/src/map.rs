@@ -387,6 +387,11 @@ impl Map {
         (0..self.locs.len()).filter(move |i| bits & (1u128 << i) != 0).map(|i| self.locs[i].0)
     }
 
+    /// The number of locations (provinces, then the coasts of split-coast provinces).
+    pub fn location_count(&self) -> usize {
+        self.locs.len()
+    }
+
     pub fn province_count(&self) -> usize {
         self.provinces.len()
     }

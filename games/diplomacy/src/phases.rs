@@ -214,41 +214,54 @@ pub fn adjustment_order(
 }
 
 /// The units `power` must remove beyond those it ordered, by the 2000 rules' civil disorder
-/// order (D08): farthest from its home centres first (moves counted through any province, sea
-/// or land), a fleet before an army at the same distance, then by the province's name in
-/// alphabetical order.
+/// order as the DATC reads it (D08; 4.D.8, choice d): farthest from the power's home centres
+/// first, a fleet counting its own moves only, an army its moves over land and through seas
+/// (each sea one move); a fleet before an army at the same distance; then by the province's
+/// English name in alphabetical order, letters only.
 pub fn civil_disorder(map: &Map, units: &[Unit], power: Power, count: usize, already: &[usize]) -> Vec<usize> {
-    let homes: Vec<Province> = (0..map.province_count()).map(|p| Province(p as u8)).filter(|p| map.data(*p).home == Some(power)).collect();
-    let distance = |from: Province| -> usize {
-        // Breadth-first over every adjacency (army or fleet).
-        let mut seen = vec![false; map.province_count()];
-        let mut frontier = vec![from];
-        seen[usize::from(from.0)] = true;
-        for d in 0.. {
-            if frontier.iter().any(|p| homes.contains(p)) {
+    let home = |p: Province| map.data(p).home == Some(power);
+    let all: Vec<Loc> = (0..128u8).map(Loc).take_while(|l| usize::from(l.0) < map.location_count()).collect();
+    // Breadth-first from `start` over `next`, to the first home centre.
+    let distance = |start: Loc, next: &dyn Fn(Loc, Loc) -> bool| -> usize {
+        let mut seen = vec![false; all.len()];
+        let mut frontier = vec![start];
+        seen[usize::from(start.0)] = true;
+        let mut d = 0;
+        while !frontier.is_empty() {
+            if frontier.iter().any(|l| home(map.province(*l))) {
                 return d;
             }
-            let mut next = Vec::new();
-            for p in &frontier {
-                for q in (0..map.province_count()).map(|q| Province(q as u8)) {
-                    if !seen[usize::from(q.0)] && (map.army_adjacent(*p, q) || map.sea_neighbours(*p).any(|x| x == q)) {
-                        seen[usize::from(q.0)] = true;
-                        next.push(q);
+            let mut further = Vec::new();
+            for a in &frontier {
+                for b in &all {
+                    if !seen[usize::from(b.0)] && next(*a, *b) {
+                        seen[usize::from(b.0)] = true;
+                        further.push(*b);
                     }
                 }
             }
-            if next.is_empty() {
-                return usize::MAX;
-            }
-            frontier = next;
+            frontier = further;
+            d += 1;
         }
         usize::MAX
     };
+    let fleet = |a: Loc, b: Loc| map.fleet_adjacent(a, b);
+    let army = |a: Loc, b: Loc| {
+        // Between provinces: a land border, or water (an army may move as a fleet would).
+        map.coast(a).is_none()
+            && map.coast(b).is_none()
+            && (map.army_adjacent(map.province(a), map.province(b)) || map.sea_neighbours(map.province(a)).any(|x| x == map.province(b)))
+    };
+    let letters =
+        |p: Province| -> String { map.data(p).name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect() };
     let mut candidates: Vec<usize> = (0..units.len()).filter(|i| units[*i].power == power && !already.contains(i)).collect();
     candidates.sort_by_key(|i| {
         let u = units[*i];
-        let p = map.province(u.at);
-        (std::cmp::Reverse(distance(p)), u.kind == UnitKind::Army, map.data(p).name.clone())
+        let d = match u.kind {
+            UnitKind::Fleet => distance(u.at, &fleet),
+            UnitKind::Army => distance(u.at, &army),
+        };
+        (std::cmp::Reverse(d), u.kind == UnitKind::Army, letters(map.province(u.at)))
     });
     candidates.truncate(count);
     candidates
