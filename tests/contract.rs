@@ -14,6 +14,7 @@ fn kinds() -> Vec<Box<dyn GameKind>> {
         Box::new(arbiter_twilight_cards::TwilightStruggle),
         Box::new(arbiter_minesweeper::Kind),
         Box::new(arbiter_mafia::Kind),
+        Box::new(arbiter_diplomacy::Kind),
         Box::new(odd_one_out::Kind),
     ]
 }

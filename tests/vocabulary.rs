@@ -2,8 +2,8 @@
 //! (its code and its new-game page) never say a word of Twilight Struggle (not its name, not
 //! DEFCON, the USSR, Influence, a coup or a headline, and no card's name); their code never
 //! says a word of Minesweeper either (its name, a mine), though the store's own tests play it,
-//! as the game that a store's test needs; and nowhere a word of Mafia. Each game's words live in
-//! its own crates (`games/twilight-struggle/`, `games/minesweeper/`, `games/mafia/`) and the assembly crate that offers the
+//! as the game that a store's test needs; and nowhere a word of Mafia or of Diplomacy. Each game's words live in
+//! its own crates (`games/twilight-struggle/`, `games/minesweeper/`, `games/mafia/`, `games/diplomacy/`) and the assembly crate that offers the
 //! games (`games/catalogue/`).
 
 use std::path::{Path, PathBuf};
@@ -44,6 +44,10 @@ fn minesweeper_words() -> Vec<String> {
 
 fn mafia_words() -> Vec<String> {
     ["mafia", "mafioso", "roleblocker", "roleblock", "lynch", "lynched", "villager", "villagers"].iter().map(|s| s.to_string()).collect()
+}
+
+fn diplomacy_words() -> Vec<String> {
+    ["diplomacy", "convoy", "convoys", "dislodged", "supply centre", "supply centres", "datc"].iter().map(|s| s.to_string()).collect()
 }
 
 /// The first of `words` that `line` (lower case) holds as a whole word ("Nasser" is not
@@ -92,6 +96,8 @@ fn the_kernel_store_and_server_name_no_game() {
     assert!(found.is_empty(), "a generic crate's code names Minesweeper:\n{}", found.join("\n"));
     let (found, _) = scan(&GENERIC, &mafia_words());
     assert!(found.is_empty(), "a generic crate names Mafia:\n{}", found.join("\n"));
+    let (found, _) = scan(&GENERIC, &diplomacy_words());
+    assert!(found.is_empty(), "a generic crate names Diplomacy:\n{}", found.join("\n"));
 }
 
 #[test]
@@ -104,4 +110,5 @@ fn the_check_finds_a_word_where_there_is_one() {
     assert!(!has("open c4, flag b2: the seat's view", &ts));
     assert!(has("where the mines are", &ms) && !has("determine it", &ms));
     assert!(has("the Mafia win", &mafia_words()) && !has("a simultaneous step", &mafia_words()));
+    assert!(has("F Nth C A Lon - Bel: a convoy", &diplomacy_words()) && !has("seven seats act at once", &diplomacy_words()));
 }

@@ -30,13 +30,13 @@ def random_game(kind, seed, options, on_decision=None, rng_seed=None):
 
 
 def test_the_catalogue_is_reachable():
-    assert arbiter.games() == [TS, MS, "mafia"]
+    assert arbiter.games() == [TS, MS, "mafia", "diplomacy"]
     assert arbiter.default_options(MS) == {"width": 9, "height": 9, "mines": 10}
     assert arbiter.default_options("mafia") == {"seats": 7}
     assert len(arbiter.new_game("mafia", seats=12).seats) == 12
     with pytest.raises(ValueError, match="5 to 15 seats, not 16"):
         arbiter.new_game("mafia", seats=16)
-    with pytest.raises(ValueError, match="the games are: twilight-struggle, minesweeper, mafia"):
+    with pytest.raises(ValueError, match="the games are: twilight-struggle, minesweeper, mafia, diplomacy"):
         arbiter.new_game("chess")
     with pytest.raises(ValueError, match="2 to 26 columns"):
         arbiter.new_game(MS, width=40)

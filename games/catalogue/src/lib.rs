@@ -11,6 +11,7 @@ pub mod web;
 use arbiter_kernel::{Catalogue, GameKind};
 use arbiter_store::{EventStore, Session};
 
+pub use arbiter_diplomacy::Kind as Diplomacy;
 pub use arbiter_mafia::Kind as Mafia;
 pub use arbiter_minesweeper::Kind as Minesweeper;
 pub use arbiter_twilight_cards::TwilightStruggle;
@@ -21,11 +22,14 @@ pub static TWILIGHT_STRUGGLE: TwilightStruggle = TwilightStruggle;
 pub static MINESWEEPER: Minesweeper = Minesweeper;
 /// Mafia's kind.
 pub static MAFIA: Mafia = Mafia;
+/// Diplomacy's kind (not yet offered by the server: it has no browser client).
+pub static DIPLOMACY: Diplomacy = Diplomacy;
 
 /// Every game this build offers, the default first; a saved game that names no kind is
 /// Twilight Struggle's (Arbiter played only it then).
 pub fn catalogue() -> Catalogue {
-    Catalogue::new(vec![&TWILIGHT_STRUGGLE as &'static dyn GameKind, &MINESWEEPER, &MAFIA]).reading_unnamed_as(&TWILIGHT_STRUGGLE)
+    Catalogue::new(vec![&TWILIGHT_STRUGGLE as &'static dyn GameKind, &MINESWEEPER, &MAFIA, &DIPLOMACY])
+        .reading_unnamed_as(&TWILIGHT_STRUGGLE)
 }
 
 /// Twilight Struggle's options as a host passes them.

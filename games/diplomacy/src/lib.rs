@@ -5,10 +5,12 @@
 
 pub mod adjudicate;
 pub mod fixture;
+pub mod game;
 pub mod map;
 pub mod orders;
 pub mod phases;
 
 pub use adjudicate::{adjudicate, Board, Dislodgement, Outcome};
+pub use game::{Diplomacy, Kind};
 pub use map::{Coast, Loc, Map, Power, Province, Terrain, UnitKind};
 pub use orders::{Order, OrderError, Unit};

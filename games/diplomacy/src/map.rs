@@ -6,20 +6,20 @@
 //! A location (`Loc`) is a province, or one coast of a province with split coasts: a fleet on
 //! a split-coast province is always on one of its coasts; an army is on the province.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// A province, by its index in the map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Province(pub u8);
 
 /// A location: a province (index below the number of provinces) or a coast of one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Loc(pub u8);
 
 /// A power, by its index in the map (Austria, England, France, Germany, Italy, Russia, Turkey).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Power(pub u8);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -30,7 +30,7 @@ pub enum Terrain {
     Inland,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Coast {
     #[serde(rename = "nc")]
     North,
@@ -50,7 +50,7 @@ impl Coast {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum UnitKind {
     Army,
     Fleet,

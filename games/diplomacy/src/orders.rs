@@ -4,9 +4,10 @@
 //! against the map (RULINGS.md D02): what a unit cannot order is refused with the reason.
 
 use crate::map::{Coast, Loc, Map, Power, Province, Terrain, UnitKind};
+use serde::{Deserialize, Serialize};
 
 /// A unit on the board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Unit {
     pub power: Power,
     pub kind: UnitKind,
@@ -14,7 +15,7 @@ pub struct Unit {
 }
 
 /// A movement phase's order for one unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Order {
     Hold,
     /// To a province; a fleet's move names the coast it arrives at.

@@ -48,7 +48,7 @@ pub fn retreat_options(map: &Map, board: &Board, outcome: &Outcome) -> Vec<Optio
 }
 
 /// A retreat phase's order for a dislodged unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Retreat {
     To(Loc),
     Disband,
@@ -116,7 +116,7 @@ pub fn resolve_retreats(map: &Map, orders: &[(usize, Retreat)]) -> Vec<(usize, O
 }
 
 /// A winter adjustment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Adjustment {
     Build(UnitKind, Loc),
     Remove(usize),

@@ -1,0 +1,89 @@
+//! Diplomacy through the host contract (`arbiter_kernel::Match`): random games played to
+//! their end (every listed move accepted in its canonical text, a refused move changing
+//! nothing, the same moves giving the same game), a scripted opening adjudicated as the rules
+//! say, and orders kept secret from the other powers until their phase resolves.
+
+use arbiter_kernel::{GameKind, Match, Seat};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+
+fn new(last_year: u16) -> Box<dyn Match> {
+    arbiter_diplomacy::Kind.create(&json!({ "last_year": last_year }), 1).unwrap().0
+}
+
+#[test]
+fn random_games_keep_the_contract_and_replay() {
+    for seed in 0..3u64 {
+        let mut m = new(1904);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut moves = Vec::new();
+        let mut hashes = Vec::new();
+        while let Some(d) = m.decision() {
+            let acting: Vec<Seat> = d.seats().collect();
+            let seat = acting[rng.random_range(0..acting.len())];
+            let legal = m.legal_moves(seat);
+            assert!(legal.last().is_some_and(|l| l == "done"), "done is always open: {legal:?}");
+            let before = m.state_hash();
+            assert!(m.play(seat, "frobnicate the board").is_err());
+            assert_eq!(m.state_hash(), before);
+            // Mostly orders, now and then done early (the rest hold).
+            let text = if rng.random_range(0..10) == 0 { "done".to_string() } else { legal[rng.random_range(0..legal.len())].clone() };
+            let played = m.play(seat, &text).unwrap_or_else(|e| panic!("listed {text:?} refused: {e}"));
+            assert_eq!(played.text, text, "a listed move is in canonical text");
+            moves.push((seat, text));
+            hashes.push(m.state_hash());
+        }
+        let o = m.outcome().expect("an outcome");
+        assert_eq!(o.results.len(), 7);
+        let mut again = new(1904);
+        for ((seat, text), h) in moves.iter().zip(&hashes) {
+            again.play(*seat, text).unwrap();
+            assert_eq!(again.state_hash(), *h, "replay diverged at {text}");
+        }
+    }
+}
+
+/// Spring 1901: Germany and France both order an army to Burgundy (a standoff), Russia and
+/// Austria to Galicia (another); England's fleets take the North Sea and the Norwegian Sea.
+#[test]
+fn an_opening_is_adjudicated_and_its_orders_are_secret_until_then() {
+    let mut m = new(1930);
+    let seat = |id: &str| Seat(m.seats().iter().position(|s| s == id).unwrap() as u8);
+    let (england, france, germany, russia, austria) = (seat("england"), seat("france"), seat("germany"), seat("russia"), seat("austria"));
+    for (s, o) in [
+        (england, "F Lon - Nth"),
+        (england, "F Edinburgh - Norwegian Sea"),
+        (france, "A Par - Bur"),
+        (germany, "A Mun - Bur"),
+        (russia, "A War - Gal"),
+        (austria, "A Vie - Gal"),
+    ] {
+        let played = m.play(s, o).unwrap_or_else(|e| panic!("{o}: {e}"));
+        assert!(m.hidden_move(&played.text, s, 0, Some(france)).is_some() || s == france, "{o} is secret from France");
+        assert!(m.hidden_move(&played.text, s, 0, Some(s)).is_none(), "{o} is its power's own");
+    }
+    let e = m.play(germany, "A Par - Pic").unwrap_err();
+    assert!(e.to_string().contains("not Germany's"), "{e}");
+    let e = m.play(england, "F Lon - Yor").unwrap_err();
+    assert!(e.to_string().contains("has its order"), "{e}");
+    for s in 0..7 {
+        m.play(Seat(s), "done").unwrap();
+    }
+    let v = m.view(None);
+    assert_eq!(v["season"], "Fall");
+    let units: Vec<String> = v["units"].as_array().unwrap().iter().map(|u| u["unit"].as_str().unwrap().to_string()).collect();
+    for u in ["F Nth", "F Nwg", "A Par", "A Mun", "A War", "A Vie"] {
+        assert!(units.contains(&u.to_string()), "{u} in {units:?}");
+    }
+    assert!(!units.iter().any(|u| u == "A Bur" || u == "A Gal"), "standoffs: {units:?}");
+    // Resolved: the orders are public now.
+    assert!(m.hidden_move("A Par - Bur", france, 3, Some(germany)).is_none());
+}
+
+/// A power's time running out: it is done, its units hold.
+#[test]
+fn a_clock_s_move_is_done() {
+    let m = new(1930);
+    assert_eq!(m.timeout_move(Seat(0)).as_deref(), Some("done"));
+}
