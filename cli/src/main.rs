@@ -591,7 +591,7 @@ fn run(cmd: Command) -> Result<(), Failure> {
             let seat = as_side.map(|id| seat_named(&s, &id)).transpose()?;
             let first = s.game().decision().map(|d| d.first().seat);
             let row = match seat {
-                Some(seat) if first != Some(seat) => s.undo_own_choice(seat)?,
+                Some(seat) if first != Some(seat) || s.own_choice_check(seat).is_ok() => s.undo_own_choice(seat)?,
                 Some(_) | None => s.undo()?,
             };
             say!("Undone: move {} ({}) by the {}", row.seq, row.move_text, s.seat_name(row.seat));

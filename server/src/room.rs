@@ -540,9 +540,14 @@ impl Room {
             self.open_to_change()?;
             // Not the seat deciding first: its own choice at a simultaneous step that has not
             // resolved (`Session::undo_own_choice`), or nothing.
-            let own = match s.game().decision().map(|d| d.first().seat) {
-                Some(d) if d != seat => match s.own_choice_check(seat) {
+            // A seat deciding first at a simultaneous step takes back its own choice the same
+            // way (other seats may have chosen after it).
+            let decision = s.game().decision();
+            let step = decision.as_ref().is_some_and(|d| d.seats().count() > 1);
+            let own = match decision.map(|d| d.first().seat) {
+                Some(d) if d != seat || step => match s.own_choice_check(seat) {
                     Ok(i) => Some(i),
+                    Err(_) if d == seat => None,
                     Err(_) => {
                         return Err(MoveError::Conflict(format!(
                             "it is the {}'s decision: a move can be taken back only at your own decision, before another seat has moved, or your own choice at a step of seats acting at once before it resolves",

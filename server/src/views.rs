@@ -56,7 +56,7 @@ pub fn moves(s: &Session, place: Place) -> Value {
         // Whether this seat may take its last move back now (`Session::undo_check`: its own
         // decision, its own move, nothing revealed since; or its own choice at a simultaneous
         // step that has not resolved, `Session::own_choice_check`).
-        "undo": (yours && s.undo_check().is_ok()) || (!yours && viewer.is_some_and(|v| s.own_choice_check(v).is_ok())),
+        "undo": (yours && s.undo_check().is_ok()) || viewer.is_some_and(|v| s.own_choice_check(v).is_ok()),
         "outcome": outcome,
         // The private chat channels this seat belongs to now (the game's), and whether it may
         // write there now; another seat's are never told.

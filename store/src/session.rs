@@ -334,10 +334,16 @@ impl<S: EventStore> Session<S> {
         if let Some(r) = self.rows[i..].iter().find(|r| r.record.reveals) {
             return Err(format!("move {} ({}) revealed a random outcome or hidden information", r.seq, r.move_text));
         }
-        let within = |seats: &[Seat]| !seats.contains(&seat) && seats.iter().all(|s| step.contains(s));
+        // The step goes on: since the seat's move every decision is of the same step, whose
+        // seats only leave it (a seat's part made) and never join it (a new step calls seats
+        // again). A seat with several moves in a step (an order for each unit) stays in it.
         let now: Vec<Seat> = now.seats().collect();
-        if !self.acting[i + 1..].iter().all(|a| within(a)) || !within(&now) {
-            return Err(format!("the step of your move #{} is over", self.rows[i].seq));
+        let mut before: &[Seat] = step;
+        for seats in self.acting[i + 1..].iter().map(Vec::as_slice).chain([now.as_slice()]) {
+            if !seats.iter().all(|s| before.contains(s)) {
+                return Err(format!("the step of your move #{} is over", self.rows[i].seq));
+            }
+            before = seats;
         }
         Ok(i)
     }
