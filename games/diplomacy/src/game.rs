@@ -15,6 +15,9 @@ use arbiter_kernel::kind::{Capabilities, Information, OptionSpec, OptionType, Se
 use arbiter_kernel::{Decision, GameKind, Match, Outcome, Refusal, Report, Seat, SeatResult, Turn, Viewer};
 use serde::{Deserialize, Serialize};
 
+pub mod encode;
+mod policy;
+
 /// The rules this build implements.
 pub const RULES_VERSION: &str = "diplomacy-2026.12.1";
 const RULES: &str = "Diplomacy rules";
@@ -74,6 +77,31 @@ pub struct Diplomacy {
     made: usize,
     last_year: u16,
     end: Option<End>,
+    /// The last movement phase's orders and how each fared, for a board to draw.
+    last: Vec<Resolved>,
+}
+
+/// An order of the last movement phase and how it fared.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Resolved {
+    pub power: String,
+    /// Where the unit stood (a province's id).
+    pub from: String,
+    /// Where it moved, or where the unit it supported or convoyed held or moved.
+    pub to: Option<String>,
+    pub kind: OrderKind,
+    /// The order as written.
+    pub order: String,
+    pub succeeded: bool,
+    pub dislodged: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum OrderKind {
+    Hold,
+    Move,
+    Support,
+    Convoy,
 }
 
 fn map() -> &'static Map {
@@ -106,6 +134,7 @@ impl Diplomacy {
             made: 0,
             last_year,
             end: None,
+            last: Vec::new(),
         }
     }
 
@@ -379,9 +408,32 @@ impl Diplomacy {
         let m = map();
         let board = Board { units: self.units.clone(), orders: self.orders.iter().map(|o| o.unwrap_or(Order::Hold)).collect() };
         let outcome = adjudicate(m, &board);
+        self.last.clear();
         for (i, u) in board.units.iter().enumerate() {
             let text = orders::text(m, u, &board.orders[i], |q| self.unit_in(q).map(|j| self.units[j].kind));
             report.public(format!("{}: {text}: {}.", Self::power_name(u.power), explain(m, &board, &outcome, i)));
+            let id = |p: Province| m.data(p).id.clone();
+            // A move succeeded where the unit now stands there (one ordered across the sea
+            // with no convoy holds).
+            let succeeded = match board.orders[i] {
+                Order::Move { to, .. } => m.province(outcome.at[i]) == m.province(to),
+                Order::Hold | Order::Support { .. } | Order::Convoy { .. } => outcome.succeeded[i],
+            };
+            let (kind, to) = match board.orders[i] {
+                Order::Hold => (OrderKind::Hold, None),
+                Order::Move { to, .. } => (OrderKind::Move, Some(id(m.province(to)))),
+                Order::Support { target, to, .. } => (OrderKind::Support, Some(id(to.unwrap_or(target)))),
+                Order::Convoy { to, .. } => (OrderKind::Convoy, Some(id(to))),
+            };
+            self.last.push(Resolved {
+                power: m.powers[usize::from(u.power.0)].id.clone(),
+                from: id(m.province(u.at)),
+                to,
+                kind,
+                order: text,
+                succeeded,
+                dislodged: outcome.dislodged[i].is_some(),
+            });
         }
         let options = retreat_options(m, &board, &outcome);
         let mut units = Vec::new();
@@ -688,7 +740,11 @@ impl Diplomacy {
                 None => Vec::new(),
             },
             last_year: self.last_year,
-            end: self.end.clone(),
+            end: self.end.as_ref().map(|e| match e {
+                End::Won(p) => Ending::Won(m.powers[usize::from(p.0)].id.clone()),
+                End::Drawn(ps) => Ending::Drawn(ps.iter().map(|p| m.powers[usize::from(p.0)].id.clone()).collect()),
+            }),
+            last: self.last.clone(),
         }
     }
 
@@ -742,7 +798,16 @@ pub struct View {
     pub done: Vec<String>,
     pub your_orders: Vec<String>,
     pub last_year: u16,
-    pub end: Option<End>,
+    pub end: Option<Ending>,
+    /// The last movement phase's orders and results (public once it resolved).
+    pub last: Vec<Resolved>,
+}
+
+/// How the game ended, by the powers' ids.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Ending {
+    Won(String),
+    Drawn(Vec<String>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -771,6 +836,9 @@ impl arbiter_kernel::Game for Diplomacy {
             return Vec::new();
         }
         self.moves_of(Power(seat.0))
+    }
+    fn deciding(&self) -> Option<Seat> {
+        self.powers().find(|p| self.must_act(*p)).map(|p| Seat(p.0))
     }
     fn eliminated(&self) -> Vec<Seat> {
         self.powers().filter(|p| self.is_out(*p)).map(|p| Seat(p.0)).collect()
@@ -806,9 +874,10 @@ impl arbiter_kernel::Game for Diplomacy {
     fn parse_move(&self, text: &str) -> Result<Move, Refusal> {
         Diplomacy::parse_move(self, text)
     }
-    /// Orders are secret until their phase resolves (a power's own are its own).
-    fn hidden_move(&self, _text: &str, by: Seat, age: usize, viewer: Viewer) -> Option<String> {
-        if viewer == Some(by) || age >= self.made {
+    /// Orders are secret until their phase resolves (a power's own are its own); that a power
+    /// is done is public.
+    fn hidden_move(&self, text: &str, by: Seat, age: usize, viewer: Viewer) -> Option<String> {
+        if viewer == Some(by) || age >= self.made || text == "done" {
             return None;
         }
         Some(format!("{} gave an order", map().powers.get(by.idx()).map_or("a power", |p| p.name.as_str())))
@@ -824,8 +893,52 @@ impl arbiter_kernel::Game for Diplomacy {
     }
 }
 
-impl arbiter_kernel::Searchable for Diplomacy {}
-impl arbiter_kernel::Encodable for Diplomacy {}
+/// The computer (D11): the orders the others have given in the phase now are drawn by the
+/// conventions of `policy`, which also play the playouts; a playout stops when the power
+/// searching orders again (the next phase it has something to order in), and the position is
+/// judged by the centres it would hold.
+impl arbiter_kernel::Searchable for Diplomacy {
+    fn determinize(&self, seat: Seat, rng: &mut arbiter_kernel::Randomness) -> Option<Diplomacy> {
+        let p = Power(seat.0);
+        (usize::from(seat.0) < map().powers.len() && self.must_act(p)).then(|| self.sample_for(p, rng))
+    }
+    fn search_moves(&self) -> Vec<Move> {
+        self.considered()
+    }
+    fn playout_move(&self, moves: &[Move], rng: &mut arbiter_kernel::Randomness) -> usize {
+        self.conventional(moves, rng)
+    }
+    fn playout_depth(&self) -> Option<u32> {
+        Some(PLAYOUT_CAP)
+    }
+    fn evaluate(&self, seat: Seat) -> f64 {
+        self.prospect(Power(seat.0))
+    }
+}
+
+/// The decisions a playout makes at most before it is judged.
+const PLAYOUT_CAP: u32 = 400;
+/// Learning (`encode`): a fixed vocabulary of orders, an observation per power.
+impl arbiter_kernel::Encodable for Diplomacy {
+    fn encoding(&self) -> Option<arbiter_kernel::learn::Encoding> {
+        Some(Diplomacy::encoding(self))
+    }
+    fn action_id(&self, m: &Move) -> Option<u32> {
+        encode::vocabulary().id(m)
+    }
+    fn move_of(&self, id: u32) -> Option<Move> {
+        encode::vocabulary().moves.get(id as usize).copied()
+    }
+    fn frame(&self) -> Option<arbiter_kernel::learn::Frame> {
+        Diplomacy::frame(self)
+    }
+    fn observation_len(&self) -> usize {
+        Diplomacy::observation_len(self)
+    }
+    fn observe(&self, seat: Seat, out: &mut [f32]) {
+        Diplomacy::observe(self, seat, out)
+    }
+}
 
 /// Diplomacy as a kind of game a host offers.
 pub struct Kind;
@@ -853,7 +966,7 @@ impl GameKind for Kind {
                 help: "the last year played: at its end the powers still in the game share a draw",
             }],
             information: Information::Imperfect,
-            capabilities: Capabilities { computer: false, encoding: false, clock: true },
+            capabilities: Capabilities { computer: true, encoding: true, clock: true },
         }
     }
     fn create(&self, options: &serde_json::Value, _seed: u64) -> Result<(Box<dyn Match>, Report), Refusal> {

@@ -73,6 +73,9 @@ pub struct ProvinceData {
     pub home: Option<Power>,
     /// Its coasts, where it has split coasts: each a location of its own.
     pub coasts: Vec<(Coast, Loc)>,
+    /// Where the province is drawn, on a plane of [`DRAWING`] (a schematic board: a node per
+    /// province, the adjacencies as lines).
+    pub at: [u16; 2],
 }
 
 pub struct PowerData {
@@ -128,6 +131,9 @@ struct FileProvince {
     coasts: Vec<FileCoast>,
     #[serde(default)]
     aliases: Vec<String>,
+    /// Where a board drawn from the map puts the province: x and y on a plane of
+    /// [`DRAWING`].
+    at: [u16; 2],
 }
 
 #[derive(Deserialize)]
@@ -138,10 +144,16 @@ struct FileCoast {
     name: String,
 }
 
+/// The width and height of the plane provinces are drawn on.
+pub const DRAWING: [u16; 2] = [1000, 800];
+
+/// The standard map's file, as a board drawn from it reads it.
+pub const STANDARD: &str = include_str!("../data/standard.json");
+
 /// The standard map, loaded and checked on first use.
 pub fn standard() -> &'static Map {
     static MAP: OnceLock<Map> = OnceLock::new();
-    MAP.get_or_init(|| match Map::parse(include_str!("../data/standard.json")) {
+    MAP.get_or_init(|| match Map::parse(STANDARD) {
         Ok(m) => m,
         // The file is compiled in and checked by the tests: a bad one is a build defect.
         Err(e) => panic!("data/standard.json: {e}"),
@@ -174,6 +186,9 @@ impl Map {
             if home.is_some() && !p.supply_centre {
                 return Err(format!("{}: a home centre must be a supply centre", p.id));
             }
+            if p.at[0] > DRAWING[0] || p.at[1] > DRAWING[1] {
+                return Err(format!("{}: drawn at {:?}, off the {}-by-{} plane", p.id, p.at, DRAWING[0], DRAWING[1]));
+            }
             if !p.coasts.is_empty() && p.terrain != Terrain::Coast {
                 return Err(format!("{}: only a coastal province has coasts", p.id));
             }
@@ -193,6 +208,7 @@ impl Map {
                 supply_centre: p.supply_centre,
                 home,
                 coasts,
+                at: p.at,
             });
         }
         if locs.len() > 127 {
@@ -431,6 +447,13 @@ mod tests {
         assert!(!m.can_stand(UnitKind::Fleet, Loc(p("spa").0)), "a fleet in Spain is on a coast");
         assert!(!m.can_stand(UnitKind::Army, Loc(p("nth").0)));
         assert!(m.fleet_adjacent(Loc(p("kie").0), Loc(p("bal").0)) && m.fleet_adjacent(Loc(p("kie").0), Loc(p("hel").0)), "Kiel's canal");
+        // A drawn board: no two provinces closer than a node's width apart.
+        for (i, a) in m.provinces.iter().enumerate() {
+            for b in &m.provinces[i + 1..] {
+                let d = (f64::from(a.at[0]) - f64::from(b.at[0])).hypot(f64::from(a.at[1]) - f64::from(b.at[1]));
+                assert!(d >= 40.0, "{} and {} are drawn {d:.0} apart", a.id, b.id);
+            }
+        }
     }
 
     #[test]
@@ -441,6 +464,7 @@ mod tests {
             ("[\"nth\", \"ska\"]", "[\"nth\", \"par\"]", "never goes inland"),
             ("[\"mao\", \"spa/nc\"]", "[\"mao\", \"spa\"]", "name the coast"),
             ("\"home\": \"france\"", "\"home\": \"atlantis\"", "no power"),
+            ("\"at\": [290, 470]", "\"at\": [290, 1470]", "off the 1000-by-800 plane"),
         ] {
             assert!(good.contains(from), "{from}");
             let bad = good.replacen(from, to, 1);

@@ -87,3 +87,75 @@ fn a_clock_s_move_is_done() {
     let m = new(1930);
     assert_eq!(m.timeout_move(Seat(0)).as_deref(), Some("done"));
 }
+
+/// The vocabulary of orders is fixed: every move of a random game has its id, read back to the
+/// move; the ids of one power's moves now are distinct.
+#[test]
+fn every_move_has_its_place_in_the_fixed_vocabulary() {
+    use arbiter_diplomacy::game::encode::vocabulary;
+    use arbiter_kernel::{Encodable, Game};
+    let v = vocabulary();
+    assert!(v.moves.len() > 1000 && v.moves.len() < 100_000, "{}", v.moves.len());
+    eprintln!("the vocabulary: {} moves", v.moves.len());
+    for seed in 0..3u64 {
+        let mut g = arbiter_diplomacy::Diplomacy::new(1904);
+        let mut rng = arbiter_kernel::Randomness::seeded(seed);
+        while let Some(seat) = g.deciding() {
+            let moves = g.moves_for(seat);
+            let mut ids: Vec<u32> = moves.iter().map(|m| g.action_id(m).unwrap_or_else(|| panic!("{m:?} has no id"))).collect();
+            for (id, m) in ids.iter().zip(&moves) {
+                assert_eq!(g.move_of(*id).as_ref(), Some(m));
+            }
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), moves.len());
+            // Mostly orders, done now and then.
+            let k = rng.pick(moves.len()).unwrap();
+            let m = if rng.pick(8).unwrap() == 0 { arbiter_diplomacy::game::Move::Done } else { moves[k] };
+            g.play_as(seat, &m).unwrap();
+        }
+    }
+}
+
+/// The computer's sample of what a power cannot see (D11) does not depend on the orders the
+/// others have given in secret: two positions alike but for another power's orders give the
+/// same sample; the power's own orders stay in it, and it decides first there.
+#[test]
+fn the_computer_s_sample_forgets_the_others_secret_orders() {
+    use arbiter_diplomacy::game::Move;
+    use arbiter_kernel::{Game, Randomness, Searchable};
+    let play = |g: &mut arbiter_diplomacy::Diplomacy, seat: u8, text: &str| {
+        let m = Game::parse_move(g, text).unwrap();
+        g.play_as(Seat(seat), &m).unwrap();
+    };
+    let mut a = arbiter_diplomacy::Diplomacy::new(1910);
+    let mut b = a.clone();
+    // As many orders each (how many a power has given is public: the log tells each).
+    play(&mut a, 0, "A Vie - Gal");
+    play(&mut a, 0, "F Tri - Alb");
+    play(&mut b, 0, "A Vie - Tyr");
+    play(&mut b, 0, "F Tri - Adr");
+    for g in [&mut a, &mut b] {
+        play(g, 1, "F Lon - Nth");
+        play(g, 5, "A War - Gal");
+        play(g, 5, "done");
+    }
+    let sa = a.determinize(Seat(1), &mut Randomness::seeded(7)).unwrap();
+    let sb = b.determinize(Seat(1), &mut Randomness::seeded(7)).unwrap();
+    assert_eq!(sa, sb, "the samples differ only by what England cannot see");
+    assert_eq!(sa.deciding(), Some(Seat(1)), "England decides first in its sample");
+    assert!(sa.view(Some(Seat(1))).your_orders.contains(&"F Lon - Nth".to_string()), "its own order stays");
+    assert!(sa.view(None).done.contains(&"russia".to_string()), "a power done is done in the sample (public)");
+    // The moves the computer considers are legal, in the sample and in games it plays out.
+    let mut g = arbiter_diplomacy::Diplomacy::new(1903);
+    let mut rng = Randomness::seeded(3);
+    while let Some(seat) = g.deciding() {
+        let considered = g.search_moves();
+        let legal = g.moves_for(seat);
+        assert!(considered.iter().all(|m| legal.contains(m)), "{considered:?} within {legal:?}");
+        let m = considered[g.playout_move(&considered, &mut rng)];
+        g.play_as(seat, &m).unwrap();
+        let _: Move = m;
+    }
+    assert!(Game::outcome(&g).is_some());
+}
