@@ -362,10 +362,10 @@ async fn minesweeper_by_clicking(kind: Browser) {
         let offered = until("the games offered", || async move {
             let v = js(page, "return Array.from(document.querySelectorAll('#game option')).map(o => o.value)").await;
             let ids: Vec<String> = v.as_array()?.iter().filter_map(|x| x.as_str().map(String::from)).collect();
-            (ids.len() == 3).then_some(ids)
+            (ids.len() == 4).then_some(ids)
         })
         .await;
-        assert_eq!(offered, ["twilight-struggle", "minesweeper", "mafia"]);
+        assert_eq!(offered, ["twilight-struggle", "minesweeper", "mafia", "diplomacy"]);
         js(page, "const s = document.getElementById('game'); s.value = 'minesweeper'; s.dispatchEvent(new Event('change'));").await;
         for (option, value) in [("opt-width", "8"), ("opt-height", "6"), ("opt-mines", "5")] {
             let input = page.find(Locator::Id(option)).await.unwrap();

@@ -617,7 +617,7 @@ async fn games_are_created_and_joined_through_the_generic_contract() {
 
     let kinds: Value = http.get(format!("{base}/api/kinds")).send().await.unwrap().json().await.unwrap();
     let ids: Vec<&str> = kinds["games"].as_array().unwrap().iter().map(|k| k["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["twilight-struggle", "minesweeper", "mafia"]);
+    assert_eq!(ids, ["twilight-struggle", "minesweeper", "mafia", "diplomacy"]);
     assert_eq!(kinds["games"][1]["seats"], json!(["player"]));
     assert_eq!(kinds["games"][1]["options"], json!({ "width": 9, "height": 9, "mines": 10 }));
     assert_eq!((kinds["games"][0]["clock"].as_bool(), kinds["games"][1]["clock"].as_bool()), (Some(true), Some(false)));

@@ -22,7 +22,7 @@ pub static TWILIGHT_STRUGGLE: TwilightStruggle = TwilightStruggle;
 pub static MINESWEEPER: Minesweeper = Minesweeper;
 /// Mafia's kind.
 pub static MAFIA: Mafia = Mafia;
-/// Diplomacy's kind (not yet offered by the server: it has no browser client).
+/// Diplomacy's kind.
 pub static DIPLOMACY: Diplomacy = Diplomacy;
 
 /// Every game this build offers, the default first; a saved game that names no kind is

@@ -1,5 +1,6 @@
 //! Each game's browser client, as the server offers it: Twilight Struggle's table (its map and
-//! cards as data), Minesweeper's board, Mafia's table.
+//! cards as data), Minesweeper's board, Mafia's table, Diplomacy's board (its map file as
+//! data).
 
 use arbiter_server::{Asset, Offered, WebClient};
 use serde_json::{json, Value};
@@ -13,6 +14,7 @@ pub fn offered() -> Vec<Offered> {
         Offered::new(&crate::TWILIGHT_STRUGGLE, twilight_struggle()).reading_unnamed_files(),
         Offered::new(&crate::MINESWEEPER, minesweeper()),
         Offered::new(&crate::MAFIA, mafia()),
+        Offered::new(&crate::DIPLOMACY, diplomacy()),
     ]
 }
 
@@ -46,6 +48,18 @@ fn mafia() -> WebClient {
             Asset { name: "style.css", content_type: CSS, body: include_str!("../../mafia/web/style.css") },
         ],
         data: Vec::new(),
+    }
+}
+
+fn diplomacy() -> WebClient {
+    WebClient {
+        page: include_str!("../../diplomacy/web/play.html"),
+        files: vec![
+            Asset { name: "app.js", content_type: JS, body: include_str!("../../diplomacy/web/app.js") },
+            Asset { name: "style.css", content_type: CSS, body: include_str!("../../diplomacy/web/style.css") },
+        ],
+        // The map file itself: provinces (where each is drawn), coasts, adjacencies.
+        data: vec![("map", serde_json::from_str(arbiter_diplomacy::map::STANDARD).expect("the map file is JSON (checked by its tests)"))],
     }
 }
 
