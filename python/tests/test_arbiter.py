@@ -449,7 +449,9 @@ def test_a_gymnasium_episode_against_an_opponent(opponent):
         strict.step(int(np.flatnonzero(strict.action_masks() == 0)[0]))
 
 
-@pytest.mark.parametrize("kind,options", [("mafia", {"seats": 7}), ("mafia", {"seats": 15}), (MS, SMALL_BOARD)])
+@pytest.mark.parametrize(
+    "kind,options", [("mafia", {"seats": 7}), ("mafia", {"seats": 15}), (MS, SMALL_BOARD), ("diplomacy", {"last_year": 1902})]
+)
 def test_pettingzoo_parallel_api_test_passes(kind, options):
     from pettingzoo.test import parallel_api_test
 
@@ -480,3 +482,42 @@ def test_a_parallel_mafia_game_is_won_by_a_whole_side():
         assert won and lost and len(won) + len(lost) == 9, rewards
         outcome = env.game.outcome()
         assert outcome["reason"] in ("village", "mafia") and steps >= 2
+
+
+def test_a_parallel_diplomacy_game_orders_from_a_fixed_vocabulary_to_its_end():
+    """Seven powers order at once: each step every power that must act gives one order (or
+    `done`) from the fixed vocabulary; a mask marks the orders open to it now (the orders of
+    each of its units, named by the unit); the game plays to its draw or a win."""
+    from arbiter.envs import GameParallel
+
+    env = GameParallel("diplomacy", last_year=1903)
+    rng = np.random.default_rng(2)
+    obs, _ = env.reset(seed=1)
+    assert len(env.agents) == 7
+    actions = env.action_space(env.agents[0]).n
+    assert actions > 40000, actions
+    first = {a: np.flatnonzero(o["action_mask"]) for a, o in obs.items()}
+    # Spring 1901: every power orders at once; the same order has the same id in any game.
+    assert all(len(ids) > 0 for ids in first.values())
+    texts = {env.game.action_text(int(i)) for i in first["france"]}
+    assert "A Par - Bur" in texts and "done" in texts
+    again = GameParallel("diplomacy", last_year=1903)
+    again_obs, _ = again.reset(seed=9)
+    assert np.array_equal(np.flatnonzero(again_obs["france"]["action_mask"]), first["france"])
+    steps = 0
+    while env.agents:
+        acting = env.game.acting_seats()
+        assert all(obs[a]["action_mask"].any() == (env._seat[a] in acting) for a in env.agents)
+        done = env.game.action_id("done")
+        actions = {}
+        for a, o in obs.items():
+            legal = np.flatnonzero(o["action_mask"])
+            # Mostly orders, done one time in four.
+            pick = done if done in legal and rng.random() < 0.25 else int(rng.choice(legal)) if len(legal) else 0
+            actions[a] = int(pick)
+        obs, rewards, terms, _, _ = env.step(actions)
+        steps += 1
+        assert steps < 5000
+    assert all(terms.values())
+    outcome = env.game.outcome()
+    assert outcome["reason"] in ("draw", "won") and len(outcome["results"]) == 7
