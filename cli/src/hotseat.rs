@@ -6,6 +6,8 @@
 //! that must act takes its turn in seat order, none seeing the others' choices. Seats played
 //! by the computer move without a hand-over. Every move is stored as soon as it is accepted, and
 //! may be taken back before the terminal is passed on, unless it showed another seat anything.
+//! A seat with several moves at one simultaneous step (Diplomacy's orders, one per unit) makes
+//! them all before the terminal is passed on, and may take back its last with `undo`.
 
 use crate::Failure;
 use arbiter_kernel::search::{Agent, Plan};
@@ -17,6 +19,7 @@ const HELP: &str = "\
 Type a move by its number or in notation. Other commands:
   moves    list your moves again          view   what you may see of the game (JSON)
   log      every log line you may read    help   this text
+  undo     take your last move back (at a step of seats acting at once, until it resolves)
   quit     leave (the game is saved after every move)";
 
 /// Play `session` hot-seat; `computer` plays the seats it names.
@@ -26,6 +29,9 @@ pub fn run(mut session: Session, computer: &[(Seat, Agent)]) -> Result<(), Failu
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let clear = std::io::stdout().is_terminal();
+    // The seats of the simultaneous step under way (none at a turn): its seats only leave it
+    // until it resolves.
+    let mut step: Vec<Seat> = Vec::new();
     loop {
         if let Some(o) = session.game().outcome() {
             let entries = arbiter_store::log_for(session.header(), session.rows(), None, session.game());
@@ -37,6 +43,10 @@ pub fn run(mut session: Session, computer: &[(Seat, Agent)]) -> Result<(), Failu
         }
         let Some(d) = session.game().decision() else { return Err(Failure::Failed("no decision and no outcome".into())) };
         let seat = d.first().seat;
+        let acting: Vec<Seat> = d.seats().collect();
+        if !acting.iter().all(|s| step.contains(s)) {
+            step = if acting.len() > 1 { acting } else { Vec::new() };
+        }
         if let Some((_, agent)) = computer.iter().find(|(s, _)| *s == seat) {
             let seed = arbiter_kernel::stable_hash(&(session.header().seed, session.seq()));
             let m = session
@@ -62,7 +72,7 @@ pub fn run(mut session: Session, computer: &[(Seat, Agent)]) -> Result<(), Failu
             say!("{}{}", if e.heading { "" } else { "  " }, e.text);
         }
         seen[seat.idx()] = entries.len();
-        let moves = session.game().legal_moves(seat);
+        let mut moves = session.game().legal_moves(seat);
         say!("{name}: {}", d.prompt(seat).unwrap_or_default());
         list(&moves);
         loop {
@@ -79,6 +89,19 @@ pub fn run(mut session: Session, computer: &[(Seat, Agent)]) -> Result<(), Failu
                 }
                 "moves" => {
                     list(&moves);
+                    continue;
+                }
+                // A seat still at its part of a simultaneous step takes back its last move.
+                "undo" if session.own_choice_check(seat).is_ok() => {
+                    match session.undo_own_choice(seat) {
+                        Ok(row) => {
+                            say!("Taken back: {}", row.move_text);
+                            seen[seat.idx()] = arbiter_store::log_for(session.header(), session.rows(), Some(seat), session.game()).len();
+                            moves = session.game().legal_moves(seat);
+                            list(&moves);
+                        }
+                        Err(e) => say!("{e}"),
+                    }
                     continue;
                 }
                 "view" => {
@@ -107,6 +130,21 @@ pub fn run(mut session: Session, computer: &[(Seat, Agent)]) -> Result<(), Failu
                         say!("  {l}");
                     }
                     seen[seat.idx()] = arbiter_store::log_for(session.header(), session.rows(), Some(seat), session.game()).len();
+                    // A seat with more moves at the same simultaneous step (an order for each
+                    // unit) keeps the terminal until its part is made.
+                    if report.revealed {
+                        step.clear();
+                    }
+                    let stays = session.game().decision().is_some_and(|d| d.includes(seat) && d.seats().all(|s| step.contains(&s)));
+                    if stays {
+                        moves = session.game().legal_moves(seat);
+                        say!(
+                            "{name}: {} (undo takes the last move back)",
+                            session.game().decision().and_then(|d| d.prompt(seat).map(String::from)).unwrap_or_default()
+                        );
+                        list(&moves);
+                        continue;
+                    }
                     // Before the terminal is passed on, the move may be taken back (not one that
                     // showed anything to another seat or drew randomness).
                     let undoable = session.undo_check_for(Some(seat)).is_ok();

@@ -55,3 +55,59 @@ fn seven_powers_order_in_secret_and_a_year_plays_to_its_draw() {
     let o = arbiter().args(["move", file, "done", "--as", "england"]).output().unwrap();
     assert!(!o.status.success(), "the game is over");
 }
+
+/// Hot-seat for seven: each power takes the terminal behind a hand-over screen, gives its
+/// orders one after another without passing it on, takes one back with `undo`, says `done`,
+/// and passes it on; no power's screen shows another's orders before the phase resolves, and
+/// then every order is told with its result.
+#[test]
+fn seven_powers_order_hot_seat_behind_the_hand_over_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("d.arbiter");
+    let file = f.to_str().unwrap();
+    ok(&["new", file, "--game", "diplomacy", "--option", "last_year=1901"]);
+    let orders: [&[&str]; 7] = [
+        &["A Vie - Gal", "F Tri - Alb"],
+        &["F Lon - Nth", "undo", "F Lon - Eng", "A Lvp - Yor"],
+        &["A Par - Bur"],
+        &["A Mun - Ruh", "F Kie - Den"],
+        &["A Ven - Pie"],
+        &["A War - Ukr"],
+        &["F Ank - Bla"],
+    ];
+    let mut input = String::new();
+    for o in orders {
+        input.push('\n');
+        for line in o {
+            input.push_str(line);
+            input.push('\n');
+        }
+        input.push_str("done\n\n");
+    }
+    let out = arbiter().args(["play", file, "--lines"]).write_stdin(input).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Each power's screen: from its hand-over to the next.
+    let screens: Vec<&str> = text.split("── Pass the terminal to ").skip(1).collect();
+    assert!(screens.len() >= 7, "{text}");
+    for (k, o) in orders.iter().enumerate() {
+        let screen = screens[k];
+        assert!(screen.starts_with(POWERS[k]), "{k}: {screen}");
+        for (j, theirs) in orders.iter().enumerate().filter(|(j, _)| *j != k) {
+            for order in theirs.iter().filter(|o| **o != "undo") {
+                let shown = screen.lines().any(|l| l.ends_with(&format!(": {order}")));
+                assert!(!shown, "{}'s screen shows {}'s order {order}:\n{screen}", POWERS[k], POWERS[j]);
+            }
+        }
+        // All of its orders on its one screen, without passing the terminal on between them.
+        for order in o.iter().filter(|o| **o != "undo") {
+            assert!(screen.contains(&format!("{}: {order}\n", POWERS[k])), "{}: {order}:\n{screen}", POWERS[k]);
+        }
+    }
+    assert!(screens[1].contains("Taken back: F Lon - Nth"), "{}", screens[1]);
+    let log = ok(&["log", file, "--as", "france"]);
+    assert!(log.contains("England: F Lon - Eng: moves to English Channel."), "{log}");
+    assert!(!log.contains("F Lon - Nth"), "the order taken back is gone: {log}");
+    assert!(log.contains("Russia: A War - Ukr: moves to Ukraine."), "{log}");
+    assert!(log.contains("Fall 1901"), "{log}");
+}
