@@ -930,3 +930,32 @@ fn the_us_takes_back_its_headline_chosen_at_the_same_time() {
     let reopened = Session::open(&path, &catalogue()).unwrap();
     assert_eq!(reopened.game().state_hash(), s.game().state_hash());
 }
+
+/// Whole games of Diplomacy played by agents (random powers, and the computer in some seats)
+/// are saved move by move and replay from their files: every row's state verified, the same
+/// game at the end, its outcome for all seven.
+#[test]
+fn diplomacy_games_played_by_agents_replay_from_their_files() {
+    use arbiter_kernel::search::{Agent, Plan};
+    let dir = tmp();
+    for (seed, computer) in [(1u64, vec![]), (2, vec![2u8, 5])] {
+        let path = dir.path().join(format!("d{seed}.arbiter"));
+        let mut s = Session::create(&path, &arbiter_games::DIPLOMACY, &serde_json::json!({ "last_year": 1902 }), seed).unwrap();
+        let mut n = 0u64;
+        while let Some(d) = s.game().decision() {
+            let seat = d.first().seat;
+            let agent =
+                if computer.contains(&seat.0) { Agent::Computer(arbiter_kernel::search::Level::new(1).unwrap()) } else { Agent::Random };
+            let m = s.game().computer().agent_move(seat, &Plan::new(agent, seed * 1000 + n), &|_| {}).unwrap();
+            s.play(&m, Some(seat)).unwrap();
+            n += 1;
+        }
+        let outcome = s.game().outcome().expect("the game ends at its last year or a win");
+        assert_eq!(outcome.results.len(), 7);
+        let reopened = Session::open(&path, &catalogue()).unwrap();
+        assert_eq!(reopened.game().state_hash(), s.game().state_hash(), "seed {seed}: the file replays to the same game");
+        assert_eq!(reopened.rows(), s.rows());
+        assert_eq!(reopened.game().outcome(), Some(outcome));
+        assert!(n > 30, "{n} moves");
+    }
+}
