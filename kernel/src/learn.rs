@@ -21,6 +21,12 @@ pub struct Encoding {
     pub observation: Vec<usize>,
     /// The names of the kinds of decision the game asks ([`Frame::kind`] indexes this).
     pub frames: Vec<String>,
+    /// The names of the groups the action space splits into, for a game whose seat makes at
+    /// most one move of each group at a step (a seat giving an order to each of its pieces: a
+    /// group for each place a piece stands); [`Encodable::action_group`] indexes this. Empty:
+    /// no groups.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
 }
 
 impl Encoding {
@@ -65,6 +71,11 @@ pub trait Encodable: Game {
     /// The move numbered `id` here (the inverse of [`Encodable::action_id`]), `None` for no move
     /// (every id outside the action space included).
     fn move_of(&self, _id: u32) -> Option<Self::Move> {
+        None
+    }
+    /// The group of action `id` (an index into [`Encoding::groups`]), `None` for an action of
+    /// no group or no action. It is fixed by the encoding: it never depends on the position.
+    fn action_group(&self, _id: u32) -> Option<u16> {
         None
     }
     /// The kind of the decision now and whose it is, if the game is not over.

@@ -491,6 +491,8 @@ pub trait Learning {
     fn action_of(&self, text: &str) -> Result<u32, Refusal>;
     /// The canonical text of action `id` here, or why there is none.
     fn action_text(&self, id: u32) -> Result<String, Refusal>;
+    /// See [`Encodable::action_group`].
+    fn action_group(&self, id: u32) -> Option<u16>;
     /// Play action `id` as `seat`, as [`Match::play`] plays its text.
     fn play_action(&mut self, seat: Seat, id: u32) -> Result<Played, Refusal>;
     /// Play action `id` as `seat` with the same checks but no report ([`Game::play_quiet`]):
@@ -638,6 +640,9 @@ impl<G: Encodable> Learning for G {
     }
     fn action_text(&self, id: u32) -> Result<String, Refusal> {
         move_of_id(self, id).map(|m| self.move_text(&m))
+    }
+    fn action_group(&self, id: u32) -> Option<u16> {
+        Encodable::action_group(self, id)
     }
     fn play_action(&mut self, seat: Seat, id: u32) -> Result<Played, Refusal> {
         let m = move_of_id(self, id)?;

@@ -327,6 +327,20 @@ impl Game {
     fn frame_kinds(&self) -> PyResult<Vec<String>> {
         Ok(encoding_of(&*self.game)?.frames)
     }
+    /// The names of the groups the action space splits into (empty: none). Diplomacy's are
+    /// its provinces: a power gives at most one order of each (its unit there, or a build).
+    #[getter]
+    fn group_names(&self) -> PyResult<Vec<String>> {
+        Ok(encoding_of(&*self.game)?.groups)
+    }
+    /// An int32 array over the action space: each action's group (an index into
+    /// `group_names`), -1 for an action of no group. Fixed for the game's encoding.
+    #[getter]
+    fn action_groups<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i32>>> {
+        let e = encoding_of(&*self.game)?;
+        let learning = self.game.learning();
+        Ok(PyArray1::from_vec(py, (0..e.actions).map(|id| learning.action_group(id).map_or(-1, i32::from)).collect()))
+    }
     /// The decision now as (seat, kind index), or None when the game is over.
     fn frame(&self) -> Option<(u8, u16)> {
         self.game.learning().frame().map(|f| (f.seat.0, f.kind))

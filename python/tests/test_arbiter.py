@@ -521,3 +521,35 @@ def test_a_parallel_diplomacy_game_orders_from_a_fixed_vocabulary_to_its_end():
     assert all(terms.values())
     outcome = env.game.outcome()
     assert outcome["reason"] in ("draw", "won") and len(outcome["results"]) == 7
+
+
+def test_a_diplomacy_power_s_mask_splits_into_one_per_unit():
+    """The vocabulary's groups are the provinces: a power's mask splits into one per unit it
+    must order (by the unit's province), each holding that unit's orders only, which with
+    `done` make the whole mask; an ordered unit's group is gone. A game without groups has
+    none."""
+    from arbiter.envs import GameParallel
+
+    env = GameParallel("diplomacy", last_year=1902)
+    obs, _ = env.reset(seed=1)
+    g = env.game
+    assert len(g.group_names) == 75 and "Par" in g.group_names
+    groups = g.action_groups
+    assert groups.shape == (g.action_space_size,) and groups.dtype == np.int32 and groups.min() == -1
+    masks = env.group_masks("france")
+    assert sorted(masks) == ["Bre", "Mar", "Par"]
+    for unit, mask in masks.items():
+        texts = [g.action_text(int(i)) for i in np.flatnonzero(mask)]
+        assert len(texts) > 1 and all(t.split()[1] == unit for t in texts), (unit, texts[:5])
+    union = sum(m.astype(int) for m in masks.values())
+    union[g.action_id("done")] = 1
+    assert np.array_equal(union, obs["france"]["action_mask"].astype(int))
+    done = g.action_id("done")
+    actions = {a: done for a in env.agents}
+    actions["france"] = g.action_id("A Par - Bur")
+    env.step(actions)
+    assert sorted(env.group_masks("france")) == ["Bre", "Mar"]
+    assert env.group_masks("england") == {}, "England is done: it has nothing to order"
+    mafia = GameParallel("mafia", seats=5)
+    mafia.reset(seed=1)
+    assert mafia.game.group_names == [] and mafia.group_masks(mafia.agents[0]) == {}

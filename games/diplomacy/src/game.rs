@@ -929,6 +929,9 @@ impl arbiter_kernel::Encodable for Diplomacy {
     fn move_of(&self, id: u32) -> Option<Move> {
         encode::vocabulary().moves.get(id as usize).copied()
     }
+    fn action_group(&self, id: u32) -> Option<u16> {
+        encode::vocabulary().group(id)
+    }
     fn frame(&self) -> Option<arbiter_kernel::learn::Frame> {
         Diplomacy::frame(self)
     }

@@ -117,6 +117,54 @@ fn every_move_has_its_place_in_the_fixed_vocabulary() {
     }
 }
 
+/// The vocabulary's groups split a power's moves by unit: each move but `waive` and `done` is
+/// of the province its unit stands in (or its build is made in), and a power gives at most one
+/// move of each group in a phase, so that a mask per unit holds that unit's orders only.
+#[test]
+fn a_power_s_moves_split_into_a_group_per_unit() {
+    use arbiter_diplomacy::game::{encode::vocabulary, Move};
+    use arbiter_diplomacy::map::standard;
+    use arbiter_kernel::{Encodable, Game};
+    use std::collections::HashSet;
+    let v = vocabulary();
+    let g = arbiter_diplomacy::Diplomacy::new(1904);
+    let groups = Encodable::encoding(&g).unwrap().groups;
+    assert_eq!(groups.len(), 75);
+    assert_eq!(groups.iter().collect::<HashSet<_>>().len(), 75, "one name each");
+    for (id, m) in v.moves.iter().enumerate() {
+        let at = match m {
+            Move::Order { at, .. } | Move::Retreat { at, .. } | Move::Build { at, .. } | Move::Remove { at } => Some(*at),
+            Move::Waive | Move::Done => None,
+        };
+        let group = g.action_group(id as u32);
+        assert_eq!(group, at.map(|l| u16::from(standard().province(l).0)), "{m:?}");
+        if let (Some(q), Some(l)) = (group, at) {
+            assert_eq!(groups[usize::from(q)], standard().short(arbiter_diplomacy::Loc(standard().province(l).0)));
+        }
+    }
+    assert_eq!(g.action_group(v.moves.len() as u32), None, "no such action");
+    for seed in 0..3u64 {
+        let mut g = arbiter_diplomacy::Diplomacy::new(1904);
+        let mut rng = arbiter_kernel::Randomness::seeded(seed);
+        let mut given = HashSet::new();
+        let mut phase = None;
+        while let Some(seat) = g.deciding() {
+            let view = Game::view(&g, None);
+            if phase != Some((view.year, view.season, view.phase)) {
+                phase = Some((view.year, view.season, view.phase));
+                given.clear();
+            }
+            let moves = g.moves_for(seat);
+            let k = rng.pick(moves.len()).unwrap();
+            let m = if rng.pick(8).unwrap() == 0 { Move::Done } else { moves[k] };
+            if let Some(q) = g.action_group(g.action_id(&m).unwrap()) {
+                assert!(given.insert((seat, q)), "{m:?}: a second move of group {} in one phase", groups[usize::from(q)]);
+            }
+            g.play_as(seat, &m).unwrap();
+        }
+    }
+}
+
 /// The computer's sample of what a power cannot see (D11) does not depend on the orders the
 /// others have given in secret: two positions alike but for another power's orders give the
 /// same sample; the power's own orders stay in it, and it decides first there.

@@ -25,7 +25,12 @@ pub const FRAMES: [&str; 2] = ["night", "day"];
 
 impl Mafia {
     pub(crate) fn encoding(&self) -> Encoding {
-        Encoding { actions: ACTIONS, observation: vec![ROWS, FEATURES], frames: FRAMES.iter().map(|f| f.to_string()).collect() }
+        Encoding {
+            actions: ACTIONS,
+            observation: vec![ROWS, FEATURES],
+            frames: FRAMES.iter().map(|f| f.to_string()).collect(),
+            groups: Vec::new(),
+        }
     }
 
     pub(crate) fn action_id(&self, m: &Move) -> Option<u32> {

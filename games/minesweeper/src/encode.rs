@@ -17,7 +17,12 @@ pub const FRAMES: [&str; 1] = ["move"];
 impl Minesweeper {
     pub(crate) fn encoding(&self) -> Encoding {
         let (w, h) = (self.options.width as usize, self.options.height as usize);
-        Encoding { actions: 3 * (w * h) as u32, observation: vec![PLANES, h, w], frames: FRAMES.iter().map(|f| f.to_string()).collect() }
+        Encoding {
+            actions: 3 * (w * h) as u32,
+            observation: vec![PLANES, h, w],
+            frames: FRAMES.iter().map(|f| f.to_string()).collect(),
+            groups: Vec::new(),
+        }
     }
 
     pub(crate) fn action_id(&self, m: &Move) -> Option<u32> {

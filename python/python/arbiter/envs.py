@@ -232,6 +232,7 @@ if ParallelEnv is not None:
         def __init__(self, kind="mafia", render_mode=None, **options):
             _seat_agents(self, kind, render_mode, options)
             self.agents = []
+            self._groups = None
 
         def observation_space(self, agent):
             return self.observation_spaces[agent]
@@ -242,6 +243,20 @@ if ParallelEnv is not None:
         def _observe(self, agent):
             seat = self._seat[agent]
             return {"observation": self.game.observe(seat), "action_mask": self.game.action_mask(seat).astype(np.int8)}
+
+        def group_masks(self, agent):
+            """The agent's action mask split by the game's groups of actions: {group name: int8
+            mask} for each group with a legal action now (Diplomacy: a mask per unit the power
+            orders, by its province, and per province it may build in). The actions of no group
+            (Diplomacy's `done`, `waive`) are in no mask here, only in the observation's."""
+            names = self.game.group_names
+            if not names:
+                return {}
+            if self._groups is None:
+                self._groups = self.game.action_groups
+            mask = self.game.action_mask(self._seat[agent])
+            legal = np.unique(self._groups[mask])
+            return {names[g]: (mask & (self._groups == g)).astype(np.int8) for g in legal if g >= 0}
 
         def reset(self, seed=None, options=None):
             if seed is None:

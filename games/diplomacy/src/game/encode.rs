@@ -6,7 +6,9 @@
 //! into every province it reaches, a fleet at sea's convoys from every coast to every other;
 //! each dislodged unit's retreats and its disband; each build in a home centre, each removal;
 //! waive; done. A move's id does not depend on the position, so that a policy's output layer
-//! is the same at every step; the legal moves of a power are a mask over it.
+//! is the same at every step; the legal moves of a power are a mask over it. Each move but
+//! waive and done is of a province's group (the unit there, or a build there): a power's mask
+//! splits into one per unit.
 //!
 //! A power observes, for each province: the unit standing there (army or fleet, by power), a
 //! dislodged unit there (by power), the centre's owner (by power), whether it is a supply centre,
@@ -31,6 +33,17 @@ pub struct Vocabulary {
 impl Vocabulary {
     pub fn id(&self, m: &Move) -> Option<u32> {
         self.ids.get(m).copied()
+    }
+
+    /// The group of move `id`: the province of the unit it orders, retreats or removes, or of
+    /// the build; `None` for waive and done (and for no move). A power gives at most one move
+    /// of each group in a phase, so its legal moves split into a mask per unit.
+    pub fn group(&self, id: u32) -> Option<u16> {
+        let at = match self.moves.get(id as usize)? {
+            Move::Order { at, .. } | Move::Retreat { at, .. } | Move::Build { at, .. } | Move::Remove { at } => *at,
+            Move::Waive | Move::Done => return None,
+        };
+        Some(u16::from(standard().province(at).0))
     }
 }
 
@@ -127,6 +140,7 @@ impl Diplomacy {
             actions: vocabulary().moves.len() as u32,
             observation: vec![standard().province_count() * PER_PROVINCE + TAIL],
             frames: FRAMES.iter().map(|f| f.to_string()).collect(),
+            groups: (0..standard().province_count()).map(|q| standard().short(Loc(q as u8))).collect(),
         }
     }
 

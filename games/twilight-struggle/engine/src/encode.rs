@@ -59,7 +59,12 @@ pub const COUNTRY_PLANES: usize = 5;
 pub const OBSERVATION: usize = SCALARS + CARD_PLANES * CARDS + COUNTRY_PLANES * COUNTRIES;
 
 pub fn encoding() -> Encoding {
-    Encoding { actions: ACTIONS, observation: vec![OBSERVATION], frames: FRAMES.iter().map(|f| f.to_string()).collect() }
+    Encoding {
+        actions: ACTIONS,
+        observation: vec![OBSERVATION],
+        frames: FRAMES.iter().map(|f| f.to_string()).collect(),
+        groups: Vec::new(),
+    }
 }
 
 fn card_slot(c: CardId) -> Option<u32> {
