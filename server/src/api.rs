@@ -1,5 +1,6 @@
 //! HTTP: creating games, a seat's state, decision and log, and moves (API.md).
 
+use crate::clock::Timing;
 use crate::hub::{Hub, HubError};
 use crate::room::{MoveError, Room};
 use crate::seats::Place;
@@ -140,6 +141,10 @@ pub struct NewGame {
     clock_minutes: Option<u32>,
     /// The same in seconds (short clocks, tests); `clock_minutes` wins if both are given.
     clock_seconds: Option<u32>,
+    /// A deadline instead: each seat's time for each step (a Diplomacy phase), in minutes.
+    deadline_minutes: Option<u32>,
+    /// The same in seconds; `deadline_minutes` wins if both are given.
+    deadline_seconds: Option<u32>,
     seat: Option<String>,
     /// The seat the computer plays, or a list of seats (every other seat is the creator's
     /// unless `seat` names one), and its level.
@@ -169,6 +174,22 @@ impl SeatIds {
     }
 }
 
+/// A time given as `NAME_minutes` (1 to `most`) or `NAME_seconds` (the minutes win), in
+/// milliseconds.
+fn time_ms(name: &str, minutes: Option<u32>, seconds: Option<u32>, most: u32) -> Result<Option<u64>, ApiError> {
+    match (minutes, seconds) {
+        (Some(m), _) if !(1..=most).contains(&m) => {
+            Err(ApiError::new(StatusCode::BAD_REQUEST, format!("{name}_minutes must be between 1 and {most}")))
+        }
+        (Some(m), _) => Ok(Some(u64::from(m) * 60_000)),
+        (None, Some(s)) if !(1..=most.saturating_mul(60)).contains(&s) => {
+            Err(ApiError::new(StatusCode::BAD_REQUEST, format!("{name}_seconds must be between 1 and {}", most.saturating_mul(60))))
+        }
+        (None, Some(s)) => Ok(Some(u64::from(s) * 1000)),
+        (None, None) => Ok(None),
+    }
+}
+
 pub async fn create(
     State(hub): State<Arc<Hub>>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
@@ -189,15 +210,14 @@ pub async fn create(
             u64::from_le_bytes(b)
         }
     };
-    let clock_ms = match (o.clock_minutes, o.clock_seconds) {
-        (Some(m), _) if !(1..=600).contains(&m) => {
-            return Err(ApiError::new(StatusCode::BAD_REQUEST, "clock_minutes must be between 1 and 600".into()))
+    let chess = time_ms("clock", o.clock_minutes, o.clock_seconds, 600)?;
+    let deadline = time_ms("deadline", o.deadline_minutes, o.deadline_seconds, 7 * 24 * 60)?;
+    let clock = match (chess, deadline) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, "a game has a chess clock or a deadline, not both".into()))
         }
-        (Some(m), _) => Some(m as u64 * 60_000),
-        (None, Some(s)) if !(1..=36_000).contains(&s) => {
-            return Err(ApiError::new(StatusCode::BAD_REQUEST, "clock_seconds must be between 1 and 36000".into()))
-        }
-        (None, Some(s)) => Some(s as u64 * 1000),
+        (Some(ms), None) => Some((ms, Timing::Game)),
+        (None, Some(ms)) => Some((ms, Timing::Step)),
         (None, None) => None,
     };
     let mut given = o.options.unwrap_or_default();
@@ -279,7 +299,7 @@ pub async fn create(
     // state) and a joiner must accept it.
     let seed_chosen = o.seed.is_some();
     let (id, ids, tokens) = hub
-        .create(kind, Value::Object(options), seed, seats, clock_ms, computer, o.listed.unwrap_or(names.len() > 1), seed_chosen)
+        .create(kind, Value::Object(options), seed, seats, clock, computer, o.listed.unwrap_or(names.len() > 1), seed_chosen)
         .await
         .map_err(creation_failed)?;
     if let Some(r) = reserved {

@@ -179,7 +179,7 @@ impl Hub {
         options: Value,
         seed: u64,
         seats: Option<Vec<usize>>,
-        clock_ms: Option<u64>,
+        clock: Option<(u64, crate::clock::Timing)>,
         computer: Vec<crate::seats::ComputerSeat>,
         listed: bool,
         seed_chosen: bool,
@@ -224,7 +224,8 @@ impl Hub {
                     }
                     Ok(SeatsFile {
                         hashes,
-                        clock_ms,
+                        clock_ms: clock.map(|(ms, _)| ms),
+                        clock_per: clock.map(|(_, per)| per).unwrap_or_default(),
                         computer: computer.clone(),
                         unlisted: !listed,
                         last_seen: None,
@@ -237,7 +238,7 @@ impl Hub {
                     SessionError::Rejected(m) => HubError::Invalid(m.to_string()),
                     e => HubError::Failed(e.to_string()),
                 })?;
-            if clock_ms.is_some() && session.game().timeout_move(Seat(0)).is_none() {
+            if clock.is_some() && session.game().timeout_move(Seat(0)).is_none() {
                 drop(session);
                 hub.storage.discard_game(&id);
                 return Err(HubError::Invalid(format!("{} is not played on a clock", kind.title())));

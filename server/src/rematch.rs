@@ -131,8 +131,18 @@ async fn make(
         .filter(|i| file.taken(Seat(*i as u8)) && !file.computer.iter().any(|c| c.seat as usize == *i))
         .map(|i| moved_on(i, n))
         .collect();
-    let (new_id, _, _) =
-        hub.create(kind, options, u64::from_le_bytes(b), Some(people), file.clock_ms, computer, !file.unlisted, false).await?;
+    let (new_id, _, _) = hub
+        .create(
+            kind,
+            options,
+            u64::from_le_bytes(b),
+            Some(people),
+            file.clock_ms.map(|ms| (ms, file.clock_per)),
+            computer,
+            !file.unlisted,
+            false,
+        )
+        .await?;
     if let Some(r) = reserved {
         r.made(&new_id);
     }

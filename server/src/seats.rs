@@ -67,9 +67,11 @@ pub struct SeatsFile {
     /// SHA-256 of each seat's token in seat order, then of the observers' token; `None` for a
     /// seat nobody has joined yet.
     pub hashes: Vec<Option<String>>,
-    /// The chess clock: each seat's total time, if the game has one.
+    /// The clock: each seat's time, if the game has one, for the game or for each step.
     #[serde(default)]
     pub clock_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "crate::clock::Timing::is_game")]
+    pub clock_per: crate::clock::Timing,
     /// The seats the computer plays (their tokens were never given to anyone).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub computer: Vec<ComputerSeat>,

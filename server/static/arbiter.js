@@ -703,5 +703,28 @@ window.Arbiter = (function () {
     };
   }
 
-  return { message, replay, connect, myGames, remember, forget, seatLabel, el, replaying: mode === "replay" };
+  /**
+   * The time `seat` has left now on a game's `clock` (the state's: `left_ms` as the server read
+   * it at `at`), counting down while its time runs; null without a clock.
+   */
+  function timeLeft(clock, seat) {
+    if (!clock || !clock.left_ms || !(seat in clock.left_ms)) return null;
+    let ms = Number(clock.left_ms[seat]) || 0;
+    const at = Date.parse(clock.at);
+    if ((clock.running_seats || []).includes(seat) && !isNaN(at)) ms -= Date.now() - at;
+    return Math.max(0, ms);
+  }
+
+  /** Milliseconds as a clock shows them: 4:05, 1:02:03, 2d 3:04:05. */
+  function formatTime(ms) {
+    const t = Math.floor(Math.max(0, ms) / 1000);
+    const d = Math.floor(t / 86400);
+    const h = Math.floor((t % 86400) / 3600);
+    const m = Math.floor((t % 3600) / 60);
+    const two = (n) => (n < 10 ? "0" : "") + n;
+    const hms = (d || h ? h + ":" + two(m) : String(m)) + ":" + two(t % 60);
+    return d ? d + "d " + hms : hms;
+  }
+
+  return { message, replay, connect, myGames, remember, forget, seatLabel, el, timeLeft, formatTime, replaying: mode === "replay" };
 })();

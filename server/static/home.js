@@ -139,8 +139,11 @@
     parts.push('"options": ' + JSON.stringify(options));
     const clock = $("clock").value.trim();
     if (clock !== "" && !$("clock-row").hidden) {
-      if (!/^[0-9]{1,3}$/.test(clock) || Number(clock) < 1 || Number(clock) > 600) return fail("The clock is a whole number of minutes, 1 to 600.");
-      parts.push('"clock_minutes": ' + Number(clock));
+      // The server's bounds: a chess clock up to 600 minutes, a deadline up to a week.
+      const deadline = $("clock-per").value === "step";
+      const most = deadline ? 10080 : 600;
+      if (!/^[0-9]{1,5}$/.test(clock) || Number(clock) < 1 || Number(clock) > most) return fail("The clock is a whole number of minutes, 1 to " + most + ".");
+      parts.push((deadline ? '"deadline_minutes": ' : '"clock_minutes": ') + Number(clock));
     }
     let me = null;
     if (!$("computer-row").hidden && $("opponent").value === "computer") {

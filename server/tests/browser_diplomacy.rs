@@ -5,7 +5,8 @@
 //! a typed order the rules refuse, shown with the reason); a page shows its own orders and
 //! none of another power's before the phase resolves; after it, every page draws the results
 //! as arrows (solid where an order succeeded, dashed where it failed) and the year plays to the
-//! draw its last year ends in, which every page shows.
+//! draw its last year ends in, which every page shows. The game is on a deadline of a day per
+//! phase: each page shows each power's time, running for all seven.
 
 mod common;
 mod web;
@@ -43,7 +44,7 @@ async fn seven_powers_play_diplomacy(kind: Browser) {
     let http = reqwest::Client::new();
     let r = http
         .post(format!("{base}/api/games"))
-        .body(json!({ "game": "diplomacy", "seed": 1, "options": { "last_year": 1901 } }).to_string())
+        .body(json!({ "game": "diplomacy", "seed": 1, "options": { "last_year": 1901 }, "deadline_minutes": 1440 }).to_string())
         .send()
         .await
         .unwrap();
@@ -88,6 +89,21 @@ async fn seven_powers_play_diplomacy(kind: Browser) {
     england.find(Locator::Id("order")).await.unwrap().send_keys("f lon - north sea").await.unwrap();
     click(england, "#typed button[type=submit]", "England gives its typed order").await;
     until("England's typed order stored", || async { (seq("england").await == 1).then_some(()) }).await;
+    // A deadline of a day for the phase: each power's time shown beside it, running for all
+    // seven from the first move.
+    for page in [&pages[0], &pages[6]] {
+        until("each power's time for the phase, running", || async move {
+            let times = js(
+                page,
+                "return Array.from(document.querySelectorAll('#powers [data-time]')).map((t) => [t.dataset.time, t.textContent, t.classList.contains('running')])",
+            )
+            .await;
+            let times = times.as_array()?.clone();
+            let running = |t: &Value| t[2] == true && t[1].as_str().is_some_and(|x| x.starts_with(" 23:59:") || x == " 1d 0:00:00");
+            (times.len() == 7 && times.iter().all(running)).then_some(())
+        })
+        .await;
+    }
     let france = &pages[2];
     france.find(Locator::Id("order")).await.unwrap().send_keys("A Par - Mun").await.unwrap();
     click(france, "#typed button[type=submit]", "France gives a typed order").await;

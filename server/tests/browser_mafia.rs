@@ -3,7 +3,8 @@
 //! night and day (the six act at once; each page shows its moves whether or not it is the seat
 //! deciding first). Each page shows exactly the server's view for its seat, never a line only
 //! another role is told, and at the end every page shows who won. The Mafioso's page alone
-//! offers the Mafia's night channel in its chat, and alone shows what was written there.
+//! offers the Mafia's night channel in its chat, and alone shows what was written there. The
+//! game is on a deadline of an hour a step: each page shows each living player's time.
 
 mod common;
 mod web;
@@ -32,7 +33,7 @@ async fn six_players_play_mafia_by_clicking(kind: Browser) {
     let http = reqwest::Client::new();
     let r = http
         .post(format!("{base}/api/games"))
-        .body(json!({ "game": "mafia", "seed": 11, "options": { "seats": 6 } }).to_string())
+        .body(json!({ "game": "mafia", "seed": 11, "options": { "seats": 6 }, "deadline_minutes": 60 }).to_string())
         .send()
         .await
         .unwrap();
@@ -101,6 +102,14 @@ async fn six_players_play_mafia_by_clicking(kind: Browser) {
         })
         .await;
         until("player-1's moves shown again", || async move { page.find(Locator::Css("#moves button[data-move]")).await.ok() }).await;
+        // On a deadline of an hour a step: each living player's time shown beside it.
+        until("each player's time for the step", || async move {
+            let times = js(page, "return Array.from(document.querySelectorAll('#players [data-time]')).map((t) => t.textContent)").await;
+            let times = times.as_array()?.clone();
+            let hour = |t: &Value| t.as_str().is_some_and(|x| x == "1:00:00 left" || (x.starts_with("59:") && x.ends_with(" left")));
+            (times.len() == 6 && times.iter().all(hour)).then_some(())
+        })
+        .await;
     }
     let observer = format!("{base}/api/games/{id}/moves?token={}", token("observer"));
     let mut clicks = 0usize;

@@ -137,3 +137,85 @@ async fn seven_powers_order_at_once_on_a_clock_and_keep_their_orders_secret() {
     assert_eq!(results.len(), 7, "{m}");
     assert!(results.iter().all(|r| r == "drew"), "{m}");
 }
+
+/// A deadline (`deadline_seconds`): each power has its time for each phase, given afresh when a
+/// phase begins; a power whose time runs out is done (its units hold, orders given stand), and
+/// another power's order does not stop its clock. A chess clock and a deadline together, or a
+/// deadline out of bounds, are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_gives_each_power_its_time_for_each_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = arbiter_server::start(
+        arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf()),
+        arbiter_games::web::offered(),
+    )
+    .await
+    .unwrap();
+    let base = format!("http://{}", srv.addr);
+    let http = reqwest::Client::new();
+    let create = |body: Value| {
+        let (http, url) = (http.clone(), format!("{base}/api/games"));
+        async move { call(&http, reqwest::Method::POST, url, Some(body)).await }
+    };
+    let (status, r) = create(json!({ "game": "diplomacy", "clock_minutes": 60, "deadline_minutes": 1440 })).await;
+    assert_eq!(status, 400, "{r}");
+    assert!(r["error"].as_str().unwrap().contains("not both"), "{r}");
+    let (status, r) = create(json!({ "game": "diplomacy", "deadline_minutes": 20000 })).await;
+    assert_eq!(status, 400, "{r}");
+    assert!(r["error"].as_str().unwrap().contains("deadline_minutes must be between 1 and 10080"), "{r}");
+
+    const DEADLINE: i64 = 4000;
+    let (status, g) = create(json!({ "game": "diplomacy", "seed": 1, "options": { "last_year": 1902 }, "deadline_seconds": 4 })).await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap().to_string();
+    let token = |s: &str| g["tokens"][s].as_str().unwrap().to_string();
+    let order = |s: &str, mv: &str| {
+        let (http, url, body) = (http.clone(), format!("{base}/api/games/{id}/moves?token={}", token(s)), json!({ "move": mv }));
+        async move { call(&http, reqwest::Method::POST, url, Some(body)).await }
+    };
+    let state = || {
+        let (http, url) = (http.clone(), format!("{base}/api/games/{id}/state?token={}", token("observer")));
+        async move { call(&http, reqwest::Method::GET, url, None).await.1 }
+    };
+    let ms = |t: &Value| chrono::DateTime::parse_from_rfc3339(t.as_str().unwrap()).unwrap().timestamp_millis();
+    assert_eq!(state().await["clock"]["per"], "step");
+    // The clock starts with the first move; nobody else orders and every time runs out.
+    for (s, mv) in [("france", "A Par - Bur"), ("england", "F Lon - Nth")] {
+        let (status, r) = order(s, mv).await;
+        assert_eq!(status, 200, "{s}: {r}");
+    }
+    let mut st = state().await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while st["season"] != "Fall" {
+        assert!(std::time::Instant::now() < deadline, "Spring 1901 never ended: {st}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        st = state().await;
+    }
+    let units: Vec<&str> = st["units"].as_array().unwrap().iter().map(|u| u["unit"].as_str().unwrap()).collect();
+    assert!(
+        units.contains(&"A Bur") && units.contains(&"F Nth") && units.contains(&"A Mun"),
+        "the orders given stood, the rest held: {st}"
+    );
+    // Fall 1901: every power's time afresh, running since the move that began the phase.
+    let clock = &st["clock"];
+    assert_eq!(clock["running_seats"], json!(POWERS), "{st}");
+    let elapsed = ms(&clock["at"]) - ms(&clock["since"]);
+    // (Times are shown to the millisecond: a reading may differ from their difference by one.)
+    let near = |a: i64, b: i64| (a - b).abs() <= 2;
+    for p in POWERS {
+        let left = clock["left_ms"][p].as_i64().unwrap();
+        assert!(near(left, (DEADLINE - elapsed).max(0)), "{p}: a new phase, a new deadline: {clock}");
+    }
+    // England orders; France's time runs on all the while (another's move stops no clock).
+    let (status, r) = order("england", "F Nth - Nwy").await;
+    assert_eq!(status, 200, "{r}");
+    let later = state().await;
+    if later["season"] == "Fall" {
+        let c2 = &later["clock"];
+        let spent = ms(&c2["at"]) - ms(&clock["at"]);
+        let (before, after) = (clock["left_ms"]["france"].as_i64().unwrap(), c2["left_ms"]["france"].as_i64().unwrap());
+        assert!(near(after, (before - spent).max(0)), "{clock} then {c2}");
+        assert_eq!(c2["per"], "step");
+    }
+    srv.task.abort();
+}

@@ -455,7 +455,7 @@ async fn the_chess_clock_runs_on_the_deciding_seat_and_time_ends_the_game() {
     srv.task.abort();
     let s = common::open_game(dir.path(), &g.id, crate::ON_POSTGRES);
     assert_eq!(s.game().outcome().map(|o| o.reason), Some("Time".to_string()));
-    let clock = arbiter_server::clock::Clock::read(4000, &s, chrono::Utc::now());
+    let clock = arbiter_server::clock::Clock::read(4000, arbiter_server::clock::Timing::Game, &s, chrono::Utc::now());
     assert_eq!((clock.left_ms[1], clock.running), (0, Vec::new()));
 }
 

@@ -162,8 +162,16 @@
       li.style.background = COLOURS[power] || "";
       li.dataset.power = power;
       li.dataset.done = String((state.done || []).includes(power));
+      if (state.clock) {
+        // Each power's time: for the phase (a deadline) or the whole game (a chess clock).
+        const time = Object.assign(document.createElement("span"), { className: "time" });
+        time.dataset.time = power;
+        time.title = state.clock.per === "step" ? "time left for this phase" : "time left for the game";
+        li.appendChild(time);
+      }
       powers.appendChild(li);
     }
+    tick();
     drawBoard();
     const part = mine();
     const acting = part.list.length > 0;
@@ -199,6 +207,17 @@
     o.hidden = !end;
     o.textContent = !end ? "" : end.Won ? (NAMES[end.Won] || end.Won) + " wins." : "A draw shared by " + (end.Drawn || []).map((p) => NAMES[p] || p).join(", ") + ".";
   }
+
+  /** The powers' clocks, counted down between the server's readings. */
+  function tick() {
+    for (const span of document.querySelectorAll("[data-time]")) {
+      const ms = Arbiter.timeLeft(state && !state.end ? state.clock : null, span.dataset.time);
+      const running = state && state.clock && (state.clock.running_seats || []).includes(span.dataset.time);
+      span.textContent = ms === null ? "" : " " + Arbiter.formatTime(ms);
+      span.classList.toggle("running", Boolean(running) && !state.end);
+    }
+  }
+  setInterval(tick, 1000);
 
   function addLog(lines) {
     for (const l of lines || []) {

@@ -53,6 +53,13 @@
       li.appendChild(document.createTextNode("Player " + p.player + (p.role ? ": " + ROLES[p.role] : "")));
       if (p.alive && p.acted) li.appendChild(Object.assign(document.createElement("div"), { className: "acted", textContent: night ? "has acted tonight" : "has voted" }));
       if (!p.alive) li.appendChild(Object.assign(document.createElement("div"), { className: "acted", textContent: "dead" }));
+      if (p.alive && state.clock) {
+        // The player's time: for this step (a deadline) or the whole game (a chess clock).
+        const time = Object.assign(document.createElement("div"), { className: "time" });
+        time.dataset.time = "player-" + p.player;
+        time.title = state.clock.per === "step" ? "time left for this step" : "time left for the game";
+        li.appendChild(time);
+      }
       players.appendChild(li);
     }
     const secrets = $("secrets");
@@ -82,11 +89,22 @@
       });
       box.appendChild(u);
     }
+    tick();
     $("prompt").textContent = state.winner ? "" : part.list.length ? "Your move: " + part.prompt : seat === "observer" ? "" : me && !me.alive ? "The dead act no more: you watch." : "Waiting for the others.";
     const o = $("outcome");
     o.hidden = !state.winner;
     o.textContent = state.winner === "Village" ? "The village wins." : state.winner === "Mafia" ? "The Mafia win." : "";
   }
+
+  /** The players' clocks, counted down between the server's readings. */
+  function tick() {
+    for (const span of document.querySelectorAll("[data-time]")) {
+      const ms = Arbiter.timeLeft(state && !state.winner ? state.clock : null, span.dataset.time);
+      span.textContent = ms === null ? "" : Arbiter.formatTime(ms) + " left";
+      span.classList.toggle("running", Boolean(state && state.clock && (state.clock.running_seats || []).includes(span.dataset.time)));
+    }
+  }
+  setInterval(tick, 1000);
 
   function addLog(lines) {
     for (const l of lines || []) {

@@ -17,10 +17,13 @@ impl Room {
         })
     }
 
-    /// The chess clock now, if the game has one (`crate::clock`).
+    /// The clock now, if the game has one (`crate::clock`).
     pub fn clock(&self, s: &Session) -> Option<crate::clock::Clock> {
-        let total = self.seats.lock().unwrap_or_else(|p| p.into_inner()).clock_ms?;
-        Some(crate::clock::Clock::read(total, s, chrono::Utc::now()))
+        let (total, per) = {
+            let seats = self.seats.lock().unwrap_or_else(|p| p.into_inner());
+            (seats.clock_ms?, seats.clock_per)
+        };
+        Some(crate::clock::Clock::read(total, per, s, chrono::Utc::now()))
     }
 
     /// If an acting seat's time has run out, store the game's timeout move for it and tell
