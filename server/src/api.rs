@@ -141,7 +141,7 @@ pub struct NewGame {
     clock_minutes: Option<u32>,
     /// The same in seconds (short clocks, tests); `clock_minutes` wins if both are given.
     clock_seconds: Option<u32>,
-    /// A deadline instead: each seat's time for each step (a Diplomacy phase), in minutes.
+    /// A deadline instead: each seat's time for each step (a phase of orders), in minutes.
     deadline_minutes: Option<u32>,
     /// The same in seconds; `deadline_minutes` wins if both are given.
     deadline_seconds: Option<u32>,

@@ -1,6 +1,6 @@
 //! The clock (a game option of the server, as online ladders play): each seat has a time, for
-//! the whole game (a chess clock) or for each step it acts at (a deadline, as Diplomacy's
-//! phases are played); it runs on every seat that must act (one at a turn; each seat of a
+//! the whole game (a chess clock) or for each step it acts at (a deadline, as games of
+//! simultaneous phases are played by post); it runs on every seat that must act (one at a turn; each seat of a
 //! simultaneous step until it has acted). It is read from the saved game alone: the time of
 //! each move is the time since the move before it, charged to every seat that was acting then
 //! (the seat that made it, the others of its simultaneous step; for an interjection "at any
