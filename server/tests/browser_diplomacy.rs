@@ -99,7 +99,7 @@ async fn seven_powers_play_diplomacy(kind: Browser) {
             )
             .await;
             let times = times.as_array()?.clone();
-            let running = |t: &Value| t[2] == true && t[1].as_str().is_some_and(|x| x.starts_with(" 23:59:") || x == " 1d 0:00:00");
+            let running = |t: &Value| t[2] == true && t[1].as_str().is_some_and(|x| x.starts_with("23:59:") || x == "1d 0:00:00");
             (times.len() == 7 && times.iter().all(running)).then_some(())
         })
         .await;

@@ -213,7 +213,7 @@
     for (const span of document.querySelectorAll("[data-time]")) {
       const ms = Arbiter.timeLeft(state && !state.end ? state.clock : null, span.dataset.time);
       const running = state && state.clock && (state.clock.running_seats || []).includes(span.dataset.time);
-      span.textContent = ms === null ? "" : " " + Arbiter.formatTime(ms);
+      span.textContent = ms === null ? "" : Arbiter.formatTime(ms);
       span.classList.toggle("running", Boolean(running) && !state.end);
     }
   }
