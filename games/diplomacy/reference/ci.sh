@@ -11,5 +11,5 @@ venv="$here/.venv-ci"
 # Random games' movement phases adjudicated by both engines (a fixed seed; longer by hand with
 # more --games and other seeds).
 root="$(cd "$here/../../.." && pwd)"
-cargo build --quiet --release --manifest-path "$root/Cargo.toml" -p arbiter-diplomacy --example adjudicate_lines
+cargo build --quiet --release --manifest-path "$root/Cargo.toml" --workspace --example adjudicate_lines
 "$venv/bin/python" "$here/differential.py" "${CARGO_TARGET_DIR:-$root/target}/release/examples/adjudicate_lines" --games 100 --years 12 --seed 1
