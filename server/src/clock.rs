@@ -40,7 +40,10 @@ impl Timing {
 /// that were not before, or where a move revealed something and left the same seats acting
 /// (a step resolved into another of the same seats).
 fn step_began(before: &[Seat], revealed: bool, now: &[Seat]) -> bool {
-    !now.iter().all(|s| before.contains(s)) || (revealed && before == now)
+    let joined = !now.iter().all(|s| before.contains(s));
+    // The same seats, in whatever order the decision lists them.
+    let same = !joined && before.iter().all(|s| now.contains(s));
+    joined || (revealed && same)
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -149,6 +152,8 @@ mod tests {
             (s(&[2]), true, s(&[2]), true),               // resolved into a step of the same seat
             (s(&[0]), false, s(&[1]), true),              // a turn passes
             (s(&[0]), false, s(&[0]), false),             // the same turn goes on
+            (s(&[0, 1]), true, s(&[1, 0]), true),         // resolved into the same seats, reordered
+            (s(&[0, 1]), true, s(&[1]), false),           // one seat's revealed choice: it leaves
         ];
         for (before, revealed, now, began) in cases {
             assert_eq!(step_began(&before, revealed, &now), began, "{before:?} {revealed} {now:?}");

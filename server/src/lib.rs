@@ -18,7 +18,7 @@
 //!
 //! Modules: `seats` (tokens: 128 random bits, only their SHA-256 kept; game ids), `hub` (the
 //! loaded games and each game's room: session, topics per place and for all, presence),
-//! `clock` (the chess clock, read from the saved game's move times), `views` (what each place
+//! `clock` (the chess clock or a deadline per step, read from the saved game's move times), `views` (what each place
 //! may see, as JSON), `api` (HTTP), `ws` (WebSocket), `webhook` (turn alerts to a seat's URL),
 //! `limits` (the accept loop: caps on connections, deadlines for headers and bodies; new games
 //! per address; JSON errors), `storage` (where games are kept: a data folder or a PostgreSQL
@@ -198,7 +198,7 @@ pub struct Offered {
     pub client: WebClient,
     /// Its seats' ids (from a game made with the default options).
     pub seat_ids: Vec<String>,
-    /// Whether it can be played on a chess clock (it has a timeout move).
+    /// Whether it can be played on a clock, a chess clock or a deadline (it has a timeout move).
     pub clock: bool,
     /// Saved games that name no kind (written when Arbiter played one game) are of this kind.
     pub reads_unnamed: bool,

@@ -57,7 +57,7 @@ pub struct Listing {
     pub outcome: Option<Value>,
     /// Whether it is in the list (`"listed": false` at creation keeps it out).
     pub listed: bool,
-    /// Whether it is played on a chess clock.
+    /// Whether it is played on a clock (a chess clock or a deadline).
     pub clock: bool,
     /// When it was found abandoned (every seat away too long): it is read, not played.
     pub abandoned: Option<String>,
