@@ -32,15 +32,20 @@ async fn drain(ws: &mut Ws, into: &mut Vec<Value>) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn seven_powers_order_at_once_on_a_clock_and_keep_their_orders_secret() {
-    let dir = tempfile::tempdir().unwrap();
-    let srv = arbiter_server::start(
+/// A server of every game offered, its games in `dir`.
+async fn serve(dir: &tempfile::TempDir) -> arbiter_server::Running {
+    arbiter_server::start(
         arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf()),
         arbiter_games::web::offered(),
     )
     .await
-    .unwrap();
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seven_powers_order_at_once_on_a_clock_and_keep_their_orders_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = serve(&dir).await;
     let base = format!("http://{}", srv.addr);
     let http = reqwest::Client::new();
     let (_, kinds) = call(&http, reqwest::Method::GET, format!("{base}/api/kinds"), None).await;
@@ -145,12 +150,7 @@ async fn seven_powers_order_at_once_on_a_clock_and_keep_their_orders_secret() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deadline_gives_each_power_its_time_for_each_phase() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = arbiter_server::start(
-        arbiter_server::Config::new("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf()),
-        arbiter_games::web::offered(),
-    )
-    .await
-    .unwrap();
+    let srv = serve(&dir).await;
     let base = format!("http://{}", srv.addr);
     let http = reqwest::Client::new();
     let create = |body: Value| {
